@@ -1,0 +1,33 @@
+# Shared build helpers: warning flags for project targets and gtest registration.
+
+# credledger_set_warnings(<target>): the project's warning set; errors when CREDLEDGER_WERROR.
+function(credledger_set_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra)
+  if(CREDLEDGER_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+endfunction()
+
+# credledger_add_library(<name> SOURCES ... DEPS ...): one library per folder.
+function(credledger_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+  credledger_set_warnings(${name})
+endfunction()
+
+# credledger_add_test(<name> SOURCES ... DEPS ... [LABELS ...]): a gtest binary registered
+# with ctest, one ctest entry per test case.
+function(credledger_add_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
+  credledger_set_warnings(${name})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 120)
+  endif()
+  gtest_discover_tests(${name}
+    DISCOVERY_TIMEOUT 60
+    PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${ARG_LABELS}")
+endfunction()
