@@ -24,7 +24,7 @@ Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
 
 Sha256::~Sha256() { EVP_MD_CTX_free(ctx_); }
 
-void Sha256::Update(std::string_view bytes) {
+void Sha256::Update(absl::string_view bytes) {
   EVP_DigestUpdate(ctx_, bytes.data(), bytes.size());
 }
 
@@ -36,13 +36,13 @@ Sha256Bytes Sha256::Finish() {
   return out;
 }
 
-Sha256Bytes Sha256Of(std::string_view bytes) {
+Sha256Bytes Sha256Of(absl::string_view bytes) {
   Sha256 h;
   h.Update(bytes);
   return h.Finish();
 }
 
-std::string HexEncode(std::string_view bytes) {
+std::string HexEncode(absl::string_view bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string out;
   out.reserve(bytes.size() * 2);
@@ -55,7 +55,7 @@ std::string HexEncode(std::string_view bytes) {
 
 std::string HexEncode(const Sha256Bytes& bytes) { return HexEncode(AsBytes(bytes)); }
 
-bool HexDecode(std::string_view hex, std::string* out) {
+bool HexDecode(absl::string_view hex, std::string* out) {
   auto nibble = [](char c) -> int {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -74,7 +74,7 @@ bool HexDecode(std::string_view hex, std::string* out) {
   return true;
 }
 
-std::string Sha256HexPrefix(std::string_view bytes, size_t chars) {
+std::string Sha256HexPrefix(absl::string_view bytes, size_t chars) {
   return HexEncode(Sha256Of(bytes)).substr(0, chars);
 }
 

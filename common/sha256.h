@@ -8,7 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
-#include <string_view>
+#include "absl/strings/string_view.h"
 
 struct evp_md_ctx_st;  // OpenSSL's EVP_MD_CTX
 
@@ -24,7 +24,7 @@ class Sha256 {
   Sha256& operator=(const Sha256&) = delete;
 
   // Appends raw bytes to the hashed input.
-  void Update(std::string_view bytes);
+  void Update(absl::string_view bytes);
   // Returns the digest of everything appended since construction or the last Finish, and
   // resets the hasher for reuse.
   Sha256Bytes Finish();
@@ -34,22 +34,22 @@ class Sha256 {
 };
 
 // SHA-256 of `bytes` (32 raw bytes).
-Sha256Bytes Sha256Of(std::string_view bytes);
+Sha256Bytes Sha256Of(absl::string_view bytes);
 
 // Lowercase hex of `bytes`: 2 characters per byte.
-std::string HexEncode(std::string_view bytes);
+std::string HexEncode(absl::string_view bytes);
 std::string HexEncode(const Sha256Bytes& bytes);
 
 // Raw bytes of lowercase or uppercase hex `hex`. Returns false when `hex` has odd length
 // or a non-hex character; `out` is then unspecified.
-bool HexDecode(std::string_view hex, std::string* out);
+bool HexDecode(absl::string_view hex, std::string* out);
 
 // The first `chars` lowercase hex characters of SHA-256(`bytes`); used for fingerprints
 // (tokens, CA bundles) and short tags. REQUIRES: 0 < chars <= 64.
-std::string Sha256HexPrefix(std::string_view bytes, size_t chars);
+std::string Sha256HexPrefix(absl::string_view bytes, size_t chars);
 
 // Views a digest as a byte string.
-inline std::string_view AsBytes(const Sha256Bytes& d) {
+inline absl::string_view AsBytes(const Sha256Bytes& d) {
   return {reinterpret_cast<const char*>(d.data()), d.size()};
 }
 

@@ -1,0 +1,23 @@
+#include "store/event_store.h"
+
+#include <utility>
+
+namespace credledger::store {
+
+absl::StatusOr<AppendResult> EventStore::Append(AppendRequest request) {
+  AppendResult result;
+  absl::Status status = Execute([&](WriteTransaction& tx) -> absl::Status {
+    absl::StatusOr<AppendResult> appended = tx.Append(request);
+    if (!appended.ok()) return appended.status();
+    result = *std::move(appended);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::Status EventStore::SaveSnapshot(Snapshot snapshot) {
+  return Execute([&](WriteTransaction& tx) { return tx.PutSnapshot(snapshot); });
+}
+
+}  // namespace credledger::store

@@ -1,0 +1,166 @@
+// EventStore: credledger's append-only, hash-chained event log (DESIGN section 3).
+//
+// Every change of state is an event at a gap-free global position `seq` (from 1) and at a
+// per-stream position `stream_version` (from 0). Appends go through one writer that
+// group-commits whatever commands are queued: each command runs inside its own SAVEPOINT and
+// sees the writes of the commands before it in the batch; one durable commit acknowledges
+// the batch. Each event carries a digest over its stored bytes, a global chain hash and a
+// per-stream hash (docs/log-format.md).
+//
+// Thread-safety: every method may be called from any thread, except that a Command must not
+// call back into the store that runs it (only into the WriteTransaction it is handed).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/functional/any_invocable.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace credledger::store {
+
+// An event to append. `type` is the fully qualified protobuf message name of the payload
+// (for example "credledger.v1.ServiceConfigured"); `payload` and `metadata` are serialized
+// protobuf bytes (the event message and credledger.v1.EventMetadata) stored as given.
+struct NewEvent {
+  std::string type;
+  uint32_t schema_version = 1;
+  std::string metadata;
+  std::string payload;
+};
+
+// The optimistic-concurrency condition of one stream append.
+class ExpectedVersion {
+ public:
+  // No condition.
+  static ExpectedVersion Any() { return ExpectedVersion(kAnyValue); }
+  // The stream must have no events.
+  static ExpectedVersion NoStream() { return ExpectedVersion(kNoStreamValue); }
+  // The stream's last event must be at `stream_version` (>= 0).
+  static ExpectedVersion Exactly(int64_t stream_version) { return ExpectedVersion(stream_version); }
+
+  bool is_any() const { return value_ == kAnyValue; }
+  // The stream version the last event must have: -1 for NoStream. REQUIRES: !is_any().
+  int64_t required_version() const { return value_; }
+
+ private:
+  static constexpr int64_t kAnyValue = -2;
+  static constexpr int64_t kNoStreamValue = -1;
+  explicit ExpectedVersion(int64_t value) : value_(value) {}
+  int64_t value_;
+};
+
+// Events to append to one stream, under one expected version.
+struct StreamAppend {
+  std::string stream;
+  ExpectedVersion expected = ExpectedVersion::Any();
+  std::vector<NewEvent> events;
+};
+
+// One atomic append of one or more streams on behalf of one client request. Event ids are
+// derived from `request_id` and the event's index across all streams of the request.
+struct AppendRequest {
+  std::string request_id;
+  std::vector<StreamAppend> streams;
+};
+
+// An event as stored. Hash fields and `event_id` are raw bytes (32 and 16).
+struct RecordedEvent {
+  int64_t seq = 0;
+  std::string stream;
+  int64_t stream_version = 0;
+  std::string event_id;
+  std::string type;
+  uint32_t schema_version = 0;
+  int64_t recorded_at_us = 0;  // unix microseconds, strictly increasing with seq
+  std::string metadata;
+  std::string payload;
+  std::string digest;
+  std::string prev_chain_hash;
+  std::string chain_hash;
+  std::string stream_hash;
+};
+
+// The answer to an append: the events of the request in seq order. `replayed` is true when
+// the request id had already been appended, in which case `events` are the original ones and
+// nothing was written.
+struct AppendResult {
+  std::vector<RecordedEvent> events;
+  bool replayed = false;
+};
+
+// A projection snapshot: an opaque, deterministically serialized state as of `seq`.
+struct Snapshot {
+  std::string projection;
+  int64_t seq = 0;
+  uint32_t schema_version = 1;
+  std::string state;
+};
+
+// The view of the log a command decides against, inside the writer's open transaction. Reads
+// include everything earlier commands of the same batch wrote.
+class WriteTransaction {
+ public:
+  virtual ~WriteTransaction() = default;
+  // Events of `stream` from `from_version` on, in order. Empty when none.
+  virtual absl::StatusOr<std::vector<RecordedEvent>> ReadStream(absl::string_view stream,
+                                                                int64_t from_version) = 0;
+  // The stream's last stream_version, or -1 when the stream has no events.
+  virtual absl::StatusOr<int64_t> StreamVersion(absl::string_view stream) = 0;
+  // The events an earlier request with `request_id` appended; empty when none.
+  virtual absl::StatusOr<std::vector<RecordedEvent>> FindRequest(absl::string_view request_id) = 0;
+  // Appends `request` (idempotent by request id, checked before any version check).
+  // Errors: kInvalidArgument for an empty request id, stream or type, or no events;
+  // kAborted when a stream's version differs from its ExpectedVersion (nothing written).
+  virtual absl::StatusOr<AppendResult> Append(const AppendRequest& request) = 0;
+  // Stores a projection snapshot (replacing one at the same projection and seq).
+  virtual absl::Status PutSnapshot(const Snapshot& snapshot) = 0;
+};
+
+// A unit of work for the single writer. Returning an error rolls back everything the command
+// wrote (its SAVEPOINT) and leaves the rest of the batch untouched.
+using Command = absl::AnyInvocable<absl::Status(WriteTransaction&)>;
+
+class EventStore {
+ public:
+  virtual ~EventStore() = default;
+
+  // Runs `command` in the single writer and returns once its batch is durable (or failed).
+  // Returns the command's own error, or kUnavailable when the batch could not be committed
+  // (disk full, database busy past the busy timeout, I/O error), or kCancelled when the
+  // store is shutting down. Nothing the command wrote survives a non-OK return.
+  virtual absl::Status Execute(Command command) = 0;
+
+  // Appends `request` atomically through Execute. Errors as WriteTransaction::Append and
+  // Execute.
+  absl::StatusOr<AppendResult> Append(AppendRequest request);
+
+  // Events with seq > `after_seq`, in seq order, at most `limit` (> 0) of them. Each call is
+  // one short read transaction; page through long ranges.
+  virtual absl::StatusOr<std::vector<RecordedEvent>> ReadAll(int64_t after_seq, int limit) = 0;
+  // Events of `stream` with stream_version >= `from_version`, at most `limit`.
+  virtual absl::StatusOr<std::vector<RecordedEvent>> ReadStream(absl::string_view stream,
+                                                                int64_t from_version,
+                                                                int limit) = 0;
+  // The seq of the last durable event; 0 for an empty log.
+  virtual int64_t HeadSeq() const = 0;
+  // The seq of the last event with recorded_at_us <= `time_us` (unix microseconds); 0 when
+  // none. Basis of as-of queries.
+  virtual absl::StatusOr<int64_t> SeqAtTime(int64_t time_us) = 0;
+  // Blocks until HeadSeq() > `after_seq`, the store closes, or `timeout` passes; returns
+  // HeadSeq() then. Used by subscriptions to go live after catching up.
+  virtual int64_t WaitForHead(int64_t after_seq, absl::Duration timeout) const = 0;
+
+  // Writes `snapshot` through the single writer. Errors as Execute.
+  absl::Status SaveSnapshot(Snapshot snapshot);
+  // The newest snapshot of `projection` with seq <= `max_seq`; nullopt when none.
+  virtual absl::StatusOr<std::optional<Snapshot>> LoadSnapshot(absl::string_view projection,
+                                                               int64_t max_seq) = 0;
+};
+
+}  // namespace credledger::store

@@ -1,0 +1,40 @@
+// The log's hash encodings, version 1 (docs/log-format.md specifies them byte for byte).
+//
+//   LP(x)            = 8-byte big-endian length of x, then the bytes of x
+//   INT(n)           = n as an 8-byte big-endian two's-complement value
+//   digest           = SHA-256( LP("credledger/event/v1") || LP(INT(seq)) || LP(stream)
+//                       || LP(INT(stream_version)) || LP(event_id) || LP(type)
+//                       || LP(INT(schema_version)) || LP(INT(recorded_at_us))
+//                       || LP(metadata) || LP(payload) )
+//   chain_hash[n]    = SHA-256( chain_hash[n-1] || digest[n] ), chain_hash[0] = 32 zero bytes
+//   stream_hash[v]   = SHA-256( stream_hash[v-1] || digest ), stream_hash[-1] = 32 zero bytes
+//   event_id         = first 16 bytes of SHA-256( LP("credledger/event-id/v1")
+//                       || LP(request_id) || LP(INT(index)) )
+//
+// All functions hash the stored bytes as given; none re-serializes a message.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include "absl/strings/string_view.h"
+
+#include "store/event_store.h"
+
+namespace credledger::store {
+
+// 32 zero bytes: the chain hash before seq 1 and the stream hash before stream_version 0.
+const std::string& ZeroHash();
+
+// The digest (32 raw bytes) of `event`'s identifying and stored fields; the hash fields of
+// `event` are not read.
+std::string EventDigest(const RecordedEvent& event);
+
+// SHA-256(previous || digest): the next link of the global or a stream chain (32 raw bytes).
+// REQUIRES: previous and digest are 32 bytes each.
+std::string NextChainHash(absl::string_view previous, absl::string_view digest);
+
+// The event id (16 raw bytes) of the `index`-th event (0-based, across all streams of the
+// request) appended by client request `request_id`.
+std::string EventIdFor(absl::string_view request_id, int64_t index);
+
+}  // namespace credledger::store

@@ -1,0 +1,37 @@
+// Forward-only schema migrations (DESIGN section 2, `migrations/`).
+//
+// Each file `migrations/NNNN_description.sql` is embedded into the binary at build time and
+// applied once, in order, in its own transaction, recorded in `schema_migrations` with the
+// SHA-256 of its text. A released file is never edited: a recorded hash that differs from
+// the embedded file, or a recorded version this binary does not know (a database written by
+// a newer credledger), stops start-up.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "store/sqlite.h"
+
+namespace credledger::store {
+
+struct EmbeddedMigration {
+  std::string file_name;  // "0001_event_log.sql"
+  std::string sql;
+};
+
+// The migrations compiled into this binary, sorted by file name.
+const std::vector<EmbeddedMigration>& EmbeddedMigrations();
+
+// Applies every migration in `migrations` that `db` has not recorded yet.
+// REQUIRES: file names start with a 4-digit version, strictly increasing.
+// Errors: kFailedPrecondition when the database records a version newer than the newest in
+// `migrations` ("newer schema", downgrade refused) or a migration whose text hash differs;
+// kInvalidArgument for a malformed file name; SQLite errors from applying a file (the failed
+// migration leaves nothing behind).
+absl::Status ApplyMigrations(Connection& db, const std::vector<EmbeddedMigration>& migrations);
+
+// The highest applied migration version of `db`; 0 when none.
+absl::StatusOr<int64_t> SchemaVersion(Connection& db);
+
+}  // namespace credledger::store

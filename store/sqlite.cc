@@ -1,0 +1,142 @@
+#include "store/sqlite.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace credledger::store {
+
+absl::Status SqliteError(int rc, absl::string_view context, sqlite3* db) {
+  std::string message = absl::StrCat(context, ": ", sqlite3_errstr(rc));
+  if (db != nullptr) {
+    const char* detail = sqlite3_errmsg(db);
+    if (detail != nullptr && absl::string_view(detail) != sqlite3_errstr(rc)) {
+      absl::StrAppend(&message, " (", detail, ")");
+    }
+  }
+  switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+    case SQLITE_FULL:
+    case SQLITE_IOERR:
+      return absl::UnavailableError(message);
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return absl::DataLossError(message);
+    case SQLITE_CONSTRAINT:
+      return absl::AbortedError(message);
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_CANTOPEN:
+      return absl::FailedPreconditionError(message);
+    default:
+      return absl::InternalError(message);
+  }
+}
+
+Statement::~Statement() {
+  if (stmt_ != nullptr) sqlite3_finalize(stmt_);
+}
+
+Statement::Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) {
+  other.stmt_ = nullptr;
+}
+
+Statement& Statement::Bind(int index, int64_t value) {
+  sqlite3_bind_int64(stmt_, index, value);
+  return *this;
+}
+
+Statement& Statement::BindText(int index, absl::string_view value) {
+  sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+  return *this;
+}
+
+Statement& Statement::BindBlob(int index, absl::string_view value) {
+  // A zero-length blob must still bind as a blob, not NULL.
+  static const char kEmpty = 0;
+  sqlite3_bind_blob64(stmt_, index, value.empty() ? &kEmpty : value.data(), value.size(),
+                      SQLITE_TRANSIENT);
+  return *this;
+}
+
+absl::StatusOr<bool> Statement::Step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  return SqliteError(rc, sqlite3_sql(stmt_), db_);
+}
+
+absl::Status Statement::Run() {
+  while (true) {
+    absl::StatusOr<bool> row = Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return absl::OkStatus();
+  }
+}
+
+void Statement::Reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+int64_t Statement::ColumnInt(int column) const { return sqlite3_column_int64(stmt_, column); }
+
+std::string Statement::ColumnText(int column) const {
+  const unsigned char* text = sqlite3_column_text(stmt_, column);
+  int size = sqlite3_column_bytes(stmt_, column);
+  return text == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(text), size);
+}
+
+std::string Statement::ColumnBlob(int column) const {
+  const void* blob = sqlite3_column_blob(stmt_, column);
+  int size = sqlite3_column_bytes(stmt_, column);
+  return blob == nullptr ? std::string() : std::string(static_cast<const char*>(blob), size);
+}
+
+bool Statement::ColumnIsNull(int column) const {
+  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+}
+
+absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::filesystem::path& path,
+                                                             bool create, bool read_only) {
+  int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
+  if (read_only) {
+    flags |= SQLITE_OPEN_READONLY;
+  } else {
+    flags |= SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+  }
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    absl::Status status = SqliteError(rc, absl::StrCat("open ", path.string()), db);
+    sqlite3_close_v2(db);
+    return status;
+  }
+  return std::unique_ptr<Connection>(new Connection(db));
+}
+
+Connection::~Connection() { sqlite3_close_v2(db_); }
+
+absl::Status Connection::Exec(absl::string_view sql, absl::string_view context) {
+  int rc = sqlite3_exec(db_, std::string(sql).c_str(), nullptr, nullptr, nullptr);
+  if (rc != SQLITE_OK) return SqliteError(rc, context, db_);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Statement> Connection::Prepare(absl::string_view sql) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
+                              SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+  if (rc != SQLITE_OK) return SqliteError(rc, absl::StrCat("prepare: ", sql), db_);
+  return Statement(db_, stmt);
+}
+
+absl::StatusOr<int64_t> Connection::QueryInt(absl::string_view sql, int64_t fallback) {
+  absl::StatusOr<Statement> stmt = Prepare(sql);
+  if (!stmt.ok()) return stmt.status();
+  absl::StatusOr<bool> row = stmt->Step();
+  if (!row.ok()) return row.status();
+  if (!*row || stmt->ColumnIsNull(0)) return fallback;
+  return stmt->ColumnInt(0);
+}
+
+}  // namespace credledger::store

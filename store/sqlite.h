@@ -1,0 +1,81 @@
+// Thin RAII layer over the SQLite C API used by the store: a connection, prepared
+// statements, and the mapping of SQLite result codes to absl::Status.
+//
+// Thread-safety: a Connection and its Statements belong to one thread at a time.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include "absl/strings/string_view.h"
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace credledger::store {
+
+// Maps a SQLite result code to a status code: BUSY/LOCKED/FULL/IOERR → kUnavailable (retry
+// later), CORRUPT/NOTADB → kDataLoss, CONSTRAINT → kAborted, READONLY/PERM → kFailedPrecondition,
+// anything else → kInternal. `context` names the operation (for example "append: insert").
+absl::Status SqliteError(int rc, absl::string_view context, sqlite3* db);
+
+class Statement {
+ public:
+  Statement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  ~Statement();
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  Statement(Statement&& other) noexcept;
+
+  // Binders take 1-based parameter indexes. Text and blob bytes are copied by SQLite.
+  Statement& Bind(int index, int64_t value);
+  Statement& BindText(int index, absl::string_view value);
+  Statement& BindBlob(int index, absl::string_view value);
+
+  // Steps once. Returns true when a row is available, false when done.
+  // Errors: SqliteError mapping of the failing code.
+  absl::StatusOr<bool> Step();
+  // Steps to completion, expecting no rows to be needed. Errors as Step.
+  absl::Status Run();
+  // Resets for re-execution and clears bindings.
+  void Reset();
+
+  // Column readers, 0-based, valid after Step() returned true.
+  int64_t ColumnInt(int column) const;
+  std::string ColumnText(int column) const;
+  std::string ColumnBlob(int column) const;
+  bool ColumnIsNull(int column) const;
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_;
+};
+
+class Connection {
+ public:
+  // Opens (creating when `create`) the database at `path`; read-only when `read_only`.
+  // Errors: kUnavailable/kFailedPrecondition/kDataLoss per SqliteError.
+  static absl::StatusOr<std::unique_ptr<Connection>> Open(const std::filesystem::path& path,
+                                                          bool create, bool read_only);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Runs one or more SQL statements without results. `context` names it in errors.
+  absl::Status Exec(absl::string_view sql, absl::string_view context);
+  // Compiles one statement. Errors: kInternal on invalid SQL.
+  absl::StatusOr<Statement> Prepare(absl::string_view sql);
+  // Reads a single integer (first column of the first row); `fallback` when there is no row.
+  absl::StatusOr<int64_t> QueryInt(absl::string_view sql, int64_t fallback);
+
+  sqlite3* raw() const { return db_; }
+
+ private:
+  explicit Connection(sqlite3* db) : db_(db) {}
+  sqlite3* db_;
+};
+
+}  // namespace credledger::store

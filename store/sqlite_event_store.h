@@ -1,0 +1,122 @@
+// SqliteEventStore: the EventStore on one SQLite database file (DESIGN section 3).
+//
+// WAL mode, synchronous=FULL by default, foreign keys and recursive triggers on, a busy
+// timeout, BEGIN IMMEDIATE for writes. One writer thread owns the write connection and
+// group-commits queued commands: it drains whatever is queued (no timer, at most
+// `max_batch_commands`) into one transaction, runs each command inside its own SAVEPOINT,
+// and acknowledges all of them after one durable COMMIT. Reads use a small pool of separate
+// connections, each call one short read transaction.
+//
+// Open refuses a database whose schema or stored event types are newer than this binary.
+//
+// Thread-safety: all public methods are thread-safe. Commands run on the writer thread.
+#pragma once
+
+#include <atomic>
+#include <deque>
+#include <filesystem>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "common/clock.h"
+#include "store/event_codec.h"
+#include "store/event_store.h"
+#include "store/sqlite.h"
+
+namespace credledger::store {
+
+struct SqliteEventStoreOptions {
+  // Database file; created with the schema when missing.
+  std::filesystem::path path;
+  // PRAGMA synchronous: FULL (default) fsyncs the WAL on every commit; NORMAL may lose the
+  // last commits on power loss (never corrupts).
+  enum class Synchronous { kNormal, kFull };
+  Synchronous synchronous = Synchronous::kFull;
+  // How long a write or read waits for another connection's lock before kUnavailable.
+  absl::Duration busy_timeout = absl::Seconds(5);
+  // Source of recorded_at_us. Not owned; must outlive the store.
+  common::Clock* clock = common::RealClock::Default();
+  // Upper bound on the commands of one group commit.
+  int max_batch_commands = 1024;
+  // Connections in the read pool (>= 1).
+  int read_connections = 4;
+  // Known event types and upcasters. Not owned.
+  const EventCodec* codec = &EventCodec::Default();
+};
+
+class SqliteEventStore final : public EventStore {
+ public:
+  // Opens or creates the log and starts the writer.
+  // Errors: kFailedPrecondition for a newer schema, an edited migration, or stored event
+  // types or schema versions this binary does not know; kDataLoss for a file that is not a
+  // SQLite database or is corrupt; kUnavailable when the file is locked or unreadable.
+  static absl::StatusOr<std::unique_ptr<SqliteEventStore>> Open(SqliteEventStoreOptions options);
+
+  // Runs the commands already queued, then stops the writer (Close).
+  ~SqliteEventStore() override;
+
+  // Stops accepting commands (later ones get kCancelled), finishes the queued ones, joins the
+  // writer and wakes WaitForHead callers. Idempotent; not to be called from two threads at
+  // once.
+  void Close();
+
+  absl::Status Execute(Command command) override;
+  absl::StatusOr<std::vector<RecordedEvent>> ReadAll(int64_t after_seq, int limit) override;
+  absl::StatusOr<std::vector<RecordedEvent>> ReadStream(absl::string_view stream,
+                                                        int64_t from_version,
+                                                        int limit) override;
+  int64_t HeadSeq() const override;
+  absl::StatusOr<int64_t> SeqAtTime(int64_t time_us) override;
+  int64_t WaitForHead(int64_t after_seq, absl::Duration timeout) const override;
+  absl::StatusOr<std::optional<Snapshot>> LoadSnapshot(absl::string_view projection,
+                                                       int64_t max_seq) override;
+
+  // Counters since Open, for tests and metrics.
+  struct Stats {
+    int64_t batches = 0;   // committed or failed group commits
+    int64_t commands = 0;  // commands run
+    int64_t largest_batch = 0;
+  };
+  Stats stats() const;
+
+ private:
+  struct Pending;
+  struct Head {
+    int64_t seq = 0;
+    std::string chain_hash;
+    int64_t recorded_at_us = 0;
+  };
+  class Transaction;
+  class ReaderLease;
+
+  explicit SqliteEventStore(SqliteEventStoreOptions options);
+  absl::Status Initialize();
+  absl::StatusOr<Head> LoadHead(Connection& db);
+  void WriterLoop();
+  bool HasWorkOrClosing() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RunBatch(std::vector<Pending*>& batch);
+  absl::StatusOr<ReaderLease> AcquireReader();
+  void ReleaseReader(std::unique_ptr<Connection> reader);
+
+  const SqliteEventStoreOptions options_;
+
+  // Writer-thread state (and Open, before the thread starts).
+  std::unique_ptr<Connection> writer_;
+  std::unique_ptr<Transaction> transaction_;
+  Head head_;
+
+  mutable absl::Mutex mu_;
+  std::deque<Pending*> queue_ ABSL_GUARDED_BY(mu_);
+  bool closing_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t committed_seq_ ABSL_GUARDED_BY(mu_) = 0;
+  Stats stats_ ABSL_GUARDED_BY(mu_);
+  std::thread writer_thread_;
+
+  absl::Mutex readers_mu_;
+  std::vector<std::unique_ptr<Connection>> readers_ ABSL_GUARDED_BY(readers_mu_);
+};
+
+}  // namespace credledger::store
