@@ -18,8 +18,9 @@ CREATE TABLE events (
 
 CREATE INDEX events_by_time ON events (recorded_at_us);
 
--- Append-only: no UPDATE, no DELETE (with recursive_triggers on, INSERT OR REPLACE fires the
--- DELETE trigger and is refused too).
+-- Append-only: no UPDATE, no DELETE. INSERT OR REPLACE can only replace through a conflict
+-- on seq, (stream, stream_version) or event_id, and events_check_append refuses all three
+-- before the conflict is resolved, whether or not the connection has recursive_triggers on.
 CREATE TRIGGER events_refuse_update BEFORE UPDATE ON events
 BEGIN
   SELECT RAISE(ABORT, 'events is append-only: UPDATE refused');
@@ -39,6 +40,8 @@ BEGIN
   SELECT RAISE(ABORT, 'events.stream_version must be the next position of its stream')
    WHERE NEW.stream_version IS NOT
          (SELECT IFNULL(MAX(stream_version), -1) + 1 FROM events WHERE stream = NEW.stream);
+  SELECT RAISE(ABORT, 'events.event_id must be new')
+   WHERE EXISTS (SELECT 1 FROM events WHERE event_id = NEW.event_id);
   SELECT RAISE(ABORT, 'events.recorded_at_us must increase strictly')
    WHERE NEW.recorded_at_us <= (SELECT recorded_at_us FROM events WHERE seq = NEW.seq - 1);
   SELECT RAISE(ABORT, 'events.prev_chain_hash must equal the previous chain_hash')

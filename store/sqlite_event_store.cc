@@ -500,7 +500,9 @@ absl::StatusOr<std::optional<Snapshot>> SqliteEventStore::LoadSnapshot(
 
 SqliteEventStore::Stats SqliteEventStore::stats() const {
   absl::MutexLock lock(&mu_);
-  return stats_;
+  Stats stats = stats_;
+  stats.queue_depth = static_cast<int64_t>(queue_.size());
+  return stats;
 }
 
 }  // namespace credledger::store

@@ -79,6 +79,7 @@ class SqliteEventStore final : public EventStore {
     int64_t batches = 0;   // committed or failed group commits
     int64_t commands = 0;  // commands run
     int64_t largest_batch = 0;
+    int64_t queue_depth = 0;  // commands waiting for the writer right now
   };
   Stats stats() const;
 

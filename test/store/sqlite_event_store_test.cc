@@ -1,0 +1,241 @@
+// SQLite-specific behaviour of the event log: triggers, group commit with savepoints, and the
+// refusals at open (DESIGN section 3).
+#include "store/sqlite_event_store.h"
+
+#include <sqlite3.h>
+
+#include <fstream>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "store/log_hash.h"
+#include "test/support/status_matchers.h"
+#include "test/support/temp_dir.h"
+
+namespace credledger::store {
+namespace {
+
+using ::credledger::testing::StatusIs;
+using ::testing::HasSubstr;
+
+constexpr char kType[] = "credledger.v1.ServiceConfigured";
+
+AppendRequest OneEvent(const std::string& request_id, const std::string& stream,
+                       ExpectedVersion expected = ExpectedVersion::Any()) {
+  return AppendRequest{request_id,
+                       {StreamAppend{stream, expected, {NewEvent{kType, 1, "m", "p"}}}}};
+}
+
+class SqliteEventStoreTest : public ::testing::Test {
+ protected:
+  std::filesystem::path db_path() const { return dir_.path() / "events.db"; }
+
+  std::unique_ptr<SqliteEventStore> Open() {
+    SqliteEventStoreOptions options;
+    options.path = db_path();
+    options.clock = &clock_;
+    auto store = SqliteEventStore::Open(options);
+    EXPECT_OK(store);
+    return store.ok() ? *std::move(store) : nullptr;
+  }
+
+  // Runs `sql` on a separate raw connection, the way an attacker or a careless operator with
+  // sqlite3 would. Returns the SQLite error message, empty on success.
+  std::string RawExec(const std::string& sql) {
+    sqlite3* db = nullptr;
+    sqlite3_open(db_path().c_str(), &db);
+    char* error = nullptr;
+    sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
+    std::string message = error == nullptr ? "" : error;
+    sqlite3_free(error);
+    sqlite3_close(db);
+    return message;
+  }
+
+  testing::TempDir dir_;
+  common::FakeClock clock_;
+};
+
+TEST_F(SqliteEventStoreTest, TriggersRefuseUpdateDeleteAndReplace) {
+  auto store = Open();
+  ASSERT_OK(store->Append(OneEvent("r1", "s/a")));
+  ASSERT_OK(store->Append(OneEvent("r2", "s/a")));
+  store.reset();
+
+  EXPECT_THAT(RawExec("UPDATE events SET payload = x'00' WHERE seq = 1"),
+              HasSubstr("append-only: UPDATE refused"));
+  EXPECT_THAT(RawExec("DELETE FROM events WHERE seq = 2"),
+              HasSubstr("append-only: DELETE refused"));
+  // A well-formed next row whose event_id collides with seq 1: REPLACE would delete seq 1,
+  // even on a connection without recursive_triggers.
+  EXPECT_THAT(RawExec("INSERT OR REPLACE INTO events (seq, stream, stream_version, event_id, "
+                      "type, schema_version, recorded_at_us, metadata, payload, digest, "
+                      "prev_chain_hash, chain_hash, stream_hash) SELECT 3, stream, 2, "
+                      "(SELECT event_id FROM events WHERE seq = 1), type, 1, recorded_at_us + 1, "
+                      "metadata, payload, digest, chain_hash, chain_hash, stream_hash "
+                      "FROM events WHERE seq = 2"),
+              HasSubstr("event_id must be new"));
+  EXPECT_THAT(RawExec("INSERT INTO events (seq, stream, stream_version, event_id, type, "
+                      "schema_version, recorded_at_us, metadata, payload, digest, "
+                      "prev_chain_hash, chain_hash, stream_hash) SELECT 5, stream, 2, "
+                      "randomblob(16), type, 1, recorded_at_us + 1, metadata, payload, digest, "
+                      "chain_hash, chain_hash, stream_hash FROM events WHERE seq = 2"),
+              HasSubstr("next global position"));
+  EXPECT_THAT(RawExec("INSERT INTO events (seq, stream, stream_version, event_id, type, "
+                      "schema_version, recorded_at_us, metadata, payload, digest, "
+                      "prev_chain_hash, chain_hash, stream_hash) SELECT 3, stream, 2, "
+                      "randomblob(16), type, 1, recorded_at_us + 1, metadata, payload, digest, "
+                      "zeroblob(32), chain_hash, stream_hash FROM events WHERE seq = 2"),
+              HasSubstr("prev_chain_hash must equal the previous chain_hash"));
+
+  store = Open();
+  ASSERT_OK_AND_ASSIGN(auto events, store->ReadAll(0, 10));
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].payload, "p");
+}
+
+// Holds the writer inside a command until released, so that the commands queued meanwhile
+// form the next batch together.
+class WriterGate {
+ public:
+  Command Blocker() {
+    return [this](WriteTransaction& tx) -> absl::Status {
+      entered_.Notify();
+      release_.WaitForNotification();
+      return tx.Append(OneEvent("gate", "s/gate")).status();
+    };
+  }
+  void WaitEntered() { entered_.WaitForNotification(); }
+  void Release() { release_.Notify(); }
+
+ private:
+  absl::Notification entered_, release_;
+};
+
+// Waits (bounded) until `depth` commands are queued behind the writer.
+void WaitQueueDepth(const SqliteEventStore& store, int64_t depth) {
+  absl::Time give_up = absl::Now() + absl::Seconds(30);
+  while (store.stats().queue_depth < depth && absl::Now() < give_up) std::this_thread::yield();
+  ASSERT_EQ(store.stats().queue_depth, depth);
+}
+
+TEST_F(SqliteEventStoreTest, GroupCommitIsolatesAFailingCommandInItsSavepoint) {
+  auto store = Open();
+  WriterGate gate;
+  std::thread blocker([&] { EXPECT_OK(store->Execute(gate.Blocker())); });
+  gate.WaitEntered();
+
+  // Queued in this order while the writer is held, so they form one batch. The first appends
+  // and then fails; the second expects the stream empty, which holds only if the first's
+  // writes were rolled back; the third expects the second's write from the same batch.
+  absl::Status failing, second, third;
+  std::thread t1([&] {
+    failing = store->Execute([](WriteTransaction& tx) -> absl::Status {
+      auto appended = tx.Append(OneEvent("bad", "s/x", ExpectedVersion::NoStream()));
+      if (!appended.ok()) return appended.status();
+      return absl::FailedPreconditionError("rule broken after writing");
+    });
+  });
+  WaitQueueDepth(*store, 1);
+  std::thread t2([&] {
+    second = store->Append(OneEvent("ok-1", "s/x", ExpectedVersion::NoStream())).status();
+  });
+  WaitQueueDepth(*store, 2);
+  std::thread t3([&] {
+    third = store->Append(OneEvent("ok-2", "s/x", ExpectedVersion::Exactly(0))).status();
+  });
+  WaitQueueDepth(*store, 3);
+  gate.Release();
+  for (std::thread* t : {&blocker, &t1, &t2, &t3}) t->join();
+
+  EXPECT_THAT(failing, StatusIs(absl::StatusCode::kFailedPrecondition));
+  EXPECT_OK(second);
+  EXPECT_OK(third);
+  EXPECT_EQ(store->stats().largest_batch, 3);
+  EXPECT_EQ(store->stats().batches, 2);
+  ASSERT_OK_AND_ASSIGN(auto events, store->ReadAll(0, 10));
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[1].event_id, EventIdFor("ok-1", 0));
+  EXPECT_EQ(events[1].prev_chain_hash, events[0].chain_hash);
+  EXPECT_EQ(events[2].stream_version, 1);
+}
+
+TEST_F(SqliteEventStoreTest, ConcurrentWritersShareCommitsAndEveryAcknowledgedEventIsStored) {
+  auto store = Open();
+  constexpr int kThreads = 16;
+  constexpr int kPerThread = 50;
+  std::vector<std::thread> threads;
+  std::atomic<int> acknowledged{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        std::string id = absl::StrCat("w", t, "-", i);
+        if (store->Append(OneEvent(id, absl::StrCat("s/", t))).ok()) acknowledged++;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(acknowledged.load(), kThreads * kPerThread);
+  EXPECT_EQ(store->HeadSeq(), kThreads * kPerThread);
+  EXPECT_LT(store->stats().batches, kThreads * kPerThread);
+  store.reset();
+  store = Open();
+  ASSERT_OK_AND_ASSIGN(auto events, store->ReadAll(0, kThreads * kPerThread + 1));
+  EXPECT_EQ(events.size(), static_cast<size_t>(kThreads * kPerThread));
+}
+
+TEST_F(SqliteEventStoreTest, ExecuteAfterCloseIsCancelled) {
+  auto store = Open();
+  store->Close();
+  EXPECT_THAT(store->Append(OneEvent("r", "s/a")), StatusIs(absl::StatusCode::kCancelled));
+}
+
+TEST_F(SqliteEventStoreTest, OpenRefusesUnknownEventTypes) {
+  auto store = Open();
+  ASSERT_OK(store->Append(AppendRequest{
+      "r1", {StreamAppend{"s/a", ExpectedVersion::Any(),
+                          {NewEvent{"credledger.v9.FromTheFuture", 1, "", ""}}}}}));
+  store.reset();
+  SqliteEventStoreOptions options;
+  options.path = db_path();
+  EXPECT_THAT(SqliteEventStore::Open(options),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("\"credledger.v9.FromTheFuture\", which this binary does not know")));
+}
+
+TEST_F(SqliteEventStoreTest, OpenRefusesNewerSchemaVersionsOfKnownTypes) {
+  auto store = Open();
+  ASSERT_OK(store->Append(AppendRequest{
+      "r1", {StreamAppend{"s/a", ExpectedVersion::Any(), {NewEvent{kType, 7, "", ""}}}}}));
+  store.reset();
+  SqliteEventStoreOptions options;
+  options.path = db_path();
+  EXPECT_THAT(SqliteEventStore::Open(options),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("schema version 7, newer than this binary's 1")));
+}
+
+TEST_F(SqliteEventStoreTest, OpenRefusesADatabaseFromANewerBinary) {
+  Open().reset();
+  ASSERT_EQ(RawExec("INSERT INTO schema_migrations VALUES (9999, '9999_future.sql', 'x', 0)"),
+            "");
+  SqliteEventStoreOptions options;
+  options.path = db_path();
+  EXPECT_THAT(SqliteEventStore::Open(options),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("schema version 9999 (9999_future.sql) is newer")));
+}
+
+TEST_F(SqliteEventStoreTest, OpenRefusesAFileThatIsNotADatabase) {
+  std::ofstream(db_path()) << "this is not a SQLite database, just text long enough to read";
+  SqliteEventStoreOptions options;
+  options.path = db_path();
+  EXPECT_THAT(SqliteEventStore::Open(options), StatusIs(absl::StatusCode::kDataLoss));
+}
+
+}  // namespace
+}  // namespace credledger::store
