@@ -1,0 +1,66 @@
+#include "service/service_configuration.h"
+
+#include "gtest/gtest.h"
+#include "store/event_codec.h"
+#include "store/sqlite_event_store.h"
+#include "test/support/status_matchers.h"
+#include "test/support/temp_dir.h"
+
+namespace credledger::service {
+namespace {
+
+v1::ServiceConfigured Config(const std::string& url, int64_t ttl) {
+  v1::ServiceConfigured c;
+  c.set_agent_apiserver_url(url);
+  c.set_agent_ca_sha256(url.empty() ? "" : "ab12");
+  c.set_agent_token_ttl_seconds(ttl);
+  c.set_credentials_enabled(!url.empty());
+  return c;
+}
+
+TEST(DecideServiceConfiguredTest, FirstConfigurationIsRecorded) {
+  EXPECT_TRUE(DecideServiceConfigured(std::nullopt, Config("https://a", 86400)).has_value());
+}
+
+TEST(DecideServiceConfiguredTest, UnchangedConfigurationEmitsNothing) {
+  EXPECT_FALSE(
+      DecideServiceConfigured(Config("https://a", 86400), Config("https://a", 86400)).has_value());
+}
+
+TEST(DecideServiceConfiguredTest, AnyChangedFieldIsRecorded) {
+  EXPECT_TRUE(
+      DecideServiceConfigured(Config("https://a", 86400), Config("https://a", 3600)).has_value());
+  EXPECT_TRUE(DecideServiceConfigured(Config("https://a", 86400), Config("", 86400)).has_value());
+}
+
+TEST(RecordServiceConfigurationTest, AppendsOnlyWhenTheConfigurationChangesAcrossRestarts) {
+  testing::TempDir dir;
+  store::SqliteEventStoreOptions options;
+  options.path = dir.path() / "events.db";
+  auto open = [&] {
+    auto s = store::SqliteEventStore::Open(options);
+    EXPECT_OK(s);
+    return *std::move(s);
+  };
+  {
+    auto store = open();
+    EXPECT_EQ(*RecordServiceConfiguration(*store, Config("https://a", 86400), "credledger"),
+              true);
+  }
+  {
+    auto store = open();  // restart, same flags
+    EXPECT_EQ(*RecordServiceConfiguration(*store, Config("https://a", 86400), "credledger"),
+              false);
+    EXPECT_EQ(*RecordServiceConfiguration(*store, Config("https://b", 86400), "credledger"),
+              true);
+    ASSERT_OK_AND_ASSIGN(auto events, store->ReadStream(kServiceStream, 0, 10));
+    ASSERT_EQ(events.size(), 2u);
+    ASSERT_OK_AND_ASSIGN(v1::Event last, store::EventCodec::Default().Decode(events[1]));
+    EXPECT_EQ(last.service_configured().agent_apiserver_url(), "https://b");
+    ASSERT_OK_AND_ASSIGN(auto meta, store::EventCodec::DecodeMetadata(events[1]));
+    EXPECT_EQ(meta.actor(), "credledger");
+  }
+}
+
+}  // namespace
+}  // namespace credledger::service
