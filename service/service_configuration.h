@@ -14,7 +14,7 @@
 namespace credledger::service {
 
 // The stream that holds ServiceConfigured events.
-inline constexpr absl::string_view kServiceStream = "service";
+inline constexpr char kServiceStream[] = "service";
 
 // Pure decision: the event to append when `current` differs from `last` (nullopt when nothing
 // was recorded yet), or nullopt when they are equal.

@@ -1,0 +1,57 @@
+// CredentialProjection: the credential read model of the whole fleet, folded from the log
+// (DESIGN section 4). Pure: Apply takes stored events in seq order and does no I/O.
+//
+// Serialize gives a deterministic byte string (targets ordered by stream name), so a full
+// rebuild from seq 1 and the incremental path can be compared byte for byte, and snapshots
+// can be stored and loaded.
+//
+// Thread-safety: not thread-safe; CredentialProjector wraps it with a lock.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "credledger/v1/state.pb.h"
+#include "store/event_store.h"
+
+namespace credledger::projections {
+
+// Snapshot name and state version of this projection in `projection_snapshots`.
+inline constexpr char kCredentialProjectionName[] = "credentials";
+inline constexpr uint32_t kCredentialProjectionVersion = 1;
+
+class CredentialProjection {
+ public:
+  // Folds `event`. REQUIRES: event.seq == seq() + 1 (events in log order, none skipped).
+  // Returns the stream name when a Target changed, empty otherwise.
+  // Errors: kDataLoss when the event does not decode or is out of order (nothing changes).
+  absl::StatusOr<std::string> Apply(const store::RecordedEvent& event);
+
+  // One Target's state by namespace and name; nullopt when the stream has no events.
+  std::optional<v1::TargetState> Get(absl::string_view target_namespace,
+                                     absl::string_view name) const;
+  // One Target's state by stream name ("target/<namespace>/<name>").
+  std::optional<v1::TargetState> GetStream(absl::string_view stream) const;
+  // Targets ordered by namespace then name; only `target_namespace` when non-empty.
+  // Finalized Targets are left out unless `include_finalized`.
+  std::vector<v1::TargetState> List(absl::string_view target_namespace,
+                                    bool include_finalized) const;
+  const v1::ServiceConfigured& service() const { return service_; }
+  // The seq of the last event folded; 0 for none.
+  int64_t seq() const { return seq_; }
+
+  // Deterministic serialization (a CredentialFleetState).
+  std::string Serialize() const;
+  // Rebuilds a projection from Serialize output. Errors: kDataLoss when it does not parse.
+  static absl::StatusOr<CredentialProjection> Deserialize(absl::string_view bytes);
+
+ private:
+  v1::ServiceConfigured service_;
+  std::map<std::string, v1::TargetState> targets_;  // by stream name
+  int64_t seq_ = 0;
+};
+
+}  // namespace credledger::projections

@@ -1,0 +1,274 @@
+#include "projections/target_state.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "common/sha256.h"
+#include "projections/proto_time.h"
+
+namespace credledger::projections {
+namespace {
+
+using v1::CredentialRecord;
+
+CredentialRecord* FindByUid(v1::TargetState& state, absl::string_view uid) {
+  for (CredentialRecord& c : *state.mutable_credentials()) {
+    if (c.secret().uid() == uid) return &c;
+  }
+  return nullptr;
+}
+
+void RemoveByUid(v1::TargetState& state, absl::string_view uid) {
+  auto* creds = state.mutable_credentials();
+  creds->erase(std::remove_if(creds->begin(), creds->end(),
+                              [&](const CredentialRecord& c) { return c.secret().uid() == uid; }),
+               creds->end());
+}
+
+// Inserts `record` keeping the list ordered by suffix.
+CredentialRecord* InsertOrdered(v1::TargetState& state, CredentialRecord record) {
+  auto* creds = state.mutable_credentials();
+  CredentialRecord* added = creds->Add();
+  *added = std::move(record);
+  for (int i = creds->size() - 1; i > 0 && creds->Get(i - 1).suffix() > creds->Get(i).suffix();
+       --i) {
+    creds->SwapElements(i - 1, i);
+  }
+  return FindByUid(state, added->secret().uid());
+}
+
+void Release(CredentialRecord& c, v1::SecretDeletionReason reason) {
+  if (c.phase() == CredentialRecord::PHASE_RELEASED) return;
+  c.set_phase(CredentialRecord::PHASE_RELEASED);
+  c.set_release_reason(reason);
+}
+
+bool IsOpenAttempt(const v1::TargetState& state, absl::string_view attempt_id) {
+  return state.has_open_attempt() && state.open_attempt().attempt_id() == attempt_id;
+}
+
+// A new incarnation starts from nothing but its identity.
+void StartIncarnation(v1::TargetState& state, const v1::TargetRegistered& e) {
+  const int64_t last_seq = state.last_seq();
+  const int64_t stream_version = state.stream_version();
+  state.Clear();
+  state.set_namespace_(e.namespace_());
+  state.set_name(e.name());
+  state.set_target_uid(e.target_uid());
+  state.set_phase(v1::TargetState::PHASE_ACTIVE);
+  state.set_last_seq(last_seq);
+  state.set_stream_version(stream_version);
+}
+
+void ApplySecretCreated(v1::TargetState& state, const v1::CredentialSecretCreated& e) {
+  if (FindByUid(state, e.secret().uid()) != nullptr) return;
+  CredentialRecord record;
+  *record.mutable_secret() = e.secret();
+  record.set_suffix(e.suffix());
+  record.set_attempt_id(e.attempt_id());
+  record.set_phase(CredentialRecord::PHASE_CREATED);
+  if (IsOpenAttempt(state, e.attempt_id())) {
+    record.set_request_value(state.open_attempt().request_value());
+    *state.mutable_open_attempt()->mutable_secret() = e.secret();
+    state.mutable_open_attempt()->set_suffix(e.suffix());
+  } else {
+    // The attempt was abandoned (revoked, deleted) while the bridge was creating its Secret.
+    Release(record, v1::SECRET_DELETION_REASON_MINT_ABANDONED);
+  }
+  InsertOrdered(state, std::move(record));
+}
+
+void ApplyIssued(v1::TargetState& state, const v1::CredentialIssued& e) {
+  CredentialRecord* c = FindByUid(state, e.secret().uid());
+  if (c == nullptr) {
+    CredentialRecord record;
+    *record.mutable_secret() = e.secret();
+    record.set_attempt_id(e.attempt_id());
+    if (IsOpenAttempt(state, e.attempt_id())) {
+      record.set_suffix(state.open_attempt().suffix());
+      record.set_request_value(state.open_attempt().request_value());
+    }
+    c = InsertOrdered(state, std::move(record));
+  }
+  c->set_credential_tag(e.credential_tag());
+  c->set_token_fingerprint(e.token_fingerprint());
+  *c->mutable_issued_at() = e.issued_at();
+  *c->mutable_expires_at() = e.expires_at();
+  *c->mutable_rotation_due_at() =
+      ToProto(RotationDueAt(FromProto(e.issued_at()), FromProto(e.expires_at())));
+  if (!IsOpenAttempt(state, e.attempt_id())) {
+    Release(*c, v1::SECRET_DELETION_REASON_MINT_ABANDONED);
+    return;
+  }
+  c->set_phase(CredentialRecord::PHASE_ISSUED);
+  const std::string& value = state.open_attempt().request_value();
+  if (!value.empty() && !RequestAnswered(state, value)) state.add_answered_request_values(value);
+  if (state.pending_request_value() == value) state.clear_pending_request_value();
+  state.clear_open_attempt();
+  state.clear_last_failure();
+}
+
+void ApplyMintFailed(v1::TargetState& state, const v1::CredentialMintFailed& e) {
+  *state.mutable_last_failure() = e;
+  if (e.has_deleted_secret()) RemoveByUid(state, e.deleted_secret().uid());
+  if (IsOpenAttempt(state, e.attempt_id())) state.clear_open_attempt();
+}
+
+void ApplyAbandoned(v1::TargetState& state, const v1::CredentialMintAbandoned& e) {
+  if (!IsOpenAttempt(state, e.attempt_id())) return;
+  if (state.open_attempt().has_secret()) {
+    if (CredentialRecord* c = FindByUid(state, state.open_attempt().secret().uid())) {
+      Release(*c, v1::SECRET_DELETION_REASON_MINT_ABANDONED);
+    }
+  }
+  state.clear_open_attempt();
+}
+
+}  // namespace
+
+std::string TargetStream(absl::string_view target_namespace, absl::string_view name) {
+  return absl::StrCat("target/", target_namespace, "/", name);
+}
+
+void EvolveTarget(v1::TargetState& state, const v1::Event& event, const EventPosition& at,
+                  const v1::ServiceConfigured& service) {
+  switch (event.kind_case()) {
+    case v1::Event::kServiceConfigured:
+    case v1::Event::KIND_NOT_SET:
+      return;
+    case v1::Event::kTargetRegistered:
+      StartIncarnation(state, event.target_registered());
+      break;
+    case v1::Event::kTargetDeletionRequested:
+      state.set_phase(v1::TargetState::PHASE_DELETING);
+      for (CredentialRecord& c : *state.mutable_credentials()) {
+        Release(c, v1::SECRET_DELETION_REASON_TARGET_DELETED);
+      }
+      break;
+    case v1::Event::kTargetFinalized:
+      state.set_phase(v1::TargetState::PHASE_FINALIZED);
+      state.clear_credentials();
+      state.clear_open_attempt();
+      break;
+    case v1::Event::kRotationRequested:
+      state.set_pending_request_value(event.rotation_requested().request_value());
+      break;
+    case v1::Event::kTargetRevoked:
+      state.set_revoked(true);
+      for (CredentialRecord& c : *state.mutable_credentials()) {
+        Release(c, v1::SECRET_DELETION_REASON_REVOKED);
+      }
+      break;
+    case v1::Event::kRevocationLifted:
+      state.set_revoked(false);
+      break;
+    case v1::Event::kRolloutConfirmed:
+      for (const std::string& name : event.rollout_confirmed().released_secrets()) {
+        for (CredentialRecord& c : *state.mutable_credentials()) {
+          if (c.secret().name() == name) Release(c, v1::SECRET_DELETION_REASON_SUPERSEDED);
+        }
+      }
+      break;
+    case v1::Event::kCredentialMintRequested: {
+      const v1::CredentialMintRequested& e = event.credential_mint_requested();
+      v1::MintAttempt* attempt = state.mutable_open_attempt();
+      attempt->Clear();
+      attempt->set_attempt_id(e.attempt_id());
+      attempt->set_reason(e.reason());
+      attempt->set_request_value(e.request_value());
+      state.set_attempt_count(state.attempt_count() + 1);
+      break;
+    }
+    case v1::Event::kStaleCredentialsDeleted:
+    case v1::Event::kIdentityObjectsWritten:
+      break;  // objects outside the credential records; recorded for audit only
+    case v1::Event::kCredentialSecretCreated:
+      ApplySecretCreated(state, event.credential_secret_created());
+      break;
+    case v1::Event::kCredentialIssued:
+      ApplyIssued(state, event.credential_issued());
+      break;
+    case v1::Event::kCredentialMintFailed:
+      ApplyMintFailed(state, event.credential_mint_failed());
+      break;
+    case v1::Event::kCredentialMintAbandoned:
+      ApplyAbandoned(state, event.credential_mint_abandoned());
+      break;
+    case v1::Event::kCredentialSecretDeleted:
+      RemoveByUid(state, event.credential_secret_deleted().secret().uid());
+      break;
+    case v1::Event::kCredentialSecretDeletedExternally:
+      RemoveByUid(state, event.credential_secret_deleted_externally().secret().uid());
+      break;
+  }
+  state.set_last_seq(at.seq);
+  state.set_stream_version(at.stream_version);
+  UpdateCondition(state, at.recorded_at, service);
+}
+
+void UpdateCondition(v1::TargetState& state, absl::Time at, const v1::ServiceConfigured& service) {
+  if (state.phase() == v1::TargetState::PHASE_UNSPECIFIED) return;
+  std::string status, reason, message;
+  const CredentialRecord* current = CurrentCredential(state);
+  if (state.revoked()) {
+    status = "False";
+    reason = kReasonRevoked;
+    message = "the Target's credentials are revoked";
+  } else if (!service.credentials_enabled()) {
+    status = "False";
+    reason = kReasonDisabled;
+    message = "credentials are disabled: --agent-apiserver-url is empty";
+  } else if (state.has_last_failure()) {
+    status = "False";
+    reason = kReasonMintFailed;
+    message = absl::StrCat(v1::MintStage_Name(state.last_failure().stage()), ": ",
+                           state.last_failure().message());
+  } else if (current != nullptr) {
+    status = "True";
+    reason = kReasonIssued;
+    message = absl::StrCat("Secret ", current->secret().name(), " holds the current credential");
+  } else {
+    status = "Unknown";
+    reason = kReasonMintPending;
+    message = "waiting for the first credential";
+  }
+  v1::Condition* c = state.mutable_agent_credential_ready();
+  if (c->status() != status || !c->has_last_transition_time()) {
+    *c->mutable_last_transition_time() = ToProto(at);
+  }
+  c->set_type(kAgentCredentialReady);
+  c->set_status(status);
+  c->set_reason(reason);
+  c->set_message(message);
+}
+
+const v1::CredentialRecord* CurrentCredential(const v1::TargetState& state) {
+  const CredentialRecord* current = nullptr;
+  for (const CredentialRecord& c : state.credentials()) {
+    if (c.phase() == CredentialRecord::PHASE_ISSUED &&
+        (current == nullptr || c.suffix() > current->suffix())) {
+      current = &c;
+    }
+  }
+  return current;
+}
+
+bool RequestAnswered(const v1::TargetState& state, absl::string_view value) {
+  return std::find(state.answered_request_values().begin(), state.answered_request_values().end(),
+                   value) != state.answered_request_values().end();
+}
+
+std::string CredentialTag(absl::string_view secret_uid) {
+  return common::Sha256HexPrefix(secret_uid, 10);
+}
+
+std::string ConnectionHash(absl::string_view apiserver_url, absl::string_view ca_bundle) {
+  return common::Sha256HexPrefix(absl::StrCat(apiserver_url, "\n", ca_bundle), 10);
+}
+
+absl::Time RotationDueAt(absl::Time issued_at, absl::Time expires_at) {
+  absl::Duration lifetime = std::max(expires_at - issued_at, absl::ZeroDuration());
+  return issued_at + absl::Microseconds(absl::ToInt64Microseconds(lifetime) * 8 / 10);
+}
+
+}  // namespace credledger::projections

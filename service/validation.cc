@@ -1,0 +1,63 @@
+#include "service/validation.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace credledger::service {
+namespace {
+
+bool LowerAlnum(char c) { return absl::ascii_isdigit(c) || (c >= 'a' && c <= 'z'); }
+
+}  // namespace
+
+absl::Status ValidateDnsLabel(absl::string_view field, absl::string_view value) {
+  if (value.empty()) return absl::InvalidArgumentError(absl::StrCat(field, ": required"));
+  if (value.size() > 63) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": \"", value.substr(0, 70), "...\" has ", value.size(),
+        " characters; a DNS-1123 label has at most 63"));
+  }
+  bool ok = LowerAlnum(value.front()) && LowerAlnum(value.back());
+  for (char c : value) ok = ok && (LowerAlnum(c) || c == '-');
+  if (!ok) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": \"", value,
+        "\" is not a DNS-1123 label (lowercase letters, digits and '-', starting and ending "
+        "with a letter or digit)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateUid(absl::string_view field, absl::string_view value) {
+  bool ok = value.size() == 36;
+  for (size_t i = 0; ok && i < value.size(); ++i) {
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      ok = value[i] == '-';
+    } else {
+      ok = absl::ascii_isdigit(value[i]) || (value[i] >= 'a' && value[i] <= 'f');
+    }
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": \"", value.substr(0, 40),
+        "\" is not a lowercase RFC 4122 UUID (8-4-4-4-12 lowercase hex digits)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateToken(absl::string_view field, absl::string_view value, size_t max_bytes) {
+  if (value.empty()) return absl::InvalidArgumentError(absl::StrCat(field, ": required"));
+  if (value.size() > max_bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": ", value.size(), " bytes; at most ", max_bytes, " allowed"));
+  }
+  for (char c : value) {
+    if (c < 0x21 || c > 0x7e) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, ": only printable ASCII without spaces is allowed"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace credledger::service

@@ -1,0 +1,21 @@
+// Input rules shared by the API edge and the deciders. Each returns kInvalidArgument naming
+// `field` and the rule, or OK.
+#pragma once
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+
+namespace credledger::service {
+
+// A DNS-1123 label: 1-63 characters of [a-z0-9-], starting and ending with [a-z0-9]
+// (Kubernetes namespace names, and Target names, which are used as label values).
+absl::Status ValidateDnsLabel(absl::string_view field, absl::string_view value);
+
+// A lowercase RFC 4122 UUID: 8-4-4-4-12 lowercase hex digits.
+absl::Status ValidateUid(absl::string_view field, absl::string_view value);
+
+// A non-empty value of printable ASCII (0x21-0x7e), at most `max_bytes` bytes; used for
+// request ids, rotation request values (stored in an annotation) and revisions.
+absl::Status ValidateToken(absl::string_view field, absl::string_view value, size_t max_bytes);
+
+}  // namespace credledger::service
