@@ -1,5 +1,7 @@
 #include "projections/credential_projection.h"
 
+#include <google/protobuf/util/message_differencer.h>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "projections/target_state.h"
@@ -7,7 +9,8 @@
 
 namespace credledger::projections {
 
-absl::StatusOr<std::string> CredentialProjection::Apply(const store::RecordedEvent& recorded) {
+absl::StatusOr<std::vector<std::string>> CredentialProjection::Apply(
+    const store::RecordedEvent& recorded) {
   if (recorded.seq != seq_ + 1) {
     return absl::DataLossError(absl::StrCat("credential projection at seq ", seq_,
                                             " was handed seq ", recorded.seq));
@@ -16,15 +19,24 @@ absl::StatusOr<std::string> CredentialProjection::Apply(const store::RecordedEve
   if (!event.ok()) return event.status();
   seq_ = recorded.seq;
   const absl::Time at = absl::FromUnixMicros(recorded.recorded_at_us);
+  std::vector<std::string> changed;
   if (event->has_service_configured()) {
     service_ = event->service_configured();
-    for (auto& [stream, state] : targets_) UpdateCondition(state, at, service_);
-    return std::string();
+    for (auto& [stream, state] : targets_) {
+      const v1::Condition before = state.agent_credential_ready();
+      UpdateCondition(state, at, service_);
+      if (!google::protobuf::util::MessageDifferencer::Equals(before,
+                                                              state.agent_credential_ready())) {
+        changed.push_back(stream);
+      }
+    }
+    return changed;
   }
-  if (!absl::StartsWith(recorded.stream, "target/")) return std::string();
+  if (!absl::StartsWith(recorded.stream, "target/")) return changed;
   EvolveTarget(targets_[recorded.stream], *event, {recorded.seq, recorded.stream_version, at},
                service_);
-  return recorded.stream;
+  changed.push_back(recorded.stream);
+  return changed;
 }
 
 std::optional<v1::TargetState> CredentialProjection::Get(absl::string_view target_namespace,

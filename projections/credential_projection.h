@@ -26,9 +26,10 @@ inline constexpr uint32_t kCredentialProjectionVersion = 1;
 class CredentialProjection {
  public:
   // Folds `event`. REQUIRES: event.seq == seq() + 1 (events in log order, none skipped).
-  // Returns the stream name when a Target changed, empty otherwise.
+  // Returns the stream names of the Targets that changed, in stream order: the event's own
+  // Target, or for ServiceConfigured every Target whose AgentCredentialReady condition changed.
   // Errors: kDataLoss when the event does not decode or is out of order (nothing changes).
-  absl::StatusOr<std::string> Apply(const store::RecordedEvent& event);
+  absl::StatusOr<std::vector<std::string>> Apply(const store::RecordedEvent& event);
 
   // One Target's state by namespace and name; nullopt when the stream has no events.
   std::optional<v1::TargetState> Get(absl::string_view target_namespace,

@@ -73,13 +73,13 @@ absl::Status CredentialProjector::ApplyOne(const store::RecordedEvent& event) {
   std::string snapshot;
   {
     absl::MutexLock lock(&mu_);
-    absl::StatusOr<std::string> changed = projection_.Apply(event);
+    absl::StatusOr<std::vector<std::string>> changed = projection_.Apply(event);
     if (!changed.ok()) {
       status_ = changed.status();
       return status_;
     }
-    if (!changed->empty()) {
-      TargetChange change{event.seq, *projection_.GetStream(*changed)};
+    for (const std::string& stream : *changed) {
+      TargetChange change{event.seq, *projection_.GetStream(stream)};
       history_.push_back(change);
       while (history_.size() > options_.change_history) {
         forgotten_through_ = history_.front().seq;

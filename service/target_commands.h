@@ -10,6 +10,7 @@
 
 #include "absl/time/time.h"
 #include "credledger/v1/events.pb.h"
+#include "kubebridge/outcomes.h"
 
 namespace credledger::service {
 
@@ -35,50 +36,16 @@ struct LiftRevocation {};
 struct ConfirmRollout {
   std::string revision;
 };
-// Starts a mint when one is needed: no current credential, an unanswered rotation request,
-// or the rotation due time has passed. Issued by the bridge and the scheduler.
-struct PlanCredential {};
-
-// --- Outcome commands (actor "credledger") ---
-
-struct RecordIdentityWritten {
-  std::vector<std::string> writes;  // "created Kind/name" or "updated Kind/name"
-};
-struct RecordStaleCredentialsDeleted {
-  std::string attempt_id;
-  std::vector<v1::SecretRef> secrets;
-  std::vector<std::string> secret_target_uids;
-};
-struct RecordSecretCreated {
-  std::string attempt_id;
-  v1::SecretRef secret;
-  int64_t suffix = 0;
-};
-struct RecordCredentialIssued {
-  std::string attempt_id;
-  v1::SecretRef secret;
-  std::string token_fingerprint;  // 16 hex characters of SHA-256 over the token
-  absl::Time issued_at;
-  absl::Time expires_at;
-  bool adopted = false;
-};
-struct RecordMintFailed {
-  std::string attempt_id;  // empty for an identity failure outside an attempt
-  v1::MintStage stage = v1::MINT_STAGE_UNSPECIFIED;
-  std::string message;
-  std::optional<v1::SecretRef> deleted_secret;
-};
-struct RecordSecretDeleted {
-  v1::SecretRef secret;
-  v1::SecretDeletionReason reason = v1::SECRET_DELETION_REASON_UNSPECIFIED;
-};
-struct RecordSecretDeletedExternally {
-  v1::SecretRef secret;
-  absl::Time observed_at;
-};
-struct RecordTargetFinalized {
-  std::vector<std::string> deleted_objects;  // "Kind/name"
-};
+// Outcome commands come from the kube bridge, which declares them (kubebridge/outcomes.h).
+using kubebridge::PlanCredential;
+using kubebridge::RecordCredentialIssued;
+using kubebridge::RecordIdentityWritten;
+using kubebridge::RecordMintFailed;
+using kubebridge::RecordSecretCreated;
+using kubebridge::RecordSecretDeleted;
+using kubebridge::RecordSecretDeletedExternally;
+using kubebridge::RecordStaleCredentialsDeleted;
+using kubebridge::RecordTargetFinalized;
 
 using TargetCommand =
     std::variant<RegisterTarget, DeleteTarget, RequestRotation, Revoke, LiftRevocation,

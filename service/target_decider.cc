@@ -198,9 +198,12 @@ class Decision {
 
   absl::StatusOr<std::vector<Event>> operator()(const RecordMintFailed& c) {
     if (auto s = RequireRegistered(); !s.ok()) return s;
-    // The same failure again, with nothing in flight, is already recorded.
-    if (c.attempt_id.empty() && !c.deleted_secret.has_value() && state_.has_last_failure() &&
-        state_.last_failure().stage() == c.stage && state_.last_failure().message() == c.message) {
+    // The same failure again (same attempt, stage, message and deleted Secret) is already
+    // recorded; attempt ids are unique within an incarnation.
+    const std::string deleted_uid = c.deleted_secret.has_value() ? c.deleted_secret->uid() : "";
+    if (state_.has_last_failure() && state_.last_failure().attempt_id() == c.attempt_id &&
+        state_.last_failure().stage() == c.stage && state_.last_failure().message() == c.message &&
+        state_.last_failure().deleted_secret().uid() == deleted_uid) {
       return Done();
     }
     Event e;

@@ -1,0 +1,17 @@
+// Fault points for crash tests (DESIGN section 8): named places in the real binaries where the
+// process can be killed on purpose.
+//
+// The environment variable CREDLEDGER_FAULT_POINTS holds a comma-separated list of point
+// names; when execution reaches a listed point, the process sends itself SIGKILL (no
+// destructors, no flushing: like a power cut for everything not yet durable). Unset, a
+// point costs one read of a cached flag. Never set it in production.
+#pragma once
+
+#include "absl/strings/string_view.h"
+
+namespace credledger::common {
+
+// Kills the process with SIGKILL when `point` is armed in CREDLEDGER_FAULT_POINTS.
+void FaultPoint(absl::string_view point);
+
+}  // namespace credledger::common

@@ -1,0 +1,19 @@
+#include "service/credledger_cli.h"
+
+#include "service/server_cli.h"
+#include "service/target_cli.h"
+
+namespace credledger::service {
+
+Dispatcher CredledgerDispatcher() {
+  Dispatcher dispatcher("credledger");
+  AddServerCommands(dispatcher);
+  AddTargetCommands(dispatcher);
+  return dispatcher;
+}
+
+int CredledgerMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  return CredledgerDispatcher().Run(args, out, err);
+}
+
+}  // namespace credledger::service

@@ -1,0 +1,71 @@
+// FlagSet: the flags of one `credledger` subcommand. absl/flags has one process-wide
+// registry, which cannot give each subcommand its own flags and `--help`; so subcommands
+// declare their flags here, bound to their own variables, and values are converted by
+// absl's flag marshalling (absl::ParseFlag / absl::UnparseFlag), so every type absl flags
+// accept (strings, integers, bool, absl::Duration, ...) parses the same way.
+//
+// Accepted forms: `--name=value`, `--name value`, and for bool flags `--name`,
+// `--noname`, `--name=true|false`. `--help` and `-h` ask for help; `--` ends the flags.
+// Any other argument is positional. Flags and positional arguments may be interleaved.
+//
+// Thread-safety: not thread-safe; one FlagSet per parse.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "absl/flags/marshalling.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace credledger::service {
+
+class FlagSet {
+ public:
+  // Declares --`name` bound to `*value`; the value `*value` holds now is the default shown
+  // by Help. `value` must outlive the FlagSet. REQUIRES: `name` is unique in this set.
+  template <typename T>
+  void Add(absl::string_view name, T* value, absl::string_view help) {
+    Flag flag;
+    flag.name = std::string(name);
+    flag.help = std::string(help);
+    flag.default_text = absl::UnparseFlag<T>(*value);
+    flag.is_bool = std::is_same_v<T, bool>;
+    flag.parse = [value](absl::string_view text, std::string* error) {
+      return absl::ParseFlag<T>(text, value, error);
+    };
+    flags_.push_back(std::move(flag));
+  }
+
+  // Declares --`name` bound to `*value`, accepting only one of `choices`.
+  void AddChoice(absl::string_view name, std::string* value, std::vector<std::string> choices,
+                 absl::string_view help);
+
+  // Parses `args` (the arguments after the subcommand's words) into the bound variables.
+  // Returns the positional arguments in order; sets `*help` when --help or -h was given
+  // (parsing stops there).
+  // Errors: kInvalidArgument for an unknown flag, a missing value, or a value the flag's
+  // type or choices reject; the message names the flag.
+  absl::StatusOr<std::vector<std::string>> Parse(const std::vector<std::string>& args,
+                                                 bool* help);
+
+  // One line per flag, in declaration order: "  --name=<value>  help (default: ...)".
+  std::string Help() const;
+  bool empty() const { return flags_.empty(); }
+
+ private:
+  struct Flag {
+    std::string name;
+    std::string help;
+    std::string default_text;
+    bool is_bool = false;
+    std::function<bool(absl::string_view, std::string*)> parse;
+  };
+  Flag* Find(absl::string_view name);
+
+  std::vector<Flag> flags_;
+};
+
+}  // namespace credledger::service

@@ -1,0 +1,73 @@
+#include "service/listen_address.h"
+
+#include <arpa/inet.h>
+
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace credledger::service {
+namespace {
+
+bool IsLoopbackHost(absl::string_view host) {
+  if (host == "localhost") return true;
+  const std::string text(host);
+  in_addr v4;
+  if (inet_pton(AF_INET, text.c_str(), &v4) == 1) {
+    return (ntohl(v4.s_addr) >> 24) == 127;
+  }
+  in6_addr v6;
+  if (inet_pton(AF_INET6, text.c_str(), &v6) == 1) {
+    return IN6_IS_ADDR_LOOPBACK(&v6);
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::Status CheckPlaintextListenAddress(absl::string_view field, absl::string_view address) {
+  if (absl::StartsWith(address, "unix:") || absl::StartsWith(address, "unix-abstract:")) {
+    if (address.substr(address.find(':') + 1).empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": \"", address, "\" names no socket path"));
+    }
+    return absl::OkStatus();
+  }
+  absl::string_view host;
+  absl::string_view port;
+  if (absl::StartsWith(address, "[")) {
+    const size_t close = address.find("]:");
+    if (close == absl::string_view::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, ": \"", address, "\" is not [<IPv6 address>]:<port>"));
+    }
+    host = address.substr(1, close - 1);
+    port = address.substr(close + 2);
+  } else {
+    const size_t colon = address.rfind(':');
+    if (colon == absl::string_view::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": \"", address, "\" has no port (<host>:<port>)"));
+    }
+    host = address.substr(0, colon);
+    port = address.substr(colon + 1);
+  }
+  uint32_t port_number = 0;
+  if (!absl::SimpleAtoi(port, &port_number) || port_number > 65535 ||
+      port.find_first_not_of("0123456789") != absl::string_view::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": \"", address, "\" has port \"", port, "\"; a port is a number 0-65535"));
+  }
+  if (!IsLoopbackHost(host)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": \"", address,
+        "\" is not a loopback address; without TLS credledger listens only on loopback "
+        "(127.0.0.0/8, ::1, localhost) or a unix socket"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace credledger::service

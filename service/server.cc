@@ -1,0 +1,201 @@
+#include "service/server.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/sha256.h"
+#include "common/status_macros.h"
+#include "projections/target_state.h"
+#include "service/listen_address.h"
+#include "service/service_configuration.h"
+#include "service/target_grpc_service.h"
+
+namespace credledger::service {
+namespace {
+
+// How long in-flight calls may run once shutdown has begun.
+constexpr absl::Duration kShutdownGrace = absl::Seconds(5);
+
+absl::StatusOr<std::string> ReadFile(absl::string_view flag, const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int error = errno;
+    const std::string message = absl::StrCat(flag, ": cannot read \"", path.string(),
+                                             "\": ", std::strerror(error));
+    if (error == ENOENT) return absl::NotFoundError(message);
+    return absl::FailedPreconditionError(message);
+  }
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+// Writes `text` to `path` through a temporary file and a rename, so that a reader never
+// sees a partial file.
+absl::Status WriteFileAtomically(const std::filesystem::path& path, absl::string_view text) {
+  const std::filesystem::path temporary = path.string() + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) {
+      return absl::InternalError(
+          absl::StrCat("--port-file: cannot write \"", temporary.string(), "\""));
+    }
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  if (error) {
+    return absl::InternalError(absl::StrCat("--port-file: cannot rename to \"", path.string(),
+                                            "\": ", error.message()));
+  }
+  return absl::OkStatus();
+}
+
+// "<host>:<port>" with the bound port in place of the requested one; unix addresses as given.
+std::string DialAddress(const std::string& listen, int port) {
+  if (absl::StartsWith(listen, "unix")) return listen;
+  return absl::StrCat(listen.substr(0, listen.rfind(':')), ":", port);
+}
+
+}  // namespace
+
+absl::Status ValidateServeOptions(const ServeOptions& options) {
+  if (options.db_path.empty()) return absl::InvalidArgumentError("--db: required");
+  if (options.agent_token_ttl < kMinAgentTokenTtl) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--agent-token-ttl: ", absl::FormatDuration(options.agent_token_ttl),
+        " is below the minimum of ", absl::FormatDuration(kMinAgentTokenTtl)));
+  }
+  if (options.snapshot_every < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--snapshot-every: ", options.snapshot_every, " is negative; 0 disables snapshots"));
+  }
+  return CheckPlaintextListenAddress("--listen", options.listen_address);
+}
+
+absl::StatusOr<v1::ServiceConfigured> ServiceConfigurationFor(const ServeOptions& options) {
+  std::string ca_bundle;
+  if (!options.agent_ca_file.empty()) {
+    ASSIGN_OR_RETURN(ca_bundle, ReadFile("--agent-ca-file", options.agent_ca_file));
+  }
+  v1::ServiceConfigured config;
+  config.set_agent_apiserver_url(options.agent_apiserver_url);
+  if (!options.agent_ca_file.empty()) {
+    config.set_agent_ca_sha256(common::HexEncode(common::Sha256Of(ca_bundle)));
+  }
+  config.set_agent_token_ttl_seconds(absl::ToInt64Seconds(options.agent_token_ttl));
+  config.set_credentials_enabled(!options.agent_apiserver_url.empty());
+  config.set_connection_hash(
+      projections::ConnectionHash(options.agent_apiserver_url, ca_bundle));
+  return config;
+}
+
+absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenEventLog(
+    const std::filesystem::path& db_path, store::SqliteEventStoreOptions::Synchronous synchronous,
+    common::Clock* clock) {
+  if (db_path.has_parent_path()) {
+    std::error_code error;
+    std::filesystem::create_directories(db_path.parent_path(), error);
+    if (error) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "--db: cannot create \"", db_path.parent_path().string(), "\": ", error.message()));
+    }
+  }
+  store::SqliteEventStoreOptions options;
+  options.path = db_path;
+  options.synchronous = synchronous;
+  options.clock = clock;
+  return store::SqliteEventStore::Open(options);
+}
+
+absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServeOptions options) {
+  RETURN_IF_ERROR(ValidateServeOptions(options));
+  auto server = std::unique_ptr<Server>(new Server(std::move(options)));
+  RETURN_IF_ERROR(server->Wire());
+  return server;
+}
+
+Server::Server(ServeOptions options) : options_(std::move(options)) {}
+
+Server::~Server() { Shutdown(); }
+
+// The one place where the service's components are put together, in dependency order.
+absl::Status Server::Wire() {
+  ASSIGN_OR_RETURN(v1::ServiceConfigured config, ServiceConfigurationFor(options_));
+  ASSIGN_OR_RETURN(store_, OpenEventLog(options_.db_path, options_.synchronous, options_.clock));
+  RETURN_IF_ERROR(RecordServiceConfiguration(*store_, config, "credledger").status());
+
+  projections::CredentialProjector::Options projector_options;
+  projector_options.snapshot_every = options_.snapshot_every;
+  ASSIGN_OR_RETURN(projector_,
+                   projections::CredentialProjector::Start(store_.get(), projector_options));
+  bus_ = std::make_unique<TargetCommandBus>(store_.get());
+  api_ = std::make_unique<TargetApi>(bus_.get(), projector_.get(), options_.clock, options_.api);
+  return StartGrpc();
+}
+
+absl::Status Server::StartGrpc() {
+  grpc_service_ = std::make_unique<TargetGrpcService>(api_.get());
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(options_.listen_address, grpc::InsecureServerCredentials(), &port_);
+  builder.RegisterService(grpc_service_.get());
+  grpc_server_ = builder.BuildAndStart();
+  if (grpc_server_ == nullptr) {
+    return absl::UnavailableError(
+        absl::StrCat("--listen: cannot listen on \"", options_.listen_address, "\""));
+  }
+  if (absl::StartsWith(options_.listen_address, "unix")) port_ = 0;
+  grpc_server_->GetHealthCheckService()->SetServingStatus(
+      v1::TargetService::service_full_name(), true);
+  address_ = DialAddress(options_.listen_address, port_);
+  if (!options_.port_file.empty()) {
+    RETURN_IF_ERROR(WriteFileAtomically(options_.port_file, absl::StrCat(port_, "\n")));
+  }
+  return absl::OkStatus();
+}
+
+void Server::Wait() {
+  absl::MutexLock lock(&mu_);
+  mu_.Await(absl::Condition(&stopped_));
+}
+
+void Server::Shutdown() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (shutting_down_) {
+      mu_.Await(absl::Condition(&stopped_));
+      return;
+    }
+    shutting_down_ = true;
+  }
+  if (api_ != nullptr) api_->Stop();
+  if (grpc_server_ != nullptr) {
+    grpc_server_->GetHealthCheckService()->Shutdown();
+    grpc_server_->Shutdown(absl::ToChronoTime(absl::Now() + kShutdownGrace));
+    grpc_server_->Wait();
+  }
+  grpc_server_.reset();
+  grpc_service_.reset();
+  api_.reset();
+  bus_.reset();
+  projector_.reset();
+  if (store_ != nullptr) store_->Close();
+  store_.reset();
+  absl::MutexLock lock(&mu_);
+  stopped_ = true;
+}
+
+}  // namespace credledger::service

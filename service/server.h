@@ -1,0 +1,136 @@
+// Server: `credledger serve` as a reusable component (DESIGN sections 1, 6): it opens the
+// event log, records the service configuration (ServiceConfigured), starts the credential
+// projector and the command bus, and serves the gRPC API with standard health checking and
+// server reflection. Plaintext only: Start refuses any listening address that is not
+// loopback or a unix socket (DESIGN section 7; TLS comes later).
+//
+// Components are built in dependency order by one function (Server::Wire) and torn down in
+// reverse order by Shutdown: first the gRPC server (watches are told to end, in-flight calls
+// finish), then the projector, the bus and the store.
+//
+// Thread-safety: Shutdown and Wait may be called from any thread; accessors are valid
+// between a successful Start and Shutdown.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "credledger/v1/events.pb.h"
+#include "projections/credential_projector.h"
+#include "service/command_bus.h"
+#include "service/target_api.h"
+#include "store/sqlite_event_store.h"
+
+namespace grpc {
+class Server;
+}  // namespace grpc
+
+namespace credledger::service {
+
+class TargetGrpcService;
+
+// Shortest agent token lifetime accepted: rotation starts at 80% of the lifetime, and
+// shorter tokens would churn Secrets faster than agents re-render.
+inline constexpr absl::Duration kMinAgentTokenTtl = absl::Minutes(10);
+
+// What `credledger serve` is told by its flags.
+struct ServeOptions {
+  // The event log; its parent directory is created when missing.
+  std::filesystem::path db_path = "./var/credledger.db";
+  // gRPC listening address (listen_address.h); port 0 lets the kernel choose.
+  std::string listen_address = "127.0.0.1:7443";
+  // When set, the bound port is written there (decimal, newline) once the server listens.
+  std::filesystem::path port_file;
+  // Agent API server URL; empty disables credentials (AgentCredentialReady=False/Disabled).
+  std::string agent_apiserver_url;
+  // CA bundle agents use for that server; hashed into ServiceConfigured. Empty: none.
+  std::filesystem::path agent_ca_file;
+  // Lifetime requested for agent tokens (>= kMinAgentTokenTtl).
+  absl::Duration agent_token_ttl = absl::Hours(24);
+  // kubeconfig of the cluster the kube bridge writes to (not used yet).
+  std::filesystem::path kubeconfig;
+  // PRAGMA synchronous of the log.
+  store::SqliteEventStoreOptions::Synchronous synchronous =
+      store::SqliteEventStoreOptions::Synchronous::kFull;
+  // Events between projection snapshots (>= 0; 0 disables them).
+  int64_t snapshot_every = 1000;
+  // Source of "now" for commands and recorded times. Not owned.
+  common::Clock* clock = common::RealClock::Default();
+  // Read-your-writes timeout and watch queue bound.
+  TargetApi::Options api;
+};
+
+// Checks option values that no component checks itself.
+// Errors: kInvalidArgument naming the flag (--agent-token-ttl below 10m, --listen not
+// loopback or malformed, --snapshot-every negative, --db empty).
+absl::Status ValidateServeOptions(const ServeOptions& options);
+
+// The ServiceConfigured the options describe: URL, lowercase hex SHA-256 of the CA file
+// (empty without one), TTL in seconds, enabled = URL non-empty, and the connection hash over
+// URL and CA bytes (projections::ConnectionHash).
+// Errors: kNotFound / kFailedPrecondition when the CA file cannot be read.
+absl::StatusOr<v1::ServiceConfigured> ServiceConfigurationFor(const ServeOptions& options);
+
+// Creates the parent directory of `db_path` when missing, then opens (creating and
+// migrating) the event log there.
+// Errors: kFailedPrecondition when the directory cannot be created; SqliteEventStore::Open's.
+absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenEventLog(
+    const std::filesystem::path& db_path, store::SqliteEventStoreOptions::Synchronous synchronous,
+    common::Clock* clock);
+
+class Server {
+ public:
+  // Validates `options`, builds every component and starts serving.
+  // Errors: ValidateServeOptions's; store open errors (kFailedPrecondition for a newer
+  // schema, kDataLoss for a corrupt file, kUnavailable when locked); kUnavailable when the
+  // address cannot be bound; kInternal when the port file cannot be written.
+  static absl::StatusOr<std::unique_ptr<Server>> Start(ServeOptions options);
+  // Shuts down (see Shutdown).
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // The address clients dial: "<host>:<bound port>", or the unix socket address as given.
+  const std::string& address() const { return address_; }
+  // The bound TCP port; 0 for a unix socket.
+  int port() const { return port_; }
+  // The running components, for tests and for wiring more components beside the API.
+  store::EventStore* event_store() const { return store_.get(); }
+  projections::CredentialProjector* projector() const { return projector_.get(); }
+  TargetCommandBus* command_bus() const { return bus_.get(); }
+
+  // Blocks until Shutdown has completed.
+  void Wait();
+  // Stops serving: watches end with UNAVAILABLE, in-flight calls get up to 5 seconds, then
+  // every component stops in reverse order. Idempotent; returns once everything stopped.
+  void Shutdown();
+
+ private:
+  explicit Server(ServeOptions options);
+  absl::Status Wire();
+  absl::Status StartGrpc();
+
+  const ServeOptions options_;
+  std::string address_;
+  int port_ = 0;
+
+  std::unique_ptr<store::SqliteEventStore> store_;
+  std::unique_ptr<projections::CredentialProjector> projector_;
+  std::unique_ptr<TargetCommandBus> bus_;
+  std::unique_ptr<TargetApi> api_;
+  std::unique_ptr<TargetGrpcService> grpc_service_;
+  std::unique_ptr<grpc::Server> grpc_server_;
+
+  absl::Mutex mu_;
+  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace credledger::service

@@ -1,0 +1,130 @@
+#include "service/server_cli.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "service/server.h"
+#include "store/migrations.h"
+#include "store/sqlite.h"
+
+namespace credledger::service {
+namespace {
+
+store::SqliteEventStoreOptions::Synchronous ParseSynchronous(const std::string& value) {
+  return value == "normal" ? store::SqliteEventStoreOptions::Synchronous::kNormal
+                           : store::SqliteEventStoreOptions::Synchronous::kFull;
+}
+
+std::string EnvOr(const char* name, const std::string& fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? std::string(value) : fallback;
+}
+
+class ServeCommand final : public Subcommand {
+ public:
+  void DefineFlags(FlagSet& flags) override {
+    flags.Add("db", &db_, "event log database file (its folder is created when missing)");
+    flags.Add("listen", &listen_,
+              "gRPC address: loopback host:port (port 0 picks one) or unix:path");
+    flags.Add("port-file", &port_file_, "write the bound port to this file once listening");
+    flags.Add("agent-apiserver-url", &agent_apiserver_url_,
+              "API server URL agents use; empty disables credentials");
+    flags.Add("agent-ca-file", &agent_ca_file_,
+              "CA bundle agents use for that server (hashed into the connection hash)");
+    flags.Add("agent-token-ttl", &agent_token_ttl_,
+              "lifetime of agent tokens, at least 10m (e.g. 24h, 90m)");
+    flags.Add("kubeconfig", &kubeconfig_,
+              "kubeconfig of the cluster credledger writes to (default $KUBECONFIG)");
+    flags.AddChoice("synchronous", &synchronous_, {"full", "normal"},
+                    "SQLite synchronous mode of the log");
+    flags.Add("snapshot-every", &snapshot_every_,
+              "events between projection snapshots; 0 disables them");
+  }
+
+  int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
+    ServeOptions options;
+    options.db_path = db_;
+    options.listen_address = listen_;
+    options.port_file = port_file_;
+    options.agent_apiserver_url = agent_apiserver_url_;
+    options.agent_ca_file = agent_ca_file_;
+    options.agent_token_ttl = agent_token_ttl_;
+    options.kubeconfig = kubeconfig_;
+    options.synchronous = ParseSynchronous(synchronous_);
+    options.snapshot_every = snapshot_every_;
+    if (absl::Status valid = ValidateServeOptions(options); !valid.ok()) {
+      return ReportError(valid, err);
+    }
+    // Every thread the server starts inherits this mask, so the signals reach only sigwait.
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+    absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(std::move(options));
+    if (!server.ok()) return ReportError(server.status(), err);
+    out << "credledger serving on " << (*server)->address() << std::endl;
+    int signal_number = 0;
+    sigwait(&stop_signals, &signal_number);
+    err << "credledger: " << strsignal(signal_number) << ", shutting down\n";
+    (*server)->Shutdown();
+    return kExitOk;
+  }
+
+ private:
+  std::string db_ = "./var/credledger.db";
+  std::string listen_ = "127.0.0.1:7443";
+  std::string port_file_;
+  std::string agent_apiserver_url_;
+  std::string agent_ca_file_;
+  absl::Duration agent_token_ttl_ = absl::Hours(24);
+  std::string kubeconfig_ = EnvOr("KUBECONFIG", "");
+  std::string synchronous_ = "full";
+  int64_t snapshot_every_ = 1000;
+};
+
+class MigrateCommand final : public Subcommand {
+ public:
+  void DefineFlags(FlagSet& flags) override {
+    flags.Add("db", &db_, "event log database file (created when missing)");
+  }
+
+  int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
+    absl::StatusOr<int64_t> version = Migrate();
+    if (!version.ok()) return ReportError(version.status(), err);
+    out << "schema version " << *version << " (" << db_ << ")\n";
+    return kExitOk;
+  }
+
+ private:
+  absl::StatusOr<int64_t> Migrate() const {
+    {
+      ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteEventStore> log,
+                       OpenEventLog(db_, store::SqliteEventStoreOptions::Synchronous::kFull,
+                                    common::RealClock::Default()));
+      log->Close();
+    }
+    ASSIGN_OR_RETURN(std::unique_ptr<store::Connection> db,
+                     store::Connection::Open(db_, /*create=*/false, /*read_only=*/true));
+    return store::SchemaVersion(*db);
+  }
+
+  std::string db_ = "./var/credledger.db";
+};
+
+}  // namespace
+
+void AddServerCommands(Dispatcher& d) {
+  d.Add({"serve", "", "run the credledger service until SIGINT or SIGTERM", 0, 0,
+         [] { return std::make_unique<ServeCommand>(); }});
+  d.Add({"migrate", "", "create or migrate the database, print its schema version", 0, 0,
+         [] { return std::make_unique<MigrateCommand>(); }});
+}
+
+}  // namespace credledger::service

@@ -1,0 +1,18 @@
+// The `credledger serve` and `credledger migrate` subcommands.
+//
+// serve: runs the Server (server.h) until SIGINT or SIGTERM, printing
+// "credledger serving on <host:port>" on stdout once it accepts calls. Start-up errors
+// (--agent-token-ttl below 10m, a non-loopback --listen, an unreadable CA file, a newer
+// database schema, ...) print "error: <CODE>: <message>" and exit 1.
+// migrate: opens or creates the database, applies the migrations, prints
+// "schema version <n> (<path>)" and exits.
+#pragma once
+
+#include "service/subcommands.h"
+
+namespace credledger::service {
+
+// Adds "serve" and "migrate" to `dispatcher`.
+void AddServerCommands(Dispatcher& dispatcher);
+
+}  // namespace credledger::service

@@ -1,0 +1,80 @@
+// The `credledger` subcommand dispatch layer (DESIGN section 6: `--help` on every
+// subcommand), decided once for every subcommand: a subcommand is named by one or more words
+// ("serve", "target register"), owns a FlagSet that only it parses, and runs with its
+// positional arguments.
+//
+// Exit codes: 0 success (and --help); 2 usage errors (unknown subcommand, unknown flag, bad
+// flag value, wrong number of arguments), printed as "error: ..." followed by the relevant
+// usage on stderr; otherwise what the subcommand returns (1 for failures by convention).
+//
+// Thread-safety: not thread-safe; one Dispatcher per process.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "service/flag_set.h"
+
+namespace credledger::service {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+// Prints "error: <CODE>: <message>" (CODE as in absl::StatusCodeToString, for example
+// INVALID_ARGUMENT) to `err` and returns kExitFailure.
+int ReportError(const absl::Status& status, std::ostream& err);
+
+// One subcommand's behaviour. Flags bind to the object's own members in DefineFlags.
+class Subcommand {
+ public:
+  virtual ~Subcommand() = default;
+  // Declares the subcommand's flags, bound to members of this object.
+  virtual void DefineFlags(FlagSet& flags) = 0;
+  // Runs with the positional arguments (count already checked); returns the exit code.
+  // Output goes to `out`, diagnostics and errors ("error: ...") to `err`.
+  virtual int Run(const std::vector<std::string>& args, std::ostream& out,
+                  std::ostream& err) = 0;
+};
+
+struct SubcommandSpec {
+  std::string path;          // words, space-separated: "target register"
+  std::string args_usage;    // positional arguments for the usage line: "<namespace>/<name>"
+  std::string summary;       // one line, lower-case, no final period
+  size_t min_args = 0;       // positional arguments accepted
+  size_t max_args = 0;
+  std::function<std::unique_ptr<Subcommand>()> make;
+};
+
+class Dispatcher {
+ public:
+  // `program` is the name printed in usage lines ("credledger").
+  explicit Dispatcher(std::string program) : program_(std::move(program)) {}
+
+  // REQUIRES: `spec.path` is unique and `spec.make` non-null.
+  void Add(SubcommandSpec spec);
+
+  // Dispatches `args` (argv without the program name) and returns the exit code.
+  int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) const;
+
+  // The program's usage: every subcommand with its summary.
+  std::string Usage() const;
+  // A subcommand's usage line, summary and its own flags only.
+  std::string Help(const SubcommandSpec& spec) const;
+
+ private:
+  // The subcommand whose words are the longest prefix of `args`; nullptr when none.
+  const SubcommandSpec* Match(const std::vector<std::string>& args, size_t* words) const;
+  // Usage restricted to the subcommands under `prefix` ("target").
+  std::string GroupUsage(const std::string& prefix) const;
+
+  std::string program_;
+  std::vector<SubcommandSpec> specs_;
+};
+
+}  // namespace credledger::service

@@ -1,0 +1,285 @@
+#include "service/target_cli.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "credledger/v1/api.grpc.pb.h"
+#include "service/grpc_status.h"
+#include "service/target_api.h"
+#include "service/target_printer.h"
+#include "service/uuid.h"
+
+namespace credledger::service {
+namespace {
+
+using Stub = v1::TargetService::Stub;
+
+// Deadline of one unary call.
+constexpr absl::Duration kCallTimeout = absl::Seconds(30);
+constexpr char kTargetArg[] = "<namespace>/<name>";
+
+// Flags and plumbing shared by every client subcommand.
+class ClientCommand : public Subcommand {
+ public:
+  void DefineFlags(FlagSet& flags) override {
+    flags.Add("server", &server_, "credledger API address (host:port or unix:path)");
+    flags.Add("as", &actor_, "the identity recorded as the actor of the call's events");
+    flags.AddChoice("output", &output_, {"text", "json"}, "output format");
+    DefineOwnFlags(flags);
+  }
+
+ protected:
+  virtual void DefineOwnFlags(FlagSet&) {}
+
+  std::unique_ptr<Stub> NewStub() const {
+    return v1::TargetService::NewStub(
+        grpc::CreateChannel(server_, grpc::InsecureChannelCredentials()));
+  }
+  // Names the caller and, for unary calls, sets the deadline.
+  void Prepare(grpc::ClientContext& context, bool unary) const {
+    context.AddMetadata(kActorMetadataKey, actor_);
+    if (unary) context.set_deadline(absl::ToChronoTime(absl::Now() + kCallTimeout));
+  }
+  bool json() const { return output_ == "json"; }
+  // Prints `message` as JSON, or `text` in text mode.
+  int Print(const google::protobuf::Message& message, const std::string& text,
+            std::ostream& out, std::ostream& err) const {
+    if (!json()) {
+      out << text;
+      return kExitOk;
+    }
+    absl::StatusOr<std::string> encoded = ToJson(message);
+    if (!encoded.ok()) return ReportError(encoded.status(), err);
+    out << *encoded << "\n";
+    return kExitOk;
+  }
+
+ private:
+  std::string server_ = DefaultServerAddress();
+  std::string actor_ = kAnonymousActor;
+  std::string output_ = "text";
+};
+
+// Splits "<namespace>/<name>"; false when the argument has another shape.
+bool SplitTarget(const std::string& arg, std::string* target_namespace, std::string* name) {
+  const size_t slash = arg.find('/');
+  if (slash == std::string::npos || arg.find('/', slash + 1) != std::string::npos) return false;
+  *target_namespace = arg.substr(0, slash);
+  *name = arg.substr(slash + 1);
+  return true;
+}
+
+int BadTarget(const std::string& arg, std::ostream& err) {
+  err << "error: expected " << kTargetArg << ", got \"" << arg << "\"\n";
+  return kExitUsage;
+}
+
+// One mutating subcommand: its RPC, past-tense verb, and extra string flags copied into
+// the request.
+template <typename Request, typename Response>
+class MutationCommand final : public ClientCommand {
+ public:
+  using Call = grpc::Status (Stub::*)(grpc::ClientContext*, const Request&, Response*);
+  struct ExtraFlag {
+    std::string name;
+    std::string help;
+    std::function<void(Request&, const std::string&)> set;
+  };
+
+  MutationCommand(Call call, std::string verb, std::vector<ExtraFlag> extras)
+      : call_(call), verb_(std::move(verb)), extras_(std::move(extras)) {}
+
+  int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) override {
+    Request request;
+    std::string target_namespace, name;
+    if (!SplitTarget(args[0], &target_namespace, &name)) return BadTarget(args[0], err);
+    request.set_namespace_(target_namespace);
+    request.set_name(name);
+    if (request_id_.empty()) {
+      absl::StatusOr<std::string> generated = NewUuidV4();
+      if (!generated.ok()) return ReportError(generated.status(), err);
+      request_id_ = *generated;
+      err << "request-id: " << request_id_ << "\n";
+    }
+    request.set_request_id(request_id_);
+    for (const ExtraFlag& extra : extras_) extra.set(request, values_[extra.name]);
+
+    grpc::ClientContext context;
+    Prepare(context, /*unary=*/true);
+    Response response;
+    const grpc::Status status = (NewStub().get()->*call_)(&context, request, &response);
+    if (!status.ok()) return ReportError(FromGrpcStatus(status), err);
+    return Print(response, Text(response), out, err);
+  }
+
+ private:
+  void DefineOwnFlags(FlagSet& flags) override {
+    flags.Add("request-id", &request_id_,
+              "idempotency key of the call; generated and printed when absent");
+    for (const ExtraFlag& extra : extras_) flags.Add(extra.name, &values_[extra.name], extra.help);
+  }
+
+  std::string Text(const Response& response) const {
+    const v1::Target& t = response.target();
+    std::string summary = absl::StrCat(verb_, " ", t.namespace_(), "/", t.name());
+    if (response.replayed()) {
+      absl::StrAppend(&summary, ": request already answered, nothing appended (seq ",
+                      response.seq(), ")");
+    } else if (response.seq() == 0) {
+      absl::StrAppend(&summary, ": already in that state, nothing appended");
+    } else {
+      absl::StrAppend(&summary, " (seq ", response.seq(), ")");
+    }
+    std::string text = absl::StrCat(summary, "\n", FormatTargetText(t));
+    if constexpr (std::is_same_v<Response, v1::ConfirmRolloutResponse>) {
+      const auto& released = response.released_secrets();
+      absl::StrAppend(&text, "  released:    ",
+                      released.empty() ? "none" : absl::StrJoin(released, ", "), "\n");
+    }
+    return text;
+  }
+
+  Call call_;
+  std::string verb_;
+  std::vector<ExtraFlag> extras_;
+  std::string request_id_;
+  std::map<std::string, std::string> values_;
+};
+
+class GetCommand final : public ClientCommand {
+ public:
+  int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) override {
+    v1::GetTargetRequest request;
+    std::string target_namespace, name;
+    if (!SplitTarget(args[0], &target_namespace, &name)) return BadTarget(args[0], err);
+    request.set_namespace_(target_namespace);
+    request.set_name(name);
+    grpc::ClientContext context;
+    Prepare(context, /*unary=*/true);
+    v1::GetTargetResponse response;
+    const grpc::Status status = NewStub()->GetTarget(&context, request, &response);
+    if (!status.ok()) return ReportError(FromGrpcStatus(status), err);
+    return Print(response, FormatTargetText(response.target()), out, err);
+  }
+};
+
+class ListCommand final : public ClientCommand {
+ public:
+  int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
+    v1::ListTargetsRequest request;
+    request.set_namespace_(namespace_);
+    request.set_include_finalized(include_finalized_);
+    grpc::ClientContext context;
+    Prepare(context, /*unary=*/true);
+    v1::ListTargetsResponse response;
+    const grpc::Status status = NewStub()->ListTargets(&context, request, &response);
+    if (!status.ok()) return ReportError(FromGrpcStatus(status), err);
+    std::string text = FormatTargetTableHeader();
+    for (const v1::Target& t : response.targets()) absl::StrAppend(&text, FormatTargetRow(t));
+    return Print(response, text, out, err);
+  }
+
+ private:
+  void DefineOwnFlags(FlagSet& flags) override {
+    flags.Add("namespace", &namespace_, "only Targets of this namespace");
+    flags.Add("include-finalized", &include_finalized_, "also list finalized Targets");
+  }
+  std::string namespace_;
+  bool include_finalized_ = false;
+};
+
+class WatchCommand final : public ClientCommand {
+ public:
+  int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
+    v1::WatchTargetsRequest request;
+    request.set_namespace_(namespace_);
+    request.set_after_seq(after_seq_);
+    grpc::ClientContext context;
+    Prepare(context, /*unary=*/false);
+    std::unique_ptr<grpc::ClientReader<v1::WatchTargetsResponse>> reader =
+        NewStub()->WatchTargets(&context, request);
+    v1::WatchTargetsResponse item;
+    while (reader->Read(&item)) {
+      if (Print(item, FormatWatchItem(item), out, err) != kExitOk) {
+        context.TryCancel();
+        break;
+      }
+      out.flush();
+    }
+    const grpc::Status status = reader->Finish();
+    if (!status.ok()) return ReportError(FromGrpcStatus(status), err);
+    return kExitOk;
+  }
+
+ private:
+  void DefineOwnFlags(FlagSet& flags) override {
+    flags.Add("namespace", &namespace_, "only Targets of this namespace");
+    flags.Add("after-seq", &after_seq_,
+              "resume after this seq without a snapshot; 0 starts with a snapshot");
+  }
+  std::string namespace_;
+  int64_t after_seq_ = 0;
+};
+
+template <typename Request, typename Response>
+std::function<std::unique_ptr<Subcommand>()> Mutation(
+    grpc::Status (Stub::*call)(grpc::ClientContext*, const Request&, Response*),
+    std::string verb,
+    std::vector<typename MutationCommand<Request, Response>::ExtraFlag> extras = {}) {
+  return [=]() {
+    return std::make_unique<MutationCommand<Request, Response>>(call, verb, extras);
+  };
+}
+
+}  // namespace
+
+std::string DefaultServerAddress() {
+  const char* env = std::getenv("CREDLEDGER_SERVER");
+  if (env != nullptr && *env != '\0') return env;
+  return "127.0.0.1:7443";
+}
+
+void AddTargetCommands(Dispatcher& d) {
+  d.Add({"target register", kTargetArg, "register a Target (and request its first credential)",
+         1, 1,
+         Mutation(&Stub::RegisterTarget, "registered",
+                  {{"uid", "uid of the Target (lowercase RFC 4122); generated when absent",
+                    [](v1::RegisterTargetRequest& r, const std::string& v) { r.set_uid(v); }}})});
+  d.Add({"target delete", kTargetArg, "delete a Target and its credentials", 1, 1,
+         Mutation(&Stub::DeleteTarget, "deletion requested for")});
+  d.Add({"target rotate", kTargetArg, "request a new credential", 1, 1,
+         Mutation(&Stub::RequestRotation, "rotation requested for",
+                  {{"value", "rotation request value; defaults to the request id",
+                    [](v1::RequestRotationRequest& r, const std::string& v) {
+                      r.set_value(v);
+                    }}})});
+  d.Add({"target revoke", kTargetArg, "revoke a Target's credentials", 1, 1,
+         Mutation(&Stub::Revoke, "revoked",
+                  {{"reason", "why, recorded with the revocation",
+                    [](v1::RevokeRequest& r, const std::string& v) { r.set_reason(v); }}})});
+  d.Add({"target lift", kTargetArg, "lift a revocation (a fresh credential is minted)", 1, 1,
+         Mutation(&Stub::LiftRevocation, "revocation lifted for")});
+  d.Add({"target confirm", kTargetArg,
+         "confirm a rolled-out chart version (releases older credentials)",
+         1, 1,
+         Mutation(&Stub::ConfirmRollout, "rollout confirmed for",
+                  {{"revision", "the chart version that rolled out (required)",
+                    [](v1::ConfirmRolloutRequest& r, const std::string& v) {
+                      r.set_revision(v);
+                    }}})});
+  d.Add({"target get", kTargetArg, "show a Target and its current credential", 1, 1,
+         [] { return std::make_unique<GetCommand>(); }});
+  d.Add({"target list", "", "list Targets", 0, 0,
+         [] { return std::make_unique<ListCommand>(); }});
+  d.Add({"target watch", "", "stream Targets: a snapshot, then every change", 0, 0,
+         [] { return std::make_unique<WatchCommand>(); }});
+}
+
+}  // namespace credledger::service

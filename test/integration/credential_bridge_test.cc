@@ -1,0 +1,287 @@
+// The credential lifecycle end to end inside one process: a real SQLite log, the command bus,
+// the projector and the kube bridge against the test Kubernetes API server over HTTPS
+// (domain/agent-credential-controller.md). Time is a FakeClock shared by the log, the bridge
+// and the API server, so rotation and expiry are driven without waiting.
+#include <memory>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kubebridge/agent_objects.h"
+#include "kubebridge/credential_bridge.h"
+#include "kubebridge/json_util.h"
+#include "kubebridge/kubeconfig.h"
+#include "common/sha256.h"
+#include "projections/proto_time.h"
+#include "projections/target_state.h"
+#include "service/bridge_outcome_sink.h"
+#include "service/command_bus.h"
+#include "service/service_configuration.h"
+#include "store/event_codec.h"
+#include "store/sqlite_event_store.h"
+#include "test/kubeapi/api_server.h"
+#include "test/support/status_matchers.h"
+#include "test/support/temp_dir.h"
+
+namespace credledger {
+namespace {
+
+using kubebridge::StringAt;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::UnorderedElementsAre;
+
+constexpr char kNs[] = "demo";
+constexpr char kTarget[] = "edge-1";
+
+class CredentialBridgeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    kubeapi::ApiServerOptions api;
+    api.state_dir = dir_.path() / "kubeapi";
+    api.clock = &clock_;
+    api.max_token_expiration = absl::Hours(48);
+    ASSERT_OK_AND_ASSIGN(api_, kubeapi::ApiServer::Start(api));
+
+    ASSERT_OK_AND_ASSIGN(kubebridge::ConnectionConfig connection,
+                         kubebridge::LoadKubeconfig(api_->kubeconfig_path()));
+    kubebridge::KubeClientOptions client_options;
+    client_options.rate_limit.qps = 1000;
+    client_options.rate_limit.burst = 1000;
+    ASSERT_OK_AND_ASSIGN(client_, kubebridge::KubeClient::New(connection, client_options));
+    ASSERT_OK(client_->Create(kubebridge::ResourceRef{"", "v1", "namespaces", "", ""},
+                              {{"apiVersion", "v1"}, {"kind", "Namespace"},
+                               {"metadata", {{"name", kNs}}}}));
+
+    store::SqliteEventStoreOptions options;
+    options.path = dir_.path() / "events.db";
+    options.clock = &clock_;
+    ASSERT_OK_AND_ASSIGN(store_, store::SqliteEventStore::Open(options));
+    service_.set_agent_apiserver_url(api_->url());
+    service_.set_agent_ca_sha256(common::HexEncode(common::Sha256Of(api_->ca_pem())));
+    service_.set_agent_token_ttl_seconds(24 * 3600);
+    service_.set_credentials_enabled(true);
+    service_.set_connection_hash(projections::ConnectionHash(api_->url(), api_->ca_pem()));
+    ASSERT_OK(service::RecordServiceConfiguration(*store_, service_, "credledger"));
+
+    bus_ = std::make_unique<service::TargetCommandBus>(store_.get());
+    ASSERT_OK_AND_ASSIGN(projector_, projections::CredentialProjector::Start(store_.get(), {}));
+    sink_ = std::make_unique<service::BridgeOutcomeSink>(bus_.get(), &clock_, service_);
+    kubebridge::CredentialBridgeOptions bridge;
+    bridge.token_ttl = absl::Hours(24);
+    bridge_ = kubebridge::CredentialBridge::Start(client_.get(), sink_.get(), projector_.get(),
+                                                  &clock_, bridge);
+  }
+
+  void TearDown() override {
+    if (bridge_ != nullptr) bridge_->Stop();
+    if (client_ != nullptr) client_->Stop();
+  }
+
+  absl::StatusOr<service::CommandResult> Run(const service::TargetCommand& command,
+                                             const std::string& request_id) {
+    return bus_->Execute(command, {kNs, kTarget, clock_.Now(), "operator", request_id, service_});
+  }
+
+  // Waits (bounded) until the Target's projected state satisfies `done`.
+  v1::TargetState WaitFor(const std::function<bool(const v1::TargetState&)>& done,
+                          const std::string& what) {
+    absl::Time give_up = absl::Now() + absl::Seconds(30);
+    while (absl::Now() < give_up) {
+      int64_t seq = projector_->seq();
+      std::optional<v1::TargetState> state = projector_->Get(kNs, kTarget);
+      if (state.has_value() && done(*state)) return *state;
+      projector_->WaitForSeq(seq + 1, absl::Milliseconds(200));
+    }
+    ADD_FAILURE() << "timed out waiting for: " << what;
+    return projector_->Get(kNs, kTarget).value_or(v1::TargetState());
+  }
+
+  static std::string CurrentName(const v1::TargetState& s) {
+    const v1::CredentialRecord* c = projections::CurrentCredential(s);
+    return c == nullptr ? "" : c->secret().name();
+  }
+
+  std::vector<std::string> SecretNames() {
+    kubebridge::ListOptions options;
+    options.label_selector = kubebridge::kCredentialLabel;
+    auto list = client_->List(kubebridge::SecretResource(kNs), options);
+    EXPECT_OK(list);
+    std::vector<std::string> names;
+    if (list.ok()) {
+      for (const auto& s : list->items) names.push_back(StringAt(s, {"metadata", "name"}));
+    }
+    return names;
+  }
+
+  // Event type names of the Target's stream, in order.
+  std::vector<std::string> StreamTypes() {
+    std::vector<std::string> types;
+    auto events = store_->ReadStream(projections::TargetStream(kNs, kTarget), 0, 1000);
+    EXPECT_OK(events);
+    for (const auto& e : *events) types.push_back(e.type.substr(std::string("credledger.v1.").size()));
+    return types;
+  }
+
+  testing::TempDir dir_;
+  common::FakeClock clock_;
+  std::unique_ptr<kubeapi::ApiServer> api_;
+  std::unique_ptr<kubebridge::KubeClient> client_;
+  std::unique_ptr<store::SqliteEventStore> store_;
+  v1::ServiceConfigured service_;
+  std::unique_ptr<service::TargetCommandBus> bus_;
+  std::unique_ptr<projections::CredentialProjector> projector_;
+  std::unique_ptr<service::BridgeOutcomeSink> sink_;
+  std::unique_ptr<kubebridge::CredentialBridge> bridge_;
+};
+
+TEST_F(CredentialBridgeTest, RegisterCreatesTheIdentityAndMintsTheFirstCredential) {
+  ASSERT_OK(Run(service::RegisterTarget{"0b4e3f4a-8c9d-4e2f-a1b2-c3d4e5f60718", true}, "reg-1"));
+  v1::TargetState state =
+      WaitFor([](const v1::TargetState& s) { return !CurrentName(s).empty(); }, "first mint");
+  EXPECT_EQ(CurrentName(state), "solar-agent-edge-1-1");
+  EXPECT_EQ(state.agent_credential_ready().status(), "True");
+  EXPECT_EQ(state.agent_credential_ready().reason(), "Issued");
+
+  ASSERT_OK_AND_ASSIGN(auto sa, client_->Get(kubebridge::ServiceAccountResource(kNs, "solar-agent-edge-1")));
+  ASSERT_OK_AND_ASSIGN(auto role, client_->Get(kubebridge::RoleResource(kNs, "solar-agent-edge-1")));
+  EXPECT_EQ(role["rules"][0]["resources"][0], "targets");
+  EXPECT_EQ(role["rules"][0]["resourceNames"][0], "edge-1");
+  EXPECT_EQ(role["rules"][1]["verbs"], nlohmann::json({"get", "update"}));
+  ASSERT_OK(client_->Get(kubebridge::RoleBindingResource(kNs, "solar-agent-edge-1")));
+  ASSERT_OK_AND_ASSIGN(auto report, client_->Get(kubebridge::TargetReportResource(kNs, "edge-1")));
+  EXPECT_EQ(report["spec"], nlohmann::json::object());
+
+  ASSERT_OK_AND_ASSIGN(auto secret, client_->Get(kubebridge::SecretResource(kNs, "solar-agent-edge-1-1")));
+  EXPECT_EQ(StringAt(secret, {"metadata", "labels", kubebridge::kCredentialLabel}), "edge-1");
+  EXPECT_EQ(StringAt(secret, {"metadata", "labels", kubebridge::kCredentialTargetUidLabel}),
+            "0b4e3f4a-8c9d-4e2f-a1b2-c3d4e5f60718");
+  // The first mint was not requested: no rotation-request annotation.
+  EXPECT_EQ(StringAt(secret, {"metadata", "annotations", kubebridge::kRotationRequestAnnotation}), "");
+  const v1::CredentialRecord* current = projections::CurrentCredential(state);
+  EXPECT_EQ(StringAt(secret, {"metadata", "annotations", kubebridge::kExpiresAtAnnotation}),
+            kubebridge::FormatExpiresAt(projections::FromProto(current->expires_at())));
+  EXPECT_EQ(current->credential_tag(), projections::CredentialTag(StringAt(secret, {"metadata", "uid"})));
+  std::string token;
+  ASSERT_TRUE(absl::Base64Unescape(StringAt(secret, {"data", "token"}), &token));
+  EXPECT_EQ(current->token_fingerprint(), kubebridge::TokenFingerprint(token));
+  // Lifetime is what the server granted.
+  EXPECT_EQ(projections::FromProto(current->expires_at()) - projections::FromProto(current->issued_at()),
+            absl::Hours(24));
+
+  EXPECT_THAT(StreamTypes(),
+              ElementsAre("TargetRegistered", "CredentialMintRequested", "IdentityObjectsWritten",
+                          "CredentialSecretCreated", "CredentialIssued"));
+}
+
+TEST_F(CredentialBridgeTest, SteadyStateMakesNoWritesAndAppendsNothing) {
+  ASSERT_OK(Run(service::RegisterTarget{"0b4e3f4a-8c9d-4e2f-a1b2-c3d4e5f60718", true}, "reg-1"));
+  WaitFor([](const v1::TargetState& s) { return !CurrentName(s).empty(); }, "first mint");
+  // Let the passes triggered by the last outcomes finish, then force a resync pass.
+  ASSERT_TRUE(bridge_->WaitIdle(absl::Seconds(30)));
+  const int64_t rv = api_->resource_version();
+  const int64_t head = store_->HeadSeq();
+  const int64_t resyncs = bridge_->resyncs();
+  clock_.Advance(absl::Minutes(11));  // past the resync period, before rotation is due
+  ASSERT_TRUE(bridge_->WaitResyncs(resyncs + 1, absl::Seconds(30)));
+  ASSERT_TRUE(bridge_->WaitIdle(absl::Seconds(30)));
+  EXPECT_EQ(api_->resource_version(), rv);
+  EXPECT_EQ(store_->HeadSeq(), head);
+}
+
+TEST_F(CredentialBridgeTest, RotationConfirmationAndExpiryCleanUpOlderSecrets) {
+  ASSERT_OK(Run(service::RegisterTarget{"0b4e3f4a-8c9d-4e2f-a1b2-c3d4e5f60718", true}, "reg-1"));
+  v1::TargetState first =
+      WaitFor([](const v1::TargetState& s) { return CurrentName(s) == "solar-agent-edge-1-1"; }, "mint 1");
+  const std::string first_tag = projections::CurrentCredential(first)->credential_tag();
+
+  ASSERT_OK(Run(service::RequestRotation{"r1"}, "rot-1"));
+  v1::TargetState second =
+      WaitFor([](const v1::TargetState& s) { return CurrentName(s) == "solar-agent-edge-1-2"; }, "mint 2");
+  ASSERT_OK_AND_ASSIGN(auto secret2, client_->Get(kubebridge::SecretResource(kNs, "solar-agent-edge-1-2")));
+  EXPECT_EQ(StringAt(secret2, {"metadata", "annotations", kubebridge::kRotationRequestAnnotation}), "r1");
+  EXPECT_THAT(SecretNames(), UnorderedElementsAre("solar-agent-edge-1-1", "solar-agent-edge-1-2"));
+
+  // A revision with the older tag releases nothing.
+  ASSERT_OK(Run(service::ConfirmRollout{absl::StrCat("1.0.0-", service_.connection_hash(), "-", first_tag)}, "c-1"));
+  // The current tag releases the older Secret.
+  const std::string tag = projections::CurrentCredential(second)->credential_tag();
+  ASSERT_OK(Run(service::ConfirmRollout{absl::StrCat("1.0.0-", service_.connection_hash(), "-", tag)}, "c-2"));
+  WaitFor([](const v1::TargetState& s) { return s.credentials_size() == 1; }, "cleanup after confirm");
+  EXPECT_THAT(SecretNames(), ElementsAre("solar-agent-edge-1-2"));
+
+  // Another rotation, then let the superseded credential expire without confirmation.
+  ASSERT_OK(Run(service::RequestRotation{"r2"}, "rot-2"));
+  WaitFor([](const v1::TargetState& s) { return CurrentName(s) == "solar-agent-edge-1-3"; }, "mint 3");
+  clock_.Advance(absl::Hours(24) + absl::Seconds(1));
+  WaitFor([](const v1::TargetState& s) {
+    for (const auto& c : s.credentials()) if (c.secret().name() == "solar-agent-edge-1-2") return false;
+    return true;
+  }, "expiry cleanup");
+  auto events = store_->ReadStream(projections::TargetStream(kNs, kTarget), 0, 1000);
+  ASSERT_OK(events);
+  std::vector<v1::SecretDeletionReason> reasons;
+  for (const auto& e : *events) {
+    auto decoded = store::EventCodec::Default().Decode(e);
+    ASSERT_OK(decoded);
+    if (decoded->has_credential_secret_deleted()) reasons.push_back(decoded->credential_secret_deleted().reason());
+  }
+  EXPECT_THAT(reasons, ElementsAre(v1::SECRET_DELETION_REASON_SUPERSEDED, v1::SECRET_DELETION_REASON_EXPIRED));
+}
+
+TEST_F(CredentialBridgeTest, RevokeDeletesCredentialsKeepsIdentityAndLiftMintsAgain) {
+  ASSERT_OK(Run(service::RegisterTarget{"0b4e3f4a-8c9d-4e2f-a1b2-c3d4e5f60718", true}, "reg-1"));
+  WaitFor([](const v1::TargetState& s) { return !CurrentName(s).empty(); }, "mint");
+  ASSERT_OK(Run(service::Revoke{"lost device"}, "rev-1"));
+  v1::TargetState revoked = WaitFor([](const v1::TargetState& s) { return s.credentials_size() == 0; }, "revocation");
+  EXPECT_EQ(revoked.agent_credential_ready().reason(), "Revoked");
+  EXPECT_THAT(SecretNames(), IsEmpty());
+  EXPECT_OK(client_->Get(kubebridge::ServiceAccountResource(kNs, "solar-agent-edge-1")));
+  EXPECT_OK(client_->Get(kubebridge::RoleResource(kNs, "solar-agent-edge-1")));
+  EXPECT_OK(client_->Get(kubebridge::RoleBindingResource(kNs, "solar-agent-edge-1")));
+
+  ASSERT_OK(Run(service::LiftRevocation{}, "lift-1"));
+  v1::TargetState lifted = WaitFor([](const v1::TargetState& s) { return !CurrentName(s).empty(); }, "mint after lift");
+  EXPECT_EQ(CurrentName(lifted), "solar-agent-edge-1-1");  // names are reused after a revoke
+  EXPECT_EQ(lifted.agent_credential_ready().reason(), "Issued");
+}
+
+TEST_F(CredentialBridgeTest, AnExternallyDeletedCurrentSecretIsRecordedAndReminted) {
+  ASSERT_OK(Run(service::RegisterTarget{"0b4e3f4a-8c9d-4e2f-a1b2-c3d4e5f60718", true}, "reg-1"));
+  v1::TargetState first = WaitFor(
+      [](const v1::TargetState& s) { return CurrentName(s) == "solar-agent-edge-1-1"; }, "mint");
+  const std::string first_uid = projections::CurrentCredential(first)->secret().uid();
+  ASSERT_OK(client_->Delete(kubebridge::SecretResource(kNs, "solar-agent-edge-1-1")));
+  v1::TargetState again = WaitFor([&](const v1::TargetState& s) {
+    const v1::CredentialRecord* c = projections::CurrentCredential(s);
+    return c != nullptr && c->secret().uid() != first_uid;
+  }, "re-mint");
+  // The name is free again, so the replacement reuses it with a new uid.
+  EXPECT_EQ(CurrentName(again), "solar-agent-edge-1-1");
+  std::vector<std::string> types = StreamTypes();
+  EXPECT_NE(std::find(types.begin(), types.end(), "CredentialSecretDeletedExternally"), types.end());
+}
+
+TEST_F(CredentialBridgeTest, DeleteRemovesEveryObjectThenFinalizesAndTheNameCanBeReused) {
+  ASSERT_OK(Run(service::RegisterTarget{"0b4e3f4a-8c9d-4e2f-a1b2-c3d4e5f60718", true}, "reg-1"));
+  WaitFor([](const v1::TargetState& s) { return !CurrentName(s).empty(); }, "mint");
+  ASSERT_OK(Run(service::DeleteTarget{}, "del-1"));
+  WaitFor([](const v1::TargetState& s) { return s.phase() == v1::TargetState::PHASE_FINALIZED; }, "finalized");
+  EXPECT_THAT(SecretNames(), IsEmpty());
+  EXPECT_TRUE(absl::IsNotFound(client_->Get(kubebridge::ServiceAccountResource(kNs, "solar-agent-edge-1")).status()));
+  EXPECT_TRUE(absl::IsNotFound(client_->Get(kubebridge::RoleResource(kNs, "solar-agent-edge-1")).status()));
+  EXPECT_TRUE(absl::IsNotFound(client_->Get(kubebridge::RoleBindingResource(kNs, "solar-agent-edge-1")).status()));
+  EXPECT_TRUE(absl::IsNotFound(client_->Get(kubebridge::TargetReportResource(kNs, "edge-1")).status()));
+
+  ASSERT_OK(Run(service::RegisterTarget{"5f0c1d2e-3a4b-4c5d-8e6f-708192a3b4c5", true}, "reg-2"));
+  v1::TargetState again = WaitFor([](const v1::TargetState& s) {
+    return s.target_uid() == "5f0c1d2e-3a4b-4c5d-8e6f-708192a3b4c5" && !CurrentName(s).empty();
+  }, "new incarnation mint");
+  ASSERT_OK_AND_ASSIGN(auto secret, client_->Get(kubebridge::SecretResource(kNs, CurrentName(again))));
+  EXPECT_EQ(StringAt(secret, {"metadata", "labels", kubebridge::kCredentialTargetUidLabel}),
+            "5f0c1d2e-3a4b-4c5d-8e6f-708192a3b4c5");
+}
+
+}  // namespace
+}  // namespace credledger

@@ -1,0 +1,256 @@
+#include "test/kubeapi/resource_handlers.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "test/kubeapi/field_selector.h"
+#include "test/kubeapi/json_util.h"
+#include "test/kubeapi/kube_status.h"
+#include "test/kubeapi/label_selector.h"
+#include "test/kubeapi/object_rules.h"
+#include "test/kubeapi/random_ids.h"
+#include "test/kubeapi/table_printer.h"
+
+namespace credledger::kubeapi {
+namespace {
+
+const char kCrdGroup[] = "apiextensions.k8s.io";
+
+bool IsCrd(const ResourceInfo& info) {
+  return info.group == kCrdGroup && info.resource == "customresourcedefinitions";
+}
+
+bool IsNamespace(const ResourceInfo& info) {
+  return info.group.empty() && info.resource == "namespaces";
+}
+
+// 5 characters from Kubernetes' generateName alphabet (no vowels, no confusable digits).
+std::string RandomSuffix() {
+  static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+  std::string bytes = RandomBytes(5);
+  std::string out;
+  for (char b : bytes) out.push_back(kAlphabet[static_cast<uint8_t>(b) % (sizeof(kAlphabet) - 1)]);
+  return out;
+}
+
+WriteContext MakeWriteContext(ServerContext& ctx, const ResourceRequest& req) {
+  return {&req.resource, req.info.version, req.StoreNamespace(), ctx.config.clock->Now(),
+          NewUuidV4(), RandomSuffix()};
+}
+
+absl::StatusOr<nlohmann::json> ParseBody(const HttpRequest& http) {
+  nlohmann::json body = nlohmann::json::parse(http.body, nullptr, false);
+  if (body.is_discarded()) {
+    return BadRequestError("the request body is not valid JSON");
+  }
+  return body;
+}
+
+// The object as served: for built-in kinds in lists, without kind/apiVersion.
+nlohmann::json Served(const ResourceRequest& req, const nlohmann::json& object) {
+  return ForVersion(req.resource, req.info.version, object);
+}
+
+void AfterWrite(ServerContext& ctx, const ResourceRequest& req, const MutationResult& result) {
+  if (!IsCrd(req.resource) || !result.changed) return;
+  if (result.deleted) {
+    ctx.registry.UnregisterCrd(*result.object);
+  } else {
+    ctx.registry.RegisterCrd(*result.object).IgnoreError();
+  }
+}
+
+absl::StatusOr<HttpResponse> Create(ServerContext& ctx, const ResourceRequest& req) {
+  ASSIGN_OR_RETURN(nlohmann::json body, ParseBody(*req.http));
+  WriteContext wctx = MakeWriteContext(ctx, req);
+  ASSIGN_OR_RETURN(nlohmann::json object, PrepareCreate(wctx, std::move(body)));
+  if (IsCrd(req.resource)) {
+    absl::Status registered = ResourceRegistry().RegisterCrd(object);  // validation only
+    if (!registered.ok()) {
+      return InvalidError(req.resource.kind, req.resource.group, MetadataString(object, "name"),
+                          {{"FieldValueRequired", "spec", std::string(registered.message())}});
+    }
+  }
+  std::string ns = req.StoreNamespace();
+  if (!ns.empty() && ctx.config.require_namespace) {
+    absl::StatusOr<ObjectPtr> namespace_object = ctx.store.Get({"", "namespaces"}, "", ns);
+    if (!namespace_object.ok()) return namespace_object.status();
+  }
+  if (!req.resource.discoverable) {
+    ctx.registry.LearnKind(req.resource.group, req.resource.resource, StringField(object, "kind"));
+  }
+  ASSIGN_OR_RETURN(ObjectPtr stored, ctx.store.Create(req.resource.gr(), ns, std::move(object)));
+  if (IsCrd(req.resource)) ctx.registry.RegisterCrd(*stored).IgnoreError();
+  return JsonResponse(201, Served(req, *stored));
+}
+
+absl::StatusOr<HttpResponse> Get(ServerContext& ctx, const ResourceRequest& req) {
+  ASSIGN_OR_RETURN(ObjectPtr object,
+                   ctx.store.Get(req.resource.gr(), req.StoreNamespace(), req.info.name));
+  if (WantsTable(req.http->accept)) {
+    return JsonResponse(200, ToTable(req.resource, {object}, ctx.store.CurrentResourceVersion(),
+                                     QueryParam(req.http->params, "includeObject"),
+                                     ctx.config.clock->Now()));
+  }
+  return JsonResponse(200, Served(req, *object));
+}
+
+// The objects of the request's collection matching its label and field selectors.
+absl::StatusOr<ListSnapshot> Select(ServerContext& ctx, const ResourceRequest& req) {
+  ASSIGN_OR_RETURN(LabelSelector labels,
+                   LabelSelector::Parse(QueryParam(req.http->params, "labelSelector")));
+  ASSIGN_OR_RETURN(FieldSelector fields,
+                   FieldSelector::Parse(QueryParam(req.http->params, "fieldSelector")));
+  ListSnapshot snapshot = ctx.store.List(req.resource.gr(), req.StoreNamespace());
+  std::vector<ObjectPtr> kept;
+  for (ObjectPtr& item : snapshot.items) {
+    if (labels.Matches(Field(Metadata(*item), "labels")) && fields.Matches(*item)) {
+      kept.push_back(std::move(item));
+    }
+  }
+  snapshot.items = std::move(kept);
+  return snapshot;
+}
+
+nlohmann::json ListBody(const ResourceRequest& req, const ListSnapshot& snapshot) {
+  nlohmann::json items = nlohmann::json::array();
+  for (const ObjectPtr& item : snapshot.items) {
+    nlohmann::json served = Served(req, *item);
+    if (!req.resource.custom) {
+      served.erase("kind");
+      served.erase("apiVersion");
+    }
+    items.push_back(std::move(served));
+  }
+  return {{"kind", absl::StrCat(req.resource.kind, "List")},
+          {"apiVersion", req.resource.ApiVersion(req.info.version)},
+          {"metadata", {{"resourceVersion", absl::StrCat(snapshot.resource_version)}}},
+          {"items", items}};
+}
+
+absl::StatusOr<HttpResponse> List(ServerContext& ctx, const ResourceRequest& req) {
+  ASSIGN_OR_RETURN(ListSnapshot snapshot, Select(ctx, req));
+  if (WantsTable(req.http->accept)) {
+    return JsonResponse(200, ToTable(req.resource, snapshot.items, snapshot.resource_version,
+                                     QueryParam(req.http->params, "includeObject"),
+                                     ctx.config.clock->Now()));
+  }
+  return JsonResponse(200, ListBody(req, snapshot));
+}
+
+// Applies a PATCH body of `content_type` to `current`.
+absl::StatusOr<nlohmann::json> ApplyPatch(const std::string& content_type,
+                                          const nlohmann::json& current,
+                                          const nlohmann::json& patch) {
+  std::string type = content_type.substr(0, content_type.find(';'));
+  if (type == "application/merge-patch+json" || type == "application/strategic-merge-patch+json") {
+    nlohmann::json patched = current;
+    patched.merge_patch(patch);
+    return patched;
+  }
+  if (type == "application/json-patch+json") {
+    try {
+      return current.patch(patch);
+    } catch (const nlohmann::json::exception& e) {
+      return KubeStatusError(422, "Invalid", absl::StrCat("the JSON patch failed: ", e.what()),
+                             nullptr);
+    }
+  }
+  return UnsupportedMediaTypeError(content_type);
+}
+
+absl::StatusOr<HttpResponse> Update(ServerContext& ctx, const ResourceRequest& req,
+                                    bool is_patch) {
+  ASSIGN_OR_RETURN(nlohmann::json body, ParseBody(*req.http));
+  WriteContext wctx = MakeWriteContext(ctx, req);
+  bool status = req.info.subresource == "status";
+  const std::string& name = req.info.name;
+  const std::string content_type = req.http->content_type;
+  ASSIGN_OR_RETURN(MutationResult result,
+                   ctx.store.Mutate(req.resource.gr(), wctx.namespace_name, name,
+                                    [&](const nlohmann::json& current) -> absl::StatusOr<Mutation> {
+                                      nlohmann::json next = body;
+                                      if (is_patch) {
+                                        ASSIGN_OR_RETURN(next, ApplyPatch(content_type, current, body));
+                                      }
+                                      return PrepareUpdate(wctx, name, current, std::move(next), status);
+                                    }));
+  AfterWrite(ctx, req, result);
+  return JsonResponse(200, Served(req, *result.object));
+}
+
+absl::StatusOr<MutationResult> DeleteOne(ServerContext& ctx, const ResourceRequest& req,
+                                         const std::string& ns, const std::string& name,
+                                         const nlohmann::json& options) {
+  WriteContext wctx = MakeWriteContext(ctx, req);
+  ASSIGN_OR_RETURN(MutationResult result,
+                   ctx.store.Mutate(req.resource.gr(), ns, name,
+                                    [&](const nlohmann::json& current) {
+                                      return PrepareDelete(wctx, current, options);
+                                    }));
+  if (result.deleted && IsNamespace(req.resource)) ctx.store.DeleteNamespaceContents(name);
+  AfterWrite(ctx, req, result);
+  return result;
+}
+
+absl::StatusOr<HttpResponse> Delete(ServerContext& ctx, const ResourceRequest& req) {
+  nlohmann::json options;
+  if (!req.http->body.empty()) {
+    ASSIGN_OR_RETURN(options, ParseBody(*req.http));
+  }
+  ASSIGN_OR_RETURN(MutationResult result,
+                   DeleteOne(ctx, req, req.StoreNamespace(), req.info.name, options));
+  if (result.deleted && !req.resource.custom && !IsCrd(req.resource)) {
+    return JsonResponse(200, SuccessStatus(req.resource.gr(), req.info.name,
+                                           MetadataString(*result.object, "uid")));
+  }
+  return JsonResponse(200, Served(req, *result.object));
+}
+
+absl::StatusOr<HttpResponse> DeleteCollection(ServerContext& ctx, const ResourceRequest& req) {
+  ASSIGN_OR_RETURN(ListSnapshot snapshot, Select(ctx, req));
+  ListSnapshot deleted;
+  for (const ObjectPtr& item : snapshot.items) {
+    absl::StatusOr<MutationResult> result =
+        DeleteOne(ctx, req, MetadataString(*item, "namespace"), MetadataString(*item, "name"),
+                  nullptr);
+    if (result.ok()) deleted.items.push_back(result->object);
+  }
+  deleted.resource_version = ctx.store.CurrentResourceVersion();
+  return JsonResponse(200, ListBody(req, deleted));
+}
+
+absl::StatusOr<HttpResponse> Dispatch(ServerContext& ctx, const ResourceRequest& req) {
+  const RequestInfo& info = req.info;
+  const ResourceInfo& resource = req.resource;
+  if (resource.namespaced != info.namespaced_path && !IsNamespace(resource) &&
+      !(resource.namespaced && (info.verb == "list" || info.verb == "watch"))) {
+    return PathNotFoundError();
+  }
+  if (!info.subresource.empty() && (info.subresource != "status" ||
+                                    !resource.HasSubresource("status"))) {
+    return PathNotFoundError();
+  }
+  if (resource.create_only) return MethodNotAllowedError();
+  if (info.verb == "create") {
+    if (info.name_from_path) return MethodNotAllowedError();
+    return Create(ctx, req);
+  }
+  if (info.verb == "get") return Get(ctx, req);
+  if (info.verb == "list") return List(ctx, req);
+  if (info.verb == "update") return Update(ctx, req, /*is_patch=*/false);
+  if (info.verb == "patch") return Update(ctx, req, /*is_patch=*/true);
+  if (!info.subresource.empty()) return MethodNotAllowedError();
+  if (info.verb == "delete") return Delete(ctx, req);
+  if (info.verb == "deletecollection") return DeleteCollection(ctx, req);
+  return MethodNotAllowedError();
+}
+
+}  // namespace
+
+HttpResponse ServeResource(ServerContext& ctx, const ResourceRequest& req) {
+  absl::StatusOr<HttpResponse> response = Dispatch(ctx, req);
+  if (!response.ok()) return ErrorResponse(response.status());
+  return *std::move(response);
+}
+
+}  // namespace credledger::kubeapi

@@ -1,0 +1,22 @@
+// Router: the request pipeline of the test API server, independent of the HTTP library.
+//
+// For every request, in order: fault injection (FaultInjector: an error reply or a delay);
+// anonymous paths (/version, health checks); bearer-token authentication (401 Status
+// "Unauthorized" when the token is missing or invalid); authorization (RBAC, 403 Status
+// in kube-apiserver's wording); then discovery for non-resource paths; POST/PUT bodies
+// must be JSON (415 otherwise, e.g. for protobuf); dryRun is refused (400); then
+// TokenRequest for serviceaccounts/<name>/token, the review endpoints, watch streams, and
+// the generic resource verbs.
+//
+// Thread-safety: safe to call concurrently.
+#pragma once
+
+#include "test/kubeapi/http_types.h"
+#include "test/kubeapi/server_context.h"
+
+namespace credledger::kubeapi {
+
+// Serves one request. Never throws: exceptions from JSON handling become a 500 Status.
+HttpResponse HandleRequest(ServerContext& ctx, const HttpRequest& request);
+
+}  // namespace credledger::kubeapi

@@ -1,0 +1,52 @@
+// ServerContext: the state every request handler of the test API server shares (resource
+// registry, object store, token signer, authenticator, authorizer, faults, settings).
+//
+// Thread-safety: every member is safe for concurrent use; `config` is immutable.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "test/kubeapi/authenticator.h"
+#include "test/kubeapi/fault_injector.h"
+#include "test/kubeapi/jwt.h"
+#include "test/kubeapi/object_store.h"
+#include "test/kubeapi/rbac.h"
+#include "test/kubeapi/resource_registry.h"
+
+namespace credledger::kubeapi {
+
+struct ServerConfig {
+  common::Clock* clock = nullptr;  // token iat/exp, creationTimestamp
+  absl::Duration max_token_expiration = absl::Hours(48);
+  absl::Duration bookmark_interval = absl::Seconds(10);  // real time between bookmarks
+  absl::Duration default_watch_timeout = absl::Minutes(30);
+  bool require_namespace = true;  // namespaced creates need an existing Namespace
+  std::string issuer;
+  std::vector<std::string> api_audiences;
+  std::string server_address;  // "127.0.0.1:<port>", advertised by /api
+  std::string admin_token;
+};
+
+struct ServerContext {
+  // REQUIRES: config.clock is non-null and outlives the context.
+  ServerContext(ServerConfig config_in, JwtSigner signer_in, int64_t watch_history)
+      : config(std::move(config_in)),
+        store(watch_history),
+        signer(std::move(signer_in)),
+        authenticator(config.admin_token, config.issuer, config.api_audiences, &signer, &store,
+                      config.clock),
+        authorizer(&store) {}
+
+  const ServerConfig config;
+  ResourceRegistry registry;
+  ObjectStore store;
+  const JwtSigner signer;
+  const Authenticator authenticator;
+  const RbacAuthorizer authorizer;
+  FaultInjector faults;
+};
+
+}  // namespace credledger::kubeapi

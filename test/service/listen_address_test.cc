@@ -1,0 +1,75 @@
+// Plaintext listening only on loopback or unix sockets, and the serve option checks.
+#include "service/listen_address.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "service/server.h"
+#include "test/support/status_matchers.h"
+
+namespace credledger::service {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::StatusIs;
+
+TEST(ListenAddressTest, LoopbackAndUnixSocketsAreAccepted) {
+  for (const char* address : {"127.0.0.1:7443", "127.0.0.1:0", "127.1.2.3:65535", "[::1]:7443",
+                              "localhost:7443", "unix:/run/credledger.sock",
+                              "unix:///run/credledger.sock", "unix-abstract:credledger"}) {
+    SCOPED_TRACE(address);
+    EXPECT_OK(CheckPlaintextListenAddress("--listen", address));
+  }
+}
+
+TEST(ListenAddressTest, NetworkAddressesAreRefused) {
+  for (const char* address :
+       {"0.0.0.0:7443", "10.0.0.1:7443", "[::]:7443", "example.com:7443", ":7443"}) {
+    EXPECT_THAT(CheckPlaintextListenAddress("--listen", address),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a loopback address")))
+        << address;
+  }
+}
+
+TEST(ListenAddressTest, MalformedAddressesNameTheRule) {
+  EXPECT_THAT(CheckPlaintextListenAddress("--listen", "127.0.0.1"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("has no port")));
+  EXPECT_THAT(CheckPlaintextListenAddress("--listen", "127.0.0.1:70000"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("0-65535")));
+  EXPECT_THAT(CheckPlaintextListenAddress("--listen", "127.0.0.1:-1"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("0-65535")));
+  EXPECT_THAT(CheckPlaintextListenAddress("--listen", "unix:"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no socket path")));
+}
+
+TEST(ServeOptionsTest, TokenTtlBelowTenMinutesIsRefused) {
+  ServeOptions options;
+  options.agent_token_ttl = absl::Minutes(9);
+  EXPECT_THAT(ValidateServeOptions(options),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "--agent-token-ttl: 9m is below the minimum of 10m"));
+  options.agent_token_ttl = absl::Minutes(10);
+  EXPECT_OK(ValidateServeOptions(options));
+  options.listen_address = "0.0.0.0:7443";
+  EXPECT_THAT(ValidateServeOptions(options),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--listen:")));
+}
+
+TEST(ServeOptionsTest, ServiceConfigurationHashesTheCaFileAndNamesAnUnreadableOne) {
+  ServeOptions options;
+  options.agent_apiserver_url = "https://agents.example:6443";
+  options.agent_ca_file = "/nonexistent/ca.pem";
+  EXPECT_THAT(ServiceConfigurationFor(options),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("--agent-ca-file")));
+  options.agent_ca_file.clear();
+  ASSERT_OK_AND_ASSIGN(v1::ServiceConfigured config, ServiceConfigurationFor(options));
+  EXPECT_TRUE(config.credentials_enabled());
+  EXPECT_EQ(config.agent_token_ttl_seconds(), 86400);
+  EXPECT_EQ(config.agent_ca_sha256(), "");
+  EXPECT_EQ(config.connection_hash().size(), 10u);
+  options.agent_apiserver_url.clear();
+  ASSERT_OK_AND_ASSIGN(config, ServiceConfigurationFor(options));
+  EXPECT_FALSE(config.credentials_enabled());
+}
+
+}  // namespace
+}  // namespace credledger::service
