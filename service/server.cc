@@ -13,8 +13,10 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/log.h"
 #include "common/sha256.h"
 #include "common/status_macros.h"
+#include "kubebridge/kubeconfig.h"
 #include "projections/target_state.h"
 #include "service/listen_address.h"
 #include "service/service_configuration.h"
@@ -141,8 +143,42 @@ absl::Status Server::Wire() {
   ASSIGN_OR_RETURN(projector_,
                    projections::CredentialProjector::Start(store_.get(), projector_options));
   bus_ = std::make_unique<TargetCommandBus>(store_.get());
+  RETURN_IF_ERROR(StartBridge(config));
   api_ = std::make_unique<TargetApi>(bus_.get(), projector_.get(), options_.clock, options_.api);
   return StartGrpc();
+}
+
+absl::Status Server::StartBridge(const v1::ServiceConfigured& config) {
+  absl::StatusOr<kubebridge::ConnectionConfig> connection;
+  kubebridge::InClusterEnvironment in_cluster = kubebridge::InClusterEnvironment::FromProcess();
+  if (!options_.kubeconfig.empty()) {
+    connection = kubebridge::LoadKubeconfig(options_.kubeconfig);
+  } else if (!in_cluster.service_host.empty()) {
+    connection = kubebridge::LoadInClusterConfig(in_cluster);
+  } else if (config.credentials_enabled()) {
+    return absl::InvalidArgumentError(
+        "--agent-apiserver-url is set but there is no cluster to write credentials to: give "
+        "--kubeconfig (or KUBECONFIG), or run in a pod");
+  } else {
+    common::Log(common::LogLevel::kWarning,
+                "no cluster connection (--kubeconfig, KUBECONFIG or in-cluster): serving the "
+                "API without the kube bridge");
+    return absl::OkStatus();
+  }
+  if (!connection.ok()) return connection.status();
+  kubebridge::KubeClientOptions client_options;
+  client_options.rate_limit = {options_.kube_qps, options_.kube_burst};
+  ASSIGN_OR_RETURN(kube_client_, kubebridge::KubeClient::New(*connection, client_options));
+  common::Log(common::LogLevel::kInfo, "kube bridge connected",
+              {{"cluster", connection->DebugString()}});
+
+  sink_ = std::make_unique<BridgeOutcomeSink>(bus_.get(), options_.clock, config);
+  kubebridge::CredentialBridgeOptions bridge_options;
+  bridge_options.token_ttl = options_.agent_token_ttl;
+  bridge_options.resync_period = options_.resync_period;
+  bridge_ = kubebridge::CredentialBridge::Start(kube_client_.get(), sink_.get(), projector_.get(),
+                                                options_.clock, bridge_options);
+  return absl::OkStatus();
 }
 
 absl::Status Server::StartGrpc() {
@@ -189,6 +225,11 @@ void Server::Shutdown() {
   }
   grpc_server_.reset();
   grpc_service_.reset();
+  if (bridge_ != nullptr) bridge_->Stop();
+  if (kube_client_ != nullptr) kube_client_->Stop();
+  bridge_.reset();
+  sink_.reset();
+  kube_client_.reset();
   api_.reset();
   bus_.reset();
   projector_.reset();

@@ -6,7 +6,8 @@
 //
 // Components are built in dependency order by one function (Server::Wire) and torn down in
 // reverse order by Shutdown: first the gRPC server (watches are told to end, in-flight calls
-// finish), then the projector, the bus and the store.
+// finish), then the kube bridge (running Kubernetes calls are cancelled), the projector, the
+// bus and the store.
 //
 // Thread-safety: Shutdown and Wait may be called from any thread; accessors are valid
 // between a successful Start and Shutdown.
@@ -22,6 +23,9 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
+#include "kubebridge/credential_bridge.h"
+#include "kubebridge/kube_client.h"
+#include "service/bridge_outcome_sink.h"
 #include "credledger/v1/events.pb.h"
 #include "projections/credential_projector.h"
 #include "service/command_bus.h"
@@ -54,8 +58,15 @@ struct ServeOptions {
   std::filesystem::path agent_ca_file;
   // Lifetime requested for agent tokens (>= kMinAgentTokenTtl).
   absl::Duration agent_token_ttl = absl::Hours(24);
-  // kubeconfig of the cluster the kube bridge writes to (not used yet).
+  // kubeconfig of the cluster the kube bridge writes to. Empty: the in-cluster service
+  // account when KUBERNETES_SERVICE_HOST is set, else no cluster (allowed only while
+  // credentials are disabled; the API then runs without the bridge).
   std::filesystem::path kubeconfig;
+  // Client-side rate limit of Kubernetes API calls (requests/s and burst).
+  double kube_qps = 5;
+  int kube_burst = 10;
+  // Every Target is reconciled at least this often.
+  absl::Duration resync_period = absl::Minutes(10);
   // PRAGMA synchronous of the log.
   store::SqliteEventStoreOptions::Synchronous synchronous =
       store::SqliteEventStoreOptions::Synchronous::kFull;
@@ -116,6 +127,7 @@ class Server {
   explicit Server(ServeOptions options);
   absl::Status Wire();
   absl::Status StartGrpc();
+  absl::Status StartBridge(const v1::ServiceConfigured& config);
 
   const ServeOptions options_;
   std::string address_;
@@ -124,6 +136,9 @@ class Server {
   std::unique_ptr<store::SqliteEventStore> store_;
   std::unique_ptr<projections::CredentialProjector> projector_;
   std::unique_ptr<TargetCommandBus> bus_;
+  std::unique_ptr<kubebridge::KubeClient> kube_client_;
+  std::unique_ptr<BridgeOutcomeSink> sink_;
+  std::unique_ptr<kubebridge::CredentialBridge> bridge_;
   std::unique_ptr<TargetApi> api_;
   std::unique_ptr<TargetGrpcService> grpc_service_;
   std::unique_ptr<grpc::Server> grpc_server_;

@@ -40,6 +40,10 @@ class ServeCommand final : public Subcommand {
               "lifetime of agent tokens, at least 10m (e.g. 24h, 90m)");
     flags.Add("kubeconfig", &kubeconfig_,
               "kubeconfig of the cluster credledger writes to (default $KUBECONFIG)");
+    flags.Add("kube-qps", &kube_qps_, "Kubernetes API requests per second (client-side limit)");
+    flags.Add("kube-burst", &kube_burst_, "Kubernetes API requests allowed in a burst");
+    flags.Add("resync-period", &resync_period_,
+              "every Target is reconciled at least this often (e.g. 10m)");
     flags.AddChoice("synchronous", &synchronous_, {"full", "normal"},
                     "SQLite synchronous mode of the log");
     flags.Add("snapshot-every", &snapshot_every_,
@@ -55,6 +59,9 @@ class ServeCommand final : public Subcommand {
     options.agent_ca_file = agent_ca_file_;
     options.agent_token_ttl = agent_token_ttl_;
     options.kubeconfig = kubeconfig_;
+    options.kube_qps = kube_qps_;
+    options.kube_burst = static_cast<int>(kube_burst_);
+    options.resync_period = resync_period_;
     options.synchronous = ParseSynchronous(synchronous_);
     options.snapshot_every = snapshot_every_;
     if (absl::Status valid = ValidateServeOptions(options); !valid.ok()) {
@@ -85,6 +92,9 @@ class ServeCommand final : public Subcommand {
   std::string agent_ca_file_;
   absl::Duration agent_token_ttl_ = absl::Hours(24);
   std::string kubeconfig_ = EnvOr("KUBECONFIG", "");
+  double kube_qps_ = 5;
+  int64_t kube_burst_ = 10;
+  absl::Duration resync_period_ = absl::Minutes(10);
   std::string synchronous_ = "full";
   int64_t snapshot_every_ = 1000;
 };

@@ -173,7 +173,9 @@ absl::Status ApiServer::WriteStateFiles(const TlsMaterial& tls) {
 }
 
 absl::Status ApiServer::CreateDefaultNamespaces() {
-  for (const char* name : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
+  std::vector<std::string> names = {"default", "kube-system", "kube-public", "kube-node-lease"};
+  names.insert(names.end(), options_.namespaces.begin(), options_.namespaces.end());
+  for (const std::string& name : names) {
     HttpRequest request;
     request.method = "POST";
     request.path = "/api/v1/namespaces";

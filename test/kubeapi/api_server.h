@@ -62,6 +62,8 @@ struct ApiServerOptions {
   // Namespaced creates need an existing Namespace (404 `namespaces "x" not found`), as
   // kube-apiserver's NamespaceLifecycle admission requires.
   bool require_namespace = true;
+  // Namespaces created at start besides default, kube-system, kube-public, kube-node-lease.
+  std::vector<std::string> namespaces;
   // JWT issuer, and the audiences the server accepts by default (also the default
   // audiences of TokenRequests that name none).
   std::string issuer = "https://kubernetes.default.svc.cluster.local";

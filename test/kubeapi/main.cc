@@ -29,6 +29,8 @@ ABSL_FLAG(int, port, 0, "TCP port on 127.0.0.1; 0 picks a free port");
 ABSL_FLAG(std::string, port_file, "", "if set, the bound port is written to this file");
 ABSL_FLAG(absl::Duration, max_token_expiration, absl::Hours(48),
           "TokenRequest expirationSeconds above this are clamped to it");
+ABSL_FLAG(std::vector<std::string>, namespaces, {},
+          "comma-separated namespaces to create at start (besides default and kube-*)");
 
 namespace {
 
@@ -66,7 +68,7 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Runs a Kubernetes API server for tests on https://127.0.0.1.\n"
       "Usage: credledger-test-apiserver [--state-dir=DIR] [--port=N] [--port-file=FILE] "
-      "[--max-token-expiration=48h]\n(dashes and underscores are interchangeable in flag "
+      "[--max-token-expiration=48h] [--namespaces=a,b]\n(dashes and underscores are interchangeable in flag "
       "names)");
   absl::FlagsUsageConfig usage;
   usage.contains_help_flags = [](absl::string_view file) {
@@ -89,6 +91,7 @@ int main(int argc, char** argv) {
   options.state_dir = absl::GetFlag(FLAGS_state_dir);
   options.port = absl::GetFlag(FLAGS_port);
   options.max_token_expiration = absl::GetFlag(FLAGS_max_token_expiration);
+  options.namespaces = absl::GetFlag(FLAGS_namespaces);
   auto server = credledger::kubeapi::ApiServer::Start(options);
   if (!server.ok()) {
     std::fprintf(stderr, "credledger-test-apiserver: %s\n", server.status().ToString().c_str());

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# `make run`: starts credledger on embedded defaults.
+#
+# Without a kubeconfig (no KUBECONFIG in the environment), it starts the test Kubernetes API
+# server as the embedded cluster (state and kubeconfig under ./var/kubeapi, namespace `demo`
+# created), then `credledger serve` on ./var/credledger.db with the agent API server URL and
+# CA pointing at that cluster. With KUBECONFIG set it serves against that cluster; the agent
+# API server URL is then AGENT_APISERVER_URL (default: the kubeconfig's server) and the CA
+# AGENT_CA_FILE (optional). Extra arguments go to `credledger serve`. Ctrl-C stops everything.
+set -euo pipefail
+
+build="${1:-build}"
+shift || true
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+credledger="$build/service/credledger"
+apiserver="$build/test/kubeapi/credledger-test-apiserver"
+listen="${CREDLEDGER_LISTEN:-127.0.0.1:7443}"
+mkdir -p var
+
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Waits up to 30 s for file $1 to exist and be non-empty; fails naming what $2 is.
+wait_for_file() {
+  for _ in $(seq 300); do
+    [ -s "$1" ] && return 0
+    kill -0 "${pids[-1]}" 2>/dev/null || { echo "error: $2 exited; see its output above" >&2; exit 1; }
+    sleep 0.1
+  done
+  echo "error: $2 did not start within 30 s" >&2
+  exit 1
+}
+
+serve_args=(--db var/credledger.db --listen "$listen" --port-file var/credledger.port)
+if [ -z "${KUBECONFIG:-}" ]; then
+  rm -f var/kubeapi/port
+  "$apiserver" --state-dir var/kubeapi --port-file var/kubeapi/port \
+    --port "${KUBEAPI_PORT:-0}" --namespaces demo &
+  pids+=($!)
+  wait_for_file var/kubeapi/port "the embedded Kubernetes API server"
+  port="$(cat var/kubeapi/port)"
+  kubeconfig="$root/var/kubeapi/kubeconfig"
+  serve_args+=(--kubeconfig "$kubeconfig" --agent-apiserver-url "https://127.0.0.1:$port"
+               --agent-ca-file var/kubeapi/ca.crt)
+  cluster="embedded test API server at https://127.0.0.1:$port"
+else
+  kubeconfig="$KUBECONFIG"
+  server_url="$(sed -n 's/^ *server: *//p' "$kubeconfig" | head -n 1)"
+  serve_args+=(--kubeconfig "$kubeconfig" --agent-apiserver-url "${AGENT_APISERVER_URL:-$server_url}")
+  [ -n "${AGENT_CA_FILE:-}" ] && serve_args+=(--agent-ca-file "$AGENT_CA_FILE")
+  cluster="the cluster of $kubeconfig"
+fi
+
+rm -f var/credledger.port
+"$credledger" serve "${serve_args[@]}" "$@" &
+pids+=($!)
+wait_for_file var/credledger.port "credledger serve"
+
+cat <<TXT
+
+credledger is serving gRPC on $listen, writing to $cluster.
+Event log: $root/var/credledger.db
+
+Try, in another terminal:
+  $credledger target register demo/edge-1
+  $credledger target get demo/edge-1
+  kubectl --kubeconfig $kubeconfig -n demo get secrets,serviceaccounts,roles,rolebindings,targetreports
+  $credledger target rotate demo/edge-1
+  $credledger target confirm demo/edge-1 --revision 1.0.0-<suffix shown by 'target get'>
+  $credledger target revoke demo/edge-1
+  $credledger target lift demo/edge-1
+  $credledger target delete demo/edge-1
+  $credledger target watch
+Every command takes --help. Ctrl-C stops credledger$( [ -z "${KUBECONFIG:-}" ] && echo " and the embedded cluster").
+
+TXT
+wait -n "${pids[@]}"
