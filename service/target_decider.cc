@@ -232,14 +232,17 @@ class Decision {
   absl::StatusOr<std::vector<Event>> operator()(const RecordSecretDeletedExternally& c) {
     if (auto s = RequireRegistered(); !s.ok()) return s;
     if (!Known(c.secret.uid())) return Done();
+    const v1::CredentialRecord* current = CurrentCredential(state_);
+    const bool was_current = current != nullptr && current->secret().uid() == c.secret.uid();
     Event e;
     v1::CredentialSecretDeletedExternally* r = e.mutable_credential_secret_deleted_externally();
     r->set_target_uid(state_.target_uid());
     *r->mutable_secret() = c.secret;
     *r->mutable_observed_at() = ToProto(c.observed_at);
     Emit(std::move(e));
-    // A missing current Secret is re-minted.
-    PlanAfter(v1::MINT_REASON_REPLACEMENT);
+    // A missing current Secret is re-minted, even when an older credential remains: the
+    // agent may already run with the deleted one.
+    PlanAfter(was_current ? v1::MINT_REASON_REPLACEMENT : v1::MINT_REASON_UNSPECIFIED);
     return Done();
   }
 
@@ -341,6 +344,8 @@ std::optional<v1::CredentialMintRequested> PlanMint(const TargetState& state,
       mint.set_reason(state.attempt_count() == 0 ? v1::MINT_REASON_INITIAL
                                                  : v1::MINT_REASON_REPLACEMENT);
     }
+  } else if (hint == v1::MINT_REASON_REPLACEMENT) {
+    mint.set_reason(v1::MINT_REASON_REPLACEMENT);
   } else if (context.now >= FromProto(current->rotation_due_at()) &&
              context.now > FromProto(current->issued_at())) {
     mint.set_reason(v1::MINT_REASON_ROTATION_DUE);

@@ -29,8 +29,11 @@ absl::StatusOr<std::vector<v1::Event>> DecideTarget(const TargetCommand& command
                                                     const v1::TargetState& state,
                                                     const CommandContext& context);
 
-// The mint intent PlanCredential would start on `state` at `context.now`, if any (exposed for
-// the scheduler, which asks when the next one is due).
+// The mint intent the state calls for at `context.now`, if any: an unanswered rotation
+// request, no current credential, `hint` REPLACEMENT (the current Secret is gone), or the
+// rotation due time reached. `hint` also names the reason of a first mint (INITIAL or
+// REVOCATION_LIFTED). Nothing while an attempt is open, the Target is not active or revoked,
+// or credentials are disabled.
 std::optional<v1::CredentialMintRequested> PlanMint(const v1::TargetState& state,
                                                     const CommandContext& context,
                                                     v1::MintReason hint);

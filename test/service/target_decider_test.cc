@@ -509,6 +509,17 @@ TEST_F(TargetDeciderTest, ASupersededSecretDeletedExternallyIsRecordedWithoutAMi
   EXPECT_EQ(Record(Secret(1)), nullptr);
 }
 
+// Regression: deleting the newest Secret while an unconfirmed older one remained made the older
+// one current again and minted nothing, although the agent may already use the deleted one.
+TEST_F(TargetDeciderTest, TheCurrentSecretDeletedExternallyIsReplacedEvenWhenAnOlderOneRemains) {
+  GivenIssued("m1", 1, kT0, absl::Hours(10));
+  GivenIssued("m2", 2, kT0, absl::Hours(10), v1::MINT_REASON_ROTATION_REQUESTED, "r1");
+  now_ = kT0 + absl::Hours(1);
+  Then(When(RecordSecretDeletedExternally{Secret(2), now_}),
+       {DeletedExternally(Secret(2), now_),
+        MintRequested(kUid, "m3", v1::MINT_REASON_REPLACEMENT)});
+}
+
 TEST_F(TargetDeciderTest, AnUnknownSecretDeletedExternallyEmitsNothing) {
   GivenIssued("m1", 1, kT0, absl::Hours(10));
   Then(When(RecordSecretDeletedExternally{Secret(7), kT0}), {});
