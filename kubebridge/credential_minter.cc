@@ -4,6 +4,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "common/fault_points.h"
 #include "common/sha256.h"
@@ -176,12 +177,23 @@ absl::StatusOr<v1::TargetState> CredentialMinter::IssueToken(const v1::TargetSta
                 &secret, cancel);
   }
 
-  secret["data"][kTokenKey] = absl::Base64Escape(token);
+  // A Secret adopted from a list has no apiVersion and kind (list items carry none); the
+  // server refuses a PUT without them.
+  secret["apiVersion"] = "v1";
+  secret["kind"] = "Secret";
+  const std::string encoded = absl::Base64Escape(token);
+  secret["data"][kTokenKey] = encoded;
   secret["metadata"]["annotations"][kExpiresAtAnnotation] = FormatExpiresAt(expires_at);
   absl::StatusOr<nlohmann::json> updated =
       client_.Update(SecretResource(ns, StringAt(secret, {"metadata", "name"})), secret, cancel);
   if (!updated.ok()) {
-    return Fail(state, v1::MINT_STAGE_SECRET_UPDATE, updated.status(), &secret, cancel);
+    // The server may quote the request body, token included, in its message ("Object 'Kind'
+    // is missing in '{...}'"); the message goes into the log (DESIGN section 7).
+    const absl::Status scrubbed(
+        updated.status().code(),
+        absl::StrReplaceAll(updated.status().message(),
+                            {{encoded, "<token>"}, {token, "<token>"}}));
+    return Fail(state, v1::MINT_STAGE_SECRET_UPDATE, scrubbed, &secret, cancel);
   }
   common::FaultPoint("mint.after_secret_update");
   ASSIGN_OR_RETURN(v1::TargetState after,

@@ -155,14 +155,12 @@ absl::Status Server::StartBridge(const v1::ServiceConfigured& config) {
     connection = kubebridge::LoadKubeconfig(options_.kubeconfig);
   } else if (!in_cluster.service_host.empty()) {
     connection = kubebridge::LoadInClusterConfig(in_cluster);
-  } else if (config.credentials_enabled()) {
-    return absl::InvalidArgumentError(
-        "--agent-apiserver-url is set but there is no cluster to write credentials to: give "
-        "--kubeconfig (or KUBECONFIG), or run in a pod");
   } else {
-    common::Log(common::LogLevel::kWarning,
+    // Commands are still decided and recorded; mint intents wait in the log until credledger
+    // runs with a cluster connection.
+    common::Log(config.credentials_enabled() ? common::LogLevel::kWarning : common::LogLevel::kInfo,
                 "no cluster connection (--kubeconfig, KUBECONFIG or in-cluster): serving the "
-                "API without the kube bridge");
+                "API without the kube bridge; no Kubernetes object will be written");
     return absl::OkStatus();
   }
   if (!connection.ok()) return connection.status();

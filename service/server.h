@@ -59,8 +59,8 @@ struct ServeOptions {
   // Lifetime requested for agent tokens (>= kMinAgentTokenTtl).
   absl::Duration agent_token_ttl = absl::Hours(24);
   // kubeconfig of the cluster the kube bridge writes to. Empty: the in-cluster service
-  // account when KUBERNETES_SERVICE_HOST is set, else no cluster (allowed only while
-  // credentials are disabled; the API then runs without the bridge).
+  // account when KUBERNETES_SERVICE_HOST is set, else no cluster: the API runs without the
+  // bridge (a warning when credentials are enabled) and mint intents wait in the log.
   std::filesystem::path kubeconfig;
   // Client-side rate limit of Kubernetes API calls (requests/s and burst).
   double kube_qps = 5;

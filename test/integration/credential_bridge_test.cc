@@ -247,6 +247,42 @@ TEST_F(CredentialBridgeTest, RevokeDeletesCredentialsKeepsIdentityAndLiftMintsAg
   EXPECT_EQ(lifted.agent_credential_ready().reason(), "Issued");
 }
 
+TEST_F(CredentialBridgeTest, TheTokenAuthenticatesAsTheAgentUntilItsSecretIsDeleted) {
+  ASSERT_OK(Run(service::RegisterTarget{"0b4e3f4a-8c9d-4e2f-a1b2-c3d4e5f60718", true}, "reg-1"));
+  v1::TargetState state = WaitFor(
+      [](const v1::TargetState& s) { return CurrentName(s) == "solar-agent-edge-1-1"; }, "mint");
+  const std::string uid = projections::CurrentCredential(state)->secret().uid();
+  ASSERT_OK_AND_ASSIGN(auto secret,
+                       client_->Get(kubebridge::SecretResource(kNs, "solar-agent-edge-1-1")));
+  std::string token;
+  ASSERT_TRUE(absl::Base64Unescape(StringAt(secret, {"data", "token"}), &token));
+  ASSERT_FALSE(token.empty());
+
+  // The cluster says whose token it is.
+  ASSERT_OK_AND_ASSIGN(
+      auto review,
+      client_->Create(kubebridge::ResourceRef{"authentication.k8s.io", "v1", "tokenreviews", "", ""},
+                      {{"apiVersion", "authentication.k8s.io/v1"},
+                       {"kind", "TokenReview"},
+                       {"spec", {{"token", token}}}}));
+  EXPECT_EQ(review["status"].value("authenticated", false), true) << review.dump();
+  EXPECT_EQ(StringAt(review, {"status", "user", "username"}),
+            "system:serviceaccount:demo:solar-agent-edge-1");
+
+  // The agent reads its own TargetReport with it, until the Secret it is bound to is gone.
+  kubebridge::ConnectionConfig agent;
+  agent.server = api_->url();
+  agent.ca_pem = api_->ca_pem();
+  agent.token = token;
+  ASSERT_OK_AND_ASSIGN(auto agent_client, kubebridge::KubeClient::New(agent));
+  ASSERT_OK(agent_client->Get(kubebridge::TargetReportResource(kNs, kTarget)));
+  ASSERT_OK(client_->Delete(kubebridge::SecretResource(kNs, "solar-agent-edge-1-1"),
+                            {.precondition_uid = uid}));
+  absl::Status after = agent_client->Get(kubebridge::TargetReportResource(kNs, kTarget)).status();
+  EXPECT_TRUE(absl::IsUnauthenticated(after)) << after;
+  agent_client->Stop();
+}
+
 TEST_F(CredentialBridgeTest, AnExternallyDeletedCurrentSecretIsRecordedAndReminted) {
   ASSERT_OK(Run(service::RegisterTarget{"0b4e3f4a-8c9d-4e2f-a1b2-c3d4e5f60718", true}, "reg-1"));
   v1::TargetState first = WaitFor(

@@ -33,7 +33,8 @@ int PollTimeoutMs(absl::Time deadline) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Subprocess>> Subprocess::Start(
-    const std::vector<std::string>& argv, const std::vector<std::string>& unset_env) {
+    const std::vector<std::string>& argv, const std::vector<std::string>& unset_env,
+    const std::vector<std::string>& extra_env) {
   int out_pipe[2];
   int err_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) return absl::InternalError("pipe2 failed");
@@ -48,14 +49,17 @@ absl::StatusOr<std::unique_ptr<Subprocess>> Subprocess::Start(
   posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
 
+  std::vector<std::string> replaced = unset_env;
+  for (const std::string& entry : extra_env) replaced.push_back(entry.substr(0, entry.find('=')));
   std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry(*e);
     const std::string name = entry.substr(0, entry.find('='));
-    if (std::find(unset_env.begin(), unset_env.end(), name) == unset_env.end()) {
+    if (std::find(replaced.begin(), replaced.end(), name) == replaced.end()) {
       env_strings.push_back(entry);
     }
   }
+  env_strings.insert(env_strings.end(), extra_env.begin(), extra_env.end());
   std::vector<char*> env_pointers;
   for (std::string& e : env_strings) env_pointers.push_back(e.data());
   env_pointers.push_back(nullptr);
@@ -154,8 +158,10 @@ absl::StatusOr<int> Subprocess::Wait(absl::Time deadline) {
 }
 
 absl::StatusOr<RunResult> Run(const std::vector<std::string>& argv, absl::Duration timeout,
-                              const std::vector<std::string>& unset_env) {
-  absl::StatusOr<std::unique_ptr<Subprocess>> process = Subprocess::Start(argv, unset_env);
+                              const std::vector<std::string>& unset_env,
+                              const std::vector<std::string>& extra_env) {
+  absl::StatusOr<std::unique_ptr<Subprocess>> process =
+      Subprocess::Start(argv, unset_env, extra_env);
   if (!process.ok()) return process.status();
   absl::StatusOr<int> code = (*process)->Wait(absl::Now() + timeout);
   if (!code.ok()) return code.status();

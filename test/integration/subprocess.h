@@ -19,10 +19,12 @@ namespace credledger::testing {
 class Subprocess {
  public:
   // Starts `argv[0]` (a path) with `argv`, the test's environment minus the variables named
-  // in `unset_env`, stdin from /dev/null.
+  // in `unset_env` plus the "NAME=value" entries of `extra_env` (which replace variables of
+  // the same name), stdin from /dev/null.
   // Errors: kInternal when the pipes or posix_spawn fail.
   static absl::StatusOr<std::unique_ptr<Subprocess>> Start(
-      const std::vector<std::string>& argv, const std::vector<std::string>& unset_env = {});
+      const std::vector<std::string>& argv, const std::vector<std::string>& unset_env = {},
+      const std::vector<std::string>& extra_env = {});
   // Kills (SIGKILL) and reaps the child if it still runs.
   ~Subprocess();
 
@@ -59,7 +61,9 @@ struct RunResult {
   std::string out;
   std::string err;
 };
+// `unset_env` and `extra_env` as for Subprocess::Start.
 absl::StatusOr<RunResult> Run(const std::vector<std::string>& argv, absl::Duration timeout,
-                              const std::vector<std::string>& unset_env = {});
+                              const std::vector<std::string>& unset_env = {},
+                              const std::vector<std::string>& extra_env = {});
 
 }  // namespace credledger::testing

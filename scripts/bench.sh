@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# `make bench`: runs every benchmark under test/bench at full size.
+set -euo pipefail
+build="${1:-build}"
+for bench in "$build"/test/bench/*_bench; do
+  echo "== $(basename "$bench")"
+  "$bench" --benchmark_color=false
+done

@@ -1,0 +1,270 @@
+#include "test/integration/live_processes.h"
+
+#include <signal.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "kubebridge/agent_objects.h"
+#include "kubebridge/json_util.h"
+#include "kubebridge/kubeconfig.h"
+#include "store/sqlite.h"
+#include "test/support/status_matchers.h"
+
+namespace credledger::testing {
+namespace {
+
+constexpr char kCredledger[] = CREDLEDGER_BINARY;
+constexpr char kApiServer[] = CREDLEDGER_TEST_APISERVER_BINARY;
+// Variables of the test's environment that would change what the children do.
+const std::vector<std::string> kCleanEnv = {"CREDLEDGER_SERVER", "KUBECONFIG",
+                                            "CREDLEDGER_FAULT_POINTS"};
+
+std::string ReadBytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+std::string FirstLine(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+}  // namespace
+
+void LiveProcessTest::SetUp() {
+  const std::filesystem::path state = dir_.path() / "kubeapi";
+  const std::filesystem::path port_file = dir_.path() / "kubeapi.port";
+  ASSERT_OK_AND_ASSIGN(apiserver_, Subprocess::Start({kApiServer, "--state-dir", state.string(),
+                                                      "--port-file", port_file.string(),
+                                                      "--namespaces", kLiveNamespace},
+                                                     kCleanEnv));
+  ASSERT_OK(apiserver_->WaitForLine("listening on", absl::Now() + kLiveWait));
+  const std::string port = FirstLine(port_file);
+  ASSERT_FALSE(port.empty());
+  apiserver_url_ = absl::StrCat("https://127.0.0.1:", port);
+
+  ASSERT_OK_AND_ASSIGN(kubebridge::ConnectionConfig connection,
+                       kubebridge::LoadKubeconfig(state / "kubeconfig"));
+  ASSERT_EQ(connection.server, apiserver_url_);
+  kubebridge::KubeClientOptions options;
+  options.rate_limit = {1000, 1000};
+  ASSERT_OK_AND_ASSIGN(admin_, kubebridge::KubeClient::New(connection, options));
+}
+
+void LiveProcessTest::TearDown() {
+  if (serve_ != nullptr) StopServe();
+  if (admin_ != nullptr) admin_->Stop();
+  if (apiserver_ != nullptr) {
+    apiserver_->Signal(SIGTERM);
+    absl::StatusOr<int> code = apiserver_->Wait(absl::Now() + kLiveWait);
+    EXPECT_OK(code);
+    EXPECT_EQ(code.value_or(-1), 0) << apiserver_->err();
+  }
+}
+
+void LiveProcessTest::StartServe(const std::string& fault_points) {
+  ASSERT_EQ(serve_, nullptr) << "serve already runs";
+  const std::filesystem::path port_file = dir_.path() / "serve.port";
+  std::filesystem::remove(port_file);
+  std::vector<std::string> extra_env;
+  if (!fault_points.empty()) extra_env.push_back("CREDLEDGER_FAULT_POINTS=" + fault_points);
+  const std::filesystem::path state = dir_.path() / "kubeapi";
+  ASSERT_OK_AND_ASSIGN(
+      serve_, Subprocess::Start({kCredledger, "serve", "--db", db_path().string(), "--listen",
+                                 "127.0.0.1:0", "--port-file", port_file.string(),
+                                 "--kubeconfig", (state / "kubeconfig").string(),
+                                 "--agent-apiserver-url", apiserver_url_, "--agent-ca-file",
+                                 (state / "ca.crt").string(), "--kube-qps", "1000",
+                                 "--kube-burst", "1000"},
+                                kCleanEnv, extra_env));
+  absl::StatusOr<std::string> ready =
+      serve_->WaitForLine("credledger serving on", absl::Now() + kLiveWait);
+  ASSERT_OK(ready);
+  serve_address_ = absl::StrCat("127.0.0.1:", FirstLine(port_file));
+  ASSERT_EQ(*ready, absl::StrCat("credledger serving on ", serve_address_));
+}
+
+int LiveProcessTest::ReapServe() {
+  absl::StatusOr<int> code = serve_->Wait(absl::Now() + kLiveWait);
+  EXPECT_OK(code);
+  serve_outputs_.push_back(serve_->out());
+  serve_outputs_.push_back(serve_->err());
+  serve_.reset();
+  return code.value_or(-1);
+}
+
+void LiveProcessTest::StopServe() {
+  ASSERT_NE(serve_, nullptr);
+  serve_->Signal(SIGTERM);
+  EXPECT_EQ(ReapServe(), 0) << serve_outputs_.back();
+}
+
+void LiveProcessTest::ExpectServeKilledByFaultPoint() {
+  ASSERT_NE(serve_, nullptr);
+  EXPECT_EQ(ReapServe(), 128 + SIGKILL) << serve_outputs_.back();
+}
+
+RunResult LiveProcessTest::Cli(std::vector<std::string> args) {
+  args.insert(args.begin(), kCredledger);
+  args.push_back("--server");
+  args.push_back(serve_address_);
+  absl::StatusOr<RunResult> result = testing::Run(args, kLiveWait, kCleanEnv);
+  EXPECT_OK(result);
+  if (!result.ok()) return RunResult{};
+  cli_outputs_.push_back(*result);
+  return *result;
+}
+
+nlohmann::json LiveProcessTest::WaitForTarget(
+    const std::string& target, const std::function<bool(const nlohmann::json&)>& done,
+    const std::string& what) {
+  absl::StatusOr<std::unique_ptr<Subprocess>> watch = Subprocess::Start(
+      {kCredledger, "target", "watch", "--namespace", kLiveNamespace, "--output", "json",
+       "--server", serve_address_},
+      kCleanEnv);
+  EXPECT_OK(watch);
+  if (!watch.ok()) return nullptr;
+  const absl::Time deadline = absl::Now() + kLiveWait;
+  nlohmann::json found = nullptr;
+  while (found.is_null()) {
+    absl::StatusOr<std::string> line = (*watch)->WaitForLine("\"seq\"", deadline);
+    if (!line.ok()) {
+      ADD_FAILURE() << "waiting for " << what << ": " << line.status();
+      break;
+    }
+    nlohmann::json item = nlohmann::json::parse(*line, nullptr, /*allow_exceptions=*/false);
+    const nlohmann::json& t = item.is_object() ? item.value("target", nlohmann::json()) : item;
+    if (t.is_object() && t.value("name", "") == target && done(t)) found = t;
+  }
+  (*watch)->Signal(SIGTERM);
+  EXPECT_OK((*watch)->Wait(absl::Now() + kLiveWait));
+  cli_outputs_.push_back(RunResult{0, (*watch)->out(), (*watch)->err()});
+  return found;
+}
+
+nlohmann::json LiveProcessTest::WaitForCurrentCredential(const std::string& target,
+                                                         int64_t suffix) {
+  const std::string name = kubebridge::CredentialSecretName(target, suffix);
+  return WaitForTarget(
+      target,
+      [&](const nlohmann::json& t) {
+        return kubebridge::StringAt(t, {"current_credential", "secret_name"}) == name &&
+               t.value("open_mint_attempt_id", "x").empty() &&
+               kubebridge::StringAt(t, {"agent_credential_ready", "status"}) == "True";
+      },
+      absl::StrCat("current credential ", name));
+}
+
+std::vector<nlohmann::json> LiveProcessTest::CredentialSecrets(const std::string& target) {
+  kubebridge::ListOptions options;
+  options.label_selector = absl::StrCat(kubebridge::kCredentialLabel, "=", target);
+  absl::StatusOr<kubebridge::ObjectList> list =
+      admin_->List(kubebridge::SecretResource(kLiveNamespace), options);
+  EXPECT_OK(list);
+  return list.ok() ? list->items : std::vector<nlohmann::json>{};
+}
+
+std::string LiveProcessTest::TokenOf(const nlohmann::json& secret) {
+  std::string token;
+  if (!absl::Base64Unescape(kubebridge::StringAt(secret, {"data", kubebridge::kTokenKey}),
+                            &token)) {
+    return "";
+  }
+  return token;
+}
+
+std::string LiveProcessTest::ReviewedUser(const std::string& token) {
+  const nlohmann::json review = {{"apiVersion", "authentication.k8s.io/v1"},
+                                 {"kind", "TokenReview"},
+                                 {"spec", {{"token", token}}}};
+  absl::StatusOr<nlohmann::json> answer = admin_->Create(
+      kubebridge::ResourceRef{"authentication.k8s.io", "v1", "tokenreviews", "", ""}, review);
+  EXPECT_OK(answer);
+  if (!answer.ok() || !answer->contains("status") ||
+      !(*answer)["status"].value("authenticated", false)) {
+    return "";
+  }
+  return kubebridge::StringAt(*answer, {"status", "user", "username"});
+}
+
+std::vector<store::RecordedEvent> LiveProcessTest::ReadLog() {
+  std::vector<store::RecordedEvent> events;
+  absl::StatusOr<std::unique_ptr<store::Connection>> db =
+      store::Connection::Open(db_path(), /*create=*/false, /*read_only=*/true);
+  EXPECT_OK(db);
+  if (!db.ok()) return events;
+  absl::StatusOr<store::Statement> select = (*db)->Prepare(
+      "SELECT seq, stream, stream_version, event_id, type, schema_version, recorded_at_us, "
+      "metadata, payload, digest, prev_chain_hash, chain_hash, stream_hash FROM events "
+      "ORDER BY seq");
+  EXPECT_OK(select);
+  if (!select.ok()) return events;
+  while (true) {
+    absl::StatusOr<bool> row = select->Step();
+    EXPECT_OK(row);
+    if (!row.ok() || !*row) break;
+    store::RecordedEvent e;
+    e.seq = select->ColumnInt(0);
+    e.stream = select->ColumnText(1);
+    e.stream_version = select->ColumnInt(2);
+    e.event_id = select->ColumnBlob(3);
+    e.type = select->ColumnText(4);
+    e.schema_version = static_cast<uint32_t>(select->ColumnInt(5));
+    e.recorded_at_us = select->ColumnInt(6);
+    e.metadata = select->ColumnBlob(7);
+    e.payload = select->ColumnBlob(8);
+    e.digest = select->ColumnBlob(9);
+    e.prev_chain_hash = select->ColumnBlob(10);
+    e.chain_hash = select->ColumnBlob(11);
+    e.stream_hash = select->ColumnBlob(12);
+    events.push_back(std::move(e));
+  }
+  return events;
+}
+
+void LiveProcessTest::KeepDatabaseFiles(const std::string& when) {
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    const std::filesystem::path path = db_path().string() + suffix;
+    if (!std::filesystem::exists(path)) continue;
+    haystacks_.push_back({absl::StrCat(path.filename().string(), " ", when), ReadBytes(path)});
+  }
+}
+
+void LiveProcessTest::KeepProcessOutputs() {
+  for (const std::string& output : serve_outputs_) haystacks_.push_back({"serve output", output});
+  for (const RunResult& run : cli_outputs_) {
+    haystacks_.push_back({"cli stdout", run.out});
+    haystacks_.push_back({"cli stderr", run.err});
+  }
+}
+
+void LiveProcessTest::ExpectNotFoundAnywhere(const std::vector<std::string>& needles) {
+  for (const std::string& needle : needles) {
+    for (const Haystack& h : haystacks_) {
+      const size_t at = h.bytes.find(needle);
+      EXPECT_TRUE(at == std::string::npos)
+          << "token bytes (" << needle.size() << " chars from \"" << needle.substr(0, 10)
+          << "...\") found in " << h.what << " at byte " << at;
+    }
+  }
+}
+
+projections::CredentialProjection LiveProcessTest::Fold(
+    const std::vector<store::RecordedEvent>& events) {
+  projections::CredentialProjection projection;
+  for (const store::RecordedEvent& e : events) {
+    absl::StatusOr<std::vector<std::string>> changed = projection.Apply(e);
+    EXPECT_TRUE(changed.ok()) << "seq " << e.seq << ": " << changed.status();
+  }
+  return projection;
+}
+
+}  // namespace credledger::testing

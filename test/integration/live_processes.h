@@ -1,0 +1,113 @@
+// LiveProcessTest: a fixture for acceptance tests through the real binaries (DESIGN section
+// 8). It runs the test Kubernetes API server as its own process
+// (credledger-test-apiserver, namespace `demo`, state in a temp dir), so that it outlives
+// `credledger serve` processes started, killed and restarted on one SQLite file; drives
+// them with the `credledger` CLI; and reads back what they leave: the cluster's credential
+// Secrets (through an admin KubeClient) and the event log (opened read-only, decoded with
+// EventCodec). Every process takes port 0 and reports its address; every wait has a deadline
+// and blocks on a pipe (a `target watch` stream), never on a sleep.
+//
+// The binaries come from the compile definitions CREDLEDGER_BINARY and
+// CREDLEDGER_TEST_APISERVER_BINARY.
+//
+// Thread-safety: a fixture belongs to its test's thread.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+#include "kubebridge/kube_client.h"
+#include "nlohmann/json.hpp"
+#include "projections/credential_projection.h"
+#include "store/event_store.h"
+#include "test/integration/subprocess.h"
+#include "test/support/temp_dir.h"
+
+namespace credledger::testing {
+
+inline constexpr char kLiveNamespace[] = "demo";
+// How long any single wait of these tests may take.
+inline constexpr absl::Duration kLiveWait = absl::Seconds(30);
+
+// Bytes a token must never be found in, and what they are (for failure messages).
+struct Haystack {
+  std::string what;
+  std::string bytes;
+};
+
+// The start of every service-account token as a JWT (base64url of `{"alg":`) and as a
+// Secret stores it (base64 of that): finds tokens nobody read from a Secret.
+inline constexpr const char* kJwtMarkers[] = {"eyJhbGciOi", "ZXlKaGJHY2lPaU"};
+
+class LiveProcessTest : public ::testing::Test {
+ protected:
+  // Starts the API server and the admin client.
+  void SetUp() override;
+  // Stops serve (SIGTERM) when it runs, then the API server.
+  void TearDown() override;
+
+  // Starts `credledger serve` on <dir>/var/events.db against the API server, with
+  // CREDLEDGER_FAULT_POINTS=`fault_points` when not empty, and waits for its ready line.
+  void StartServe(const std::string& fault_points = "");
+  // SIGTERM; expects a clean exit (0).
+  void StopServe();
+  // Waits for serve to kill itself at an armed fault point; expects exit 128 + SIGKILL.
+  void ExpectServeKilledByFaultPoint();
+
+  // Runs `credledger <args> --server <serve address>` to completion and keeps its output.
+  RunResult Cli(std::vector<std::string> args);
+  // Follows `credledger target watch --output json` (snapshot, then changes) until an item
+  // for demo/`target` satisfies `done`; returns that item's `target` object (null JSON after
+  // a failed wait, with a test failure naming `what`). The watch's output is kept.
+  nlohmann::json WaitForTarget(const std::string& target,
+                               const std::function<bool(const nlohmann::json&)>& done,
+                               const std::string& what);
+  // WaitForTarget until the Target's current credential is Secret solar-agent-<target>-<n>
+  // with n = `suffix`, no mint is open and AgentCredentialReady is True.
+  nlohmann::json WaitForCurrentCredential(const std::string& target, int64_t suffix);
+
+  // The credential Secrets of `target` in the cluster (label
+  // solar.opendefense.cloud/agent-credential=<target>), read directly.
+  std::vector<nlohmann::json> CredentialSecrets(const std::string& target);
+  // The token a credential Secret holds (data.token, base64-decoded); empty when none.
+  static std::string TokenOf(const nlohmann::json& secret);
+  // The username a TokenReview of `token` answers; empty when not authenticated.
+  std::string ReviewedUser(const std::string& token);
+
+  // Every event of the log in seq order, read through a read-only SQLite connection.
+  std::vector<store::RecordedEvent> ReadLog();
+  // The credential projection folded from `events`.
+  static projections::CredentialProjection Fold(const std::vector<store::RecordedEvent>& events);
+
+  std::filesystem::path db_path() const { return dir_.path() / "var" / "events.db"; }
+  // Adds the bytes of the database file and its -wal and -shm files as they are now
+  // (`when` names the moment) to `haystacks_`.
+  void KeepDatabaseFiles(const std::string& when);
+  // Adds the output of every serve process that ended and of every CLI run to `haystacks_`.
+  void KeepProcessOutputs();
+  // Expects none of `needles` in any of `haystacks_`.
+  void ExpectNotFoundAnywhere(const std::vector<std::string>& needles);
+
+  TempDir dir_;
+  std::unique_ptr<Subprocess> apiserver_;
+  std::string apiserver_url_;
+  std::unique_ptr<kubebridge::KubeClient> admin_;
+  std::unique_ptr<Subprocess> serve_;
+  std::string serve_address_;
+  // stdout and stderr of every serve process that ended, and of every CLI run.
+  std::vector<std::string> serve_outputs_;
+  std::vector<RunResult> cli_outputs_;
+  std::vector<Haystack> haystacks_;
+
+ private:
+  // Reaps serve within the deadline and keeps its output; returns its exit code (-1 when
+  // it did not end in time).
+  int ReapServe();
+};
+
+}  // namespace credledger::testing

@@ -1,0 +1,145 @@
+// Token secrecy through the real binaries (DESIGN section 7; issue acceptance: "the database
+// file, logs and responses never contain token bytes").
+//
+// A whole credential lifecycle runs against `credledger serve` and the test API server:
+// register, rotate, confirm, revoke, lift, with get/list/watch in text and JSON between the
+// steps. Every token credledger stores is read from its Secret while the Secret exists; at
+// the end each token, its base64 form and its signature segment are searched for in the
+// database file and its -wal/-shm files (raw bytes, while serve runs and after it stopped),
+// in serve's stdout and stderr, and in the stdout and stderr of every CLI run.
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kubebridge/json_util.h"
+#include "test/integration/live_processes.h"
+#include "test/support/status_matchers.h"
+
+namespace credledger::testing {
+namespace {
+
+using kubebridge::StringAt;
+
+constexpr char kTarget[] = "edge-1";
+
+// The forms a leaked token would take: the JWT itself, base64 as a Secret stores it, and
+// its signature segment (unique to the token, unlike its header).
+std::vector<std::string> NeedlesOf(const std::string& token) {
+  std::vector<std::string> needles = {token, absl::Base64Escape(token)};
+  const size_t last_dot = token.rfind('.');
+  if (last_dot != std::string::npos && token.size() - last_dot > 16) {
+    needles.push_back(token.substr(last_dot + 1));
+  }
+  return needles;
+}
+
+class TokenSecrecyTest : public LiveProcessTest {
+ protected:
+  // Reads the tokens of the Target's credential Secrets that exist now.
+  void CollectTokens() {
+    for (const nlohmann::json& secret : CredentialSecrets(kTarget)) {
+      const std::string token = TokenOf(secret);
+      EXPECT_FALSE(token.empty()) << StringAt(secret, {"metadata", "name"});
+      if (token.empty()) continue;
+      // The search below finds a token where it is: the Secret as the cluster serves it.
+      EXPECT_TRUE(absl::StrContains(secret.dump(), NeedlesOf(token)[1]));
+      tokens_.insert(token);
+    }
+  }
+
+  // `credledger get` and `list` in both output formats.
+  void ReadEverywhere() {
+    for (const char* output : {"text", "json"}) {
+      EXPECT_EQ(Cli({"target", "get", "demo/edge-1", "--output", output}).exit_code, 0);
+      EXPECT_EQ(Cli({"target", "list", "--output", output}).exit_code, 0);
+    }
+  }
+
+  std::set<std::string> tokens_;
+};
+
+TEST_F(TokenSecrecyTest, NoTokenReachesTheDatabaseTheLogsOrAnyResponse) {
+  StartServe();
+  // Long-lived watches in both formats see every change of the lifecycle.
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Subprocess> text_watch,
+                       Subprocess::Start({CREDLEDGER_BINARY, "target", "watch", "--server",
+                                          serve_address_}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Subprocess> json_watch,
+                       Subprocess::Start({CREDLEDGER_BINARY, "target", "watch", "--output",
+                                          "json", "--server", serve_address_}));
+
+  EXPECT_EQ(Cli({"target", "register", "demo/edge-1", "--as", "alice"}).exit_code, 0);
+  ASSERT_FALSE(WaitForCurrentCredential(kTarget, 1).is_null());
+  CollectTokens();
+  ReadEverywhere();
+
+  EXPECT_EQ(Cli({"target", "rotate", "demo/edge-1", "--output", "json"}).exit_code, 0);
+  const nlohmann::json rotated = WaitForCurrentCredential(kTarget, 2);
+  ASSERT_FALSE(rotated.is_null());
+  CollectTokens();
+  ReadEverywhere();
+
+  const std::string revision =
+      absl::StrCat("1.0.0", StringAt(rotated, {"current_credential", "chart_version_suffix"}));
+  EXPECT_EQ(Cli({"target", "confirm", "demo/edge-1", "--revision", revision}).exit_code, 0);
+  ASSERT_FALSE(WaitForTarget(
+                   kTarget,
+                   [](const nlohmann::json& t) {
+                     return t.value("older_secret_names", nlohmann::json::array()).empty();
+                   },
+                   "superseded Secret deleted after the confirmation")
+                   .is_null());
+
+  EXPECT_EQ(Cli({"target", "revoke", "demo/edge-1", "--reason", "lost", "--output", "json"})
+                .exit_code,
+            0);
+  ASSERT_FALSE(WaitForTarget(
+                   kTarget,
+                   [](const nlohmann::json& t) {
+                     return StringAt(t, {"agent_credential_ready", "reason"}) == "Revoked" &&
+                            !t.contains("current_credential") &&
+                            t.value("older_secret_names", nlohmann::json::array()).empty();
+                   },
+                   "credentials revoked")
+                   .is_null());
+  EXPECT_THAT(CredentialSecrets(kTarget), ::testing::IsEmpty());
+
+  EXPECT_EQ(Cli({"target", "lift", "demo/edge-1"}).exit_code, 0);
+  ASSERT_FALSE(WaitForCurrentCredential(kTarget, 1).is_null());
+  CollectTokens();
+  ReadEverywhere();
+  EXPECT_EQ(tokens_.size(), 3u) << "one token per mint: register, rotate, lift";
+
+  // Let both watches print the last change, then end them by stopping serve.
+  RunResult last = Cli({"target", "get", "demo/edge-1", "--output", "json"});
+  const nlohmann::json got = nlohmann::json::parse(last.out, nullptr, false);
+  const std::string last_seq = StringAt(got, {"target", "last_seq"});
+  ASSERT_FALSE(last_seq.empty()) << last.out;
+  EXPECT_OK(text_watch->WaitForLine(absl::StrCat(last_seq, " change demo/edge-1"),
+                                    absl::Now() + kLiveWait));
+  EXPECT_OK(json_watch->WaitForLine(absl::StrCat("\"seq\":\"", last_seq, "\""),
+                                    absl::Now() + kLiveWait));
+  KeepDatabaseFiles("while serving");
+  StopServe();
+  KeepDatabaseFiles("after stop");
+  for (Subprocess* watch : {text_watch.get(), json_watch.get()}) {
+    EXPECT_OK(watch->Wait(absl::Now() + kLiveWait));
+    haystacks_.push_back({"watch stdout", watch->out()});
+    haystacks_.push_back({"watch stderr", watch->err()});
+  }
+  EXPECT_THAT(text_watch->out(), ::testing::HasSubstr("change demo/edge-1"));
+
+  KeepProcessOutputs();
+  ASSERT_FALSE(tokens_.empty());
+  for (const std::string& token : tokens_) ExpectNotFoundAnywhere(NeedlesOf(token));
+  // Nor any other token (one minted but never stored, say).
+  ExpectNotFoundAnywhere({std::begin(kJwtMarkers), std::end(kJwtMarkers)});
+}
+
+}  // namespace
+}  // namespace credledger::testing
