@@ -56,8 +56,8 @@ absl::StatusOr<v1::TargetState> CredentialMinter::Record(const v1::TargetState& 
                                                          const Outcome& outcome,
                                                          absl::string_view step) {
   return sink_.Record(state.namespace_(), state.name(), outcome,
-                      absl::StrCat("bridge/", state.target_uid(), "/",
-                                   state.open_attempt().attempt_id(), "/", step));
+                      OutcomeRequestId(state, absl::StrCat(state.open_attempt().attempt_id(),
+                                                           "/", step)));
 }
 
 absl::StatusOr<v1::TargetState> CredentialMinter::Run(const v1::TargetState& state,

@@ -33,8 +33,7 @@ CredentialReconciler::CredentialReconciler(KubeClient& client, OutcomeSink& sink
 absl::StatusOr<v1::TargetState> CredentialReconciler::Record(const v1::TargetState& state,
                                                              const Outcome& outcome,
                                                              const std::string& step) {
-  return sink_.Record(state.namespace_(), state.name(), outcome,
-                      absl::StrCat("bridge/", state.target_uid(), "/", step));
+  return sink_.Record(state.namespace_(), state.name(), outcome, OutcomeRequestId(state, step));
 }
 
 absl::StatusOr<ReconcileResult> CredentialReconciler::Reconcile(
@@ -76,6 +75,10 @@ absl::StatusOr<ReconcileResult> CredentialReconciler::Reconcile(
   auto earliest = [&](absl::Time t) {
     if (!result.requeue_at.has_value() || t < *result.requeue_at) result.requeue_at = t;
   };
+  if (state.consecutive_failures() > 0 && !state.has_open_attempt()) {
+    earliest(FromProto(state.last_failure_at()) +
+             projections::MintRetryDelay(state.consecutive_failures()));
+  }
   for (const v1::CredentialRecord& c : state.credentials()) {
     if (c.phase() != v1::CredentialRecord::PHASE_ISSUED) continue;
     if (&c == current) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "credledger/v1/events.pb.h"
 #include "credledger/v1/state.pb.h"
@@ -75,16 +76,25 @@ using Outcome =
                  RecordSecretCreated, RecordCredentialIssued, RecordMintFailed, RecordSecretDeleted,
                  RecordSecretDeletedExternally, RecordTargetFinalized>;
 
+// Request ids of the service's own commands start with this prefix; client request ids may
+// not, so the two can never collide.
+inline constexpr char kServiceRequestIdPrefix[] = "credledger:";
+
+// The request id of bridge step `step` for the incarnation of `state`:
+// "credledger:bridge/<target uid>/<incarnation version>/<step>".
+std::string OutcomeRequestId(const v1::TargetState& state, absl::string_view step);
+
 // Where the bridge reports outcomes. Implemented by service/.
 class OutcomeSink {
  public:
   virtual ~OutcomeSink() = default;
   // Records `outcome` for the Target `target_namespace`/`name` under `request_id` (derived
-  // by the bridge from the step, so a step repeated after a crash appends nothing twice).
+  // by the bridge from the incarnation and the step, see OutcomeRequestId, so a step
+  // repeated after a crash appends nothing twice).
   // Returns the Target's state after it.
   // Errors: kNotFound when the Target is unknown or finalized; kFailedPrecondition when the
-  // outcome does not fit the Target (another incarnation); kUnavailable when the log cannot
-  // be written.
+  // outcome does not fit the Target's state (finalizing a Target not being deleted);
+  // kUnavailable when the log cannot be written.
   virtual absl::StatusOr<v1::TargetState> Record(const std::string& target_namespace,
                                                  const std::string& name, const Outcome& outcome,
                                                  const std::string& request_id) = 0;

@@ -48,7 +48,8 @@ bool IsOpenAttempt(const v1::TargetState& state, absl::string_view attempt_id) {
 }
 
 // A new incarnation starts from nothing but its identity.
-void StartIncarnation(v1::TargetState& state, const v1::TargetRegistered& e) {
+void StartIncarnation(v1::TargetState& state, const v1::TargetRegistered& e,
+                      int64_t stream_version_at) {
   const int64_t last_seq = state.last_seq();
   const int64_t stream_version = state.stream_version();
   state.Clear();
@@ -56,6 +57,7 @@ void StartIncarnation(v1::TargetState& state, const v1::TargetRegistered& e) {
   state.set_name(e.name());
   state.set_target_uid(e.target_uid());
   state.set_phase(v1::TargetState::PHASE_ACTIVE);
+  state.set_incarnation_version(stream_version_at);
   state.set_last_seq(last_seq);
   state.set_stream_version(stream_version);
 }
@@ -106,10 +108,14 @@ void ApplyIssued(v1::TargetState& state, const v1::CredentialIssued& e) {
   if (state.pending_request_value() == value) state.clear_pending_request_value();
   state.clear_open_attempt();
   state.clear_last_failure();
+  state.clear_consecutive_failures();
+  state.clear_last_failure_at();
 }
 
-void ApplyMintFailed(v1::TargetState& state, const v1::CredentialMintFailed& e) {
+void ApplyMintFailed(v1::TargetState& state, const v1::CredentialMintFailed& e, absl::Time at) {
   *state.mutable_last_failure() = e;
+  state.set_consecutive_failures(state.consecutive_failures() + 1);
+  *state.mutable_last_failure_at() = ToProto(at);
   if (e.has_deleted_secret()) RemoveByUid(state, e.deleted_secret().uid());
   if (IsOpenAttempt(state, e.attempt_id())) state.clear_open_attempt();
 }
@@ -137,7 +143,7 @@ void EvolveTarget(v1::TargetState& state, const v1::Event& event, const EventPos
     case v1::Event::KIND_NOT_SET:
       return;
     case v1::Event::kTargetRegistered:
-      StartIncarnation(state, event.target_registered());
+      StartIncarnation(state, event.target_registered(), at.stream_version);
       break;
     case v1::Event::kTargetDeletionRequested:
       state.set_phase(v1::TargetState::PHASE_DELETING);
@@ -189,7 +195,7 @@ void EvolveTarget(v1::TargetState& state, const v1::Event& event, const EventPos
       ApplyIssued(state, event.credential_issued());
       break;
     case v1::Event::kCredentialMintFailed:
-      ApplyMintFailed(state, event.credential_mint_failed());
+      ApplyMintFailed(state, event.credential_mint_failed(), at.recorded_at);
       break;
     case v1::Event::kCredentialMintAbandoned:
       ApplyAbandoned(state, event.credential_mint_abandoned());
@@ -207,7 +213,8 @@ void EvolveTarget(v1::TargetState& state, const v1::Event& event, const EventPos
 }
 
 void UpdateCondition(v1::TargetState& state, absl::Time at, const v1::ServiceConfigured& service) {
-  if (state.phase() == v1::TargetState::PHASE_UNSPECIFIED) return;
+  // A Target being deleted keeps the condition it had; a finalized one has no credential.
+  if (state.phase() != v1::TargetState::PHASE_ACTIVE) return;
   std::string status, reason, message;
   const CredentialRecord* current = CurrentCredential(state);
   if (state.revoked()) {
@@ -230,7 +237,7 @@ void UpdateCondition(v1::TargetState& state, absl::Time at, const v1::ServiceCon
   } else {
     status = "Unknown";
     reason = kReasonMintPending;
-    message = "waiting for the first credential";
+    message = "waiting for a credential to be minted";
   }
   v1::Condition* c = state.mutable_agent_credential_ready();
   if (c->status() != status || !c->has_last_transition_time()) {
@@ -264,6 +271,13 @@ std::string CredentialTag(absl::string_view secret_uid) {
 
 std::string ConnectionHash(absl::string_view apiserver_url, absl::string_view ca_bundle) {
   return common::Sha256HexPrefix(absl::StrCat(apiserver_url, "\n", ca_bundle), 10);
+}
+
+absl::Duration MintRetryDelay(int64_t consecutive_failures) {
+  if (consecutive_failures <= 0) return absl::ZeroDuration();
+  absl::Duration delay = absl::Seconds(10);
+  for (int64_t i = 1; i < consecutive_failures && delay < absl::Minutes(10); ++i) delay *= 2;
+  return std::min(delay, absl::Minutes(10));
 }
 
 absl::Time RotationDueAt(absl::Time issued_at, absl::Time expires_at) {

@@ -58,6 +58,12 @@ std::string CredentialTag(absl::string_view secret_uid);
 // a newline, and the CA bundle bytes.
 std::string ConnectionHash(absl::string_view apiserver_url, absl::string_view ca_bundle);
 
+// How long the next mint waits after the last of `consecutive_failures` failures in a row:
+// 10 s, doubling per failure, at most 10 minutes; zero without failures. Keeps a mint that
+// keeps failing (a refused TokenRequest, a name taken by a foreign Secret) from churning
+// Secrets and the log.
+absl::Duration MintRetryDelay(int64_t consecutive_failures);
+
 // issued_at + 80% of (expires_at - issued_at), to the second's fraction (domain document,
 // "Rotate": less than 20% lifetime left triggers a mint).
 absl::Time RotationDueAt(absl::Time issued_at, absl::Time expires_at);

@@ -20,6 +20,30 @@ absl::Status FoldTargetEvents(const std::vector<store::RecordedEvent>& events,
   return absl::OkStatus();
 }
 
+namespace {
+
+// The mint attempt an event belongs to (its correlation id); empty for other events.
+std::string AttemptIdOf(const v1::Event& event) {
+  switch (event.kind_case()) {
+    case v1::Event::kCredentialMintRequested:
+      return event.credential_mint_requested().attempt_id();
+    case v1::Event::kStaleCredentialsDeleted:
+      return event.stale_credentials_deleted().attempt_id();
+    case v1::Event::kCredentialSecretCreated:
+      return event.credential_secret_created().attempt_id();
+    case v1::Event::kCredentialIssued:
+      return event.credential_issued().attempt_id();
+    case v1::Event::kCredentialMintFailed:
+      return event.credential_mint_failed().attempt_id();
+    case v1::Event::kCredentialMintAbandoned:
+      return event.credential_mint_abandoned().attempt_id();
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
 TargetCommandBus::TargetCommandBus(store::EventStore* store) : store_(store) {}
 
 absl::StatusOr<CommandResult> TargetCommandBus::Execute(const TargetCommand& command,
@@ -30,6 +54,7 @@ absl::StatusOr<CommandResult> TargetCommandBus::Execute(const TargetCommand& com
   const std::string stream =
       projections::TargetStream(context.target_namespace, context.target_name);
   const store::EventCodec& codec = store::EventCodec::Default();
+  const std::string name = CommandName(command);
   CommandResult result;
   RETURN_IF_ERROR(store_->Execute([&](store::WriteTransaction& tx) -> absl::Status {
     ASSIGN_OR_RETURN(auto history, tx.ReadStream(stream, 0));
@@ -38,10 +63,11 @@ absl::StatusOr<CommandResult> TargetCommandBus::Execute(const TargetCommand& com
 
     ASSIGN_OR_RETURN(auto prior, tx.FindRequest(context.request_id));
     if (!prior.empty()) {
-      if (prior.front().stream != stream) {
+      ASSIGN_OR_RETURN(v1::EventMetadata first, store::EventCodec::DecodeMetadata(prior.front()));
+      if (prior.front().stream != stream || first.command() != name) {
         return absl::FailedPreconditionError(absl::StrCat(
-            "request_id \"", context.request_id, "\" was already used for ",
-            prior.front().stream, "; use a new request id"));
+            "request_id \"", context.request_id, "\" was already used for ", first.command(),
+            " on ", prior.front().stream, "; use a new request id"));
       }
       result = {std::move(prior), /*replayed=*/true, std::move(state)};
       return absl::OkStatus();
@@ -54,15 +80,14 @@ absl::StatusOr<CommandResult> TargetCommandBus::Execute(const TargetCommand& com
     v1::EventMetadata metadata;
     metadata.set_actor(context.actor);
     metadata.set_request_id(context.request_id);
+    metadata.set_command(name);
     store::StreamAppend append{stream,
                                history.empty() ? store::ExpectedVersion::NoStream()
                                                : store::ExpectedVersion::Exactly(
                                                      history.back().stream_version),
                                {}};
     for (const v1::Event& event : decided) {
-      if (event.has_credential_mint_requested()) {
-        metadata.set_correlation_id(event.credential_mint_requested().attempt_id());
-      }
+      metadata.set_correlation_id(AttemptIdOf(event));
       ASSIGN_OR_RETURN(store::NewEvent encoded, codec.Encode(event, metadata));
       append.events.push_back(std::move(encoded));
     }

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "kubebridge/outcomes.h"
 #include "store/event_codec.h"
 
 namespace credledger::service {
@@ -36,7 +37,8 @@ absl::StatusOr<bool> RecordServiceConfiguration(store::EventStore& store,
     *event.mutable_service_configured() = *decided;
     // The request id names the stream position, so a start-up retried after a crash finds
     // its own event instead of appending a second one.
-    std::string request_id = absl::StrCat("service-configured/", version + 1);
+    std::string request_id =
+        absl::StrCat(kubebridge::kServiceRequestIdPrefix, "service-configured/", version + 1);
     v1::EventMetadata metadata;
     metadata.set_actor(std::string(actor));
     metadata.set_request_id(request_id);

@@ -77,7 +77,7 @@ Response TargetApi::Answer(Outcome outcome) {
 absl::StatusOr<v1::RegisterTargetResponse> TargetApi::RegisterTarget(
     const v1::RegisterTargetRequest& request, absl::string_view actor) {
   RETURN_IF_ERROR(ValidateTarget(request.namespace_(), request.name()));
-  RETURN_IF_ERROR(ValidateToken("request_id", request.request_id(), kMaxRequestIdBytes));
+  RETURN_IF_ERROR(ValidateClientRequestId(request.request_id(), kMaxRequestIdBytes));
   service::RegisterTarget command;
   command.uid_given = !request.uid().empty();
   if (command.uid_given) {
@@ -94,7 +94,7 @@ absl::StatusOr<v1::RegisterTargetResponse> TargetApi::RegisterTarget(
 absl::StatusOr<v1::DeleteTargetResponse> TargetApi::DeleteTarget(
     const v1::DeleteTargetRequest& request, absl::string_view actor) {
   RETURN_IF_ERROR(ValidateTarget(request.namespace_(), request.name()));
-  RETURN_IF_ERROR(ValidateToken("request_id", request.request_id(), kMaxRequestIdBytes));
+  RETURN_IF_ERROR(ValidateClientRequestId(request.request_id(), kMaxRequestIdBytes));
   ASSIGN_OR_RETURN(Outcome outcome, Run(service::DeleteTarget{}, request.namespace_(),
                                         request.name(), request.request_id(), actor));
   return Answer<v1::DeleteTargetResponse>(std::move(outcome));
@@ -103,7 +103,7 @@ absl::StatusOr<v1::DeleteTargetResponse> TargetApi::DeleteTarget(
 absl::StatusOr<v1::RequestRotationResponse> TargetApi::RequestRotation(
     const v1::RequestRotationRequest& request, absl::string_view actor) {
   RETURN_IF_ERROR(ValidateTarget(request.namespace_(), request.name()));
-  RETURN_IF_ERROR(ValidateToken("request_id", request.request_id(), kMaxRequestIdBytes));
+  RETURN_IF_ERROR(ValidateClientRequestId(request.request_id(), kMaxRequestIdBytes));
   // The value defaults to the request id: one rotation per request.
   service::RequestRotation command{request.value().empty() ? request.request_id()
                                                            : request.value()};
@@ -115,7 +115,7 @@ absl::StatusOr<v1::RequestRotationResponse> TargetApi::RequestRotation(
 absl::StatusOr<v1::RevokeResponse> TargetApi::Revoke(const v1::RevokeRequest& request,
                                                      absl::string_view actor) {
   RETURN_IF_ERROR(ValidateTarget(request.namespace_(), request.name()));
-  RETURN_IF_ERROR(ValidateToken("request_id", request.request_id(), kMaxRequestIdBytes));
+  RETURN_IF_ERROR(ValidateClientRequestId(request.request_id(), kMaxRequestIdBytes));
   if (request.reason().size() > kMaxReasonBytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         "reason: ", request.reason().size(), " bytes; at most ", kMaxReasonBytes, " allowed"));
@@ -128,7 +128,7 @@ absl::StatusOr<v1::RevokeResponse> TargetApi::Revoke(const v1::RevokeRequest& re
 absl::StatusOr<v1::LiftRevocationResponse> TargetApi::LiftRevocation(
     const v1::LiftRevocationRequest& request, absl::string_view actor) {
   RETURN_IF_ERROR(ValidateTarget(request.namespace_(), request.name()));
-  RETURN_IF_ERROR(ValidateToken("request_id", request.request_id(), kMaxRequestIdBytes));
+  RETURN_IF_ERROR(ValidateClientRequestId(request.request_id(), kMaxRequestIdBytes));
   ASSIGN_OR_RETURN(Outcome outcome, Run(service::LiftRevocation{}, request.namespace_(),
                                         request.name(), request.request_id(), actor));
   return Answer<v1::LiftRevocationResponse>(std::move(outcome));
@@ -137,7 +137,7 @@ absl::StatusOr<v1::LiftRevocationResponse> TargetApi::LiftRevocation(
 absl::StatusOr<v1::ConfirmRolloutResponse> TargetApi::ConfirmRollout(
     const v1::ConfirmRolloutRequest& request, absl::string_view actor) {
   RETURN_IF_ERROR(ValidateTarget(request.namespace_(), request.name()));
-  RETURN_IF_ERROR(ValidateToken("request_id", request.request_id(), kMaxRequestIdBytes));
+  RETURN_IF_ERROR(ValidateClientRequestId(request.request_id(), kMaxRequestIdBytes));
   ASSIGN_OR_RETURN(Outcome outcome,
                    Run(service::ConfirmRollout{request.revision()}, request.namespace_(),
                        request.name(), request.request_id(), actor));

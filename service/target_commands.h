@@ -54,6 +54,10 @@ using TargetCommand =
                  RecordMintFailed, RecordSecretDeleted, RecordSecretDeletedExternally,
                  RecordTargetFinalized>;
 
+// The command's type name ("RegisterTarget", "RecordSecretCreated", ...), recorded in each
+// event's metadata.
+std::string CommandName(const TargetCommand& command);
+
 // What every command carries besides its own fields: the Target it addresses, when and by
 // whom it was issued, and the service configuration in force.
 struct CommandContext {

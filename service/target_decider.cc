@@ -331,6 +331,11 @@ std::optional<v1::CredentialMintRequested> PlanMint(const TargetState& state,
       !context.service.credentials_enabled() || state.has_open_attempt()) {
     return std::nullopt;
   }
+  if (state.consecutive_failures() > 0 &&
+      context.now < FromProto(state.last_failure_at()) +
+                        projections::MintRetryDelay(state.consecutive_failures())) {
+    return std::nullopt;  // retried once the delay after the last failure has passed
+  }
   v1::CredentialMintRequested mint;
   const v1::CredentialRecord* current = CurrentCredential(state);
   const std::string& pending = state.pending_request_value();

@@ -22,8 +22,8 @@ namespace credledger::service {
 //   kFailedPrecondition  RegisterTarget while an incarnation with another uid exists or is
 //                        not finalized; rotation, revocation or confirmation of a Target
 //                        being deleted; rotation of a revoked Target or with credentials
-//                        disabled; ConfirmRollout without a current credential; an outcome
-//                        for another incarnation.
+//                        disabled; ConfirmRollout without a current credential;
+//                        RecordTargetFinalized for a Target not being deleted.
 //   kInvalidArgument     malformed fields (request value, revision, issued/expiry times).
 absl::StatusOr<std::vector<v1::Event>> DecideTarget(const TargetCommand& command,
                                                     const v1::TargetState& state,
@@ -33,7 +33,8 @@ absl::StatusOr<std::vector<v1::Event>> DecideTarget(const TargetCommand& command
 // request, no current credential, `hint` REPLACEMENT (the current Secret is gone), or the
 // rotation due time reached. `hint` also names the reason of a first mint (INITIAL or
 // REVOCATION_LIFTED). Nothing while an attempt is open, the Target is not active or revoked,
-// or credentials are disabled.
+// credentials are disabled, or the retry delay after the last mint failure
+// (projections::MintRetryDelay) has not passed.
 std::optional<v1::CredentialMintRequested> PlanMint(const v1::TargetState& state,
                                                     const CommandContext& context,
                                                     v1::MintReason hint);

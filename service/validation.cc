@@ -1,7 +1,9 @@
 #include "service/validation.h"
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "kubebridge/outcomes.h"
 
 namespace credledger::service {
 namespace {
@@ -56,6 +58,16 @@ absl::Status ValidateToken(absl::string_view field, absl::string_view value, siz
       return absl::InvalidArgumentError(absl::StrCat(
           field, ": only printable ASCII without spaces is allowed"));
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateClientRequestId(absl::string_view value, size_t max_bytes) {
+  if (absl::Status s = ValidateToken("request_id", value, max_bytes); !s.ok()) return s;
+  if (absl::StartsWith(value, kubebridge::kServiceRequestIdPrefix)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "request_id: the prefix \"", kubebridge::kServiceRequestIdPrefix,
+        "\" is reserved for credledger's own commands"));
   }
   return absl::OkStatus();
 }

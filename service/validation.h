@@ -18,4 +18,8 @@ absl::Status ValidateUid(absl::string_view field, absl::string_view value);
 // request ids, rotation request values (stored in an annotation) and revisions.
 absl::Status ValidateToken(absl::string_view field, absl::string_view value, size_t max_bytes);
 
+// A client request id: ValidateToken("request_id", value, max_bytes), and not starting with
+// "credledger:", the prefix reserved for the service's own commands.
+absl::Status ValidateClientRequestId(absl::string_view value, size_t max_bytes);
+
 }  // namespace credledger::service

@@ -456,7 +456,25 @@ TEST_F(TargetDeciderTest, PlanCredentialAfterAFailedMintMintsAgainAsReplacement)
   Given({Registered(kUid), MintRequested(kUid, "m1", v1::MINT_REASON_INITIAL),
          SecretCreated(kUid, "m1", s1, 1),
          MintFailed("m1", v1::MINT_STAGE_TOKEN_REQUEST, "tokenrequests forbidden", &s1)});
+  now_ += projections::MintRetryDelay(1);
   Then(When(PlanCredential{}), {MintRequested(kUid, "m2", v1::MINT_REASON_REPLACEMENT)});
+}
+
+TEST_F(TargetDeciderTest, PlanCredentialWaitsTheRetryDelayAfterAFailure) {
+  const v1::SecretRef s1 = Secret(1);
+  Given({Registered(kUid), MintRequested(kUid, "m1", v1::MINT_REASON_INITIAL),
+         MintFailed("m1", v1::MINT_STAGE_TOKEN_REQUEST, "tokenrequests forbidden")});
+  now_ += projections::MintRetryDelay(1) - absl::Microseconds(1);
+  Then(When(PlanCredential{}), {});
+  now_ += absl::Microseconds(1);
+  Then(When(PlanCredential{}), {MintRequested(kUid, "m2", v1::MINT_REASON_REPLACEMENT)});
+  // A second failure in a row doubles the delay.
+  Given({MintFailed("m2", v1::MINT_STAGE_TOKEN_REQUEST, "tokenrequests forbidden")});
+  EXPECT_EQ(projections::MintRetryDelay(2), 2 * projections::MintRetryDelay(1));
+  now_ += projections::MintRetryDelay(2) - absl::Microseconds(1);
+  Then(When(PlanCredential{}), {});
+  now_ += absl::Microseconds(1);
+  Then(When(PlanCredential{}), {MintRequested(kUid, "m3", v1::MINT_REASON_REPLACEMENT)});
 }
 
 TEST_F(TargetDeciderTest, PlanCredentialAfterAFailedRotationMintRetriesTheRequestValue) {
@@ -466,6 +484,7 @@ TEST_F(TargetDeciderTest, PlanCredentialAfterAFailedRotationMintRetriesTheReques
          MintRequested(kUid, "m2", v1::MINT_REASON_ROTATION_REQUESTED, "r1"),
          SecretCreated(kUid, "m2", s2, 2),
          MintFailed("m2", v1::MINT_STAGE_SECRET_UPDATE, "conflict", &s2)});
+  now_ += projections::MintRetryDelay(1);
   Then(When(PlanCredential{}),
        {MintRequested(kUid, "m3", v1::MINT_REASON_ROTATION_REQUESTED, "r1")});
 }
@@ -499,6 +518,7 @@ TEST_F(TargetDeciderTest, PlanCredentialAfterTheCurrentSecretWasDeletedExternall
   Given({MintRequested(kUid, "m2", v1::MINT_REASON_ROTATION_DUE),
          DeletedExternally(Secret(1), kT0 + absl::Hours(9)),
          MintFailed("m2", v1::MINT_STAGE_TOKEN_REQUEST, "connection refused")});
+  now_ += projections::MintRetryDelay(1);
   Then(When(PlanCredential{}), {MintRequested(kUid, "m3", v1::MINT_REASON_REPLACEMENT)});
 }
 
@@ -756,6 +776,7 @@ TEST_F(TargetDeciderTest, MintFailedTwiceEmitsNothingTheSecondTime) {
   Then(When(failed), {MintFailed("m1", v1::MINT_STAGE_TOKEN_REQUEST, "forbidden", &s1)});
   Then(When(failed), {});
   // Also once the next attempt is in flight: the repeat must not mark it failed.
+  now_ += projections::MintRetryDelay(1);
   Then(When(PlanCredential{}), {MintRequested(kUid, "m2", v1::MINT_REASON_REPLACEMENT)});
   Then(When(failed), {});
   EXPECT_EQ(state_.open_attempt().attempt_id(), "m2");
