@@ -319,5 +319,23 @@ TEST_F(CredentialBridgeTest, DeleteRemovesEveryObjectThenFinalizesAndTheNameCanB
             "5f0c1d2e-3a4b-4c5d-8e6f-708192a3b4c5");
 }
 
+// Regression: the bridge's request ids named the uid and the attempt only, so registering the
+// same uid again after finalization replayed the first incarnation's outcomes and never minted.
+TEST_F(CredentialBridgeTest, ReRegisteringTheSameUidAfterFinalizationMintsAgain) {
+  const std::string uid = "0b4e3f4a-8c9d-4e2f-a1b2-c3d4e5f60718";
+  ASSERT_OK(Run(service::RegisterTarget{uid, true}, "reg-1"));
+  WaitFor([](const v1::TargetState& s) { return !CurrentName(s).empty(); }, "mint");
+  ASSERT_OK(Run(service::DeleteTarget{}, "del-1"));
+  WaitFor([](const v1::TargetState& s) { return s.phase() == v1::TargetState::PHASE_FINALIZED; },
+          "finalized");
+  ASSERT_OK(Run(service::RegisterTarget{uid, true}, "reg-2"));
+  v1::TargetState again = WaitFor(
+      [](const v1::TargetState& s) {
+        return s.phase() == v1::TargetState::PHASE_ACTIVE && !CurrentName(s).empty();
+      },
+      "mint of the second incarnation");
+  EXPECT_THAT(SecretNames(), ElementsAre(CurrentName(again)));
+}
+
 }  // namespace
 }  // namespace credledger

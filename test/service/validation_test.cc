@@ -1,0 +1,65 @@
+#include "service/validation.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test/support/status_matchers.h"
+
+namespace credledger::service {
+namespace {
+
+using ::credledger::testing::StatusIs;
+using ::testing::HasSubstr;
+
+TEST(ValidateDnsLabelTest, AcceptsLabelsUpToSixtyThreeCharacters) {
+  EXPECT_OK(ValidateDnsLabel("name", "edge-1"));
+  EXPECT_OK(ValidateDnsLabel("name", std::string(63, 'a')));
+  EXPECT_OK(ValidateDnsLabel("name", "0"));
+}
+
+TEST(ValidateDnsLabelTest, RejectsWhatKubernetesRejectsNamingTheField) {
+  EXPECT_THAT(ValidateDnsLabel("name", ""), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                     HasSubstr("name: required")));
+  EXPECT_THAT(ValidateDnsLabel("name", std::string(64, 'a')),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("at most 63")));
+  for (const char* bad : {"Edge", "-edge", "edge-", "ed_ge", "ed.ge", "ed ge"}) {
+    EXPECT_THAT(ValidateDnsLabel("namespace", bad),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr("namespace: \"" + std::string(bad) + "\" is not a DNS-1123")))
+        << bad;
+  }
+}
+
+TEST(ValidateUidTest, AcceptsOnlyLowercaseRfc4122Form) {
+  EXPECT_OK(ValidateUid("uid", "0b4e3f4a-8c9d-4e2f-a1b2-c3d4e5f60718"));
+  for (const char* bad : {"0B4E3F4A-8C9D-4E2F-A1B2-C3D4E5F60718", "0b4e3f4a8c9d4e2fa1b2c3d4e5f60718",
+                          "0b4e3f4a-8c9d-4e2f-a1b2-c3d4e5f6071", "g0000000-0000-0000-0000-000000000000"}) {
+    EXPECT_THAT(ValidateUid("uid", bad), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                  HasSubstr("uid: \""))) << bad;
+  }
+}
+
+TEST(ValidateTokenTest, RequiresPrintableAsciiWithinTheLimit) {
+  EXPECT_OK(ValidateToken("revision", "1.0.0-abc", 253));
+  EXPECT_THAT(ValidateToken("revision", "", 253),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("revision: required")));
+  EXPECT_THAT(ValidateToken("revision", "a b", 253),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("printable ASCII")));
+  EXPECT_THAT(ValidateToken("revision", std::string(254, 'a'), 253),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("at most 253")));
+}
+
+// Regression: a client could send request id "service-configured/2" or a bridge step id and
+// make credledger's own later command look like an answered retry.
+TEST(ValidateClientRequestIdTest, RejectsThePrefixReservedForTheService) {
+  EXPECT_OK(ValidateClientRequestId("5d00dc93-e686-4aa8-a557-f0099775b846", 128));
+  EXPECT_THAT(ValidateClientRequestId("credledger:service-configured/2", 128),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("request_id: the prefix \"credledger:\" is reserved")));
+  EXPECT_THAT(ValidateClientRequestId("", 128),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("request_id: required")));
+}
+
+}  // namespace
+}  // namespace credledger::service
