@@ -79,6 +79,20 @@ absl::Status ValidateServeOptions(const ServeOptions& options) {
         "--agent-token-ttl: ", absl::FormatDuration(options.agent_token_ttl),
         " is below the minimum of ", absl::FormatDuration(kMinAgentTokenTtl)));
   }
+  if (options.agent_token_ttl > kMaxAgentTokenTtl) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--agent-token-ttl: ", absl::FormatDuration(options.agent_token_ttl),
+        " is above the maximum of ", absl::FormatDuration(kMaxAgentTokenTtl)));
+  }
+  if (options.resync_period < absl::Seconds(1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--resync-period: ", absl::FormatDuration(options.resync_period),
+        " is below the minimum of 1s"));
+  }
+  if (!(options.kube_qps > 0) || options.kube_burst < 1) {
+    return absl::InvalidArgumentError(
+        "--kube-qps must be > 0 and --kube-burst >= 1");
+  }
   if (options.snapshot_every < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--snapshot-every: ", options.snapshot_every, " is negative; 0 disables snapshots"));

@@ -43,6 +43,8 @@ class TargetGrpcService;
 // Shortest agent token lifetime accepted: rotation starts at 80% of the lifetime, and
 // shorter tokens would churn Secrets faster than agents re-render.
 inline constexpr absl::Duration kMinAgentTokenTtl = absl::Minutes(10);
+// Longest agent token lifetime accepted (one year); API servers clamp far below it anyway.
+inline constexpr absl::Duration kMaxAgentTokenTtl = absl::Hours(24 * 365);
 
 // What `credledger serve` is told by its flags.
 struct ServeOptions {
@@ -79,7 +81,8 @@ struct ServeOptions {
 };
 
 // Checks option values that no component checks itself.
-// Errors: kInvalidArgument naming the flag (--agent-token-ttl below 10m, --listen not
+// Errors: kInvalidArgument naming the flag (--agent-token-ttl below 10m or above a year,
+// --resync-period below 1s, --kube-qps not positive or --kube-burst below 1, --listen not
 // loopback or malformed, --snapshot-every negative, --db empty).
 absl::Status ValidateServeOptions(const ServeOptions& options);
 

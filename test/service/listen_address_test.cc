@@ -54,6 +54,25 @@ TEST(ServeOptionsTest, TokenTtlBelowTenMinutesIsRefused) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--listen:")));
 }
 
+TEST(ServeOptionsTest, TokenTtlAboveAYearResyncBelowASecondAndBadRateLimitsAreRefused) {
+  ServeOptions options;
+  options.agent_token_ttl = absl::Hours(24 * 366);
+  EXPECT_THAT(ValidateServeOptions(options),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("above the maximum")));
+  options = ServeOptions();
+  options.resync_period = absl::ZeroDuration();
+  EXPECT_THAT(ValidateServeOptions(options),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--resync-period:")));
+  options = ServeOptions();
+  options.kube_burst = 0;
+  EXPECT_THAT(ValidateServeOptions(options),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--kube-burst")));
+  options = ServeOptions();
+  options.kube_qps = 0;
+  EXPECT_THAT(ValidateServeOptions(options),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--kube-qps")));
+}
+
 TEST(ServeOptionsTest, ServiceConfigurationHashesTheCaFileAndNamesAnUnreadableOne) {
   ServeOptions options;
   options.agent_apiserver_url = "https://agents.example:6443";
