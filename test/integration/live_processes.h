@@ -61,15 +61,19 @@ class LiveProcessTest : public ::testing::Test {
 
   // Runs `credledger <args> --server <serve address>` to completion and keeps its output.
   RunResult Cli(std::vector<std::string> args);
+  // Starts `credledger <args> --server <serve address>` (a watch) and returns it running.
+  absl::StatusOr<std::unique_ptr<Subprocess>> StartCli(std::vector<std::string> args);
   // Follows `credledger target watch --output json` (snapshot, then changes) until an item
   // for demo/`target` satisfies `done`; returns that item's `target` object (null JSON after
   // a failed wait, with a test failure naming `what`). The watch's output is kept.
   nlohmann::json WaitForTarget(const std::string& target,
                                const std::function<bool(const nlohmann::json&)>& done,
                                const std::string& what);
-  // WaitForTarget until the Target's current credential is Secret solar-agent-<target>-<n>
-  // with n = `suffix`, no mint is open and AgentCredentialReady is True.
-  nlohmann::json WaitForCurrentCredential(const std::string& target, int64_t suffix);
+  // WaitForTarget until the Target has a current credential, Secret
+  // solar-agent-<target>-<n> with n >= `min_suffix`, no mint is open and
+  // AgentCredentialReady is True. (At least, not exactly: a wrong suffix is then reported by
+  // the test's own checks rather than as a timeout.)
+  nlohmann::json WaitForCurrentCredential(const std::string& target, int64_t min_suffix);
 
   // The credential Secrets of `target` in the cluster (label
   // solar.opendefense.cloud/agent-credential=<target>), read directly.
@@ -105,6 +109,8 @@ class LiveProcessTest : public ::testing::Test {
   std::vector<Haystack> haystacks_;
 
  private:
+  // `credledger <args> --server <serve address>`.
+  std::vector<std::string> CliArgv(std::vector<std::string> args) const;
   // Reaps serve within the deadline and keeps its output; returns its exit code (-1 when
   // it did not end in time).
   int ReapServe();

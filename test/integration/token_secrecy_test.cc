@@ -6,7 +6,10 @@
 // steps. Every token credledger stores is read from its Secret while the Secret exists; at
 // the end each token, its base64 form and its signature segment are searched for in the
 // database file and its -wal/-shm files (raw bytes, while serve runs and after it stopped),
-// in serve's stdout and stderr, and in the stdout and stderr of every CLI run.
+// in serve's stdout and stderr, and in the stdout and stderr of every CLI run; so is the
+// start of any JWT, which finds a token that never reached a Secret. The test fails when
+// credledger writes a token, or a form of it, to any of those places: the tokens searched
+// for are exactly the bytes the cluster's Secrets hold.
 #include <set>
 #include <string>
 #include <vector>
@@ -66,12 +69,9 @@ class TokenSecrecyTest : public LiveProcessTest {
 TEST_F(TokenSecrecyTest, NoTokenReachesTheDatabaseTheLogsOrAnyResponse) {
   StartServe();
   // Long-lived watches in both formats see every change of the lifecycle.
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Subprocess> text_watch,
-                       Subprocess::Start({CREDLEDGER_BINARY, "target", "watch", "--server",
-                                          serve_address_}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Subprocess> text_watch, StartCli({"target", "watch"}));
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Subprocess> json_watch,
-                       Subprocess::Start({CREDLEDGER_BINARY, "target", "watch", "--output",
-                                          "json", "--server", serve_address_}));
+                       StartCli({"target", "watch", "--output", "json"}));
 
   EXPECT_EQ(Cli({"target", "register", "demo/edge-1", "--as", "alice"}).exit_code, 0);
   ASSERT_FALSE(WaitForCurrentCredential(kTarget, 1).is_null());
