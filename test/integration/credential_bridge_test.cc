@@ -337,5 +337,44 @@ TEST_F(CredentialBridgeTest, ReRegisteringTheSameUidAfterFinalizationMintsAgain)
   EXPECT_THAT(SecretNames(), ElementsAre(CurrentName(again)));
 }
 
+TEST_F(CredentialBridgeTest, LeftoverSecretsOfAnotherIncarnationAreDeletedAndRecordedBeforeMinting) {
+  // A predecessor's credential (finalizer bypassed) and one without a uid label.
+  for (const auto& [name, uid_label] : std::vector<std::pair<std::string, std::string>>{
+           {"solar-agent-edge-1-7", "11111111-2222-4333-8444-555555555555"},
+           {"solar-agent-edge-1-8", ""}}) {
+    nlohmann::json secret = {{"apiVersion", "v1"},
+                             {"kind", "Secret"},
+                             {"metadata",
+                              {{"name", name},
+                               {"namespace", kNs},
+                               {"labels", {{kubebridge::kCredentialLabel, kTarget}}}}}};
+    if (!uid_label.empty()) {
+      secret["metadata"]["labels"][kubebridge::kCredentialTargetUidLabel] = uid_label;
+    }
+    ASSERT_OK(client_->Create(kubebridge::SecretResource(kNs), secret));
+  }
+  ASSERT_OK(Run(service::RegisterTarget{"0b4e3f4a-8c9d-4e2f-a1b2-c3d4e5f60718", true}, "reg-1"));
+  v1::TargetState state =
+      WaitFor([](const v1::TargetState& s) { return !CurrentName(s).empty(); }, "mint");
+  // The leftovers neither survive nor raise the suffix.
+  EXPECT_EQ(CurrentName(state), "solar-agent-edge-1-1");
+  EXPECT_THAT(SecretNames(), ElementsAre("solar-agent-edge-1-1"));
+  auto events = store_->ReadStream(projections::TargetStream(kNs, kTarget), 0, 1000);
+  ASSERT_OK(events);
+  std::vector<std::string> stale;
+  std::vector<std::string> stale_uids;
+  for (const auto& e : *events) {
+    auto decoded = store::EventCodec::Default().Decode(e);
+    ASSERT_OK(decoded);
+    if (!decoded->has_stale_credentials_deleted()) continue;
+    for (const auto& ref : decoded->stale_credentials_deleted().secrets()) stale.push_back(ref.name());
+    for (const auto& uid : decoded->stale_credentials_deleted().secret_target_uids()) {
+      stale_uids.push_back(uid);
+    }
+  }
+  EXPECT_THAT(stale, UnorderedElementsAre("solar-agent-edge-1-7", "solar-agent-edge-1-8"));
+  EXPECT_THAT(stale_uids, UnorderedElementsAre("11111111-2222-4333-8444-555555555555", ""));
+}
+
 }  // namespace
 }  // namespace credledger
