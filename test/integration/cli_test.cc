@@ -12,8 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "test/integration/subprocess.h"
 #include "test/support/status_matchers.h"
+#include "test/support/subprocess.h"
 #include "test/support/temp_dir.h"
 
 namespace credledger::testing {

@@ -25,7 +25,7 @@
 #include "nlohmann/json.hpp"
 #include "projections/credential_projection.h"
 #include "store/event_store.h"
-#include "test/integration/subprocess.h"
+#include "test/support/subprocess.h"
 #include "test/support/temp_dir.h"
 
 namespace credledger::testing {

@@ -4,15 +4,21 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <string>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
-#include "test/kubeapi/child_process.h"
+#include "test/support/status_matchers.h"
+#include "test/support/subprocess.h"
 
 namespace credledger::kubeapi::testing {
 namespace {
+
+using ::credledger::testing::RunResult;
+using ::credledger::testing::Subprocess;
 
 class ApiServerMainTest : public ::testing::Test {
  protected:
@@ -28,30 +34,41 @@ class ApiServerMainTest : public ::testing::Test {
 TEST_F(ApiServerMainTest, PrintsReadyLineWritesPortFileAndExitsCleanlyOnSigterm) {
   std::string state = (dir_ / "state").string();
   std::string port_file = (dir_ / "port").string();
-  absl::StatusOr<ChildProcess> child = ChildProcess::Spawn(
-      {CREDLEDGER_TEST_APISERVER_BINARY, "--state-dir=" + state, "--port-file", port_file,
-       "--max-token-expiration=2h"});
-  ASSERT_TRUE(child.ok()) << child.status();
-  std::string output = child->ReadUntil("\n", absl::Seconds(20));
+  ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<Subprocess> child,
+      Subprocess::Start({CREDLEDGER_TEST_APISERVER_BINARY, "--state-dir=" + state, "--port-file",
+                         port_file, "--max-token-expiration=2h"}));
+  // The first complete line on stdout (every line contains ""); the newline is implied.
+  absl::StatusOr<std::string> ready = child->WaitForLine("", absl::Now() + absl::Seconds(20));
+  ASSERT_TRUE(ready.ok()) << ready.status();
   std::ifstream in(port_file);
   std::string port_text;
   std::getline(in, port_text);
   int port = 0;
-  ASSERT_TRUE(absl::SimpleAtoi(port_text, &port)) << "port file: " << port_text << "\n" << output;
-  EXPECT_EQ(output, absl::StrCat("credledger-test-apiserver listening on https://127.0.0.1:", port,
-                                 " kubeconfig=", state, "/kubeconfig\n"));
+  ASSERT_TRUE(absl::SimpleAtoi(port_text, &port))
+      << "port file: " << port_text << "\n" << *ready << "\n" << child->err();
+  EXPECT_EQ(*ready, absl::StrCat("credledger-test-apiserver listening on https://127.0.0.1:", port,
+                                 " kubeconfig=", state, "/kubeconfig"));
+  // The ready line is the first output on either stream.
+  EXPECT_EQ(child->err(), "");
   for (const char* file : {"ca.crt", "server.crt", "server.key", "admin-token", "kubeconfig", "sa.pub"}) {
     EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(state) / file)) << file;
   }
   child->Signal(SIGTERM);
-  EXPECT_EQ(child->Wait(absl::Seconds(20)), 0);
+  absl::StatusOr<int> exit_code = child->Wait(absl::Now() + absl::Seconds(20));
+  ASSERT_TRUE(exit_code.ok()) << exit_code.status();
+  EXPECT_EQ(*exit_code, 0) << child->err();
 }
 
 TEST_F(ApiServerMainTest, HelpDescribesTheFlags) {
-  RunResult result = RunToCompletion({CREDLEDGER_TEST_APISERVER_BINARY, "--help"}, {}, absl::Seconds(20));
-  EXPECT_NE(result.output.find("state_dir"), std::string::npos) << result.output;
-  EXPECT_NE(result.output.find("port_file"), std::string::npos) << result.output;
-  EXPECT_NE(result.output.find("max_token_expiration"), std::string::npos) << result.output;
+  // Qualified: inside a test fixture, plain Run is ::testing::Test::Run.
+  ASSERT_OK_AND_ASSIGN(
+      RunResult result,
+      ::credledger::testing::Run({CREDLEDGER_TEST_APISERVER_BINARY, "--help"}, absl::Seconds(20)));
+  const std::string output = result.out + result.err;
+  EXPECT_NE(output.find("state_dir"), std::string::npos) << output;
+  EXPECT_NE(output.find("port_file"), std::string::npos) << output;
+  EXPECT_NE(output.find("max_token_expiration"), std::string::npos) << output;
 }
 
 }  // namespace

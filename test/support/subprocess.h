@@ -1,6 +1,7 @@
-// Child processes for integration tests, started with posix_spawn (never fork: the test
-// process has gRPC threads). stdout and stderr are captured through pipes; every wait has a
-// deadline and uses poll(2) on the pipes, never sleeps.
+// Child processes for tests (the integration and kubeapi suites), started with posix_spawn
+// (never fork: the test process has gRPC or server threads). stdout and stderr are captured
+// through separate pipes; every wait has a deadline and uses poll(2) on the pipes, never
+// sleeps.
 //
 // Thread-safety: one Subprocess per thread.
 #pragma once

@@ -1,4 +1,4 @@
-#include "test/integration/subprocess.h"
+#include "test/support/subprocess.h"
 
 #include <fcntl.h>
 #include <poll.h>
