@@ -213,11 +213,18 @@ void EvolveTarget(v1::TargetState& state, const v1::Event& event, const EventPos
 }
 
 void UpdateCondition(v1::TargetState& state, absl::Time at, const v1::ServiceConfigured& service) {
-  // A Target being deleted keeps the condition it had; a finalized one has no credential.
-  if (state.phase() != v1::TargetState::PHASE_ACTIVE) return;
+  if (state.phase() == v1::TargetState::PHASE_UNSPECIFIED) return;
+  if (state.phase() == v1::TargetState::PHASE_FINALIZED) {
+    state.clear_agent_credential_ready();  // the Target and its credentials are gone
+    return;
+  }
   std::string status, reason, message;
   const CredentialRecord* current = CurrentCredential(state);
-  if (state.revoked()) {
+  if (state.phase() == v1::TargetState::PHASE_DELETING) {
+    status = "False";
+    reason = kReasonDeleting;
+    message = "the Target is being deleted; its credentials and identity are removed";
+  } else if (state.revoked()) {
     status = "False";
     reason = kReasonRevoked;
     message = "the Target's credentials are revoked";

@@ -24,6 +24,9 @@ inline constexpr char kReasonDisabled[] = "Disabled";
 inline constexpr char kReasonRevoked[] = "Revoked";
 inline constexpr char kReasonMintFailed[] = "MintFailed";
 inline constexpr char kReasonMintPending[] = "MintPending";
+// Also credledger's: the Target is being deleted (the domain's finalizer has no condition for
+// it because the Target object disappears; here the Target stays visible until finalized).
+inline constexpr char kReasonDeleting[] = "Deleting";
 
 // Where an event sits in the log.
 struct EventPosition {
@@ -41,7 +44,8 @@ void EvolveTarget(v1::TargetState& state, const v1::Event& event, const EventPos
                   const v1::ServiceConfigured& service);
 
 // Recomputes AgentCredentialReady with precedence Revoked > Disabled > MintFailed > Issued
-// (then Unknown/MintPending). last_transition_time becomes `at` only when the status changes.
+// (then Unknown/MintPending); a Target being deleted is False/Deleting and a finalized one
+// has no condition. last_transition_time becomes `at` only when the status changes.
 void UpdateCondition(v1::TargetState& state, absl::Time at, const v1::ServiceConfigured& service);
 
 // The current credential: the newest (highest suffix) issued credential; nullptr when none.

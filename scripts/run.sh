@@ -72,7 +72,7 @@ Try, in another terminal:
   $credledger target get demo/edge-1
   kubectl --kubeconfig $kubeconfig -n demo get secrets,serviceaccounts,roles,rolebindings,targetreports
   $credledger target rotate demo/edge-1
-  $credledger target confirm demo/edge-1 --revision 1.0.0-<suffix shown by 'target get'>
+  $credledger target confirm demo/edge-1 --revision 1.0.0<suffix shown by 'target get'>
   $credledger target revoke demo/edge-1
   $credledger target lift demo/edge-1
   $credledger target delete demo/edge-1

@@ -83,12 +83,21 @@ absl::StatusOr<std::vector<std::string>> FlagSet::Parse(const std::vector<std::s
     }
     std::string error;
     if (!flag->parse(value, &error)) {
+      if (error.empty() && !flag->expected.empty()) error = absl::StrCat("expected ", flag->expected);
       return absl::InvalidArgumentError(
           absl::StrCat("flag --", name, ": bad value \"", value, "\"",
                        error.empty() ? "" : ": ", error));
     }
+    flag->given = true;
   }
   return positional;
+}
+
+bool FlagSet::Given(absl::string_view name) const {
+  for (const Flag& f : flags_) {
+    if (f.name == name) return f.given;
+  }
+  return false;
 }
 
 std::string FlagSet::Help() const {

@@ -33,6 +33,7 @@ class FlagSet {
     flag.help = std::string(help);
     flag.default_text = absl::UnparseFlag<T>(*value);
     flag.is_bool = std::is_same_v<T, bool>;
+    flag.expected = ExpectedValue<T>();
     flag.parse = [value](absl::string_view text, std::string* error) {
       return absl::ParseFlag<T>(text, value, error);
     };
@@ -51,6 +52,9 @@ class FlagSet {
   absl::StatusOr<std::vector<std::string>> Parse(const std::vector<std::string>& args,
                                                  bool* help);
 
+  // Whether the last Parse set --`name` explicitly (even to an empty value).
+  bool Given(absl::string_view name) const;
+
   // One line per flag, in declaration order: "  --name=<value>  help (default: ...)".
   std::string Help() const;
   bool empty() const { return flags_.empty(); }
@@ -61,8 +65,26 @@ class FlagSet {
     std::string help;
     std::string default_text;
     bool is_bool = false;
+    bool given = false;
+    // What a valid value looks like, for errors; empty for strings.
+    std::string expected;
     std::function<bool(absl::string_view, std::string*)> parse;
   };
+
+  template <typename T>
+  static std::string ExpectedValue() {
+    if constexpr (std::is_same_v<T, absl::Duration>) {
+      return "a duration such as 90s, 10m or 24h";
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return "true or false";
+    } else if constexpr (std::is_integral_v<T>) {
+      return "an integer";
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return "a number";
+    } else {
+      return "";
+    }
+  }
   Flag* Find(absl::string_view name);
 
   std::vector<Flag> flags_;

@@ -102,6 +102,13 @@ class MutationCommand final : public ClientCommand {
     if (!SplitTarget(args[0], &target_namespace, &name)) return BadTarget(args[0], err);
     request.set_namespace_(target_namespace);
     request.set_name(name);
+    // A flag given with an empty value (an unset shell variable, say) is a mistake, not a
+    // request for the default: refuse it rather than silently generate a request id.
+    for (const std::string& flag : GivenButEmpty()) {
+      err << "error: --" << flag << " is given but empty; leave it out "
+          << (flag == "request-id" ? "to have one generated" : "for the default") << "\n";
+      return kExitUsage;
+    }
     if (request_id_.empty()) {
       absl::StatusOr<std::string> generated = NewUuidV4();
       if (!generated.ok()) return ReportError(generated.status(), err);
@@ -121,9 +128,19 @@ class MutationCommand final : public ClientCommand {
 
  private:
   void DefineOwnFlags(FlagSet& flags) override {
+    flags_ = &flags;
     flags.Add("request-id", &request_id_,
               "idempotency key of the call; generated and printed when absent");
     for (const ExtraFlag& extra : extras_) flags.Add(extra.name, &values_[extra.name], extra.help);
+  }
+
+  std::vector<std::string> GivenButEmpty() {
+    std::vector<std::string> empty;
+    if (flags_->Given("request-id") && request_id_.empty()) empty.push_back("request-id");
+    for (const ExtraFlag& extra : extras_) {
+      if (flags_->Given(extra.name) && values_[extra.name].empty()) empty.push_back(extra.name);
+    }
+    return empty;
   }
 
   std::string Text(const Response& response) const {
@@ -150,6 +167,7 @@ class MutationCommand final : public ClientCommand {
   std::string verb_;
   std::vector<ExtraFlag> extras_;
   std::string request_id_;
+  const FlagSet* flags_ = nullptr;  // the set DefineOwnFlags filled; outlives Run
   std::map<std::string, std::string> values_;
 };
 

@@ -130,6 +130,19 @@ TEST_F(CliTest, BadInputExitsNonZeroWithTheCodeAndTheRule) {
   RunResult bad_command = Cli({"target", "frobnicate"}, /*with_server=*/false);
   EXPECT_EQ(bad_command.exit_code, 2);
   EXPECT_THAT(bad_command.err, HasSubstr("unknown command \"target frobnicate\""));
+
+  // Regression: an empty --request-id (an unset shell variable) silently got a generated id
+  // and registered the Target; now it is refused and nothing is registered.
+  RunResult empty_id = Cli({"target", "register", "demo/edge-9", "--request-id", ""});
+  EXPECT_EQ(empty_id.exit_code, 2);
+  EXPECT_THAT(empty_id.err, HasSubstr("--request-id is given but empty"));
+  RunResult not_registered = Cli({"target", "get", "demo/edge-9"});
+  EXPECT_EQ(not_registered.exit_code, 1);
+  EXPECT_THAT(not_registered.err, HasSubstr("NOT_FOUND"));
+
+  RunResult bad_number = Cli({"target", "watch", "--after-seq", "abc"});
+  EXPECT_EQ(bad_number.exit_code, 2);
+  EXPECT_THAT(bad_number.err, HasSubstr("--after-seq: bad value \"abc\": expected an integer"));
 }
 
 TEST_F(CliTest, ServeRefusesAShortTokenTtlAndANonLoopbackAddress) {

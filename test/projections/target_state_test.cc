@@ -204,6 +204,25 @@ TEST_F(ConditionTransitionTest, LastTransitionTimeMovesOnlyWhenTheStatusChanges)
 
 // --- Credential tag and connection hash, against OpenSSL directly ---
 
+// Regression: a Target being deleted kept "True/Issued: Secret ... holds the current
+// credential" while its Secrets were removed, and a finalized one still showed it.
+TEST_F(ConditionTransitionTest, ADeletedTargetIsFalseDeletingThenHasNoCondition) {
+  Event registered;
+  registered.mutable_target_registered()->set_target_uid(kUid);
+  registered.mutable_target_registered()->set_namespace_("ns");
+  registered.mutable_target_registered()->set_name("a");
+  At(kT0, registered);
+  Event deleting;
+  deleting.mutable_target_deletion_requested()->set_target_uid(kUid);
+  At(kT0 + absl::Seconds(1), deleting);
+  EXPECT_EQ(condition().status(), "False");
+  EXPECT_EQ(condition().reason(), "Deleting");
+  Event finalized;
+  finalized.mutable_target_finalized()->set_target_uid(kUid);
+  At(kT0 + absl::Seconds(2), finalized);
+  EXPECT_FALSE(state_.has_agent_credential_ready());
+}
+
 TEST(CredentialTagTest, IsTheFirstTenHexCharactersOfSha256OverTheSecretUid) {
   for (const std::string uid :
        {"5ec7e700-0000-4000-8000-000000001001", "0f0e0d0c-0b0a-4909-8807-060504030201", ""}) {
