@@ -74,13 +74,9 @@ class CredentialProjectorTest : public ::testing::Test {
   }
 
   std::vector<store::RecordedEvent> AllEvents() {
-    std::vector<store::RecordedEvent> all;
-    while (true) {
-      auto page = store_->ReadAll(all.empty() ? 0 : all.back().seq, 100);
-      EXPECT_OK(page);
-      if (!page.ok() || page->empty()) return all;
-      all.insert(all.end(), page->begin(), page->end());
-    }
+    auto all = testing::ReadAllEvents(*store_);
+    EXPECT_OK(all);
+    return all.ok() ? *std::move(all) : std::vector<store::RecordedEvent>();
   }
 
   testing::TempDir dir_;

@@ -263,4 +263,13 @@ absl::StatusOr<projections::CredentialProjection> FoldFromSeqOne(store::EventSto
   return projection;
 }
 
+absl::StatusOr<std::vector<store::RecordedEvent>> ReadAllEvents(store::EventStore& store) {
+  std::vector<store::RecordedEvent> all;
+  while (true) {
+    ASSIGN_OR_RETURN(auto page, store.ReadAll(all.empty() ? 0 : all.back().seq, 100));
+    if (page.empty()) return all;
+    all.insert(all.end(), page.begin(), page.end());
+  }
+}
+
 }  // namespace credledger::testing

@@ -67,4 +67,7 @@ class FleetDriver {
 absl::StatusOr<projections::CredentialProjection> FoldFromSeqOne(store::EventStore& store,
                                                                  int64_t until_seq);
 
+// Every event of `store` in seq order, read page by page.
+absl::StatusOr<std::vector<store::RecordedEvent>> ReadAllEvents(store::EventStore& store);
+
 }  // namespace credledger::testing
