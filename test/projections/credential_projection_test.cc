@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "projections/target_state.h"
@@ -17,7 +16,6 @@
 #include "store/sqlite_event_store.h"
 #include "test/projections/fleet_log.h"
 #include "test/support/status_matchers.h"
-#include "test/support/temp_dir.h"
 
 namespace credledger::projections {
 namespace {
@@ -32,33 +30,13 @@ std::vector<std::string> Names(const std::vector<v1::TargetState>& states) {
   return out;
 }
 
-class CredentialProjectionTest : public ::testing::Test {
+class CredentialProjectionTest : public testing::FleetLogTest {
  protected:
-  void SetUp() override {
-    store::SqliteEventStoreOptions options;
-    options.path = dir_.path() / "events.db";
-    options.clock = &clock_;
-    options.synchronous = store::SqliteEventStoreOptions::Synchronous::kNormal;
-    ASSERT_OK_AND_ASSIGN(store_, store::SqliteEventStore::Open(options));
-    driver_ = std::make_unique<testing::FleetDriver>(store_.get(), &clock_);
-  }
-
   void WriteFleetLog() {
     ASSERT_OK(driver_->RunPhaseOne());
     ASSERT_OK(driver_->RunPhaseTwo());
     ASSERT_OK(driver_->RunPhaseThree());
   }
-
-  std::vector<store::RecordedEvent> AllEvents() {
-    auto all = testing::ReadAllEvents(*store_);
-    EXPECT_OK(all);
-    return all.ok() ? *std::move(all) : std::vector<store::RecordedEvent>();
-  }
-
-  testing::TempDir dir_;
-  common::FakeClock clock_;
-  std::unique_ptr<store::SqliteEventStore> store_;
-  std::unique_ptr<testing::FleetDriver> driver_;
 };
 
 TEST_F(CredentialProjectionTest, TheFleetLogCoversTheWholeLifecycle) {

@@ -12,7 +12,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
-#include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "projections/target_state.h"
@@ -20,7 +19,6 @@
 #include "store/sqlite_event_store.h"
 #include "test/projections/fleet_log.h"
 #include "test/support/status_matchers.h"
-#include "test/support/temp_dir.h"
 
 namespace credledger::projections {
 namespace {
@@ -43,17 +41,8 @@ std::string ProjectorBytes(const CredentialProjector& projector) {
   return store::SerializeDeterministic(fleet);
 }
 
-class CredentialProjectorTest : public ::testing::Test {
+class CredentialProjectorTest : public testing::FleetLogTest {
  protected:
-  void SetUp() override {
-    store::SqliteEventStoreOptions options;
-    options.path = dir_.path() / "events.db";
-    options.clock = &clock_;
-    options.synchronous = store::SqliteEventStoreOptions::Synchronous::kNormal;
-    ASSERT_OK_AND_ASSIGN(store_, store::SqliteEventStore::Open(options));
-    driver_ = std::make_unique<testing::FleetDriver>(store_.get(), &clock_);
-  }
-
   std::unique_ptr<CredentialProjector> Start(size_t change_history = 10000) {
     auto projector = CredentialProjector::Start(
         store_.get(), {.snapshot_every = kSnapshotEvery, .change_history = change_history});
@@ -72,17 +61,6 @@ class CredentialProjectorTest : public ::testing::Test {
     EXPECT_OK(rebuilt);
     return rebuilt.ok() ? rebuilt->Serialize() : "";
   }
-
-  std::vector<store::RecordedEvent> AllEvents() {
-    auto all = testing::ReadAllEvents(*store_);
-    EXPECT_OK(all);
-    return all.ok() ? *std::move(all) : std::vector<store::RecordedEvent>();
-  }
-
-  testing::TempDir dir_;
-  common::FakeClock clock_;
-  std::unique_ptr<store::SqliteEventStore> store_;
-  std::unique_ptr<testing::FleetDriver> driver_;
 };
 
 TEST_F(CredentialProjectorTest, TheIncrementalProjectorMatchesAFullRebuildByteForByte) {

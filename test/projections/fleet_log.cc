@@ -272,4 +272,22 @@ absl::StatusOr<std::vector<store::RecordedEvent>> ReadAllEvents(store::EventStor
   }
 }
 
+void FleetLogTest::SetUp() {
+  store::SqliteEventStoreOptions options;
+  options.path = dir_.path() / "events.db";
+  options.clock = &clock_;
+  options.synchronous = store::SqliteEventStoreOptions::Synchronous::kNormal;
+  absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> opened =
+      store::SqliteEventStore::Open(options);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  store_ = *std::move(opened);
+  driver_ = std::make_unique<FleetDriver>(store_.get(), &clock_);
+}
+
+std::vector<store::RecordedEvent> FleetLogTest::AllEvents() {
+  absl::StatusOr<std::vector<store::RecordedEvent>> all = ReadAllEvents(*store_);
+  EXPECT_TRUE(all.ok()) << all.status();
+  return all.ok() ? *std::move(all) : std::vector<store::RecordedEvent>();
+}
+
 }  // namespace credledger::testing

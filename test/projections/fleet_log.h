@@ -10,10 +10,13 @@
 
 #include "absl/status/statusor.h"
 #include "common/clock.h"
+#include "gtest/gtest.h"
 #include "projections/credential_projection.h"
 #include "service/command_bus.h"
 #include "service/target_commands.h"
 #include "store/event_store.h"
+#include "store/sqlite_event_store.h"
+#include "test/support/temp_dir.h"
 
 namespace credledger::testing {
 
@@ -69,5 +72,19 @@ absl::StatusOr<projections::CredentialProjection> FoldFromSeqOne(store::EventSto
 
 // Every event of `store` in seq order, read page by page.
 absl::StatusOr<std::vector<store::RecordedEvent>> ReadAllEvents(store::EventStore& store);
+
+// Fixture of the projection tests: a SQLite log in a temp dir on a fake clock, with a
+// FleetDriver writing to it.
+class FleetLogTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  // Every event of the log, in seq order (an empty list after a reported failure).
+  std::vector<store::RecordedEvent> AllEvents();
+
+  TempDir dir_;
+  common::FakeClock clock_;
+  std::unique_ptr<store::SqliteEventStore> store_;
+  std::unique_ptr<FleetDriver> driver_;
+};
 
 }  // namespace credledger::testing
