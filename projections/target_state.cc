@@ -140,6 +140,10 @@ void EvolveTarget(v1::TargetState& state, const v1::Event& event, const EventPos
                   const v1::ServiceConfigured& service) {
   switch (event.kind_case()) {
     case v1::Event::kServiceConfigured:
+    case v1::Event::kReportAccepted:
+    case v1::Event::kReportingStale:
+    case v1::Event::kBoundReleasesSet:
+    case v1::Event::kLivenessObserved:
     case v1::Event::KIND_NOT_SET:
       return;
     case v1::Event::kTargetRegistered:
