@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "credledger/v1/report.pb.h"
 #include "credledger/v1/state.pb.h"
 
@@ -56,6 +57,6 @@ v1::ReleaseFlags DeriveFlags(const std::vector<v1::ReportCondition>& source_cond
 std::string PhaseName(v1::ReleasePhase phase);
 
 // The phase named `name` (as PhaseName spells it); nullopt for any other string.
-std::optional<v1::ReleasePhase> PhaseFromName(std::string_view name);
+std::optional<v1::ReleasePhase> PhaseFromName(absl::string_view name);
 
 }  // namespace credledger::projections
