@@ -1,8 +1,8 @@
 #include "service/command_bus.h"
 
-#include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "projections/target_state.h"
+#include "service/prior_request.h"
 #include "service/target_decider.h"
 #include "store/event_codec.h"
 
@@ -61,15 +61,9 @@ absl::StatusOr<CommandResult> TargetCommandBus::Execute(const TargetCommand& com
     v1::TargetState state;
     RETURN_IF_ERROR(FoldTargetEvents(history, context.service, state));
 
-    ASSIGN_OR_RETURN(auto prior, tx.FindRequest(context.request_id));
-    if (!prior.empty()) {
-      ASSIGN_OR_RETURN(v1::EventMetadata first, store::EventCodec::DecodeMetadata(prior.front()));
-      if (prior.front().stream != stream || first.command() != name) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "request_id \"", context.request_id, "\" was already used for ", first.command(),
-            " on ", prior.front().stream, "; use a new request id"));
-      }
-      result = {std::move(prior), /*replayed=*/true, std::move(state)};
+    ASSIGN_OR_RETURN(auto prior, FindPriorRequest(tx, context.request_id, stream, name));
+    if (prior.has_value()) {
+      result = {*std::move(prior), /*replayed=*/true, std::move(state)};
       return absl::OkStatus();
     }
 
@@ -77,10 +71,7 @@ absl::StatusOr<CommandResult> TargetCommandBus::Execute(const TargetCommand& com
     result.state = state;
     if (decided.empty()) return absl::OkStatus();
 
-    v1::EventMetadata metadata;
-    metadata.set_actor(context.actor);
-    metadata.set_request_id(context.request_id);
-    metadata.set_command(name);
+    v1::EventMetadata metadata = CommandMetadata(context, name);
     store::StreamAppend append{stream,
                                history.empty() ? store::ExpectedVersion::NoStream()
                                                : store::ExpectedVersion::Exactly(

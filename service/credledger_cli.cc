@@ -1,6 +1,8 @@
 #include "service/credledger_cli.h"
 
+#include "service/agent_cli.h"
 #include "service/server_cli.h"
+#include "service/status_cli.h"
 #include "service/target_cli.h"
 
 namespace credledger::service {
@@ -8,7 +10,9 @@ namespace credledger::service {
 Dispatcher CredledgerDispatcher() {
   Dispatcher dispatcher("credledger");
   AddServerCommands(dispatcher);
+  AddAgentCommands(dispatcher);
   AddTargetCommands(dispatcher);
+  AddStatusCommands(dispatcher);
   return dispatcher;
 }
 

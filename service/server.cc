@@ -19,6 +19,7 @@
 #include "kubebridge/kubeconfig.h"
 #include "projections/target_state.h"
 #include "service/listen_address.h"
+#include "service/report_grpc_service.h"
 #include "service/service_configuration.h"
 #include "service/target_grpc_service.h"
 
@@ -93,6 +94,19 @@ absl::Status ValidateServeOptions(const ServeOptions& options) {
     return absl::InvalidArgumentError(
         "--kube-qps must be > 0 and --kube-burst >= 1");
   }
+  if (options.liveness_flush_interval < absl::Milliseconds(100) ||
+      options.liveness_flush_interval > absl::Minutes(1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--liveness-flush-interval: ", absl::FormatDuration(options.liveness_flush_interval),
+        " is outside 100ms..1m"));
+  }
+  if (options.report_stale_after < absl::Seconds(1) ||
+      options.report_stale_after < options.liveness_flush_interval) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--report-stale-after: ", absl::FormatDuration(options.report_stale_after),
+        " is below 1s or below --liveness-flush-interval (",
+        absl::FormatDuration(options.liveness_flush_interval), ")"));
+  }
   if (options.snapshot_every < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--snapshot-every: ", options.snapshot_every, " is negative; 0 disables snapshots"));
@@ -149,6 +163,13 @@ Server::~Server() { Shutdown(); }
 // The one place where the service's components are put together, in dependency order.
 absl::Status Server::Wire() {
   ASSIGN_OR_RETURN(v1::ServiceConfigured config, ServiceConfigurationFor(options_));
+  if (!options_.authorization_policy.empty()) {
+    ASSIGN_OR_RETURN(policy_, AuthorizationPolicy::Load(options_.authorization_policy));
+  } else {
+    common::Log(common::LogLevel::kWarning,
+                "no --authorization-policy: every caller may call every RPC, including "
+                "PushReport, which can release credential Secrets");
+  }
   ASSIGN_OR_RETURN(store_, OpenEventLog(options_.db_path, options_.synchronous, options_.clock));
   RETURN_IF_ERROR(RecordServiceConfiguration(*store_, config, "credledger").status());
 
@@ -157,9 +178,31 @@ absl::Status Server::Wire() {
   ASSIGN_OR_RETURN(projector_,
                    projections::CredentialProjector::Start(store_.get(), projector_options));
   bus_ = std::make_unique<TargetCommandBus>(store_.get());
+  RETURN_IF_ERROR(StartReports());
   RETURN_IF_ERROR(StartBridge(config));
   api_ = std::make_unique<TargetApi>(bus_.get(), projector_.get(), options_.clock, options_.api);
+  report_api_ = std::make_unique<ReportApi>(report_ingest_.get(), status_projector_.get(),
+                                            options_.report_api);
   return StartGrpc();
+}
+
+absl::Status Server::StartReports() {
+  projections::StatusProjector::Options status_options;
+  status_options.snapshot_every = options_.snapshot_every;
+  ASSIGN_OR_RETURN(status_projector_,
+                   projections::StatusProjector::Start(store_.get(), status_options));
+  report_bus_ = std::make_unique<ReportCommandBus>(store_.get());
+  liveness_ = std::make_unique<LivenessBuffer>();
+  report_ingest_ = std::make_unique<ReportIngest>(report_bus_.get(), liveness_.get(),
+                                                  projector_.get(), options_.clock);
+  ReportScheduler::Options scheduler_options;
+  scheduler_options.period = options_.liveness_flush_interval;
+  scheduler_options.stale_after = options_.report_stale_after;
+  report_scheduler_ = std::make_unique<ReportScheduler>(
+      report_bus_.get(), liveness_.get(), projector_.get(), status_projector_.get(),
+      options_.clock, scheduler_options);
+  report_scheduler_->Start();
+  return absl::OkStatus();
 }
 
 absl::Status Server::StartBridge(const v1::ServiceConfigured& config) {
@@ -190,16 +233,20 @@ absl::Status Server::StartBridge(const v1::ServiceConfigured& config) {
   bridge_options.resync_period = options_.resync_period;
   bridge_ = kubebridge::CredentialBridge::Start(kube_client_.get(), sink_.get(), projector_.get(),
                                                 options_.clock, bridge_options);
+  report_sink_ = std::make_unique<BridgeReportSink>(report_ingest_.get());
+  report_watcher_ = kubebridge::ReportWatcher::Start(kube_client_.get(), report_sink_.get());
   return absl::OkStatus();
 }
 
 absl::Status Server::StartGrpc() {
-  grpc_service_ = std::make_unique<TargetGrpcService>(api_.get());
+  grpc_service_ = std::make_unique<TargetGrpcService>(api_.get(), &policy_);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options_.listen_address, grpc::InsecureServerCredentials(), &port_);
   builder.RegisterService(grpc_service_.get());
+  report_grpc_service_ = std::make_unique<ReportGrpcService>(report_api_.get(), &policy_);
+  builder.RegisterService(report_grpc_service_.get());
   grpc_server_ = builder.BuildAndStart();
   if (grpc_server_ == nullptr) {
     return absl::UnavailableError(
@@ -208,6 +255,8 @@ absl::Status Server::StartGrpc() {
   if (absl::StartsWith(options_.listen_address, "unix")) port_ = 0;
   grpc_server_->GetHealthCheckService()->SetServingStatus(
       v1::TargetService::service_full_name(), true);
+  grpc_server_->GetHealthCheckService()->SetServingStatus(
+      v1::ReportService::service_full_name(), true);
   address_ = DialAddress(options_.listen_address, port_);
   if (!options_.port_file.empty()) {
     RETURN_IF_ERROR(WriteFileAtomically(options_.port_file, absl::StrCat(port_, "\n")));
@@ -230,6 +279,7 @@ void Server::Shutdown() {
     shutting_down_ = true;
   }
   if (api_ != nullptr) api_->Stop();
+  if (report_api_ != nullptr) report_api_->Stop();
   if (grpc_server_ != nullptr) {
     grpc_server_->GetHealthCheckService()->Shutdown();
     grpc_server_->Shutdown(absl::ToChronoTime(absl::Now() + kShutdownGrace));
@@ -237,13 +287,25 @@ void Server::Shutdown() {
   }
   grpc_server_.reset();
   grpc_service_.reset();
+  report_grpc_service_.reset();
+  report_api_.reset();
+  if (report_watcher_ != nullptr) report_watcher_->Stop();
   if (bridge_ != nullptr) bridge_->Stop();
   if (kube_client_ != nullptr) kube_client_->Stop();
+  report_watcher_.reset();
+  report_sink_.reset();
   bridge_.reset();
   sink_.reset();
   kube_client_.reset();
+  // Records the heartbeats still waiting before the log closes.
+  if (report_scheduler_ != nullptr) report_scheduler_->Stop();
+  report_scheduler_.reset();
+  report_ingest_.reset();
+  liveness_.reset();
+  report_bus_.reset();
   api_.reset();
   bus_.reset();
+  status_projector_.reset();
   projector_.reset();
   if (store_ != nullptr) store_->Close();
   store_.reset();

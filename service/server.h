@@ -1,13 +1,16 @@
 // Server: `credledger serve` as a reusable component (DESIGN sections 1, 6): it opens the
 // event log, records the service configuration (ServiceConfigured), starts the credential
-// projector and the command bus, and serves the gRPC API with standard health checking and
-// server reflection. Plaintext only: Start refuses any listening address that is not
-// loopback or a unix socket (DESIGN section 7; TLS comes later).
+// and status projectors, the command buses, the report scheduler (heartbeat batches,
+// staleness), the kube bridge (credentials and the TargetReport watch), and serves the gRPC
+// API (TargetService, ReportService) under the authorization policy, with standard health
+// checking and server reflection. Plaintext only: Start refuses any listening address that
+// is not loopback or a unix socket (DESIGN section 7; TLS comes later).
 //
 // Components are built in dependency order by one function (Server::Wire) and torn down in
 // reverse order by Shutdown: first the gRPC server (watches are told to end, in-flight calls
-// finish), then the kube bridge (running Kubernetes calls are cancelled), the projector, the
-// bus and the store.
+// finish), then the kube bridge and the report watch (running Kubernetes calls are
+// cancelled), the report scheduler (which records the heartbeats still waiting), the
+// projectors, the buses and the store.
 //
 // Thread-safety: Shutdown and Wait may be called from any thread; accessors are valid
 // between a successful Start and Shutdown.
@@ -25,10 +28,19 @@
 #include "common/clock.h"
 #include "kubebridge/credential_bridge.h"
 #include "kubebridge/kube_client.h"
+#include "kubebridge/report_watcher.h"
+#include "service/authorization_policy.h"
 #include "service/bridge_outcome_sink.h"
+#include "service/bridge_report_sink.h"
+#include "service/liveness_buffer.h"
+#include "service/report_command_bus.h"
+#include "service/report_ingest.h"
+#include "service/report_scheduler.h"
 #include "credledger/v1/events.pb.h"
 #include "projections/credential_projector.h"
+#include "projections/status_projector.h"
 #include "service/command_bus.h"
+#include "service/report_api.h"
 #include "service/target_api.h"
 #include "store/sqlite_event_store.h"
 
@@ -38,6 +50,7 @@ class Server;
 
 namespace credledger::service {
 
+class ReportGrpcService;
 class TargetGrpcService;
 
 // Shortest agent token lifetime accepted: rotation starts at 80% of the lifetime, and
@@ -78,12 +91,24 @@ struct ServeOptions {
   common::Clock* clock = common::RealClock::Default();
   // Read-your-writes timeout and watch queue bound.
   TargetApi::Options api;
+  // The same for ReportService.
+  ReportApi::Options report_api;
+  // Reporting=False/Stale after this long without a report or heartbeat (>= 1s and at least
+  // liveness_flush_interval).
+  absl::Duration report_stale_after = absl::Minutes(10);
+  // How often heartbeats are recorded (one LivenessObserved) and staleness is checked
+  // (100ms to 1m).
+  absl::Duration liveness_flush_interval = absl::Seconds(5);
+  // Authorization policy file (authorization_policy.h). Empty: every caller may call every
+  // RPC (a warning at start-up).
+  std::filesystem::path authorization_policy;
 };
 
 // Checks option values that no component checks itself.
 // Errors: kInvalidArgument naming the flag (--agent-token-ttl below 10m or above a year,
 // --resync-period below 1s, --kube-qps not positive or --kube-burst below 1, --listen not
-// loopback or malformed, --snapshot-every negative, --db empty).
+// loopback or malformed, --snapshot-every negative, --db empty, --liveness-flush-interval
+// outside 100ms..1m, --report-stale-after below 1s or below the flush interval).
 absl::Status ValidateServeOptions(const ServeOptions& options);
 
 // The ServiceConfigured the options describe: URL, lowercase hex SHA-256 of the CA file
@@ -119,6 +144,7 @@ class Server {
   store::EventStore* event_store() const { return store_.get(); }
   projections::CredentialProjector* projector() const { return projector_.get(); }
   TargetCommandBus* command_bus() const { return bus_.get(); }
+  projections::StatusProjector* status_projector() const { return status_projector_.get(); }
 
   // Blocks until Shutdown has completed.
   void Wait();
@@ -130,6 +156,7 @@ class Server {
   explicit Server(ServeOptions options);
   absl::Status Wire();
   absl::Status StartGrpc();
+  absl::Status StartReports();
   absl::Status StartBridge(const v1::ServiceConfigured& config);
 
   const ServeOptions options_;
@@ -145,6 +172,17 @@ class Server {
   std::unique_ptr<TargetApi> api_;
   std::unique_ptr<TargetGrpcService> grpc_service_;
   std::unique_ptr<grpc::Server> grpc_server_;
+
+  AuthorizationPolicy policy_ = AuthorizationPolicy::AllowAll();
+  std::unique_ptr<projections::StatusProjector> status_projector_;
+  std::unique_ptr<ReportCommandBus> report_bus_;
+  std::unique_ptr<LivenessBuffer> liveness_;
+  std::unique_ptr<ReportIngest> report_ingest_;
+  std::unique_ptr<ReportScheduler> report_scheduler_;
+  std::unique_ptr<BridgeReportSink> report_sink_;
+  std::unique_ptr<kubebridge::ReportWatcher> report_watcher_;
+  std::unique_ptr<ReportApi> report_api_;
+  std::unique_ptr<ReportGrpcService> report_grpc_service_;
 
   absl::Mutex mu_;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;

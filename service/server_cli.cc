@@ -48,6 +48,13 @@ class ServeCommand final : public Subcommand {
                     "SQLite synchronous mode of the log");
     flags.Add("snapshot-every", &snapshot_every_,
               "events between projection snapshots; 0 disables them");
+    flags.Add("report-stale-after", &report_stale_after_,
+              "Reporting=False/Stale after this long without a report or heartbeat");
+    flags.Add("liveness-flush-interval", &liveness_flush_interval_,
+              "how often heartbeats are recorded and staleness is checked (100ms..1m)");
+    flags.Add("authorization-policy", &authorization_policy_,
+              "YAML file naming the RPCs each caller may call (docs/api.md); without one "
+              "every caller may call every RPC");
   }
 
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
@@ -64,6 +71,9 @@ class ServeCommand final : public Subcommand {
     options.resync_period = resync_period_;
     options.synchronous = ParseSynchronous(synchronous_);
     options.snapshot_every = snapshot_every_;
+    options.report_stale_after = report_stale_after_;
+    options.liveness_flush_interval = liveness_flush_interval_;
+    options.authorization_policy = authorization_policy_;
     if (absl::Status valid = ValidateServeOptions(options); !valid.ok()) {
       return ReportError(valid, err);
     }
@@ -97,6 +107,9 @@ class ServeCommand final : public Subcommand {
   absl::Duration resync_period_ = absl::Minutes(10);
   std::string synchronous_ = "full";
   int64_t snapshot_every_ = 1000;
+  absl::Duration report_stale_after_ = absl::Minutes(10);
+  absl::Duration liveness_flush_interval_ = absl::Seconds(5);
+  std::string authorization_policy_;
 };
 
 class MigrateCommand final : public Subcommand {

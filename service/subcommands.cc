@@ -54,6 +54,7 @@ std::string Dispatcher::Help(const SubcommandSpec& spec) const {
                                  flags.empty() ? "" : " [flags]",
                                  spec.args_usage.empty() ? "" : " ", spec.args_usage, "\n\n",
                                  spec.summary, "\n");
+  if (!spec.description.empty()) absl::StrAppend(&out, "\n", spec.description);
   if (!flags.empty()) absl::StrAppend(&out, "\nflags:\n", flags.Help());
   return out;
 }

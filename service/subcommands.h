@@ -49,6 +49,8 @@ struct SubcommandSpec {
   size_t min_args = 0;       // positional arguments accepted
   size_t max_args = 0;
   std::function<std::unique_ptr<Subcommand>()> make;
+  // Optional paragraphs printed by --help after the summary (lines end with '\n').
+  std::string description = "";
 };
 
 class Dispatcher {
@@ -64,7 +66,7 @@ class Dispatcher {
 
   // The program's usage: every subcommand with its summary.
   std::string Usage() const;
-  // A subcommand's usage line, summary and its own flags only.
+  // A subcommand's usage line, summary, description and its own flags only.
   std::string Help(const SubcommandSpec& spec) const;
 
  private:

@@ -11,19 +11,33 @@
 #include "store/event_codec.h"
 
 namespace credledger::service {
-namespace {
 
 absl::Status ValidateTarget(absl::string_view target_namespace, absl::string_view name) {
   RETURN_IF_ERROR(ValidateDnsLabel("namespace", target_namespace));
   return ValidateDnsLabel("name", name);
 }
 
-// The actor recorded for a call: the declared one, or "anonymous" when none was declared.
+absl::Status ValidateNamespaceFilter(absl::string_view target_namespace) {
+  if (target_namespace.empty()) return absl::OkStatus();
+  return ValidateDnsLabel("namespace", target_namespace);
+}
+
+absl::Status ValidateWatchStart(absl::string_view target_namespace, int64_t after_seq) {
+  RETURN_IF_ERROR(ValidateNamespaceFilter(target_namespace));
+  if (after_seq < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("after_seq: ", after_seq, " is negative; use 0 for a snapshot"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> ResolveActor(absl::string_view actor) {
   if (actor.empty()) return std::string(kAnonymousActor);
   RETURN_IF_ERROR(ValidateToken(kActorMetadataKey, actor, kMaxActorBytes));
   return std::string(actor);
 }
+
+namespace {
 
 std::string TargetName(absl::string_view target_namespace, absl::string_view name) {
   return absl::StrCat("target \"", target_namespace, "/", name, "\"");
@@ -169,9 +183,7 @@ absl::StatusOr<v1::GetTargetResponse> TargetApi::GetTarget(
 
 absl::StatusOr<v1::ListTargetsResponse> TargetApi::ListTargets(
     const v1::ListTargetsRequest& request) const {
-  if (!request.namespace_().empty()) {
-    RETURN_IF_ERROR(ValidateDnsLabel("namespace", request.namespace_()));
-  }
+  RETURN_IF_ERROR(ValidateNamespaceFilter(request.namespace_()));
   int64_t seq = 0;
   std::vector<v1::TargetState> states =
       projector_->List(request.namespace_(), request.include_finalized(), &seq);
@@ -186,13 +198,7 @@ absl::StatusOr<v1::ListTargetsResponse> TargetApi::ListTargets(
 
 absl::StatusOr<std::unique_ptr<TargetWatch>> TargetApi::WatchTargets(
     const v1::WatchTargetsRequest& request) const {
-  if (!request.namespace_().empty()) {
-    RETURN_IF_ERROR(ValidateDnsLabel("namespace", request.namespace_()));
-  }
-  if (request.after_seq() < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("after_seq: ", request.after_seq(), " is negative; use 0 for a snapshot"));
-  }
+  RETURN_IF_ERROR(ValidateWatchStart(request.namespace_(), request.after_seq()));
   TargetWatch::Options options;
   options.target_namespace = request.namespace_();
   options.after_seq = request.after_seq();

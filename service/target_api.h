@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -44,6 +45,23 @@ inline constexpr size_t kMaxRequestIdBytes = 128;
 inline constexpr size_t kMaxActorBytes = 128;
 // Longest revocation reason accepted, in bytes.
 inline constexpr size_t kMaxReasonBytes = 1024;
+
+// Checks the address of a Target: `namespace` and `name` are DNS-1123 labels.
+// Errors: kInvalidArgument naming "namespace" or "name" and the rule.
+absl::Status ValidateTarget(absl::string_view target_namespace, absl::string_view name);
+
+// Checks the namespace filter of a list or watch: empty (every namespace) or a DNS-1123
+// label. Errors: kInvalidArgument naming "namespace".
+absl::Status ValidateNamespaceFilter(absl::string_view target_namespace);
+
+// Checks the start of a watch: its namespace filter and `after_seq` >= 0.
+// Errors: kInvalidArgument naming "namespace" or "after_seq".
+absl::Status ValidateWatchStart(absl::string_view target_namespace, int64_t after_seq);
+
+// The actor recorded for a call: `actor` (the credledger-actor metadata) when given, else
+// "anonymous". Errors: kInvalidArgument naming credledger-actor when it is not 1-128 bytes
+// of printable ASCII.
+absl::StatusOr<std::string> ResolveActor(absl::string_view actor);
 
 class TargetApi {
  public:

@@ -2,15 +2,14 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include <cstdlib>
 #include <functional>
 #include <map>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/time/time.h"
 #include "credledger/v1/api.grpc.pb.h"
+#include "service/client_command.h"
 #include "service/grpc_status.h"
 #include "service/target_api.h"
 #include "service/target_printer.h"
@@ -21,79 +20,19 @@ namespace {
 
 using Stub = v1::TargetService::Stub;
 
-// Deadline of one unary call.
-constexpr absl::Duration kCallTimeout = absl::Seconds(30);
-constexpr char kTargetArg[] = "<namespace>/<name>";
-
-// Flags and plumbing shared by every client subcommand.
-class ClientCommand : public Subcommand {
- public:
-  void DefineFlags(FlagSet& flags) override {
-    flags.Add("server", &server_, "credledger API address (host:port or unix:path)");
-    flags.Add("as", &actor_, "the identity recorded as the actor of the call's events");
-    flags.AddChoice("output", &output_, {"text", "json"}, "output format");
-    DefineOwnFlags(flags);
-  }
-
- protected:
-  virtual void DefineOwnFlags(FlagSet&) {}
-
-  std::unique_ptr<Stub> NewStub() const {
-    return v1::TargetService::NewStub(
-        grpc::CreateChannel(server_, grpc::InsecureChannelCredentials()));
-  }
-  // Names the caller and, for unary calls, sets the deadline.
-  void Prepare(grpc::ClientContext& context, bool unary) const {
-    context.AddMetadata(kActorMetadataKey, actor_);
-    if (unary) context.set_deadline(absl::ToChronoTime(absl::Now() + kCallTimeout));
-  }
-  bool json() const { return output_ == "json"; }
-  // Prints `message` as JSON, or `text` in text mode.
-  int Print(const google::protobuf::Message& message, const std::string& text,
-            std::ostream& out, std::ostream& err) const {
-    if (!json()) {
-      out << text;
-      return kExitOk;
-    }
-    absl::StatusOr<std::string> encoded = ToJson(message);
-    if (!encoded.ok()) return ReportError(encoded.status(), err);
-    out << *encoded << "\n";
-    return kExitOk;
-  }
-
- private:
-  std::string server_ = DefaultServerAddress();
-  std::string actor_ = kAnonymousActor;
-  std::string output_ = "text";
-};
-
-// Splits "<namespace>/<name>"; false when the argument has another shape.
-bool SplitTarget(const std::string& arg, std::string* target_namespace, std::string* name) {
-  const size_t slash = arg.find('/');
-  if (slash == std::string::npos || arg.find('/', slash + 1) != std::string::npos) return false;
-  *target_namespace = arg.substr(0, slash);
-  *name = arg.substr(slash + 1);
-  return true;
-}
-
-int BadTarget(const std::string& arg, std::ostream& err) {
-  err << "error: expected " << kTargetArg << ", got \"" << arg << "\"\n";
-  return kExitUsage;
-}
-
 // One mutating subcommand: its RPC, past-tense verb, and extra string flags copied into
 // the request.
 template <typename Request, typename Response>
 class MutationCommand final : public ClientCommand {
  public:
-  using Call = grpc::Status (Stub::*)(grpc::ClientContext*, const Request&, Response*);
+  using Method = grpc::Status (Stub::*)(grpc::ClientContext*, const Request&, Response*);
   struct ExtraFlag {
     std::string name;
     std::string help;
     std::function<void(Request&, const std::string&)> set;
   };
 
-  MutationCommand(Call call, std::string verb, std::vector<ExtraFlag> extras)
+  MutationCommand(Method call, std::string verb, std::vector<ExtraFlag> extras)
       : call_(call), verb_(std::move(verb)), extras_(std::move(extras)) {}
 
   int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) override {
@@ -118,11 +57,9 @@ class MutationCommand final : public ClientCommand {
     request.set_request_id(request_id_);
     for (const ExtraFlag& extra : extras_) extra.set(request, values_[extra.name]);
 
-    grpc::ClientContext context;
-    Prepare(context, /*unary=*/true);
     Response response;
-    const grpc::Status status = (NewStub().get()->*call_)(&context, request, &response);
-    if (!status.ok()) return ReportError(FromGrpcStatus(status), err);
+    const absl::Status status = Call(call_, request, &response);
+    if (!status.ok()) return ReportError(status, err);
     return Print(response, Text(response), out, err);
   }
 
@@ -163,7 +100,7 @@ class MutationCommand final : public ClientCommand {
     return text;
   }
 
-  Call call_;
+  Method call_;
   std::string verb_;
   std::vector<ExtraFlag> extras_;
   std::string request_id_;
@@ -179,11 +116,9 @@ class GetCommand final : public ClientCommand {
     if (!SplitTarget(args[0], &target_namespace, &name)) return BadTarget(args[0], err);
     request.set_namespace_(target_namespace);
     request.set_name(name);
-    grpc::ClientContext context;
-    Prepare(context, /*unary=*/true);
     v1::GetTargetResponse response;
-    const grpc::Status status = NewStub()->GetTarget(&context, request, &response);
-    if (!status.ok()) return ReportError(FromGrpcStatus(status), err);
+    const absl::Status status = Call(&Stub::GetTarget, request, &response);
+    if (!status.ok()) return ReportError(status, err);
     return Print(response, FormatTargetText(response.target()), out, err);
   }
 };
@@ -194,11 +129,9 @@ class ListCommand final : public ClientCommand {
     v1::ListTargetsRequest request;
     request.set_namespace_(namespace_);
     request.set_include_finalized(include_finalized_);
-    grpc::ClientContext context;
-    Prepare(context, /*unary=*/true);
     v1::ListTargetsResponse response;
-    const grpc::Status status = NewStub()->ListTargets(&context, request, &response);
-    if (!status.ok()) return ReportError(FromGrpcStatus(status), err);
+    const absl::Status status = Call(&Stub::ListTargets, request, &response);
+    if (!status.ok()) return ReportError(status, err);
     std::string text = FormatTargetTableHeader();
     for (const v1::Target& t : response.targets()) absl::StrAppend(&text, FormatTargetRow(t));
     return Print(response, text, out, err);
@@ -219,21 +152,7 @@ class WatchCommand final : public ClientCommand {
     v1::WatchTargetsRequest request;
     request.set_namespace_(namespace_);
     request.set_after_seq(after_seq_);
-    grpc::ClientContext context;
-    Prepare(context, /*unary=*/false);
-    std::unique_ptr<grpc::ClientReader<v1::WatchTargetsResponse>> reader =
-        NewStub()->WatchTargets(&context, request);
-    v1::WatchTargetsResponse item;
-    while (reader->Read(&item)) {
-      if (Print(item, FormatWatchItem(item), out, err) != kExitOk) {
-        context.TryCancel();
-        break;
-      }
-      out.flush();
-    }
-    const grpc::Status status = reader->Finish();
-    if (!status.ok()) return ReportError(FromGrpcStatus(status), err);
-    return kExitOk;
+    return PrintStream(&Stub::WatchTargets, request, FormatWatchItem, out, err);
   }
 
  private:
@@ -257,12 +176,6 @@ std::function<std::unique_ptr<Subcommand>()> Mutation(
 }
 
 }  // namespace
-
-std::string DefaultServerAddress() {
-  const char* env = std::getenv("CREDLEDGER_SERVER");
-  if (env != nullptr && *env != '\0') return env;
-  return "127.0.0.1:7443";
-}
 
 void AddTargetCommands(Dispatcher& d) {
   d.Add({"target register", kTargetArg, "register a Target (and request its first credential)",

@@ -1,7 +1,7 @@
 // TargetGrpcService: the gRPC face of TargetApi (service TargetService in
 // proto/credledger/v1/api.proto). Synchronous handlers run on gRPC's thread pool and may
 // block on the store; each handler takes the caller's actor from request metadata
-// `credledger-actor`, calls TargetApi and maps its status one to one (grpc_status.h).
+// `credledger-actor`, checks it against the authorization policy, calls TargetApi and maps its status one to one (grpc_status.h).
 //
 // WatchTargets holds its handler thread for the life of the stream: it waits for items in
 // short slices so that it notices a cancelled client or TargetApi::Stop promptly.
@@ -12,14 +12,17 @@
 #include <grpcpp/grpcpp.h>
 
 #include "credledger/v1/api.grpc.pb.h"
+#include "service/authorization_policy.h"
 #include "service/target_api.h"
 
 namespace credledger::service {
 
 class TargetGrpcService final : public v1::TargetService::Service {
  public:
-  // `api` is not owned and must outlive the service.
-  explicit TargetGrpcService(TargetApi* api) : api_(api) {}
+  // `api` and `policy` are not owned and must outlive the service. Every RPC first asks
+  // `policy` whether the caller may call it (PERMISSION_DENIED otherwise).
+  TargetGrpcService(TargetApi* api, const AuthorizationPolicy* policy)
+      : api_(api), policy_(policy) {}
 
   grpc::Status RegisterTarget(grpc::ServerContext* context,
                               const v1::RegisterTargetRequest* request,
@@ -49,6 +52,7 @@ class TargetGrpcService final : public v1::TargetService::Service {
 
  private:
   TargetApi* const api_;
+  const AuthorizationPolicy* const policy_;
 };
 
 }  // namespace credledger::service

@@ -4,12 +4,13 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "common/dns_label.h"
 
 namespace credledger::service {
 
-// A DNS-1123 label: 1-63 characters of [a-z0-9-], starting and ending with [a-z0-9]
-// (Kubernetes namespace names, and Target names, which are used as label values).
-absl::Status ValidateDnsLabel(absl::string_view field, absl::string_view value);
+// A DNS-1123 label (common/dns_label.h): Kubernetes namespace names, and Target names, which
+// are used as label values.
+using common::ValidateDnsLabel;
 
 // A lowercase RFC 4122 UUID: 8-4-4-4-12 lowercase hex digits.
 absl::Status ValidateUid(absl::string_view field, absl::string_view value);

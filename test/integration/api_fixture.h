@@ -39,6 +39,7 @@ class ApiFixture : public ::testing::Test {
     options.agent_apiserver_url = kAgentUrl;
     options.agent_ca_file = dir_.path() / "ca.pem";
     options.agent_token_ttl = absl::Hours(24);
+    options.authorization_policy = policy_file_;
     auto server = service::Server::Start(options);
     ASSERT_OK(server);
     server_ = *std::move(server);
@@ -46,6 +47,12 @@ class ApiFixture : public ::testing::Test {
     stub_ = v1::TargetService::NewStub(channel_);
   }
 
+  // Restarts the server under the authorization policy `yaml`.
+  void RestartWithPolicy(const std::string& yaml) {
+    policy_file_ = dir_.path() / "policy.yaml";
+    std::ofstream(policy_file_) << yaml;
+    RestartServer();
+  }
   void RestartServer() {
     server_->Shutdown();
     server_.reset();
@@ -81,6 +88,8 @@ class ApiFixture : public ::testing::Test {
   int64_t HeadSeq() const { return server_->event_store()->HeadSeq(); }
 
   TempDir dir_;
+  // Authorization policy the server starts with; empty: every caller may call every RPC.
+  std::filesystem::path policy_file_;
   std::unique_ptr<service::Server> server_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::TargetService::Stub> stub_;

@@ -70,21 +70,22 @@ void LiveProcessTest::TearDown() {
   }
 }
 
-void LiveProcessTest::StartServe(const std::string& fault_points) {
+void LiveProcessTest::StartServe(const std::string& fault_points,
+                                 const std::vector<std::string>& extra_args) {
   ASSERT_EQ(serve_, nullptr) << "serve already runs";
   const std::filesystem::path port_file = dir_.path() / "serve.port";
   std::filesystem::remove(port_file);
   std::vector<std::string> extra_env;
   if (!fault_points.empty()) extra_env.push_back("CREDLEDGER_FAULT_POINTS=" + fault_points);
   const std::filesystem::path state = dir_.path() / "kubeapi";
-  ASSERT_OK_AND_ASSIGN(
-      serve_, Subprocess::Start({kCredledger, "serve", "--db", db_path().string(), "--listen",
-                                 "127.0.0.1:0", "--port-file", port_file.string(),
-                                 "--kubeconfig", (state / "kubeconfig").string(),
-                                 "--agent-apiserver-url", apiserver_url_, "--agent-ca-file",
-                                 (state / "ca.crt").string(), "--kube-qps", "1000",
-                                 "--kube-burst", "1000"},
-                                kCleanEnv, extra_env));
+  std::vector<std::string> argv = {kCredledger, "serve", "--db", db_path().string(), "--listen",
+                                   "127.0.0.1:0", "--port-file", port_file.string(),
+                                   "--kubeconfig", (state / "kubeconfig").string(),
+                                   "--agent-apiserver-url", apiserver_url_, "--agent-ca-file",
+                                   (state / "ca.crt").string(), "--kube-qps", "1000",
+                                   "--kube-burst", "1000"};
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  ASSERT_OK_AND_ASSIGN(serve_, Subprocess::Start(argv, kCleanEnv, extra_env));
   absl::StatusOr<std::string> ready =
       serve_->WaitForLine("credledger serving on", absl::Now() + kLiveWait);
   ASSERT_OK(ready);
@@ -124,6 +125,56 @@ absl::StatusOr<std::unique_ptr<Subprocess>> LiveProcessTest::StartCli(
   return Subprocess::Start(CliArgv(std::move(args)), kCleanEnv);
 }
 
+std::filesystem::path LiveProcessTest::WriteAgentKubeconfig(const std::string& token) {
+  const std::filesystem::path agent = dir_.path() / "agent";
+  std::filesystem::create_directories(agent);
+  const std::filesystem::path kubeconfig = agent / "kubeconfig";
+  {
+    std::ofstream out(kubeconfig);
+    out << "apiVersion: v1\nkind: Config\ncurrent-context: solar\n"
+        << "clusters:\n- name: solar\n  cluster:\n    server: " << apiserver_url_ << "\n"
+        << "    certificate-authority: " << (dir_.path() / "kubeapi" / "ca.crt").string() << "\n"
+        << "users:\n- name: agent\n  user:\n    tokenFile: " << (agent / "token").string()
+        << "\ncontexts:\n- name: solar\n  context: {cluster: solar, user: agent}\n";
+  }
+  {
+    std::ofstream out(agent / "token.tmp", std::ios::trunc);
+    out << token;
+  }
+  std::filesystem::rename(agent / "token.tmp", agent / "token");
+  return kubeconfig;
+}
+
+std::vector<std::string> LiveProcessTest::AgentArgv(const std::string& target) const {
+  return {kCredledger,
+          "agent",
+          "--target-namespace",
+          kLiveNamespace,
+          "--target-name",
+          target,
+          "--solar-kubeconfig",
+          (dir_.path() / "agent" / "kubeconfig").string(),
+          "--kubeconfig",
+          (dir_.path() / "kubeapi" / "kubeconfig").string()};
+}
+
+absl::StatusOr<std::unique_ptr<Subprocess>> LiveProcessTest::StartAgent(
+    const std::string& target, const std::vector<std::string>& extra_args) {
+  std::vector<std::string> argv = AgentArgv(target);
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  return Subprocess::Start(argv, kCleanEnv);
+}
+
+RunResult LiveProcessTest::RunAgentOnce(const std::string& target) {
+  std::vector<std::string> argv = AgentArgv(target);
+  argv.push_back("--once");
+  absl::StatusOr<RunResult> result = testing::Run(argv, kLiveWait, kCleanEnv);
+  EXPECT_OK(result);
+  if (!result.ok()) return RunResult{};
+  cli_outputs_.push_back(*result);
+  return *result;
+}
+
 RunResult LiveProcessTest::Cli(std::vector<std::string> args) {
   absl::StatusOr<RunResult> result =
       testing::Run(CliArgv(std::move(args)), kLiveWait, kCleanEnv);
@@ -136,8 +187,23 @@ RunResult LiveProcessTest::Cli(std::vector<std::string> args) {
 nlohmann::json LiveProcessTest::WaitForTarget(
     const std::string& target, const std::function<bool(const nlohmann::json&)>& done,
     const std::string& what) {
-  absl::StatusOr<std::unique_ptr<Subprocess>> watch =
-      StartCli({"target", "watch", "--namespace", kLiveNamespace, "--output", "json"});
+  return WaitForWatchItem({"target", "watch", "--namespace", kLiveNamespace}, "target", target,
+                          done, what);
+}
+
+nlohmann::json LiveProcessTest::WaitForStatus(
+    const std::string& target, const std::function<bool(const nlohmann::json&)>& done,
+    const std::string& what) {
+  return WaitForWatchItem({"fleet", "--watch", "--namespace", kLiveNamespace}, "status", target,
+                          done, what);
+}
+
+nlohmann::json LiveProcessTest::WaitForWatchItem(
+    std::vector<std::string> watch_args, const std::string& item_key, const std::string& target,
+    const std::function<bool(const nlohmann::json&)>& done, const std::string& what) {
+  watch_args.push_back("--output");
+  watch_args.push_back("json");
+  absl::StatusOr<std::unique_ptr<Subprocess>> watch = StartCli(std::move(watch_args));
   EXPECT_OK(watch);
   if (!watch.ok()) return nullptr;
   const absl::Time deadline = absl::Now() + kLiveWait;
@@ -149,7 +215,7 @@ nlohmann::json LiveProcessTest::WaitForTarget(
       break;
     }
     nlohmann::json item = nlohmann::json::parse(*line, nullptr, /*allow_exceptions=*/false);
-    const nlohmann::json& t = item.is_object() ? item.value("target", nlohmann::json()) : item;
+    const nlohmann::json& t = item.is_object() ? item.value(item_key, nlohmann::json()) : item;
     if (t.is_object() && t.value("name", "") == target && done(t)) found = t;
   }
   (*watch)->Signal(SIGTERM);

@@ -52,12 +52,25 @@ class LiveProcessTest : public ::testing::Test {
   void TearDown() override;
 
   // Starts `credledger serve` on <dir>/var/events.db against the API server, with
-  // CREDLEDGER_FAULT_POINTS=`fault_points` when not empty, and waits for its ready line.
-  void StartServe(const std::string& fault_points = "");
+  // CREDLEDGER_FAULT_POINTS=`fault_points` when not empty and `extra_args` appended, and
+  // waits for its ready line.
+  void StartServe(const std::string& fault_points = "",
+                  const std::vector<std::string>& extra_args = {});
   // SIGTERM; expects a clean exit (0).
   void StopServe();
   // Waits for serve to kill itself at an armed fault point; expects exit 128 + SIGKILL.
   void ExpectServeKilledByFaultPoint();
+
+  // Writes <dir>/agent/kubeconfig for the SolAr-side API server (its CA; user tokenFile
+  // <dir>/agent/token) and puts `token` in the token file, replacing it atomically as a
+  // Secret mount update would. Returns the kubeconfig's path.
+  std::filesystem::path WriteAgentKubeconfig(const std::string& token);
+  // Starts `credledger agent` for demo/`target` with the kubeconfig of WriteAgentKubeconfig,
+  // the admin kubeconfig as its target cluster, and `extra_args`.
+  absl::StatusOr<std::unique_ptr<Subprocess>> StartAgent(const std::string& target,
+                                                         const std::vector<std::string>& extra_args);
+  // Runs `credledger agent ... --once` for demo/`target` to completion.
+  RunResult RunAgentOnce(const std::string& target);
 
   // Runs `credledger <args> --server <serve address>` to completion and keeps its output.
   RunResult Cli(std::vector<std::string> args);
@@ -67,6 +80,11 @@ class LiveProcessTest : public ::testing::Test {
   // for demo/`target` satisfies `done`; returns that item's `target` object (null JSON after
   // a failed wait, with a test failure naming `what`). The watch's output is kept.
   nlohmann::json WaitForTarget(const std::string& target,
+                               const std::function<bool(const nlohmann::json&)>& done,
+                               const std::string& what);
+  // Follows `credledger fleet --watch --output json` until the rollup of demo/`target`
+  // satisfies `done`; returns that `status` object (null JSON after a failed wait).
+  nlohmann::json WaitForStatus(const std::string& target,
                                const std::function<bool(const nlohmann::json&)>& done,
                                const std::string& what);
   // WaitForTarget until the Target has a current credential, Secret
@@ -109,6 +127,13 @@ class LiveProcessTest : public ::testing::Test {
   std::vector<Haystack> haystacks_;
 
  private:
+  std::vector<std::string> AgentArgv(const std::string& target) const;
+  // Follows the watch `credledger <watch_args> --output json` until an item's `item_key`
+  // object for demo/`target` satisfies `done`.
+  nlohmann::json WaitForWatchItem(std::vector<std::string> watch_args,
+                                  const std::string& item_key, const std::string& target,
+                                  const std::function<bool(const nlohmann::json&)>& done,
+                                  const std::string& what);
   // `credledger <args> --server <serve address>`.
   std::vector<std::string> CliArgv(std::vector<std::string> args) const;
   // Reaps serve within the deadline and keeps its output; returns its exit code (-1 when

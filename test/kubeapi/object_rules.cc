@@ -220,7 +220,8 @@ absl::StatusOr<nlohmann::json> PrepareCreate(const WriteContext& ctx, nlohmann::
   meta["creationTimestamp"] = FormatKubeTime(ctx.now);
   const ResourceInfo& info = *ctx.resource;
   if (TracksGeneration(info)) meta["generation"] = 1;
-  if (info.HasSubresource("status")) body.erase("status");
+  // A kubelet registers its Node with status (capacity, allocatable) in the create body.
+  if (info.HasSubresource("status") && !IsKind(info, "", "Node")) body.erase("status");
   if (IsKind(info, "", "Secret")) RETURN_IF_ERROR(NormalizeSecret(body));
   if (IsKind(info, "", "Namespace")) body["status"] = {{"phase", "Active"}};
   if (IsKind(info, kCrdGroup, "CustomResourceDefinition")) RETURN_IF_ERROR(PrepareCrd(ctx, body));

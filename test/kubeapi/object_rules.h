@@ -9,9 +9,10 @@
 // RBAC objects: a path segment) -> 422 Invalid otherwise. The server sets uid,
 // creationTimestamp, generation 1 (custom resources and CRDs), drops client-set
 // resourceVersion/deletionTimestamp/managedFields, and drops status when the resource has a
-// status subresource. Per kind: Secret type defaults to Opaque, stringData is merged into
-// data, data values must be base64 (400); Namespace gets status.phase Active; a CRD's name
-// must be <plural>.<group> and it gets Established/NamesAccepted conditions.
+// status subresource, except a Node's (a kubelet registers its Node with status). Per kind:
+// Secret type defaults to Opaque, stringData is merged into data, data values must be
+// base64 (400); Namespace gets status.phase Active; a CRD's name must be <plural>.<group>
+// and it gets Established/NamesAccepted conditions.
 // Update (PUT): a non-empty metadata.resourceVersion different from the stored one is a 409
 // Conflict; a different metadata.uid is a 409 precondition failure; the URL name wins over
 // an empty body name and must match a non-empty one (400). uid, creationTimestamp,

@@ -55,6 +55,7 @@ std::vector<ResourceInfo> BuiltinTable() {
       Builtin("", "v1", "configmaps", "configmap", "ConfigMap", true, {"cm"}),
       Builtin("", "v1", "events", "event", "Event", true, {"ev"}),
       Builtin("", "v1", "pods", "pod", "Pod", true, {"po"}, {"status"}),
+      Builtin("", "v1", "nodes", "node", "Node", false, {"no"}, {"status"}),
       Builtin(rbac, "v1", "roles", "role", "Role", true),
       Builtin(rbac, "v1", "rolebindings", "rolebinding", "RoleBinding", true),
       Builtin(rbac, "v1", "clusterroles", "clusterrole", "ClusterRole", false),

@@ -2,8 +2,8 @@
 // subresources, for routing, defaulting, error messages and discovery.
 //
 // Built in: core v1 namespaces (cluster), secrets, serviceaccounts (+token), configmaps,
-// events, pods; rbac.authorization.k8s.io/v1 roles, rolebindings, clusterroles,
-// clusterrolebindings; apiextensions.k8s.io/v1 customresourcedefinitions;
+// events, pods, nodes (cluster); rbac.authorization.k8s.io/v1 roles, rolebindings,
+// clusterroles, clusterrolebindings; apiextensions.k8s.io/v1 customresourcedefinitions;
 // authentication.k8s.io/v1 tokenreviews; authorization.k8s.io/v1 subjectaccessreviews and
 // selfsubjectaccessreviews; coordination.k8s.io/v1 leases; and, as if their CRDs were
 // installed, solar.opendefense.cloud/v1alpha1 targets and targetreports,

@@ -12,25 +12,6 @@ namespace {
 using ::credledger::testing::StatusIs;
 using ::testing::HasSubstr;
 
-TEST(ValidateDnsLabelTest, AcceptsLabelsUpToSixtyThreeCharacters) {
-  EXPECT_OK(ValidateDnsLabel("name", "edge-1"));
-  EXPECT_OK(ValidateDnsLabel("name", std::string(63, 'a')));
-  EXPECT_OK(ValidateDnsLabel("name", "0"));
-}
-
-TEST(ValidateDnsLabelTest, RejectsWhatKubernetesRejectsNamingTheField) {
-  EXPECT_THAT(ValidateDnsLabel("name", ""), StatusIs(absl::StatusCode::kInvalidArgument,
-                                                     HasSubstr("name: required")));
-  EXPECT_THAT(ValidateDnsLabel("name", std::string(64, 'a')),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("at most 63")));
-  for (const char* bad : {"Edge", "-edge", "edge-", "ed_ge", "ed.ge", "ed ge"}) {
-    EXPECT_THAT(ValidateDnsLabel("namespace", bad),
-                StatusIs(absl::StatusCode::kInvalidArgument,
-                         HasSubstr("namespace: \"" + std::string(bad) + "\" is not a DNS-1123")))
-        << bad;
-  }
-}
-
 TEST(ValidateUidTest, AcceptsOnlyLowercaseRfc4122Form) {
   EXPECT_OK(ValidateUid("uid", "0b4e3f4a-8c9d-4e2f-a1b2-c3d4e5f60718"));
   for (const char* bad : {"0B4E3F4A-8C9D-4E2F-A1B2-C3D4E5F60718", "0b4e3f4a8c9d4e2fa1b2c3d4e5f60718",

@@ -1,0 +1,227 @@
+// Projector<P>: keeps a read model P current by following the log, writes a snapshot every
+// `snapshot_every` events, and tells listeners about every changed item (DESIGN section 4:
+// snapshots, as-of replay, watchers resuming by seq). The credential and status projectors
+// (credential_projector.h, status_projector.h) are this template over their projection.
+//
+// Follow (run once by a subclass's Start) loads the newest snapshot, catches up to the head
+// synchronously (so a started projector answers reads at least as fresh as the log was at
+// start), then follows live. It keeps the last `change_history` item changes so that
+// watchers can resume by seq.
+//
+// A projection type P provides: a default constructor; `Apply(const store::RecordedEvent&)`
+// returning StatusOr<std::vector<std::string>> (the keys of the changed items; REQUIRES the
+// event at seq() + 1); `int64_t seq() const`; `Get(namespace, name)` returning
+// std::optional<State>; `std::string Serialize() const` (deterministic) and
+// `static StatusOr<P> Deserialize(absl::string_view)`. ProjectionTraits<P> names the rest.
+//
+// Thread-safety: all public methods are thread-safe. Listeners run on the projector's thread,
+// in seq order, under the projector's lock: they must not block or call the projector.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/status_macros.h"
+#include "store/event_store.h"
+#include "store/subscription.h"
+
+namespace credledger::projections {
+
+// What Projector<P> needs to know about P; specialized next to each projector:
+//   using State = ...;                    // one item of the read model (a proto message)
+//   static constexpr char kName[];        // snapshot name in projection_snapshots
+//   static constexpr uint32_t kVersion;   // state version; other versions are not loaded
+//   static std::optional<State> GetByKey(const P&, const std::string& key);  // Apply's keys
+template <typename P>
+struct ProjectionTraits;
+
+// One item as of the event at `seq`.
+template <typename State>
+struct ProjectionChange {
+  int64_t seq = 0;
+  State state;
+};
+
+// Folds the log from `projection.seq()` up to `until_seq` (inclusive) into `projection`,
+// page by page. Errors: kDataLoss for undecodable events; store read errors.
+template <typename P>
+absl::Status CatchUp(store::EventStore& store, int64_t until_seq, P& projection) {
+  constexpr int kPage = 512;
+  while (projection.seq() < until_seq) {
+    ASSIGN_OR_RETURN(auto page, store.ReadAll(projection.seq(), kPage));
+    if (page.empty()) break;
+    for (const store::RecordedEvent& e : page) {
+      if (e.seq > until_seq) return absl::OkStatus();
+      RETURN_IF_ERROR(projection.Apply(e).status());
+    }
+  }
+  return absl::OkStatus();
+}
+
+template <typename P>
+class Projector {
+ public:
+  using Traits = ProjectionTraits<P>;
+  using State = typename Traits::State;
+  using Change = ProjectionChange<State>;
+  struct Options {
+    int64_t snapshot_every = 1000;  // events between snapshots; 0 disables them
+    size_t change_history = 10000;  // item changes kept for resuming watchers
+  };
+  using Listener = std::function<void(const Change&)>;
+
+  ~Projector() {
+    if (subscription_ != nullptr) subscription_->Stop();
+  }
+  Projector(const Projector&) = delete;
+  Projector& operator=(const Projector&) = delete;
+
+  // One item by namespace and name; nullopt when the projection has none.
+  std::optional<State> Get(absl::string_view target_namespace, absl::string_view name) const {
+    return Read([&](const P& p) { return p.Get(target_namespace, name); });
+  }
+  // The seq of the last event folded; 0 for none.
+  int64_t seq() const {
+    return Read([](const P& p) { return p.seq(); });
+  }
+  // Blocks until seq() >= `seq` or `timeout`; true when reached.
+  bool WaitForSeq(int64_t seq, absl::Duration timeout) const {
+    return subscription_->WaitForPosition(seq, timeout) || this->seq() >= seq;
+  }
+  // OK while following; the error that stopped the projector otherwise.
+  absl::Status status() const {
+    absl::MutexLock lock(&mu_);
+    return status_;
+  }
+
+  // Registers `listener` and, atomically with it, returns the changes after `after_seq`
+  // (from the kept history) so that a watcher misses nothing.
+  // Errors: kOutOfRange when changes after `after_seq` are no longer kept (trimmed, or
+  // before the projector started).
+  absl::StatusOr<std::vector<Change>> Listen(int64_t after_seq, int* listener_id,
+                                             Listener listener) {
+    absl::MutexLock lock(&mu_);
+    if (after_seq < forgotten_through_) {
+      return absl::OutOfRangeError(absl::StrCat("changes up to seq ", forgotten_through_,
+                                                " are no longer kept; list again"));
+    }
+    std::vector<Change> missed;
+    for (const Change& c : history_) {
+      if (c.seq > after_seq) missed.push_back(c);
+    }
+    *listener_id = next_listener_++;
+    listeners_[*listener_id] = std::move(listener);
+    return missed;
+  }
+  // Unregisters a listener; no call of it starts after this returns.
+  void RemoveListener(int listener_id) {
+    absl::MutexLock lock(&mu_);
+    listeners_.erase(listener_id);
+  }
+
+  // The projection as of `seq` (from the nearest earlier snapshot plus the events after it).
+  // Errors: kDataLoss for undecodable events or snapshots; store read errors.
+  static absl::StatusOr<P> AsOf(store::EventStore* store, int64_t seq) {
+    ASSIGN_OR_RETURN(P projection, FromSnapshot(*store, seq));
+    RETURN_IF_ERROR(CatchUp(*store, seq, projection));
+    return projection;
+  }
+
+ protected:
+  // `store` is not owned and must outlive the projector.
+  Projector(store::EventStore* store, Options options) : store_(store), options_(options) {}
+
+  // Loads the newest snapshot, catches up to the head and starts following. Called once,
+  // right after construction. Errors: kDataLoss for an undecodable event or snapshot;
+  // store read errors.
+  absl::Status Follow() {
+    ASSIGN_OR_RETURN(P projection, FromSnapshot(*store_, std::numeric_limits<int64_t>::max()));
+    RETURN_IF_ERROR(CatchUp(*store_, store_->HeadSeq(), projection));
+    const int64_t start = projection.seq();
+    {
+      absl::MutexLock lock(&mu_);
+      projection_ = std::move(projection);
+      forgotten_through_ = start;
+    }
+    subscription_ = std::make_unique<store::Subscription>(
+        store_, start, [this](const store::RecordedEvent& e) { return ApplyOne(e); });
+    return absl::OkStatus();
+  }
+
+  // Runs `read` on the projection under the lock and returns its result. `read` must not
+  // call the projector.
+  template <typename F>
+  auto Read(F&& read) const {
+    absl::MutexLock lock(&mu_);
+    return read(projection_);
+  }
+
+ private:
+  static absl::StatusOr<P> FromSnapshot(store::EventStore& store, int64_t max_seq) {
+    ASSIGN_OR_RETURN(std::optional<store::Snapshot> snapshot,
+                     store.LoadSnapshot(Traits::kName, max_seq));
+    if (!snapshot.has_value() || snapshot->schema_version != Traits::kVersion) return P();
+    return P::Deserialize(snapshot->state);
+  }
+
+  absl::Status ApplyOne(const store::RecordedEvent& event) {
+    std::string snapshot;
+    {
+      absl::MutexLock lock(&mu_);
+      absl::StatusOr<std::vector<std::string>> changed = projection_.Apply(event);
+      if (!changed.ok()) {
+        status_ = changed.status();
+        return status_;
+      }
+      for (const std::string& key : *changed) {
+        std::optional<State> state = Traits::GetByKey(projection_, key);
+        if (!state.has_value()) continue;
+        Change change{event.seq, *std::move(state)};
+        history_.push_back(change);
+        while (history_.size() > options_.change_history) {
+          forgotten_through_ = history_.front().seq;
+          history_.pop_front();
+        }
+        for (auto& [id, listener] : listeners_) listener(change);
+      }
+      if (options_.snapshot_every > 0 && event.seq % options_.snapshot_every == 0) {
+        snapshot = projection_.Serialize();
+      }
+    }
+    if (!snapshot.empty()) {
+      // A failed snapshot costs only replay time at the next start; following goes on.
+      store_->SaveSnapshot({Traits::kName, event.seq, Traits::kVersion, std::move(snapshot)})
+          .IgnoreError();
+    }
+    return absl::OkStatus();
+  }
+
+  store::EventStore* const store_;
+  const Options options_;
+  mutable absl::Mutex mu_;
+  P projection_ ABSL_GUARDED_BY(mu_);
+  std::deque<Change> history_ ABSL_GUARDED_BY(mu_);
+  // Changes at or before this seq are not in history_ (dropped, or before Follow).
+  int64_t forgotten_through_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<int, Listener> listeners_ ABSL_GUARDED_BY(mu_);
+  int next_listener_ ABSL_GUARDED_BY(mu_) = 1;
+  absl::Status status_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<store::Subscription> subscription_;
+};
+
+}  // namespace credledger::projections

@@ -1,0 +1,130 @@
+#include "projections/status_projection.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "projections/proto_time.h"
+#include "projections/report_streams.h"
+#include "projections/target_status.h"
+#include "store/event_codec.h"
+
+namespace credledger::projections {
+namespace {
+
+// (namespace, name) of a "target/<namespace>/<name>" or "report/<namespace>/<name>" stream;
+// nullopt for any other stream.
+std::optional<std::pair<std::string, std::string>> TargetOfStream(absl::string_view stream) {
+  std::vector<absl::string_view> parts = absl::StrSplit(stream, '/');
+  if (parts.size() != 3 || (parts[0] != "target" && parts[0] != "report")) return std::nullopt;
+  return std::make_pair(std::string(parts[1]), std::string(parts[2]));
+}
+
+}  // namespace
+
+std::string StatusKey(absl::string_view target_namespace, absl::string_view name) {
+  return absl::StrCat(target_namespace, "/", name);
+}
+
+absl::StatusOr<std::vector<std::string>> StatusProjection::Apply(
+    const store::RecordedEvent& recorded) {
+  if (recorded.seq != seq_ + 1) {
+    return absl::DataLossError(absl::StrCat("status projection at seq ", seq_,
+                                            " was handed seq ", recorded.seq));
+  }
+  absl::StatusOr<v1::Event> event = store::EventCodec::Default().Decode(recorded);
+  if (!event.ok()) return event.status();
+  seq_ = recorded.seq;
+  const EventPosition at{recorded.seq, recorded.stream_version,
+                         absl::FromUnixMicros(recorded.recorded_at_us)};
+  std::vector<std::string> changed;
+  if (recorded.stream == kLivenessStream) {
+    if (!event->has_liveness_observed()) return changed;
+    std::set<std::pair<std::string, std::string>> touched;
+    for (const v1::LivenessEntry& entry : event->liveness_observed().entries()) {
+      auto it = targets_.find({entry.namespace_(), entry.name()});
+      if (it == targets_.end()) continue;
+      ApplyLiveness(it->second, entry, at);
+      if (it->second.last_seq() == at.seq) touched.insert(it->first);
+    }
+    for (const auto& [ns, name] : touched) changed.push_back(StatusKey(ns, name));
+    return changed;
+  }
+  std::optional<std::pair<std::string, std::string>> key = TargetOfStream(recorded.stream);
+  if (!key.has_value()) return changed;
+  auto it = targets_.find(*key);
+  if (it == targets_.end()) {
+    // Only an event that starts a rollup (a registration) creates one.
+    v1::TargetStatus fresh;
+    fresh.set_namespace_(key->first);
+    fresh.set_name(key->second);
+    EvolveStatus(fresh, *event, at);
+    if (fresh.last_seq() != at.seq) return changed;
+    targets_.emplace(*key, std::move(fresh));
+  } else {
+    EvolveStatus(it->second, *event, at);
+    if (it->second.last_seq() != at.seq) return changed;
+  }
+  changed.push_back(StatusKey(key->first, key->second));
+  return changed;
+}
+
+std::optional<v1::TargetStatus> StatusProjection::Get(absl::string_view target_namespace,
+                                                      absl::string_view name) const {
+  auto it = targets_.find({std::string(target_namespace), std::string(name)});
+  if (it == targets_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<v1::TargetStatus> StatusProjection::GetKey(absl::string_view key) const {
+  std::pair<absl::string_view, absl::string_view> parts =
+      absl::StrSplit(key, absl::MaxSplits('/', 1));
+  return Get(parts.first, parts.second);
+}
+
+std::vector<v1::TargetStatus> StatusProjection::List(absl::string_view target_namespace) const {
+  std::vector<v1::TargetStatus> out;
+  auto it = target_namespace.empty()
+                ? targets_.begin()
+                : targets_.lower_bound({std::string(target_namespace), std::string()});
+  for (; it != targets_.end(); ++it) {
+    if (!target_namespace.empty() && it->first.first != target_namespace) break;
+    if (it->second.active()) out.push_back(it->second);
+  }
+  return out;
+}
+
+std::vector<SilentTarget> StatusProjection::SilentSince(absl::Time cutoff) const {
+  std::vector<SilentTarget> out;
+  for (const auto& [key, status] : targets_) {
+    if (!status.active() || !status.has_last_seen_at() || status.reporting().status() == "False") {
+      continue;
+    }
+    const absl::Time seen = FromProto(status.last_seen_at());
+    if (seen <= cutoff) out.push_back({key.first, key.second, seen});
+  }
+  return out;
+}
+
+std::string StatusProjection::Serialize() const {
+  v1::StatusFleetState fleet;
+  fleet.set_seq(seq_);
+  for (const auto& [key, status] : targets_) *fleet.add_targets() = status;
+  return store::SerializeDeterministic(fleet);
+}
+
+absl::StatusOr<StatusProjection> StatusProjection::Deserialize(absl::string_view bytes) {
+  v1::StatusFleetState fleet;
+  if (!fleet.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::DataLossError("status projection snapshot does not parse");
+  }
+  StatusProjection p;
+  p.seq_ = fleet.seq();
+  for (v1::TargetStatus& status : *fleet.mutable_targets()) {
+    std::pair<std::string, std::string> key(status.namespace_(), status.name());
+    p.targets_[std::move(key)] = std::move(status);
+  }
+  return p;
+}
+
+}  // namespace credledger::projections

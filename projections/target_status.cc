@@ -1,0 +1,323 @@
+#include "projections/target_status.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/rfc3339.h"
+#include "projections/proto_time.h"
+#include "projections/release_phase.h"
+
+namespace credledger::projections {
+namespace {
+
+// Releases named in a ReleasesReady message before "and N more".
+constexpr size_t kMaxNamedReleases = 5;
+
+// Sets `c` and moves its last_transition_time to `at` when its status changes (or it had
+// none). Returns whether any field changed.
+bool SetCondition(v1::Condition& c, absl::string_view type, absl::string_view status,
+                  absl::string_view reason, const std::string& message, absl::Time at) {
+  if (c.type() == type && c.status() == status && c.reason() == reason && c.message() == message &&
+      c.has_last_transition_time()) {
+    return false;
+  }
+  if (c.status() != status || !c.has_last_transition_time()) {
+    *c.mutable_last_transition_time() = ToProto(at);
+  }
+  c.set_type(std::string(type));
+  c.set_status(std::string(status));
+  c.set_reason(std::string(reason));
+  c.set_message(message);
+  return true;
+}
+
+// --- PreflightReady (issue 3, "Rollups") ---
+
+void UpdatePreflight(v1::TargetStatus& status, absl::Time at) {
+  std::vector<std::string> errored, failed;
+  const auto& checks = status.last_report().preflight_checks();
+  for (const v1::PreflightCheck& check : checks) {
+    if (check.status() == "False") {
+      failed.push_back(check.type());
+    } else if (check.status() != "True") {
+      errored.push_back(check.type());  // "Unknown": the check itself could not run
+    }
+  }
+  const std::string errored_text = absl::StrCat("errored: ", absl::StrJoin(errored, ", "));
+  const std::string failed_text = absl::StrCat("failed: ", absl::StrJoin(failed, ", "));
+  v1::Condition& c = *status.mutable_preflight_ready();
+  if (!errored.empty() && !failed.empty()) {
+    SetCondition(c, kPreflightReadyCondition, "False", "ChecksErroredAndFailed",
+                 absl::StrCat(errored_text, "; ", failed_text), at);
+  } else if (!failed.empty()) {
+    SetCondition(c, kPreflightReadyCondition, "False", "ChecksFailed", failed_text, at);
+  } else if (!errored.empty()) {
+    SetCondition(c, kPreflightReadyCondition, "Unknown", "ChecksErrored", errored_text, at);
+  } else if (checks.empty()) {
+    SetCondition(c, kPreflightReadyCondition, "Unknown", "NoChecks",
+                 status.has_last_report() ? "the last report has no preflight checks"
+                                          : "no report received yet",
+                 at);
+  } else {
+    SetCondition(c, kPreflightReadyCondition, "True", "AllChecksPassed",
+                 absl::StrCat("all ", checks.size(), " preflight checks passed"), at);
+  }
+}
+
+// --- Releases rollup and ReleasesReady (issue 3, "Rollups"; domain document, "Deriving
+// the states from what Flux exposes", Pending row) ---
+
+// Badness of a phase for ReleasesReady: Failed > Degraded > Pending > Progressing > Ready.
+// A phase the fold does not know counts as Progressing (nothing current to judge by).
+int Rank(v1::ReleasePhase phase) {
+  switch (phase) {
+    case v1::RELEASE_PHASE_READY:
+      return 0;
+    case v1::RELEASE_PHASE_PENDING:
+      return 2;
+    case v1::RELEASE_PHASE_DEGRADED:
+      return 3;
+    case v1::RELEASE_PHASE_FAILED:
+      return 4;
+    default:
+      return 1;
+  }
+}
+
+v1::ReleasePhase PhaseOfRank(int rank) {
+  constexpr v1::ReleasePhase kByRank[] = {v1::RELEASE_PHASE_READY, v1::RELEASE_PHASE_PROGRESSING,
+                                          v1::RELEASE_PHASE_PENDING, v1::RELEASE_PHASE_DEGRADED,
+                                          v1::RELEASE_PHASE_FAILED};
+  return kByRank[rank];
+}
+
+bool SameRelease(const v1::ReleaseStatus& r, const v1::BoundRelease& b) {
+  return r.name() == b.name() && r.namespace_() == b.namespace_();
+}
+
+void Count(const v1::ReleaseRollup& r, v1::TargetStatus& status) {
+  v1::PhaseCounts& p = *status.mutable_phase_counts();
+  switch (r.status().phase()) {
+    case v1::RELEASE_PHASE_PENDING:
+      p.set_pending(p.pending() + 1);
+      break;
+    case v1::RELEASE_PHASE_READY:
+      p.set_ready(p.ready() + 1);
+      break;
+    case v1::RELEASE_PHASE_DEGRADED:
+      p.set_degraded(p.degraded() + 1);
+      break;
+    case v1::RELEASE_PHASE_FAILED:
+      p.set_failed(p.failed() + 1);
+      break;
+    default:
+      p.set_progressing(p.progressing() + 1);
+      break;
+  }
+  v1::FlagCounts& f = *status.mutable_flag_counts();
+  f.set_verified(f.verified() + (r.flags().verified() ? 1 : 0));
+  f.set_rolled_back(f.rolled_back() + (r.flags().rolled_back() ? 1 : 0));
+  f.set_test_failed(f.test_failed() + (r.flags().test_failed() ? 1 : 0));
+  f.set_drifted(f.drifted() + (r.flags().drifted() ? 1 : 0));
+}
+
+void UpdateReleasesReady(v1::TargetStatus& status, absl::Time at) {
+  v1::Condition& c = *status.mutable_releases_ready();
+  if (status.releases().empty()) {
+    SetCondition(c, kReleasesReadyCondition, "Unknown", "NoReleases",
+                 "no release reported or bound", at);
+    return;
+  }
+  int worst = 0;
+  for (const v1::ReleaseRollup& r : status.releases()) {
+    worst = std::max(worst, Rank(r.status().phase()));
+  }
+  std::vector<std::string> named;
+  size_t in_worst = 0;
+  for (const v1::ReleaseRollup& r : status.releases()) {
+    if (Rank(r.status().phase()) != worst) continue;
+    if (++in_worst <= kMaxNamedReleases) {
+      named.push_back(absl::StrCat(r.status().namespace_(), "/", r.status().name()));
+    }
+  }
+  const std::string phase = PhaseName(PhaseOfRank(worst));
+  std::string message = absl::StrCat(in_worst, " of ", status.releases_size(), " releases ", phase,
+                                     ": ", absl::StrJoin(named, ", "));
+  if (in_worst > named.size()) absl::StrAppend(&message, " and ", in_worst - named.size(), " more");
+  const char* condition_status = worst == 0 ? "True" : worst <= 2 ? "Unknown" : "False";
+  SetCondition(c, kReleasesReadyCondition, condition_status, phase, message, at);
+}
+
+// Rebuilds releases, counts and ReleasesReady from the last report and the bound releases.
+void UpdateReleases(v1::TargetStatus& status, absl::Time at) {
+  status.clear_releases();
+  status.clear_phase_counts();
+  status.clear_flag_counts();
+  for (const v1::ReleaseStatus& reported : status.last_report().releases()) {
+    v1::ReleaseRollup& r = *status.add_releases();
+    *r.mutable_status() = reported;
+    *r.mutable_flags() = DeriveFlags(reported.source_conditions(), reported.helm_conditions());
+    r.set_reported(true);
+    r.set_bound(std::any_of(status.bound_releases().begin(), status.bound_releases().end(),
+                            [&](const v1::BoundRelease& b) { return SameRelease(reported, b); }));
+  }
+  for (const v1::BoundRelease& bound : status.bound_releases()) {
+    const auto& reported = status.last_report().releases();
+    if (std::any_of(reported.begin(), reported.end(),
+                    [&](const v1::ReleaseStatus& r) { return SameRelease(r, bound); })) {
+      continue;
+    }
+    v1::ReleaseRollup& r = *status.add_releases();
+    r.mutable_status()->set_name(bound.name());
+    r.mutable_status()->set_namespace_(bound.namespace_());
+    r.mutable_status()->set_phase(v1::RELEASE_PHASE_PENDING);
+    r.mutable_flags();
+    r.set_bound(true);
+  }
+  for (const v1::ReleaseRollup& r : status.releases()) Count(r, status);
+  UpdateReleasesReady(status, at);
+}
+
+// --- Reporting (issue 3, "Rollups": liveness and staleness) ---
+
+bool SetReportingTrue(v1::TargetStatus& status, absl::Time at) {
+  return SetCondition(*status.mutable_reporting(), kReportingCondition, "True", "ReportReceived",
+                      absl::StrCat("last report or heartbeat received at ",
+                                   common::FormatRfc3339(FromProto(status.last_seen_at()))),
+                      at);
+}
+
+void StartIncarnation(v1::TargetStatus& status, const v1::TargetRegistered& e, absl::Time at) {
+  status.Clear();
+  status.set_namespace_(e.namespace_());
+  status.set_name(e.name());
+  status.set_target_uid(e.target_uid());
+  status.set_active(true);
+  SetCondition(*status.mutable_reporting(), kReportingCondition, "Unknown", "NoReport",
+               "no report received yet", at);
+  UpdatePreflight(status, at);
+  UpdateReleases(status, at);
+}
+
+bool Owns(const v1::TargetStatus& status, const std::string& target_uid) {
+  return status.active() && status.target_uid() == target_uid;
+}
+
+void ApplyReport(v1::TargetStatus& status, const v1::ReportAccepted& e, absl::Time at) {
+  *status.mutable_last_report() = e.report();
+  *status.mutable_last_report_received_at() = e.received_at();
+  if (FromProto(e.received_at()) > FromProto(status.last_seen_at())) {
+    *status.mutable_last_seen_at() = e.received_at();
+  }
+  if (FromProto(e.report().last_report_time()) > FromProto(status.last_report_time())) {
+    *status.mutable_last_report_time() = e.report().last_report_time();
+  }
+  SetReportingTrue(status, at);
+  UpdatePreflight(status, at);
+  UpdateReleases(status, at);
+}
+
+bool ApplyStale(v1::TargetStatus& status, const v1::ReportingStale& e, absl::Time at) {
+  return SetCondition(
+      *status.mutable_reporting(), kReportingCondition, "False", "Stale",
+      absl::StrCat("no report or heartbeat since ",
+                   common::FormatRfc3339(FromProto(e.last_seen_at())), " (stale after ",
+                   absl::FormatDuration(absl::Seconds(e.stale_after_seconds())), ")"),
+      at);
+}
+
+// Folds `event` into `status`; returns whether the status changed.
+bool Apply(v1::TargetStatus& status, const v1::Event& event, const EventPosition& at) {
+  switch (event.kind_case()) {
+    case v1::Event::kServiceConfigured:
+    case v1::Event::kTargetDeletionRequested:
+    case v1::Event::kRotationRequested:
+    case v1::Event::kTargetRevoked:
+    case v1::Event::kRevocationLifted:
+    case v1::Event::kRolloutConfirmed:
+    case v1::Event::kCredentialMintRequested:
+    case v1::Event::kStaleCredentialsDeleted:
+    case v1::Event::kCredentialSecretCreated:
+    case v1::Event::kCredentialIssued:
+    case v1::Event::kCredentialMintFailed:
+    case v1::Event::kCredentialMintAbandoned:
+    case v1::Event::kCredentialSecretDeleted:
+    case v1::Event::kCredentialSecretDeletedExternally:
+    case v1::Event::kIdentityObjectsWritten:
+    case v1::Event::KIND_NOT_SET:
+      return false;  // credential lifecycle: not part of the report rollup
+    case v1::Event::kTargetRegistered:
+      if (Owns(status, event.target_registered().target_uid())) return false;
+      StartIncarnation(status, event.target_registered(), at.recorded_at);
+      return true;
+    case v1::Event::kTargetFinalized:
+      if (!Owns(status, event.target_finalized().target_uid())) return false;
+      status.set_active(false);
+      return true;
+    case v1::Event::kReportAccepted:
+      if (!Owns(status, event.report_accepted().target_uid())) return false;
+      ApplyReport(status, event.report_accepted(), at.recorded_at);
+      return true;
+    case v1::Event::kReportingStale:
+      if (!Owns(status, event.reporting_stale().target_uid())) return false;
+      return ApplyStale(status, event.reporting_stale(), at.recorded_at);
+    case v1::Event::kBoundReleasesSet: {
+      const v1::BoundReleasesSet& e = event.bound_releases_set();
+      if (!Owns(status, e.target_uid()) || SameBoundReleases(status, e)) return false;
+      *status.mutable_bound_releases() = e.releases();
+      status.set_bootstrap_version(e.bootstrap_version());
+      UpdateReleases(status, at.recorded_at);
+      return true;
+    }
+    case v1::Event::kLivenessObserved: {
+      const int64_t before = status.last_seq();
+      for (const v1::LivenessEntry& entry : event.liveness_observed().entries()) {
+        if (entry.namespace_() == status.namespace_() && entry.name() == status.name()) {
+          ApplyLiveness(status, entry, at);
+        }
+      }
+      return status.last_seq() != before;  // ApplyLiveness sets last_seq itself
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void EvolveStatus(v1::TargetStatus& status, const v1::Event& event, const EventPosition& at) {
+  if (Apply(status, event, at)) status.set_last_seq(at.seq);
+}
+
+void ApplyLiveness(v1::TargetStatus& status, const v1::LivenessEntry& entry,
+                   const EventPosition& at) {
+  if (!Owns(status, entry.target_uid())) return;
+  bool changed = false;
+  if (FromProto(entry.received_at()) > FromProto(status.last_seen_at())) {
+    *status.mutable_last_seen_at() = entry.received_at();
+    changed = true;
+  }
+  if (FromProto(entry.last_report_time()) > FromProto(status.last_report_time())) {
+    *status.mutable_last_report_time() = entry.last_report_time();
+    changed = true;
+  }
+  if (SetReportingTrue(status, at.recorded_at)) changed = true;
+  if (changed) status.set_last_seq(at.seq);
+}
+
+bool SameBoundReleases(const v1::TargetStatus& status, const v1::BoundReleasesSet& set) {
+  if (status.bootstrap_version() != set.bootstrap_version() ||
+      status.bound_releases_size() != set.releases_size()) {
+    return false;
+  }
+  for (int i = 0; i < set.releases_size(); ++i) {
+    const v1::BoundRelease& a = status.bound_releases(i);
+    const v1::BoundRelease& b = set.releases(i);
+    if (a.name() != b.name() || a.namespace_() != b.namespace_()) return false;
+  }
+  return true;
+}
+
+}  // namespace credledger::projections

@@ -1,0 +1,66 @@
+#include "service/client_command.h"
+
+#include <cstdlib>
+
+#include "absl/time/time.h"
+#include "service/target_api.h"
+#include "service/target_printer.h"
+
+namespace credledger::service {
+namespace {
+
+// Deadline of one unary call.
+constexpr absl::Duration kCallTimeout = absl::Seconds(30);
+
+}  // namespace
+
+std::string DefaultServerAddress() {
+  const char* env = std::getenv("CREDLEDGER_SERVER");
+  if (env != nullptr && *env != '\0') return env;
+  return "127.0.0.1:7443";
+}
+
+bool SplitTarget(const std::string& arg, std::string* target_namespace, std::string* name) {
+  const size_t slash = arg.find('/');
+  if (slash == std::string::npos || arg.find('/', slash + 1) != std::string::npos) return false;
+  *target_namespace = arg.substr(0, slash);
+  *name = arg.substr(slash + 1);
+  return true;
+}
+
+int BadTarget(const std::string& arg, std::ostream& err) {
+  err << "error: expected " << kTargetArg << ", got \"" << arg << "\"\n";
+  return kExitUsage;
+}
+
+ClientCommand::ClientCommand() : actor_(kAnonymousActor) {}
+
+void ClientCommand::DefineFlags(FlagSet& flags) {
+  flags.Add("server", &server_, "credledger API address (host:port or unix:path)");
+  flags.Add("as", &actor_, "the identity recorded as the actor of the call's events");
+  flags.AddChoice("output", &output_, {"text", "json"}, "output format");
+  DefineOwnFlags(flags);
+}
+
+std::shared_ptr<grpc::Channel> ClientCommand::Channel() const {
+  return grpc::CreateChannel(server_, grpc::InsecureChannelCredentials());
+}
+
+void ClientCommand::Prepare(grpc::ClientContext& context, bool unary) const {
+  context.AddMetadata(kActorMetadataKey, actor_);
+  if (unary) context.set_deadline(absl::ToChronoTime(absl::Now() + kCallTimeout));
+}
+
+int ClientCommand::Print(const google::protobuf::Message& message, const std::string& text,
+                         std::ostream& out, std::ostream& err) const {
+  if (output_ != "json") {
+    out << text;
+    return kExitOk;
+  }
+  absl::StatusOr<std::string> encoded = ToJson(message);
+  if (!encoded.ok()) return ReportError(encoded.status(), err);
+  out << *encoded << "\n";
+  return kExitOk;
+}
+
+}  // namespace credledger::service

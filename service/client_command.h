@@ -1,0 +1,98 @@
+// ClientCommand: the base of every `credledger` subcommand that calls the API (DESIGN
+// section 6). Each dials --server (default 127.0.0.1:7443, or $CREDLEDGER_SERVER) over
+// plaintext gRPC, declares the caller with --as (metadata credledger-actor, default
+// "anonymous"), and prints text or, with --output json, the protobuf JSON mapping. Unary
+// calls get a 30 s deadline.
+//
+// Thread-safety: not thread-safe; one command per process run.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "absl/status/status.h"
+#include "google/protobuf/message.h"
+#include "service/grpc_status.h"
+#include "service/subcommands.h"
+
+namespace credledger::service {
+
+// The positional argument that names one Target.
+inline constexpr char kTargetArg[] = "<namespace>/<name>";
+
+// The server address used when --server is not given: $CREDLEDGER_SERVER when set and
+// non-empty, else "127.0.0.1:7443".
+std::string DefaultServerAddress();
+
+// Splits "<namespace>/<name>"; false when the argument has another shape (the parts are
+// validated by the server).
+bool SplitTarget(const std::string& arg, std::string* target_namespace, std::string* name);
+// Prints "error: expected <namespace>/<name>, got \"<arg>\"" and returns kExitUsage.
+int BadTarget(const std::string& arg, std::ostream& err);
+
+class ClientCommand : public Subcommand {
+ public:
+  ClientCommand();
+  // Defines --server, --as and --output, then the subcommand's own flags.
+  void DefineFlags(FlagSet& flags) final;
+
+ protected:
+  // The subcommand's own flags.
+  virtual void DefineOwnFlags(FlagSet&) {}
+
+  // Calls unary RPC `method` of a new `Stub` on Channel(), prepared as a unary call.
+  // Returns the call's status, mapped by FromGrpcStatus.
+  template <typename Stub, typename Request, typename Response>
+  absl::Status Call(grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
+                                                 Response*),
+                    const Request& request, Response* response) const {
+    grpc::ClientContext context;
+    Prepare(context, /*unary=*/true);
+    Stub stub(Channel());
+    return FromGrpcStatus((stub.*method)(&context, request, response));
+  }
+  // Calls server-streaming RPC `method` and prints every item as Print does, with
+  // `format(item)` as its text, flushing `out` after each, until the stream ends.
+  // Returns kExitOk when the stream ended OK; otherwise prints "error: ..." and returns
+  // kExitFailure.
+  template <typename Stub, typename Request, typename Response, typename Format>
+  int PrintStream(std::unique_ptr<grpc::ClientReader<Response>> (Stub::*method)(
+                      grpc::ClientContext*, const Request&),
+                  const Request& request, Format format, std::ostream& out,
+                  std::ostream& err) const {
+    grpc::ClientContext context;
+    Prepare(context, /*unary=*/false);
+    Stub stub(Channel());
+    std::unique_ptr<grpc::ClientReader<Response>> reader = (stub.*method)(&context, request);
+    Response item;
+    while (reader->Read(&item)) {
+      if (Print(item, format(item), out, err) != kExitOk) {
+        context.TryCancel();
+        break;
+      }
+      out.flush();
+    }
+    const grpc::Status status = reader->Finish();
+    if (!status.ok()) return ReportError(FromGrpcStatus(status), err);
+    return kExitOk;
+  }
+  // Prints `message` as one line of JSON, or `text` in text mode; returns the exit code
+  // (kExitFailure with "error: ..." when the JSON conversion fails).
+  int Print(const google::protobuf::Message& message, const std::string& text,
+            std::ostream& out, std::ostream& err) const;
+
+ private:
+  // A channel to --server.
+  std::shared_ptr<grpc::Channel> Channel() const;
+  // Names the caller and, for unary calls, sets the deadline.
+  void Prepare(grpc::ClientContext& context, bool unary) const;
+
+  std::string server_ = DefaultServerAddress();
+  std::string actor_;
+  std::string output_ = "text";
+};
+
+}  // namespace credledger::service

@@ -1,0 +1,56 @@
+#include "service/report_grpc_service.h"
+
+#include "service/grpc_handlers.h"
+
+namespace credledger::service {
+namespace {
+
+constexpr char kService[] = "ReportService";
+
+}  // namespace
+
+grpc::Status ReportGrpcService::PushReport(grpc::ServerContext* context,
+                                           const v1::PushReportRequest* request,
+                                           v1::PushReportResponse* response) {
+  return AuthorizeAndReply(
+      *context, *policy_, kService, "PushReport",
+      [&](const std::string& actor) { return api_->PushReport(*request, actor); }, response);
+}
+
+grpc::Status ReportGrpcService::SetBoundReleases(grpc::ServerContext* context,
+                                                 const v1::SetBoundReleasesRequest* request,
+                                                 v1::SetBoundReleasesResponse* response) {
+  return AuthorizeAndReply(
+      *context, *policy_, kService, "SetBoundReleases",
+      [&](const std::string& actor) { return api_->SetBoundReleases(*request, actor); },
+      response);
+}
+
+grpc::Status ReportGrpcService::GetTargetStatus(grpc::ServerContext* context,
+                                                const v1::GetTargetStatusRequest* request,
+                                                v1::GetTargetStatusResponse* response) {
+  return AuthorizeAndReply(
+      *context, *policy_, kService, "GetTargetStatus",
+      [&](const std::string&) { return api_->GetTargetStatus(*request); }, response);
+}
+
+grpc::Status ReportGrpcService::ListFleetStatus(grpc::ServerContext* context,
+                                                const v1::ListFleetStatusRequest* request,
+                                                v1::ListFleetStatusResponse* response) {
+  return AuthorizeAndReply(
+      *context, *policy_, kService, "ListFleetStatus",
+      [&](const std::string&) { return api_->ListFleetStatus(*request); }, response);
+}
+
+grpc::Status ReportGrpcService::WatchFleet(grpc::ServerContext* context,
+                                           const v1::WatchFleetRequest* request,
+                                           grpc::ServerWriter<v1::WatchFleetResponse>* writer) {
+  if (grpc::Status allowed = Authorize(*context, *policy_, kService, "WatchFleet");
+      !allowed.ok()) {
+    return allowed;
+  }
+  return ServeWatch(context, api_->WatchFleet(*request), writer,
+                    [this] { return api_->stopping(); });
+}
+
+}  // namespace credledger::service

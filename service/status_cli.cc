@@ -1,0 +1,121 @@
+#include "service/status_cli.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "credledger/v1/api.grpc.pb.h"
+#include "service/client_command.h"
+#include "service/status_printer.h"
+
+namespace credledger::service {
+namespace {
+
+using Stub = v1::ReportService::Stub;
+
+int UsageError(const std::string& message, std::ostream& err) {
+  err << "error: " << message << "\n";
+  return kExitUsage;
+}
+
+class StatusCommand final : public ClientCommand {
+ public:
+  int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) override {
+    return args.empty() ? RunTable(out, err) : RunOne(args[0], out, err);
+  }
+
+ private:
+  int RunOne(const std::string& arg, std::ostream& out, std::ostream& err) const {
+    v1::GetTargetStatusRequest request;
+    std::string target_namespace, name;
+    if (!SplitTarget(arg, &target_namespace, &name)) return BadTarget(arg, err);
+    request.set_namespace_(target_namespace);
+    request.set_name(name);
+    v1::GetTargetStatusResponse response;
+    const absl::Status status = Call(&Stub::GetTargetStatus, request, &response);
+    if (!status.ok()) return ReportError(status, err);
+    return Print(response, FormatStatusText(response.status()), out, err);
+  }
+
+  int RunTable(std::ostream& out, std::ostream& err) const {
+    v1::ListFleetStatusResponse response;
+    const absl::Status status =
+        Call(&Stub::ListFleetStatus, v1::ListFleetStatusRequest(), &response);
+    if (!status.ok()) return ReportError(status, err);
+    std::string text = FormatStatusTableHeader();
+    for (const v1::TargetStatusView& t : response.targets()) {
+      text += FormatStatusRow(t);
+    }
+    return Print(response, text, out, err);
+  }
+};
+
+class FleetCommand final : public ClientCommand {
+ public:
+  int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
+    if (watch_) {
+      if (!condition_.empty()) {
+        return UsageError("--condition cannot be combined with --watch (WatchFleet streams "
+                          "every Target of the namespace)",
+                          err);
+      }
+      return RunWatch(out, err);
+    }
+    if (after_seq_ != 0) return UsageError("--after-seq needs --watch", err);
+    return RunList(out, err);
+  }
+
+ private:
+  void DefineOwnFlags(FlagSet& flags) override {
+    flags.Add("namespace", &namespace_, "only Targets of this namespace");
+    flags.Add("condition", &condition_,
+              "only Targets whose condition has this status, as <Type>=<Status> (for "
+              "example Reporting=False); not with --watch");
+    flags.Add("watch", &watch_, "stream the snapshot, its counts, then every change");
+    flags.Add("after-seq", &after_seq_,
+              "with --watch: resume after this seq without a snapshot; 0 starts with one");
+  }
+
+  int RunList(std::ostream& out, std::ostream& err) const {
+    v1::ListFleetStatusRequest request;
+    request.set_namespace_(namespace_);
+    if (!condition_.empty()) {
+      const size_t equals = condition_.find('=');
+      if (equals == std::string::npos || equals == 0 || equals + 1 == condition_.size()) {
+        return UsageError("--condition: expected <Type>=<Status> (for example "
+                          "Reporting=False), got \"" + condition_ + "\"",
+                          err);
+      }
+      request.set_condition_type(condition_.substr(0, equals));
+      request.set_condition_status(condition_.substr(equals + 1));
+    }
+    v1::ListFleetStatusResponse response;
+    const absl::Status status = Call(&Stub::ListFleetStatus, request, &response);
+    if (!status.ok()) return ReportError(status, err);
+    return Print(response, FormatFleetSummary(response.summary(), response.seq()), out, err);
+  }
+
+  int RunWatch(std::ostream& out, std::ostream& err) const {
+    v1::WatchFleetRequest request;
+    request.set_namespace_(namespace_);
+    request.set_after_seq(after_seq_);
+    return PrintStream(&Stub::WatchFleet, request, FormatFleetWatchItem, out, err);
+  }
+
+  std::string namespace_;
+  std::string condition_;
+  bool watch_ = false;
+  int64_t after_seq_ = 0;
+};
+
+}  // namespace
+
+void AddStatusCommands(Dispatcher& d) {
+  d.Add({"status", "[<namespace>/<name>]",
+         "show one Target's report rollup, or a table of every Target's conditions", 0, 1,
+         [] { return std::make_unique<StatusCommand>(); }});
+  d.Add({"fleet", "", "show fleet counts and stale, rolled-back and drifted Targets", 0, 0,
+         [] { return std::make_unique<FleetCommand>(); }});
+}
+
+}  // namespace credledger::service
