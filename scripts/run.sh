@@ -77,6 +77,9 @@ Try, in another terminal:
   $credledger target lift demo/edge-1
   $credledger target delete demo/edge-1
   $credledger target watch
+  $credledger status demo/edge-1
+  $credledger fleet --watch
+Reports from an agent: docs/reports.md ("Trying the agent against make run").
 Every command takes --help. Ctrl-C stops credledger$( [ -z "${KUBECONFIG:-}" ] && echo " and the embedded cluster").
 
 TXT

@@ -105,12 +105,26 @@ class AgentCommand final : public Subcommand {
 
  private:
   absl::Status Connect() {
-    ASSIGN_OR_RETURN(target_, ClientFor(kubeconfig_.empty()
-                                            ? kubebridge::LoadInClusterConfig(
-                                                  kubebridge::InClusterEnvironment::FromProcess())
-                                            : kubebridge::LoadKubeconfig(kubeconfig_)));
-    ASSIGN_OR_RETURN(solar_, ClientFor(kubebridge::LoadKubeconfig(solar_kubeconfig_)));
+    absl::StatusOr<std::unique_ptr<kubebridge::KubeClient>> target =
+        ClientFor(kubeconfig_.empty() ? kubebridge::LoadInClusterConfig(
+                                            kubebridge::InClusterEnvironment::FromProcess())
+                                      : kubebridge::LoadKubeconfig(kubeconfig_));
+    if (!target.ok()) {
+      return Prefixed(target.status(),
+                      kubeconfig_.empty() ? "--kubeconfig not given, in-cluster configuration"
+                                          : "--kubeconfig");
+    }
+    target_ = *std::move(target);
+    absl::StatusOr<std::unique_ptr<kubebridge::KubeClient>> solar =
+        ClientFor(kubebridge::LoadKubeconfig(solar_kubeconfig_));
+    if (!solar.ok()) return Prefixed(solar.status(), "--solar-kubeconfig");
+    solar_ = *std::move(solar);
     return absl::OkStatus();
+  }
+
+  // `status` with its message prefixed by `flag` (which flag's file failed).
+  static absl::Status Prefixed(const absl::Status& status, absl::string_view flag) {
+    return absl::Status(status.code(), absl::StrCat(flag, ": ", status.message()));
   }
 
   int RunOnce(const std::string& report, std::ostream& out, std::ostream& err) {

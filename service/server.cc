@@ -100,11 +100,15 @@ absl::Status ValidateServeOptions(const ServeOptions& options) {
         "--liveness-flush-interval: ", absl::FormatDuration(options.liveness_flush_interval),
         " is outside 100ms..1m"));
   }
-  if (options.report_stale_after < absl::Seconds(1) ||
-      options.report_stale_after < options.liveness_flush_interval) {
+  if (options.report_stale_after < absl::Seconds(1)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--report-stale-after: ", absl::FormatDuration(options.report_stale_after),
-        " is below 1s or below --liveness-flush-interval (",
+        " is below the minimum of 1s"));
+  }
+  if (options.report_stale_after < options.liveness_flush_interval) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--report-stale-after: ", absl::FormatDuration(options.report_stale_after),
+        " is shorter than --liveness-flush-interval (",
         absl::FormatDuration(options.liveness_flush_interval), ")"));
   }
   if (options.snapshot_every < 0) {
@@ -164,7 +168,13 @@ Server::~Server() { Shutdown(); }
 absl::Status Server::Wire() {
   ASSIGN_OR_RETURN(v1::ServiceConfigured config, ServiceConfigurationFor(options_));
   if (!options_.authorization_policy.empty()) {
-    ASSIGN_OR_RETURN(policy_, AuthorizationPolicy::Load(options_.authorization_policy));
+    absl::StatusOr<AuthorizationPolicy> policy =
+        AuthorizationPolicy::Load(options_.authorization_policy);
+    if (!policy.ok()) {
+      return absl::Status(policy.status().code(), absl::StrCat("--authorization-policy: ",
+                                                               policy.status().message()));
+    }
+    policy_ = *std::move(policy);
   } else {
     common::Log(common::LogLevel::kWarning,
                 "no --authorization-policy: every caller may call every RPC, including "

@@ -49,7 +49,8 @@ class ServeCommand final : public Subcommand {
     flags.Add("snapshot-every", &snapshot_every_,
               "events between projection snapshots; 0 disables them");
     flags.Add("report-stale-after", &report_stale_after_,
-              "Reporting=False/Stale after this long without a report or heartbeat");
+              "Reporting=False/Stale after this long without a report or heartbeat (at least "
+              "1s and --liveness-flush-interval)");
     flags.Add("liveness-flush-interval", &liveness_flush_interval_,
               "how often heartbeats are recorded and staleness is checked (100ms..1m)");
     flags.Add("authorization-policy", &authorization_policy_,

@@ -93,13 +93,14 @@ v1::TargetStatusView ToStatusView(const v1::TargetStatus& status) {
 }
 
 v1::FleetSummary SummarizeFleet(const std::vector<v1::TargetStatus>& statuses) {
+  v1::FleetSummary summary;
+  summary.mutable_release_counts();  // present (all zero) even for an empty fleet
   std::map<std::string, int32_t> by_condition;
   for (const char* type : kStatusConditionTypes) {
     for (const char* value : kConditionStatuses) by_condition[absl::StrCat(type, "=", value)] = 0;
   }
   using Name = std::pair<std::string, std::string>;
   std::vector<Name> stale, rolled_back, drifted;
-  v1::FleetSummary summary;
   summary.set_targets(static_cast<int32_t>(statuses.size()));
   for (const v1::TargetStatus& status : statuses) {
     const std::vector<const v1::Condition*> conditions = Conditions(status);

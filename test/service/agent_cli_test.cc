@@ -93,7 +93,7 @@ TEST(AgentCommandTest, InvalidFlagValuesAreUsageErrorsNamingTheFlag) {
 TEST(AgentCommandTest, AnUnreadableKubeconfigFailsWithExitOne) {
   CliRun run = Cli(AgentArgs({"--once", "--kubeconfig=/nonexistent/target.kubeconfig"}));
   EXPECT_EQ(run.code, kExitFailure);
-  EXPECT_THAT(run.err, StartsWith("error: NOT_FOUND: kubeconfig "));
+  EXPECT_THAT(run.err, StartsWith("error: NOT_FOUND: --kubeconfig: kubeconfig "));
   EXPECT_THAT(run.err, HasSubstr("/nonexistent/target.kubeconfig"));
 }
 

@@ -90,5 +90,30 @@ TEST(ServeOptionsTest, ServiceConfigurationHashesTheCaFileAndNamesAnUnreadableOn
   EXPECT_FALSE(config.credentials_enabled());
 }
 
+TEST(ServeOptionsTest, ReportPeriodsOutsideTheirBoundsAreRefused) {
+  ServeOptions options;
+  options.liveness_flush_interval = absl::Milliseconds(50);
+  EXPECT_THAT(ValidateServeOptions(options),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "--liveness-flush-interval: 50ms is outside 100ms..1m"));
+  options.liveness_flush_interval = absl::Minutes(2);
+  EXPECT_THAT(ValidateServeOptions(options),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--liveness-flush-interval: 2m is outside")));
+  options = ServeOptions();
+  options.report_stale_after = absl::Milliseconds(500);
+  options.liveness_flush_interval = absl::Milliseconds(100);
+  EXPECT_THAT(ValidateServeOptions(options),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "--report-stale-after: 500ms is below the minimum of 1s"));
+  options = ServeOptions();
+  options.report_stale_after = absl::Seconds(2);
+  EXPECT_THAT(ValidateServeOptions(options),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "--report-stale-after: 2s is shorter than --liveness-flush-interval (5s)"));
+  options.liveness_flush_interval = absl::Seconds(2);
+  EXPECT_OK(ValidateServeOptions(options));
+}
+
 }  // namespace
 }  // namespace credledger::service
