@@ -76,7 +76,7 @@ absl::StatusOr<TickOutcome> ReportAgent::Tick(Cancellation* cancel) {
   }
   absl::StatusOr<std::string> resource_version = Push(report, cancel);
   if (!resource_version.ok()) {
-    common::Log(common::LogLevel::kWarning, "pushing the report failed; retrying next tick",
+    common::Log(common::LogLevel::kWarning, "pushing the report failed",
                 {{"targetReport", report_key_}, {"error", resource_version.status().ToString()}});
     return resource_version.status();
   }

@@ -1,5 +1,8 @@
 #include "projections/credential_projection.h"
 
+#include <algorithm>
+#include <tuple>
+
 #include <google/protobuf/util/message_differencer.h>
 
 #include "absl/strings/match.h"
@@ -60,6 +63,11 @@ std::vector<v1::TargetState> CredentialProjection::List(absl::string_view target
     if (!include_finalized && it->second.phase() == v1::TargetState::PHASE_FINALIZED) continue;
     out.push_back(it->second);
   }
+  // Stream order puts "a-b/x" before "a/x" ('-' sorts before '/'); callers get namespace,
+  // then name.
+  std::sort(out.begin(), out.end(), [](const v1::TargetState& a, const v1::TargetState& b) {
+    return std::tie(a.namespace_(), a.name()) < std::tie(b.namespace_(), b.name());
+  });
   return out;
 }
 

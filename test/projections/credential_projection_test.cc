@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -185,6 +186,18 @@ TEST_F(CredentialProjectionTest, ServiceConfiguredReevaluatesTheConditionOfEvery
   // Every Target whose condition changed is reported as changed.
   EXPECT_THAT(changed, ElementsAre("target/fleet-a/edge-1", "target/fleet-a/edge-2",
                                    "target/fleet-b/edge-3", "target/fleet-b/edge-4"));
+}
+
+TEST_F(CredentialProjectionTest, ListOrdersByNamespaceThenName) {
+  // As strings "target/a-b/x" sorts before "target/a/x"; by namespace "a" comes first.
+  ASSERT_OK(driver_->SetCredentialsEnabled(true));
+  for (const auto& [ns, name] : std::vector<std::pair<std::string, std::string>>{
+           {"a-b", "x"}, {"a", "y"}, {"a", "x"}}) {
+    ASSERT_OK(driver_->Do(ns, name, service::RegisterTarget{}).status());
+  }
+  ASSERT_OK_AND_ASSIGN(CredentialProjection p, testing::FoldFromSeqOne(*store_, store_->HeadSeq()));
+  EXPECT_THAT(Names(p.List("", false)), ElementsAre("a/x", "a/y", "a-b/x"));
+  EXPECT_THAT(Names(p.List("a", false)), ElementsAre("a/x", "a/y"));
 }
 
 }  // namespace
