@@ -70,7 +70,7 @@ class FleetCommand final : public ClientCommand {
     flags.Add("namespace", &namespace_, "only Targets of this namespace");
     flags.Add("condition", &condition_,
               "only Targets whose condition has this status, as <Type>=<Status> (for "
-              "example Reporting=False); not with --watch");
+              "example Reporting=False), listed below the counts; not with --watch");
     flags.Add("watch", &watch_, "stream the snapshot, its counts, then every change");
     flags.Add("after-seq", &after_seq_,
               "with --watch: resume after this seq without a snapshot; 0 starts with one");
@@ -92,7 +92,13 @@ class FleetCommand final : public ClientCommand {
     v1::ListFleetStatusResponse response;
     const absl::Status status = Call(&Stub::ListFleetStatus, request, &response);
     if (!status.ok()) return ReportError(status, err);
-    return Print(response, FormatFleetSummary(response.summary(), response.seq()), out, err);
+    std::string text = FormatFleetSummary(response.summary(), response.seq());
+    // With a condition the operator asks "which ones": list them below the counts.
+    if (!condition_.empty() && response.targets_size() > 0) {
+      text += "\n" + FormatStatusTableHeader();
+      for (const v1::TargetStatusView& t : response.targets()) text += FormatStatusRow(t);
+    }
+    return Print(response, text, out, err);
   }
 
   int RunWatch(std::ostream& out, std::ostream& err) const {

@@ -124,6 +124,15 @@ TEST_F(StatusCliTest, FleetPrintsTheCountsOfTheSelectedTargets) {
   CliRun reporting = Cli({"fleet", "--condition", "Reporting=True"});
   EXPECT_EQ(reporting.exit_code, 0) << reporting.err;
   EXPECT_THAT(reporting.out, StartsWith("targets: 0 "));
+  EXPECT_THAT(reporting.out, Not(HasSubstr("TARGET")));
+
+  // With a condition the matching Targets are listed below the counts.
+  CliRun unknown = Cli({"fleet", "--condition", "Reporting=Unknown", "--namespace", "lab"});
+  EXPECT_EQ(unknown.exit_code, 0) << unknown.err;
+  EXPECT_THAT(unknown.out, StartsWith("targets: 1 "));
+  EXPECT_THAT(unknown.out, HasSubstr("\nTARGET "));
+  EXPECT_THAT(unknown.out, HasSubstr("\nlab/edge-2 "));
+  EXPECT_THAT(unknown.out, Not(HasSubstr("demo/edge-1")));
 }
 
 TEST_F(StatusCliTest, BadInputExitsWithUsageOrTheServersCode) {
