@@ -70,6 +70,11 @@ class ReportIngest {
                                              absl::string_view request_id);
 
  private:
+  // The context of a command for the Target at the clock's now, under the configuration the
+  // projector holds.
+  CommandContext Context(absl::string_view target_namespace, absl::string_view name,
+                         absl::string_view actor, absl::string_view request_id) const;
+
   ReportCommandBus* bus_;
   LivenessBuffer* liveness_;
   projections::CredentialProjector* projector_;

@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "projections/proto_time.h"
+#include "test/support/fleet_target_events.h"
 
 namespace credledger::projections {
 namespace {
@@ -19,22 +20,10 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using v1::Event;
-
-const absl::Time kT0 = absl::FromUnixSeconds(1767225600);  // 2026-01-01T00:00:00Z
-constexpr char kNamespace[] = "fleet";
-constexpr char kName[] = "edge-1";
-constexpr char kUid[] = "6f1c2a9e-0b7d-4e52-9c3a-1d2e3f405162";
-constexpr char kOtherUid[] = "a0b1c2d3-e4f5-4a6b-8c7d-9e0f1a2b3c4d";
+using namespace ::credledger::testing::fleet_target;  // NOLINT: the shared Target
 
 // --- Events ---
 
-Event Registered(const std::string& uid) {
-  Event e;
-  e.mutable_target_registered()->set_target_uid(uid);
-  e.mutable_target_registered()->set_namespace_(kNamespace);
-  e.mutable_target_registered()->set_name(kName);
-  return e;
-}
 Event Finalized(const std::string& uid) {
   Event e;
   e.mutable_target_finalized()->set_target_uid(uid);
@@ -69,21 +58,6 @@ v1::TargetReportSpec Report(absl::Time last_report_time,
   }
   return report;
 }
-Event Accepted(const v1::TargetReportSpec& report, absl::Time received_at,
-               const std::string& uid = kUid) {
-  Event e;
-  e.mutable_report_accepted()->set_target_uid(uid);
-  *e.mutable_report_accepted()->mutable_report() = report;
-  *e.mutable_report_accepted()->mutable_received_at() = ToProto(received_at);
-  return e;
-}
-Event Stale(absl::Time last_seen_at, int64_t stale_after_seconds = 600) {
-  Event e;
-  e.mutable_reporting_stale()->set_target_uid(kUid);
-  *e.mutable_reporting_stale()->mutable_last_seen_at() = ToProto(last_seen_at);
-  e.mutable_reporting_stale()->set_stale_after_seconds(stale_after_seconds);
-  return e;
-}
 Event Bound(const std::vector<std::pair<std::string, std::string>>& releases,
             const std::string& bootstrap_version = "v1") {
   Event e;
@@ -94,23 +68,6 @@ Event Bound(const std::vector<std::pair<std::string, std::string>>& releases,
     b->set_name(name);
   }
   e.mutable_bound_releases_set()->set_bootstrap_version(bootstrap_version);
-  return e;
-}
-v1::LivenessEntry Heartbeat(absl::Time received_at, absl::Time last_report_time,
-                            const std::string& uid = kUid, const std::string& name = kName) {
-  v1::LivenessEntry entry;
-  entry.set_namespace_(kNamespace);
-  entry.set_name(name);
-  entry.set_target_uid(uid);
-  *entry.mutable_received_at() = ToProto(received_at);
-  *entry.mutable_last_report_time() = ToProto(last_report_time);
-  return entry;
-}
-Event Liveness(const std::vector<v1::LivenessEntry>& entries) {
-  Event e;
-  for (const v1::LivenessEntry& entry : entries) {
-    *e.mutable_liveness_observed()->add_entries() = entry;
-  }
   return e;
 }
 

@@ -18,6 +18,7 @@
 #include "projections/proto_time.h"
 #include "projections/target_state.h"
 #include "projections/target_status.h"
+#include "test/support/fleet_target_events.h"
 #include "test/support/reference_sha256.h"
 #include "test/support/status_matchers.h"
 
@@ -36,27 +37,11 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using v1::Event;
+using namespace ::credledger::testing::fleet_target;  // NOLINT: the shared Target
 
-constexpr char kNamespace[] = "fleet";
-constexpr char kName[] = "edge-1";
-constexpr char kUid[] = "6f1c2a9e-0b7d-4e52-9c3a-1d2e3f405162";
-constexpr char kOtherUid[] = "a0b1c2d3-e4f5-4a6b-8c7d-9e0f1a2b3c4d";
-const absl::Time kT0 = absl::FromUnixSeconds(1767225600);  // 2026-01-01T00:00:00Z
 
 // --- Given events ---
 
-Event Registered(const std::string& uid = kUid) {
-  Event e;
-  e.mutable_target_registered()->set_target_uid(uid);
-  e.mutable_target_registered()->set_namespace_(kNamespace);
-  e.mutable_target_registered()->set_name(kName);
-  return e;
-}
-Event DeletionRequested() {
-  Event e;
-  e.mutable_target_deletion_requested()->set_target_uid(kUid);
-  return e;
-}
 Event Finalized() {
   Event e;
   e.mutable_target_finalized()->set_target_uid(kUid);
@@ -112,26 +97,9 @@ v1::BoundRelease BoundRelease(const std::string& ns, const std::string& name) {
   b.set_name(name);
   return b;
 }
-v1::LivenessEntry Heartbeat(absl::Time received_at, absl::Time last_report_time,
-                            const std::string& uid = kUid, const std::string& name = kName) {
-  v1::LivenessEntry entry;
-  entry.set_namespace_(kNamespace);
-  entry.set_name(name);
-  entry.set_target_uid(uid);
-  *entry.mutable_received_at() = ToProto(received_at);
-  *entry.mutable_last_report_time() = ToProto(last_report_time);
-  return entry;
-}
 
 // --- Expected events ---
 
-Event Accepted(const v1::TargetReportSpec& report, absl::Time received_at) {
-  Event e;
-  e.mutable_report_accepted()->set_target_uid(kUid);
-  *e.mutable_report_accepted()->mutable_report() = report;
-  *e.mutable_report_accepted()->mutable_received_at() = ToProto(received_at);
-  return e;
-}
 Event Confirmed(const std::string& revision, const std::string& tag,
                 const std::vector<std::string>& released) {
   Event e;
@@ -147,20 +115,6 @@ Event BoundSet(const std::vector<v1::BoundRelease>& releases, const std::string&
   e.mutable_bound_releases_set()->set_target_uid(kUid);
   for (const v1::BoundRelease& b : releases) *e.mutable_bound_releases_set()->add_releases() = b;
   e.mutable_bound_releases_set()->set_bootstrap_version(version);
-  return e;
-}
-Event Stale(absl::Time last_seen_at, int64_t stale_after_seconds) {
-  Event e;
-  e.mutable_reporting_stale()->set_target_uid(kUid);
-  *e.mutable_reporting_stale()->mutable_last_seen_at() = ToProto(last_seen_at);
-  e.mutable_reporting_stale()->set_stale_after_seconds(stale_after_seconds);
-  return e;
-}
-Event Liveness(const std::vector<v1::LivenessEntry>& entries) {
-  Event e;
-  for (const v1::LivenessEntry& entry : entries) {
-    *e.mutable_liveness_observed()->add_entries() = entry;
-  }
   return e;
 }
 

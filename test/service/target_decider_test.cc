@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "projections/proto_time.h"
 #include "projections/target_state.h"
+#include "test/support/fleet_target_events.h"
 #include "test/support/reference_sha256.h"
 #include "test/support/status_matchers.h"
 
@@ -26,12 +27,8 @@ using ::credledger::testing::StatusIs;
 using ::testing::HasSubstr;
 using v1::CredentialRecord;
 using v1::Event;
+using namespace ::credledger::testing::fleet_target;  // NOLINT: the shared Target
 
-constexpr char kNamespace[] = "fleet";
-constexpr char kName[] = "edge-1";
-constexpr char kUid[] = "6f1c2a9e-0b7d-4e52-9c3a-1d2e3f405162";
-constexpr char kOtherUid[] = "a0b1c2d3-e4f5-4a6b-8c7d-9e0f1a2b3c4d";
-const absl::Time kT0 = absl::FromUnixSeconds(1767225600);  // 2026-01-01T00:00:00Z
 
 // Credential Secret `solar-agent-edge-1-<suffix>` of incarnation `incarnation` (each a new
 // Kubernetes object with its own uid).
@@ -49,13 +46,6 @@ std::string Fingerprint(const v1::SecretRef& s) {
 
 // --- Expected events ---
 
-Event Registered(const std::string& uid) {
-  Event e;
-  e.mutable_target_registered()->set_target_uid(uid);
-  e.mutable_target_registered()->set_namespace_(kNamespace);
-  e.mutable_target_registered()->set_name(kName);
-  return e;
-}
 Event MintRequested(const std::string& uid, const std::string& attempt, v1::MintReason reason,
                     const std::string& request_value = "") {
   Event e;
@@ -123,11 +113,6 @@ Event Revoked(const std::string& reason) {
 Event Lifted() {
   Event e;
   e.mutable_revocation_lifted()->set_target_uid(kUid);
-  return e;
-}
-Event DeletionRequested() {
-  Event e;
-  e.mutable_target_deletion_requested()->set_target_uid(kUid);
   return e;
 }
 Event Finalized(const std::vector<std::string>& objects) {
