@@ -6,7 +6,9 @@
 # created), then `credledger serve` on ./var/credledger.db with the agent API server URL and
 # CA pointing at that cluster. With KUBECONFIG set it serves against that cluster; the agent
 # API server URL is then AGENT_APISERVER_URL (default: the kubeconfig's server) and the CA
-# AGENT_CA_FILE (optional). Extra arguments go to `credledger serve`. Ctrl-C stops everything.
+# AGENT_CA_FILE (optional). Checkpoints and exports are signed with var/signing-key.pem, made
+# on the first run (`credledger keygen`); auditors verify with var/signing-key.pub.pem.
+# Extra arguments go to `credledger serve`. Ctrl-C stops everything.
 set -euo pipefail
 
 build="${1:-build}"
@@ -37,7 +39,11 @@ wait_for_file() {
   exit 1
 }
 
-serve_args=(--db var/credledger.db --listen "$listen" --port-file var/credledger.port)
+if [ ! -e var/signing-key.pem ]; then
+  "$credledger" keygen --private-key var/signing-key.pem --public-key var/signing-key.pub.pem
+fi
+serve_args=(--db var/credledger.db --listen "$listen" --port-file var/credledger.port
+            --signing-key var/signing-key.pem)
 if [ -z "${KUBECONFIG:-}" ]; then
   rm -f var/kubeapi/port
   "$apiserver" --state-dir var/kubeapi --port-file var/kubeapi/port \
@@ -79,6 +85,10 @@ Try, in another terminal:
   $credledger target watch
   $credledger status demo/edge-1
   $credledger fleet --watch
+  $credledger timeline demo/edge-1
+  $credledger replay --as-of <RFC 3339 time or seq> --target demo/edge-1
+  $credledger export --output var/export.jsonl
+  $credledger verify var/export.jsonl --public-key var/signing-key.pub.pem
 Reports from an agent: docs/reports.md ("Trying the agent against make run").
 Every command takes --help. Ctrl-C stops credledger$( [ -z "${KUBECONFIG:-}" ] && echo " and the embedded cluster").
 

@@ -1,6 +1,8 @@
 #include "service/credledger_cli.h"
 
 #include "service/agent_cli.h"
+#include "service/audit_cli.h"
+#include "service/keygen_cli.h"
 #include "service/server_cli.h"
 #include "service/status_cli.h"
 #include "service/target_cli.h"
@@ -13,6 +15,8 @@ Dispatcher CredledgerDispatcher() {
   AddAgentCommands(dispatcher);
   AddTargetCommands(dispatcher);
   AddStatusCommands(dispatcher);
+  AddAuditCommands(dispatcher);
+  AddKeygenCommands(dispatcher);
   return dispatcher;
 }
 

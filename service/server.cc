@@ -18,6 +18,8 @@
 #include "common/status_macros.h"
 #include "kubebridge/kubeconfig.h"
 #include "projections/target_state.h"
+#include "audit/log_verifier.h"
+#include "service/audit_grpc_service.h"
 #include "service/listen_address.h"
 #include "service/report_grpc_service.h"
 #include "service/service_configuration.h"
@@ -111,6 +113,19 @@ absl::Status ValidateServeOptions(const ServeOptions& options) {
         " is shorter than --liveness-flush-interval (",
         absl::FormatDuration(options.liveness_flush_interval), ")"));
   }
+  if (options.checkpoints.every_events < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--checkpoint-every: ", options.checkpoints.every_events, " is below 1"));
+  }
+  if (options.checkpoints.interval < absl::Milliseconds(10)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--checkpoint-interval: ", absl::FormatDuration(options.checkpoints.interval),
+        " is below the minimum of 10ms"));
+  }
+  if (options.startup_verify_events < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--startup-verify-events: ", options.startup_verify_events, " is below 1"));
+  }
   if (options.snapshot_every < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--snapshot-every: ", options.snapshot_every, " is negative; 0 disables snapshots"));
@@ -137,8 +152,8 @@ absl::StatusOr<v1::ServiceConfigured> ServiceConfigurationFor(const ServeOptions
 
 absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenEventLog(
     const std::filesystem::path& db_path, store::SqliteEventStoreOptions::Synchronous synchronous,
-    common::Clock* clock) {
-  if (db_path.has_parent_path()) {
+    common::Clock* clock, bool read_only) {
+  if (db_path.has_parent_path() && !read_only) {
     std::error_code error;
     std::filesystem::create_directories(db_path.parent_path(), error);
     if (error) {
@@ -150,6 +165,7 @@ absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenEventLog(
   options.path = db_path;
   options.synchronous = synchronous;
   options.clock = clock;
+  options.read_only = read_only;
   return store::SqliteEventStore::Open(options);
 }
 
@@ -180,8 +196,13 @@ absl::Status Server::Wire() {
                 "no --authorization-policy: every caller may call every RPC, including "
                 "PushReport, which can release credential Secrets");
   }
-  ASSIGN_OR_RETURN(store_, OpenEventLog(options_.db_path, options_.synchronous, options_.clock));
-  RETURN_IF_ERROR(RecordServiceConfiguration(*store_, config, "credledger").status());
+  RETURN_IF_ERROR(LoadSigningKey());
+  ASSIGN_OR_RETURN(store_, OpenEventLog(options_.db_path, options_.synchronous, options_.clock,
+                                        options_.read_only));
+  RETURN_IF_ERROR(VerifyTail());
+  if (!options_.read_only) {
+    RETURN_IF_ERROR(RecordServiceConfiguration(*store_, config, "credledger").status());
+  }
 
   projections::CredentialProjector::Options projector_options;
   projector_options.snapshot_every = options_.snapshot_every;
@@ -189,11 +210,60 @@ absl::Status Server::Wire() {
                    projections::CredentialProjector::Start(store_.get(), projector_options));
   bus_ = std::make_unique<TargetCommandBus>(store_.get());
   RETURN_IF_ERROR(StartReports());
-  RETURN_IF_ERROR(StartBridge(config));
+  if (options_.read_only) {
+    common::Log(common::LogLevel::kWarning,
+                "serving read-only: no kube bridge, no scheduler, no checkpoints; mutating RPCs "
+                "fail with FAILED_PRECONDITION");
+  } else {
+    RETURN_IF_ERROR(StartBridge(config));
+  }
   api_ = std::make_unique<TargetApi>(bus_.get(), projector_.get(), options_.clock, options_.api);
   report_api_ = std::make_unique<ReportApi>(report_ingest_.get(), status_projector_.get(),
                                             options_.report_api);
+  const audit::SigningKey* key = signing_key_.has_value() ? &*signing_key_ : nullptr;
+  audit_api_ = std::make_unique<AuditApi>(store_.get(), key, options_.clock);
+  if (key != nullptr && !options_.read_only) {
+    checkpoint_writer_ =
+        std::make_unique<CheckpointWriter>(store_.get(), key, options_.clock, options_.checkpoints);
+    RETURN_IF_ERROR(checkpoint_writer_->Start());
+  }
   return StartGrpc();
+}
+
+absl::Status Server::LoadSigningKey() {
+  if (options_.signing_key.empty()) {
+    common::Log(common::LogLevel::kWarning,
+                "no --signing-key: checkpoints are not signed and exports will not verify "
+                "(create a key pair with `credledger keygen`)");
+    return absl::OkStatus();
+  }
+  absl::StatusOr<audit::SigningKey> key = audit::SigningKey::LoadFile(options_.signing_key);
+  if (!key.ok()) {
+    return absl::Status(key.status().code(),
+                        absl::StrCat("--signing-key: ", key.status().message()));
+  }
+  signing_key_ = *std::move(key);
+  common::Log(common::LogLevel::kInfo, "signing checkpoints and export trailers",
+              {{"key_id", signing_key_->key_id()}});
+  return absl::OkStatus();
+}
+
+absl::Status Server::VerifyTail() {
+  const audit::PublicKey* key = signing_key_.has_value() ? &signing_key_->public_key() : nullptr;
+  ASSIGN_OR_RETURN(audit::Verdict verdict,
+                   audit::VerifyLogTail(*store_, options_.startup_verify_events, key));
+  if (verdict.ok()) return absl::OkStatus();
+  const audit::Problem& problem = *verdict.problem;
+  const std::string what =
+      absl::StrCat("the event log does not verify at seq ", problem.seq, ": ", problem.kind, ": ",
+                   problem.detail);
+  if (options_.read_only) {
+    common::Log(common::LogLevel::kError, absl::StrCat(what, " (serving read-only)"));
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      what, "; refusing to start. Investigate with `credledger verify --db ",
+      options_.db_path.string(), " --public-key <key>`, or serve it with --read-only"));
 }
 
 absl::Status Server::StartReports() {
@@ -211,7 +281,7 @@ absl::Status Server::StartReports() {
   report_scheduler_ = std::make_unique<ReportScheduler>(
       report_bus_.get(), liveness_.get(), projector_.get(), status_projector_.get(),
       options_.clock, scheduler_options);
-  report_scheduler_->Start();
+  if (!options_.read_only) report_scheduler_->Start();
   return absl::OkStatus();
 }
 
@@ -257,6 +327,8 @@ absl::Status Server::StartGrpc() {
   builder.RegisterService(grpc_service_.get());
   report_grpc_service_ = std::make_unique<ReportGrpcService>(report_api_.get(), &policy_);
   builder.RegisterService(report_grpc_service_.get());
+  audit_grpc_service_ = std::make_unique<AuditGrpcService>(audit_api_.get(), &policy_);
+  builder.RegisterService(audit_grpc_service_.get());
   grpc_server_ = builder.BuildAndStart();
   if (grpc_server_ == nullptr) {
     return absl::UnavailableError(
@@ -267,6 +339,8 @@ absl::Status Server::StartGrpc() {
       v1::TargetService::service_full_name(), true);
   grpc_server_->GetHealthCheckService()->SetServingStatus(
       v1::ReportService::service_full_name(), true);
+  grpc_server_->GetHealthCheckService()->SetServingStatus(
+      v1::AuditService::service_full_name(), true);
   address_ = DialAddress(options_.listen_address, port_);
   if (!options_.port_file.empty()) {
     RETURN_IF_ERROR(WriteFileAtomically(options_.port_file, absl::StrCat(port_, "\n")));
@@ -298,7 +372,9 @@ void Server::Shutdown() {
   grpc_server_.reset();
   grpc_service_.reset();
   report_grpc_service_.reset();
+  audit_grpc_service_.reset();
   report_api_.reset();
+  audit_api_.reset();
   if (report_watcher_ != nullptr) report_watcher_->Stop();
   if (bridge_ != nullptr) bridge_->Stop();
   if (kube_client_ != nullptr) kube_client_->Stop();
@@ -313,6 +389,9 @@ void Server::Shutdown() {
   report_ingest_.reset();
   liveness_.reset();
   report_bus_.reset();
+  // Signs the last events (the scheduler's final heartbeats included) before the log closes.
+  if (checkpoint_writer_ != nullptr) checkpoint_writer_->Stop();
+  checkpoint_writer_.reset();
   api_.reset();
   bus_.reset();
   status_projector_.reset();

@@ -1,9 +1,11 @@
 // Server: `credledger serve` as a reusable component (DESIGN sections 1, 6): it opens the
 // event log, records the service configuration (ServiceConfigured), starts the credential
 // and status projectors, the command buses, the report scheduler (heartbeat batches,
-// staleness), the kube bridge (credentials and the TargetReport watch), and serves the gRPC
-// API (TargetService, ReportService) under the authorization policy, with standard health
-// checking and server reflection. Plaintext only: Start refuses any listening address that
+// staleness), the kube bridge (credentials and the TargetReport watch), the checkpoint writer,
+// and serves the gRPC API (TargetService, ReportService, AuditService) under the
+// authorization policy, with standard health checking and server reflection. Before anything
+// is appended it verifies the tail of the log and refuses to start on a mismatch (issue
+// "Audit export", "Tamper evidence"), unless told to serve read-only. Plaintext only: Start refuses any listening address that
 // is not loopback or a unix socket (DESIGN section 7; TLS comes later).
 //
 // Components are built in dependency order by one function (Server::Wire) and torn down in
@@ -19,6 +21,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
@@ -29,7 +32,10 @@
 #include "kubebridge/credential_bridge.h"
 #include "kubebridge/kube_client.h"
 #include "kubebridge/report_watcher.h"
+#include "audit/signing_key.h"
+#include "service/audit_api.h"
 #include "service/authorization_policy.h"
+#include "service/checkpoint_writer.h"
 #include "service/bridge_outcome_sink.h"
 #include "service/bridge_report_sink.h"
 #include "service/liveness_buffer.h"
@@ -50,6 +56,7 @@ class Server;
 
 namespace credledger::service {
 
+class AuditGrpcService;
 class ReportGrpcService;
 class TargetGrpcService;
 
@@ -102,13 +109,27 @@ struct ServeOptions {
   // Authorization policy file (authorization_policy.h). Empty: every caller may call every
   // RPC (a warning at start-up).
   std::filesystem::path authorization_policy;
+  // Ed25519 private key (PEM, `credledger keygen`) that signs checkpoints and export
+  // trailers. Empty: nothing is signed (a warning at start-up) and exports do not verify.
+  std::filesystem::path signing_key;
+  // When checkpoints are signed (with a signing key).
+  CheckpointPolicy checkpoints;
+  // Events at the tail of the log whose hashes are checked at start-up (>= 1); a mismatch
+  // refuses the start unless read_only.
+  int64_t startup_verify_events = 10000;
+  // Serve an existing log read-only for investigation: no ServiceConfigured, no kube bridge,
+  // no scheduler, no checkpoints; mutating RPCs fail with FAILED_PRECONDITION. Starts even
+  // when the tail does not verify (with an error in the log).
+  bool read_only = false;
 };
 
 // Checks option values that no component checks itself.
 // Errors: kInvalidArgument naming the flag (--agent-token-ttl below 10m or above a year,
 // --resync-period below 1s, --kube-qps not positive or --kube-burst below 1, --listen not
 // loopback or malformed, --snapshot-every negative, --db empty, --liveness-flush-interval
-// outside 100ms..1m, --report-stale-after below 1s or below the flush interval).
+// outside 100ms..1m, --report-stale-after below 1s or below the flush interval,
+// --checkpoint-every below 1, --checkpoint-interval below 10ms, --startup-verify-events
+// below 1).
 absl::Status ValidateServeOptions(const ServeOptions& options);
 
 // The ServiceConfigured the options describe: URL, lowercase hex SHA-256 of the CA file
@@ -118,11 +139,11 @@ absl::Status ValidateServeOptions(const ServeOptions& options);
 absl::StatusOr<v1::ServiceConfigured> ServiceConfigurationFor(const ServeOptions& options);
 
 // Creates the parent directory of `db_path` when missing, then opens (creating and
-// migrating) the event log there.
+// migrating) the event log there; with `read_only`, opens an existing log for reading only.
 // Errors: kFailedPrecondition when the directory cannot be created; SqliteEventStore::Open's.
 absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenEventLog(
     const std::filesystem::path& db_path, store::SqliteEventStoreOptions::Synchronous synchronous,
-    common::Clock* clock);
+    common::Clock* clock, bool read_only = false);
 
 class Server {
  public:
@@ -158,6 +179,8 @@ class Server {
   absl::Status StartGrpc();
   absl::Status StartReports();
   absl::Status StartBridge(const v1::ServiceConfigured& config);
+  absl::Status LoadSigningKey();
+  absl::Status VerifyTail();
 
   const ServeOptions options_;
   std::string address_;
@@ -183,6 +206,11 @@ class Server {
   std::unique_ptr<kubebridge::ReportWatcher> report_watcher_;
   std::unique_ptr<ReportApi> report_api_;
   std::unique_ptr<ReportGrpcService> report_grpc_service_;
+
+  std::optional<audit::SigningKey> signing_key_;
+  std::unique_ptr<CheckpointWriter> checkpoint_writer_;
+  std::unique_ptr<AuditApi> audit_api_;
+  std::unique_ptr<AuditGrpcService> audit_grpc_service_;
 
   absl::Mutex mu_;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;

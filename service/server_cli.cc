@@ -56,6 +56,18 @@ class ServeCommand final : public Subcommand {
     flags.Add("authorization-policy", &authorization_policy_,
               "YAML file naming the RPCs each caller may call (docs/api.md); without one "
               "every caller may call every RPC");
+    flags.Add("signing-key", &signing_key_,
+              "Ed25519 private key (PEM, from `credledger keygen`) that signs checkpoints and "
+              "export trailers; without one nothing is signed and exports do not verify");
+    flags.Add("checkpoint-every", &checkpoint_every_,
+              "sign a checkpoint after this many new events (>= 1)");
+    flags.Add("checkpoint-interval", &checkpoint_interval_,
+              "or after this long when the log grew (>= 10ms, e.g. 1s)");
+    flags.Add("startup-verify-events", &startup_verify_events_,
+              "events at the tail of the log whose hashes are checked before serving (>= 1)");
+    flags.Add("read-only", &read_only_,
+              "serve an existing log for investigation: reads and audit RPCs only, no kube "
+              "bridge, starts even when the log does not verify");
   }
 
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
@@ -75,6 +87,11 @@ class ServeCommand final : public Subcommand {
     options.report_stale_after = report_stale_after_;
     options.liveness_flush_interval = liveness_flush_interval_;
     options.authorization_policy = authorization_policy_;
+    options.signing_key = signing_key_;
+    options.checkpoints.every_events = checkpoint_every_;
+    options.checkpoints.interval = checkpoint_interval_;
+    options.startup_verify_events = startup_verify_events_;
+    options.read_only = read_only_;
     if (absl::Status valid = ValidateServeOptions(options); !valid.ok()) {
       return ReportError(valid, err);
     }
@@ -111,6 +128,11 @@ class ServeCommand final : public Subcommand {
   absl::Duration report_stale_after_ = absl::Minutes(10);
   absl::Duration liveness_flush_interval_ = absl::Seconds(5);
   std::string authorization_policy_;
+  std::string signing_key_;
+  int64_t checkpoint_every_ = 1000;
+  absl::Duration checkpoint_interval_ = absl::Seconds(1);
+  int64_t startup_verify_events_ = 10000;
+  bool read_only_ = false;
 };
 
 class MigrateCommand final : public Subcommand {

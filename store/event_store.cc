@@ -20,4 +20,8 @@ absl::Status EventStore::SaveSnapshot(Snapshot snapshot) {
   return Execute([&](WriteTransaction& tx) { return tx.PutSnapshot(snapshot); });
 }
 
+absl::Status EventStore::SaveCheckpoint(v1::Checkpoint checkpoint) {
+  return Execute([&](WriteTransaction& tx) { return tx.PutCheckpoint(checkpoint); });
+}
+
 }  // namespace credledger::store

@@ -21,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "credledger/v1/audit.pb.h"
 
 namespace credledger::store {
 
@@ -102,6 +103,15 @@ struct Snapshot {
   std::string state;
 };
 
+// Which events ReadFiltered returns beside its seq bound. Unset (zero or empty) fields do
+// not filter; `stream` and `stream_prefix` are not both set.
+struct EventFilter {
+  int64_t until_seq = 0;           // seq <= until_seq
+  std::string stream;              // exactly this stream
+  std::string stream_prefix;       // streams starting with this
+  std::vector<std::string> types;  // any of these types
+};
+
 // The view of the log a command decides against, inside the writer's open transaction. Reads
 // include everything earlier commands of the same batch wrote.
 class WriteTransaction {
@@ -120,6 +130,11 @@ class WriteTransaction {
   virtual absl::StatusOr<AppendResult> Append(const AppendRequest& request) = 0;
   // Stores a projection snapshot (replacing one at the same projection and seq).
   virtual absl::Status PutSnapshot(const Snapshot& snapshot) = 0;
+  // Stores a signed checkpoint (docs/audit.md, "Checkpoints"). The store checks only
+  // positions, not the signature. Errors: kInvalidArgument when `checkpoint.chain_hash` is
+  // not the chain_hash of the event at `checkpoint.seq` (or there is no such event), when
+  // seq is not above the newest stored checkpoint's, or when key_id or signature is empty.
+  virtual absl::Status PutCheckpoint(const v1::Checkpoint& checkpoint) = 0;
 };
 
 // A unit of work for the single writer. Returning an error rolls back everything the command
@@ -161,6 +176,21 @@ class EventStore {
   // The newest snapshot of `projection` with seq <= `max_seq`; nullopt when none.
   virtual absl::StatusOr<std::optional<Snapshot>> LoadSnapshot(absl::string_view projection,
                                                                int64_t max_seq) = 0;
+
+  // Events with seq > `after_seq` that `filter` selects, in seq order, at most `limit`
+  // (> 0). One short read transaction per call, like ReadAll.
+  // Errors: kInvalidArgument when limit <= 0 or both stream and stream_prefix are set.
+  virtual absl::StatusOr<std::vector<RecordedEvent>> ReadFiltered(const EventFilter& filter,
+                                                                  int64_t after_seq,
+                                                                  int limit) = 0;
+
+  // Writes `checkpoint` through the single writer. Errors as PutCheckpoint and Execute.
+  absl::Status SaveCheckpoint(v1::Checkpoint checkpoint);
+  // The checkpoint with the highest seq; nullopt when none.
+  virtual absl::StatusOr<std::optional<v1::Checkpoint>> LatestCheckpoint() = 0;
+  // Checkpoints with seq > `after_seq` in seq order, at most `limit` (> 0).
+  virtual absl::StatusOr<std::vector<v1::Checkpoint>> ReadCheckpoints(int64_t after_seq,
+                                                                      int limit) = 0;
 };
 
 }  // namespace credledger::store

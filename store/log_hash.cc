@@ -62,6 +62,15 @@ std::string NextChainHash(absl::string_view previous, absl::string_view digest) 
   return std::string(common::AsBytes(h.Finish()));
 }
 
+void AppendLengthPrefixed(std::string* out, absl::string_view bytes) {
+  out->append(BigEndian64(bytes.size()));
+  out->append(bytes.data(), bytes.size());
+}
+
+void AppendLengthPrefixedInt(std::string* out, int64_t value) {
+  AppendLengthPrefixed(out, BigEndian64(static_cast<uint64_t>(value)));
+}
+
 std::string EventIdFor(absl::string_view request_id, int64_t index) {
   common::Sha256& h = ThreadHasher();
   UpdateBytes(h, kEventIdTag);

@@ -33,6 +33,12 @@ std::string EventDigest(const RecordedEvent& event);
 // REQUIRES: previous and digest are 32 bytes each.
 std::string NextChainHash(absl::string_view previous, absl::string_view digest);
 
+// Appends LP(bytes) to `out`: the 8-byte big-endian length of `bytes`, then `bytes`. The
+// signed records of docs/audit.md use the same encoding.
+void AppendLengthPrefixed(std::string* out, absl::string_view bytes);
+// Appends LP(INT(value)) to `out`.
+void AppendLengthPrefixedInt(std::string* out, int64_t value);
+
 // The event id (16 raw bytes) of the `index`-th event (0-based, across all streams of the
 // request) appended by client request `request_id`.
 std::string EventIdFor(absl::string_view request_id, int64_t index);

@@ -1,9 +1,13 @@
 #include "store/sqlite_event_store.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
+#include <string>
+#include <system_error>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "common/status_macros.h"
@@ -34,6 +38,19 @@ RecordedEvent ReadEventRow(const Statement& row) {
   e.stream_hash = row.ColumnBlob(12);
   return e;
 }
+
+v1::Checkpoint ReadCheckpointRow(const Statement& row) {
+  v1::Checkpoint c;
+  c.set_seq(row.ColumnInt(0));
+  c.set_chain_hash(row.ColumnBlob(1));
+  c.set_signed_at_us(row.ColumnInt(2));
+  c.set_key_id(row.ColumnText(3));
+  c.set_signature(row.ColumnBlob(4));
+  return c;
+}
+
+constexpr absl::string_view kCheckpointColumns =
+    "seq, chain_hash, signed_at_us, key_id, signature";
 
 absl::StatusOr<std::vector<RecordedEvent>> CollectEvents(Statement& stmt) {
   std::vector<RecordedEvent> events;
@@ -116,7 +133,15 @@ class SqliteEventStore::Transaction final : public WriteTransaction {
     tx->stream_head_.emplace(std::move(stream_head));
     tx->by_id_.emplace(std::move(by_id));
     tx->read_stream_.emplace(std::move(read_stream));
+    ASSIGN_OR_RETURN(Statement put_checkpoint,
+                     db.Prepare("INSERT INTO checkpoints (seq, chain_hash, signed_at_us, "
+                                "key_id, signature) VALUES (?,?,?,?,?)"));
+    ASSIGN_OR_RETURN(Statement chain_at,
+                     db.Prepare("SELECT chain_hash, (SELECT IFNULL(MAX(seq), 0) FROM "
+                                "checkpoints) FROM events WHERE seq = ?"));
     tx->put_snapshot_.emplace(std::move(put_snapshot));
+    tx->put_checkpoint_.emplace(std::move(put_checkpoint));
+    tx->chain_at_.emplace(std::move(chain_at));
     return tx;
   }
 
@@ -180,6 +205,40 @@ class SqliteEventStore::Transaction final : public WriteTransaction {
     return stmt.Run();
   }
 
+  absl::Status PutCheckpoint(const v1::Checkpoint& checkpoint) override {
+    if (checkpoint.key_id().empty() || checkpoint.signature().empty()) {
+      return absl::InvalidArgumentError("checkpoint: key_id and signature must be set");
+    }
+    Statement& at = *chain_at_;
+    at.Reset();
+    at.Bind(1, checkpoint.seq());
+    ASSIGN_OR_RETURN(bool row, at.Step());
+    if (!row) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("checkpoint: seq ", checkpoint.seq(), " is not an event of the log"));
+    }
+    const std::string chain_hash = at.ColumnBlob(0);
+    const int64_t newest = at.ColumnInt(1);
+    at.Reset();  // see StreamHead
+    if (chain_hash != checkpoint.chain_hash()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "checkpoint: chain_hash differs from the chain_hash of seq ", checkpoint.seq()));
+    }
+    if (checkpoint.seq() <= newest) {
+      return absl::InvalidArgumentError(absl::StrCat("checkpoint: seq ", checkpoint.seq(),
+                                                     " is not above the newest checkpoint's ",
+                                                     newest));
+    }
+    Statement& stmt = *put_checkpoint_;
+    stmt.Reset();
+    stmt.Bind(1, checkpoint.seq())
+        .BindBlob(2, checkpoint.chain_hash())
+        .Bind(3, checkpoint.signed_at_us())
+        .BindText(4, checkpoint.key_id())
+        .BindBlob(5, checkpoint.signature());
+    return stmt.Run();
+  }
+
  private:
   explicit Transaction(SqliteEventStore* store) : store_(store) {}
 
@@ -190,7 +249,11 @@ class SqliteEventStore::Transaction final : public WriteTransaction {
     stmt.BindText(1, stream);
     ASSIGN_OR_RETURN(bool row, stmt.Step());
     if (!row) return std::make_pair(int64_t{-1}, ZeroHash());
-    return std::make_pair(stmt.ColumnInt(0), stmt.ColumnBlob(1));
+    auto head = std::make_pair(stmt.ColumnInt(0), stmt.ColumnBlob(1));
+    // A cached statement left on a row keeps the write connection's read transaction open
+    // after COMMIT, and SQLite can then never checkpoint the WAL, which grows without bound.
+    stmt.Reset();
+    return head;
   }
 
   absl::StatusOr<AppendResult> AppendUnchecked(const AppendRequest& request) {
@@ -251,7 +314,8 @@ class SqliteEventStore::Transaction final : public WriteTransaction {
   }
 
   SqliteEventStore* store_;
-  std::optional<Statement> insert_, stream_head_, by_id_, read_stream_, put_snapshot_;
+  std::optional<Statement> insert_, stream_head_, by_id_, read_stream_, put_snapshot_,
+      put_checkpoint_, chain_at_;
 };
 
 // A read connection borrowed from the pool; returned on destruction.
@@ -282,11 +346,57 @@ absl::StatusOr<std::unique_ptr<SqliteEventStore>> SqliteEventStore::Open(
   }
   auto store = std::unique_ptr<SqliteEventStore>(new SqliteEventStore(std::move(options)));
   RETURN_IF_ERROR(store->Initialize());
-  store->writer_thread_ = std::thread([s = store.get()] { s->WriterLoop(); });
+  if (!store->options_.read_only) {
+    store->writer_thread_ = std::thread([s = store.get()] { s->WriterLoop(); });
+  }
   return store;
 }
 
+absl::Status SqliteEventStore::InitializeReadOnly() {
+  std::error_code ec;
+  if (!std::filesystem::exists(options_.path, ec)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("store ", options_.path.string(), ": no such database file"));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<Connection> db,
+                   Connection::Open(options_.path, /*create=*/false, /*read_only=*/true));
+  RETURN_IF_ERROR(ConfigureConnection(*db, options_));
+  ASSIGN_OR_RETURN(int64_t version, SchemaVersion(*db));
+  const std::vector<EmbeddedMigration>& embedded = EmbeddedMigrations();
+  int64_t newest = 0;
+  if (!embedded.empty() && !absl::SimpleAtoi(embedded.back().file_name.substr(0, 4), &newest)) {
+    return absl::InternalError("store: embedded migration names must start with a version");
+  }
+  if (version != newest) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "store ", options_.path.string(), ": schema version ", version, ", this binary reads ",
+        newest, " read-only; ",
+        version < newest ? "open it read-write once (credledger migrate) to migrate it"
+                         : "use a newer credledger"));
+  }
+  RETURN_IF_ERROR(CheckStoredTypes(*db));
+  ASSIGN_OR_RETURN(head_, LoadHead(*db));
+  ReleaseReader(std::move(db));
+  absl::MutexLock lock(&mu_);
+  committed_seq_ = head_.seq;
+  closing_ = true;  // no writer: Execute refuses, WaitForHead does not wait for one
+  return absl::OkStatus();
+}
+
+absl::Status SqliteEventStore::CheckStoredTypes(Connection& db) {
+  std::map<std::string, int64_t> stored;
+  ASSIGN_OR_RETURN(Statement types,
+                   db.Prepare("SELECT type, max_schema_version FROM event_types"));
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, types.Step());
+    if (!more) break;
+    stored[types.ColumnText(0)] = types.ColumnInt(1);
+  }
+  return options_.codec->CheckStoredTypes(stored);
+}
+
 absl::Status SqliteEventStore::Initialize() {
+  if (options_.read_only) return InitializeReadOnly();
   ASSIGN_OR_RETURN(writer_, Connection::Open(options_.path, /*create=*/true, false));
   {
     ASSIGN_OR_RETURN(Statement wal, writer_->Prepare("PRAGMA journal_mode = WAL"));
@@ -298,16 +408,7 @@ absl::Status SqliteEventStore::Initialize() {
   }
   RETURN_IF_ERROR(ConfigureConnection(*writer_, options_));
   RETURN_IF_ERROR(ApplyMigrations(*writer_, EmbeddedMigrations()));
-
-  std::map<std::string, int64_t> stored;
-  ASSIGN_OR_RETURN(Statement types,
-                   writer_->Prepare("SELECT type, max_schema_version FROM event_types"));
-  while (true) {
-    ASSIGN_OR_RETURN(bool more, types.Step());
-    if (!more) break;
-    stored[types.ColumnText(0)] = types.ColumnInt(1);
-  }
-  RETURN_IF_ERROR(options_.codec->CheckStoredTypes(stored));
+  RETURN_IF_ERROR(CheckStoredTypes(*writer_));
 
   ASSIGN_OR_RETURN(head_, LoadHead(*writer_));
   ASSIGN_OR_RETURN(transaction_, Transaction::Create(this));
@@ -340,6 +441,9 @@ absl::Status SqliteEventStore::Execute(Command command) {
   Pending pending{std::move(command), absl::OkStatus(), {}};
   {
     absl::MutexLock lock(&mu_);
+    if (options_.read_only) {
+      return absl::FailedPreconditionError("store: the event log is open read-only");
+    }
     if (closing_) return absl::CancelledError("store: closing; command not run");
     queue_.push_back(&pending);
   }
@@ -418,7 +522,7 @@ absl::StatusOr<SqliteEventStore::ReaderLease> SqliteEventStore::AcquireReader() 
     }
   }
   ASSIGN_OR_RETURN(std::unique_ptr<Connection> db,
-                   Connection::Open(options_.path, /*create=*/false, /*read_only=*/false));
+                   Connection::Open(options_.path, /*create=*/false, options_.read_only));
   RETURN_IF_ERROR(ConfigureConnection(*db, options_));
   RETURN_IF_ERROR(db->Exec("PRAGMA query_only = ON", "pragma query_only"));
   return ReaderLease(this, std::move(db));
@@ -496,6 +600,66 @@ absl::StatusOr<std::optional<Snapshot>> SqliteEventStore::LoadSnapshot(
   return std::optional<Snapshot>(Snapshot{std::string(projection), stmt.ColumnInt(0),
                                           static_cast<uint32_t>(stmt.ColumnInt(1)),
                                           stmt.ColumnBlob(2)});
+}
+
+absl::StatusOr<std::vector<RecordedEvent>> SqliteEventStore::ReadFiltered(
+    const EventFilter& filter, int64_t after_seq, int limit) {
+  if (limit <= 0) return absl::InvalidArgumentError("read: limit must be > 0");
+  if (!filter.stream.empty() && !filter.stream_prefix.empty()) {
+    return absl::InvalidArgumentError("read: stream and stream_prefix exclude each other");
+  }
+  std::string sql = absl::StrCat("SELECT ", kEventColumns, " FROM events WHERE seq > ?");
+  if (filter.until_seq > 0) absl::StrAppend(&sql, " AND seq <= ?");
+  if (!filter.stream.empty()) absl::StrAppend(&sql, " AND stream = ?");
+  // substr() rather than LIKE or GLOB: a prefix may hold their wildcard characters.
+  if (!filter.stream_prefix.empty()) absl::StrAppend(&sql, " AND substr(stream, 1, ?) = ?");
+  if (!filter.types.empty()) {
+    absl::StrAppend(&sql, " AND type IN (?");
+    for (size_t i = 1; i < filter.types.size(); ++i) absl::StrAppend(&sql, ",?");
+    absl::StrAppend(&sql, ")");
+  }
+  absl::StrAppend(&sql, " ORDER BY seq LIMIT ?");
+  ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
+  ASSIGN_OR_RETURN(Statement stmt, db->Prepare(sql));
+  int i = 1;
+  stmt.Bind(i++, after_seq);
+  if (filter.until_seq > 0) stmt.Bind(i++, filter.until_seq);
+  if (!filter.stream.empty()) stmt.BindText(i++, filter.stream);
+  if (!filter.stream_prefix.empty()) {
+    stmt.Bind(i++, static_cast<int64_t>(filter.stream_prefix.size()));
+    stmt.BindText(i++, filter.stream_prefix);
+  }
+  for (const std::string& type : filter.types) stmt.BindText(i++, type);
+  stmt.Bind(i, limit);
+  return CollectEvents(stmt);
+}
+
+absl::StatusOr<std::optional<v1::Checkpoint>> SqliteEventStore::LatestCheckpoint() {
+  ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
+  ASSIGN_OR_RETURN(Statement stmt,
+                   db->Prepare(absl::StrCat("SELECT ", kCheckpointColumns,
+                                            " FROM checkpoints ORDER BY seq DESC LIMIT 1")));
+  ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return std::optional<v1::Checkpoint>();
+  return std::optional<v1::Checkpoint>(ReadCheckpointRow(stmt));
+}
+
+absl::StatusOr<std::vector<v1::Checkpoint>> SqliteEventStore::ReadCheckpoints(int64_t after_seq,
+                                                                             int limit) {
+  if (limit <= 0) return absl::InvalidArgumentError("read: limit must be > 0");
+  ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
+  ASSIGN_OR_RETURN(Statement stmt,
+                   db->Prepare(absl::StrCat("SELECT ", kCheckpointColumns,
+                                            " FROM checkpoints WHERE seq > ? ORDER BY seq "
+                                            "LIMIT ?")));
+  stmt.Bind(1, after_seq).Bind(2, limit);
+  std::vector<v1::Checkpoint> checkpoints;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    checkpoints.push_back(ReadCheckpointRow(stmt));
+  }
+  return checkpoints;
 }
 
 SqliteEventStore::Stats SqliteEventStore::stats() const {

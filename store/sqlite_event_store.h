@@ -45,13 +45,17 @@ struct SqliteEventStoreOptions {
   int read_connections = 4;
   // Known event types and upcasters. Not owned.
   const EventCodec* codec = &EventCodec::Default();
+  // Opens an existing log for reading only (investigation, `verify --db`): no migration,
+  // no writer; Execute answers kFailedPrecondition and the file is never written.
+  bool read_only = false;
 };
 
 class SqliteEventStore final : public EventStore {
  public:
-  // Opens or creates the log and starts the writer.
+  // Opens or creates the log and starts the writer (read-only: opens an existing log).
   // Errors: kFailedPrecondition for a newer schema, an edited migration, or stored event
-  // types or schema versions this binary does not know; kDataLoss for a file that is not a
+  // types or schema versions this binary does not know, and when read-only, for a missing
+  // file or a schema older than this binary's (migrate it with a read-write open first); kDataLoss for a file that is not a
   // SQLite database or is corrupt; kUnavailable when the file is locked or unreadable.
   static absl::StatusOr<std::unique_ptr<SqliteEventStore>> Open(SqliteEventStoreOptions options);
 
@@ -73,6 +77,12 @@ class SqliteEventStore final : public EventStore {
   int64_t WaitForHead(int64_t after_seq, absl::Duration timeout) const override;
   absl::StatusOr<std::optional<Snapshot>> LoadSnapshot(absl::string_view projection,
                                                        int64_t max_seq) override;
+  absl::StatusOr<std::vector<RecordedEvent>> ReadFiltered(const EventFilter& filter,
+                                                          int64_t after_seq,
+                                                          int limit) override;
+  absl::StatusOr<std::optional<v1::Checkpoint>> LatestCheckpoint() override;
+  absl::StatusOr<std::vector<v1::Checkpoint>> ReadCheckpoints(int64_t after_seq,
+                                                              int limit) override;
 
   // Counters since Open, for tests and metrics.
   struct Stats {
@@ -95,6 +105,9 @@ class SqliteEventStore final : public EventStore {
 
   explicit SqliteEventStore(SqliteEventStoreOptions options);
   absl::Status Initialize();
+  absl::Status InitializeReadOnly();
+  // Refuses a log holding event types or schema versions the codec does not know.
+  absl::Status CheckStoredTypes(Connection& db);
   absl::StatusOr<Head> LoadHead(Connection& db);
   void WriterLoop();
   bool HasWorkOrClosing() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -40,12 +40,16 @@ class ApiFixture : public ::testing::Test {
     options.agent_ca_file = dir_.path() / "ca.pem";
     options.agent_token_ttl = absl::Hours(24);
     options.authorization_policy = policy_file_;
+    Configure(options);
     auto server = service::Server::Start(options);
     ASSERT_OK(server);
     server_ = *std::move(server);
     channel_ = grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials());
     stub_ = v1::TargetService::NewStub(channel_);
   }
+
+  // Lets a fixture change the options of every start.
+  virtual void Configure(service::ServeOptions&) {}
 
   // Restarts the server under the authorization policy `yaml`.
   void RestartWithPolicy(const std::string& yaml) {

@@ -6,7 +6,8 @@
 // steps. Every token credledger stores is read from its Secret while the Secret exists; at
 // the end each token, its base64 form and its signature segment are searched for in the
 // database file and its -wal/-shm files (raw bytes, while serve runs and after it stopped),
-// in serve's stdout and stderr, and in the stdout and stderr of every CLI run; so is the
+// in serve's stdout and stderr, and in the stdout and stderr of every CLI run (exports in
+// every format and the forensic answers included); so is the
 // start of any JWT, which finds a token that never reached a Secret. The test fails when
 // credledger writes a token, or a form of it, to any of those places: the tokens searched
 // for are exactly the bytes the cluster's Secrets hold.
@@ -124,6 +125,18 @@ TEST_F(TokenSecrecyTest, NoTokenReachesTheDatabaseTheLogsOrAnyResponse) {
                                     absl::Now() + kLiveWait));
   EXPECT_OK(json_watch->WaitForLine(absl::StrCat("\"seq\":\"", last_seq, "\""),
                                     absl::Now() + kLiveWait));
+  // Every export format and every forensic answer goes through the same search.
+  for (const char* format : {"jsonl", "cloudevents", "csv"}) {
+    EXPECT_EQ(Cli({"export", "--format", format}).exit_code, 0) << format;
+  }
+  for (const char* output : {"text", "json"}) {
+    EXPECT_EQ(Cli({"timeline", "demo/edge-1", "--output", output}).exit_code, 0);
+    EXPECT_EQ(Cli({"replay", "--as-of", last_seq, "--output", output}).exit_code, 0);
+    EXPECT_EQ(Cli({"valid-credentials", "--at", "2100-01-01T00:00:00Z", "--output", output})
+                  .exit_code,
+              0);
+    EXPECT_EQ(Cli({"diff", "--from", "0", "--to", last_seq, "--output", output}).exit_code, 0);
+  }
   KeepDatabaseFiles("while serving");
   StopServe();
   KeepDatabaseFiles("after stop");

@@ -39,7 +39,7 @@ std::string Revision(const v1::ServiceConfigured& service, const std::string& ta
 }  // namespace
 
 FleetDriver::FleetDriver(store::EventStore* store, common::FakeClock* clock)
-    : store_(store), clock_(clock), bus_(store) {}
+    : store_(store), clock_(clock), bus_(store), report_bus_(store) {}
 
 absl::Status FleetDriver::SetCredentialsEnabled(bool enabled) {
   v1::ServiceConfigured s;
@@ -61,14 +61,25 @@ absl::Status FleetDriver::SetCredentialsEnabled(bool enabled) {
 
 absl::StatusOr<CommandResult> FleetDriver::Do(const std::string& ns, const std::string& name,
                                               const svc::TargetCommand& command) {
+  return bus_.Execute(command, NextContext(ns, name, /*client=*/!IsOutcome(command)));
+}
+
+absl::StatusOr<service::ReportCommandResult> FleetDriver::DoReport(
+    const std::string& ns, const std::string& name, const svc::ReportCommand& command) {
+  return report_bus_.Execute(
+      command,
+      NextContext(ns, name, /*client=*/std::holds_alternative<svc::SetBoundReleases>(command)));
+}
+
+svc::CommandContext FleetDriver::NextContext(const std::string& ns, const std::string& name,
+                                             bool client) {
   clock_->Advance(absl::Seconds(1));
-  svc::CommandContext context{ns,
-                              name,
-                              clock_->Now(),
-                              IsOutcome(command) ? "credledger" : "alice",
-                              absl::StrCat("req-", ++request_counter_),
-                              service_};
-  return bus_.Execute(command, context);
+  return svc::CommandContext{ns,
+                             name,
+                             clock_->Now(),
+                             client ? "alice" : "credledger",
+                             absl::StrCat("req-", ++request_counter_),
+                             service_};
 }
 
 absl::StatusOr<v1::TargetState> FleetDriver::State(const std::string& ns,

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "projections/credential_projection.h"
 #include "service/command_bus.h"
+#include "service/report_command_bus.h"
 #include "service/target_commands.h"
 #include "store/event_store.h"
 #include "store/sqlite_event_store.h"
@@ -32,6 +33,14 @@ class FleetDriver {
   // previous one. Client commands run as "alice", outcome commands as "credledger".
   absl::StatusOr<service::CommandResult> Do(const std::string& ns, const std::string& name,
                                             const service::TargetCommand& command);
+
+  // Runs one report command for Target `ns`/`name` (RecordLiveness: for stream `liveness`)
+  // through ReportCommandBus with a fresh request id, one second after the previous command.
+  // SetBoundReleases runs as "alice", the others as "credledger" (the TargetReport watch and
+  // the scheduler).
+  absl::StatusOr<service::ReportCommandResult> DoReport(const std::string& ns,
+                                                        const std::string& name,
+                                                        const service::ReportCommand& command);
 
   // Plays the bridge for one Target until nothing is left to do: deletes released Secrets,
   // creates and issues the Secret of an open attempt (failing the TokenRequest once when
@@ -56,10 +65,14 @@ class FleetDriver {
 
  private:
   std::string NewSecretUid();
+  // The context of the next command: one second later, a fresh request id, actor "alice"
+  // for a client command and "credledger" otherwise.
+  service::CommandContext NextContext(const std::string& ns, const std::string& name, bool client);
 
   store::EventStore* store_;
   common::FakeClock* clock_;
   service::TargetCommandBus bus_;
+  service::ReportCommandBus report_bus_;
   v1::ServiceConfigured service_;
   int request_counter_ = 0;
   int uid_counter_ = 0;

@@ -65,6 +65,18 @@ class RollingBackStore final : public store::EventStore {
                                                               int64_t max_seq) override {
     return inner_->LoadSnapshot(projection, max_seq);
   }
+  absl::StatusOr<std::vector<store::RecordedEvent>> ReadFiltered(const store::EventFilter& filter,
+                                                                 int64_t after_seq,
+                                                                 int limit) override {
+    return inner_->ReadFiltered(filter, after_seq, limit);
+  }
+  absl::StatusOr<std::optional<v1::Checkpoint>> LatestCheckpoint() override {
+    return inner_->LatestCheckpoint();
+  }
+  absl::StatusOr<std::vector<v1::Checkpoint>> ReadCheckpoints(int64_t after_seq,
+                                                             int limit) override {
+    return inner_->ReadCheckpoints(after_seq, limit);
+  }
 
  private:
   store::EventStore* inner_;

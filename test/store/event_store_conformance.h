@@ -317,7 +317,106 @@ TYPED_TEST_P(EventStoreConformanceTest, WaitForHeadReturnsOnceAnEventIsCommitted
   writer.join();
 }
 
+TYPED_TEST_P(EventStoreConformanceTest, ReadFilteredSelectsBySeqStreamPrefixAndType) {
+  EventStore& store = *this->store_;
+  ASSERT_OK(store.Append(Request("r1", "target/a/x", ExpectedVersion::Any(), {"1", "2"})));
+  ASSERT_OK(store.Append(Request("r2", "target/a_/y", ExpectedVersion::Any(), {"3"})));
+  ASSERT_OK(store.Append(Request("r3", "target/b/z", ExpectedVersion::Any(), {"4"})));
+  AppendRequest typed{"r4", {StreamAppend{"target/a/x", ExpectedVersion::Any(), {}}}};
+  typed.streams[0].events.push_back(
+      NewEvent{"credledger.v1.TargetRevoked", 1, "meta", "5"});
+  ASSERT_OK(store.Append(typed));
+
+  EventFilter all;
+  ASSERT_OK_AND_ASSIGN(auto page, store.ReadFiltered(all, 1, 2));
+  EXPECT_THAT(Seqs(page), ElementsAre(2, 3));
+
+  EventFilter until;
+  until.until_seq = 3;
+  ASSERT_OK_AND_ASSIGN(page, store.ReadFiltered(until, 0, 10));
+  EXPECT_THAT(Seqs(page), ElementsAre(1, 2, 3));
+
+  EventFilter stream;
+  stream.stream = "target/a/x";
+  ASSERT_OK_AND_ASSIGN(page, store.ReadFiltered(stream, 0, 10));
+  EXPECT_THAT(Seqs(page), ElementsAre(1, 2, 5));
+
+  // The prefix is literal: "_" is not a wildcard, "target/a/" does not match "target/a_/".
+  EventFilter prefix;
+  prefix.stream_prefix = "target/a/";
+  ASSERT_OK_AND_ASSIGN(page, store.ReadFiltered(prefix, 1, 10));
+  EXPECT_THAT(Seqs(page), ElementsAre(2, 5));
+
+  EventFilter types;
+  types.types = {"credledger.v1.TargetRevoked", "credledger.v1.Unknown"};
+  ASSERT_OK_AND_ASSIGN(page, store.ReadFiltered(types, 0, 10));
+  EXPECT_THAT(Seqs(page), ElementsAre(5));
+
+  EventFilter both;
+  both.stream = "target/a/x";
+  both.stream_prefix = "target/";
+  EXPECT_THAT(store.ReadFiltered(both, 0, 10), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(store.ReadFiltered(all, 0, 0), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+inline v1::Checkpoint CheckpointOf(const RecordedEvent& event, const std::string& signature) {
+  v1::Checkpoint c;
+  c.set_seq(event.seq);
+  c.set_chain_hash(event.chain_hash);
+  c.set_signed_at_us(event.recorded_at_us + 1);
+  c.set_key_id("0123456789abcdef");
+  c.set_signature(signature);
+  return c;
+}
+
+TYPED_TEST_P(EventStoreConformanceTest, CheckpointsNameLogEventsInIncreasingSeq) {
+  EventStore& store = *this->store_;
+  ASSERT_OK_AND_ASSIGN(auto appended,
+                       store.Append(Request("r1", "s/a", ExpectedVersion::Any(), {"1", "2", "3"})));
+  const std::vector<RecordedEvent>& e = appended.events;
+  ASSERT_OK_AND_ASSIGN(auto none, store.LatestCheckpoint());
+  EXPECT_FALSE(none.has_value());
+
+  ASSERT_OK(store.SaveCheckpoint(CheckpointOf(e[1], "sig-2")));
+  // Not above the newest, a chain hash that is not the event's, and a seq past the head.
+  EXPECT_THAT(store.SaveCheckpoint(CheckpointOf(e[0], "sig-1")),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("newest checkpoint")));
+  v1::Checkpoint wrong_hash = CheckpointOf(e[2], "sig-3");
+  wrong_hash.set_chain_hash(e[1].chain_hash);
+  EXPECT_THAT(store.SaveCheckpoint(wrong_hash),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("chain_hash")));
+  v1::Checkpoint past_head = CheckpointOf(e[2], "sig-4");
+  past_head.set_seq(4);
+  EXPECT_THAT(store.SaveCheckpoint(past_head),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not an event")));
+  EXPECT_THAT(store.SaveCheckpoint(CheckpointOf(e[2], "")),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  ASSERT_OK(store.SaveCheckpoint(CheckpointOf(e[2], "sig-3")));
+
+  ASSERT_OK_AND_ASSIGN(auto latest, store.LatestCheckpoint());
+  ASSERT_TRUE(latest.has_value());
+  EXPECT_EQ(latest->seq(), 3);
+  EXPECT_EQ(latest->chain_hash(), e[2].chain_hash);
+  EXPECT_EQ(latest->signed_at_us(), e[2].recorded_at_us + 1);
+  EXPECT_EQ(latest->key_id(), "0123456789abcdef");
+  EXPECT_EQ(latest->signature(), "sig-3");
+  ASSERT_OK_AND_ASSIGN(auto listed, store.ReadCheckpoints(0, 10));
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].seq(), 2);
+  EXPECT_EQ(listed[1].seq(), 3);
+  ASSERT_OK_AND_ASSIGN(listed, store.ReadCheckpoints(2, 10));
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].seq(), 3);
+
+  this->Reopen();
+  ASSERT_OK_AND_ASSIGN(latest, this->store_->LatestCheckpoint());
+  ASSERT_TRUE(latest.has_value());
+  EXPECT_EQ(latest->seq(), 3);
+}
+
 REGISTER_TYPED_TEST_SUITE_P(EventStoreConformanceTest, EmptyLogHasHeadZeroAndReadsNothing,
+                            ReadFilteredSelectsBySeqStreamPrefixAndType,
+                            CheckpointsNameLogEventsInIncreasingSeq,
                             AppendAssignsGapFreeSeqAndStreamVersions,
                             StoredBytesAndMetadataRoundTrip,
                             NoStreamExpectationFailsOnExistingStreamAndWritesNothing,

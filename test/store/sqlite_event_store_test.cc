@@ -230,6 +230,76 @@ TEST_F(SqliteEventStoreTest, OpenRefusesADatabaseFromANewerBinary) {
                        HasSubstr("schema version 9999 (9999_future.sql) is newer")));
 }
 
+TEST_F(SqliteEventStoreTest, CheckpointTriggersRefuseEditsAndForeignChainHashes) {
+  auto store = Open();
+  ASSERT_OK_AND_ASSIGN(auto appended, store->Append(OneEvent("r1", "s/a")));
+  v1::Checkpoint checkpoint;
+  checkpoint.set_seq(1);
+  checkpoint.set_chain_hash(appended.events[0].chain_hash);
+  checkpoint.set_key_id("k");
+  checkpoint.set_signature("s");
+  ASSERT_OK(store->SaveCheckpoint(checkpoint));
+  store.reset();
+
+  EXPECT_THAT(RawExec("UPDATE checkpoints SET signed_at_us = 1"),
+              HasSubstr("append-only: UPDATE refused"));
+  EXPECT_THAT(RawExec("DELETE FROM checkpoints"), HasSubstr("append-only: DELETE refused"));
+  EXPECT_THAT(RawExec("INSERT INTO checkpoints VALUES (2, zeroblob(32), 1, 'k', x'00')"),
+              HasSubstr("chain_hash of the event at seq"));
+}
+
+TEST_F(SqliteEventStoreTest, TheWalIsCheckpointedIntoTheDatabaseWhileTheWriterRuns) {
+  auto store = Open();
+  const std::string payload(2048, 'p');
+  // About 8 MiB of events: twice SQLite's automatic checkpoint threshold (1000 pages).
+  for (int i = 0; i < 400; ++i) {
+    AppendRequest request{absl::StrCat("r", i), {StreamAppend{"s/a", ExpectedVersion::Any(), {}}}};
+    for (int j = 0; j < 10; ++j) request.streams[0].events.push_back({kType, 1, "m", payload});
+    ASSERT_OK(store->Append(request));
+  }
+  // Without checkpoints every page stays in the -wal file and the database keeps its first
+  // page only.
+  EXPECT_GT(std::filesystem::file_size(db_path()), 4u << 20);
+  EXPECT_LT(std::filesystem::file_size(db_path().string() + "-wal"), 8u << 20);
+}
+
+TEST_F(SqliteEventStoreTest, ReadOnlyOpenReadsButNeverWrites) {
+  auto store = Open();
+  ASSERT_OK(store->Append(OneEvent("r1", "s/a")));
+  ASSERT_OK(store->Append(OneEvent("r2", "s/b")));
+  store.reset();
+  const auto before = std::filesystem::last_write_time(db_path());
+
+  SqliteEventStoreOptions options;
+  options.path = db_path();
+  options.read_only = true;
+  ASSERT_OK_AND_ASSIGN(auto reader, SqliteEventStore::Open(options));
+  EXPECT_EQ(reader->HeadSeq(), 2);
+  ASSERT_OK_AND_ASSIGN(auto events, reader->ReadAll(0, 10));
+  EXPECT_EQ(events.size(), 2u);
+  EXPECT_THAT(reader->Append(OneEvent("r3", "s/a")),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("read-only")));
+  EXPECT_EQ(reader->WaitForHead(2, absl::ZeroDuration()), 2);
+  reader.reset();
+  EXPECT_EQ(std::filesystem::last_write_time(db_path()), before);
+
+  options.path = dir_.path() / "missing.db";
+  EXPECT_THAT(SqliteEventStore::Open(options),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("no such database")));
+  EXPECT_FALSE(std::filesystem::exists(options.path));
+}
+
+TEST_F(SqliteEventStoreTest, ReadOnlyOpenRefusesASchemaItWouldHaveToMigrate) {
+  Open().reset();
+  ASSERT_EQ(RawExec("DELETE FROM schema_migrations WHERE version = 2"), "");
+  SqliteEventStoreOptions options;
+  options.path = db_path();
+  options.read_only = true;
+  EXPECT_THAT(SqliteEventStore::Open(options),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("schema version 1, this binary reads 2 read-only")));
+}
+
 TEST_F(SqliteEventStoreTest, OpenRefusesAFileThatIsNotADatabase) {
   std::ofstream(db_path()) << "this is not a SQLite database, just text long enough to read";
   SqliteEventStoreOptions options;

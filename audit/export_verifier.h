@@ -1,0 +1,82 @@
+// ExportVerifier: `credledger verify <export>`: checks a kJsonLines or kCloudEvents export
+// offline, without the database (issue "Audit export", "Tamper evidence"; docs/audit.md,
+// "Verifying an export").
+//
+// Per event line: the line parses; `data`, actor and request id equal what the stored bytes
+// decode to (an edited `data` with untouched bytes is caught here); the chain rules of
+// ChainVerifier (edited bytes with untouched `data` are caught there).
+// At the end: a trailer is present and is the last line; its signature and key id, and those
+// of its checkpoint, verify with the given public key; the filter's implied completeness
+// holds: without stream, prefix or type filters the seqs are consecutive, start at
+// after_seq + 1 (1 without a lower bound) unless from_time_us is set, and end at head_seq (or
+// until_seq when below it) unless to_time_us is set; with a stream or prefix filter and no
+// type filter every stream's versions are consecutive and start at 0 without a lower bound;
+// the export does not end before the trailer's last_seq (truncated tail); first_seq,
+// last_seq, event_count and the last version and stream_hash of every stream equal what was
+// read; no event and no checkpoint is after head_seq; the exported event at head_seq and at
+// the checkpoint's seq, when among the last ChainVerifier::kRecentChainHashes events read,
+// has the stated chain_hash; and head_seq >= min_seq (an old export, however genuine, of a
+// log the auditor has seen further does not pass). The verdict counts the checkpoint as
+// verified only when its chain_hash could be compared with an exported event.
+//
+// Each problem names the first bad seq where the input shows it: line problems stop the
+// verification at their line; the end checks run in the order above.
+//
+// Thread-safety: not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <optional>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "audit/chain_verifier.h"
+#include "audit/export_format.h"
+#include "audit/signing_key.h"
+#include "audit/verification.h"
+#include "store/event_codec.h"
+
+namespace credledger::audit {
+
+struct ExportVerifyOptions {
+  // The service's public key. Not owned; must outlive the verifier.
+  const PublicKey* public_key = nullptr;
+  // The log must reach at least this seq (the auditor's last seen head); 0: no requirement.
+  int64_t min_seq = 0;
+  // Decodes payloads to compare with `data`. Not owned.
+  const store::EventCodec* codec = &store::EventCodec::Default();
+};
+
+class ExportVerifier {
+ public:
+  // REQUIRES: options.public_key != nullptr.
+  explicit ExportVerifier(ExportVerifyOptions options);
+
+  // Feeds the next line of the file, without its line break (a trailing '\r' is ignored).
+  // Empty lines are ignored. After the first problem further lines are ignored.
+  void AddLine(absl::string_view line);
+  // Ends the input and returns the verdict.
+  Verdict Finish();
+
+ private:
+  std::optional<Problem> CheckLine(absl::string_view line);
+  std::optional<Problem> CheckRecord(const ExportRecord& record, absl::string_view line);
+  std::optional<Problem> CheckEnd();
+  std::optional<Problem> CheckCompleteness(const v1::ExportTrailer& trailer) const;
+  std::optional<Problem> CheckTrailerCounts(const v1::ExportTrailer& trailer) const;
+  std::optional<Problem> CheckTrailerHashes(const v1::ExportTrailer& trailer);
+
+  ExportVerifyOptions options_;
+  std::optional<ExportFormat> format_;
+  ChainVerifier chain_;
+  std::optional<v1::ExportTrailer> trailer_;
+  int64_t trailer_line_ = 0;
+  Verdict verdict_;
+  int64_t line_number_ = 0;
+};
+
+// Verifies every line of `in` (split on '\n'). Same checks as ExportVerifier.
+Verdict VerifyExport(std::istream& in, const ExportVerifyOptions& options);
+
+}  // namespace credledger::audit

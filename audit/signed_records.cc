@@ -1,0 +1,132 @@
+#include "audit/signed_records.h"
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "store/log_hash.h"
+
+namespace credledger::audit {
+namespace {
+
+using store::AppendLengthPrefixed;
+using store::AppendLengthPrefixedInt;
+
+constexpr size_t kChainHashBytes = 32;
+
+std::string FilterSigningBytes(const v1::ExportFilter& filter) {
+  std::string out;
+  AppendLengthPrefixedInt(&out, filter.after_seq());
+  AppendLengthPrefixedInt(&out, filter.until_seq());
+  AppendLengthPrefixedInt(&out, filter.from_time_us());
+  AppendLengthPrefixedInt(&out, filter.to_time_us());
+  AppendLengthPrefixed(&out, filter.stream());
+  AppendLengthPrefixed(&out, filter.stream_prefix());
+  AppendLengthPrefixedInt(&out, filter.types_size());
+  for (const std::string& type : filter.types()) AppendLengthPrefixed(&out, type);
+  return out;
+}
+
+// The checkpoint as embedded in a trailer: empty when unset, else its signing bytes and
+// LP(signature).
+std::string EmbeddedCheckpoint(const v1::ExportTrailer& trailer) {
+  if (!trailer.has_checkpoint()) return "";
+  std::string out = CheckpointSigningBytes(trailer.checkpoint());
+  AppendLengthPrefixed(&out, trailer.checkpoint().signature());
+  return out;
+}
+
+// A key id read from a signed record, printable whatever bytes it holds.
+std::string Printable(absl::string_view key_id) { return absl::CHexEscape(key_id); }
+
+}  // namespace
+
+std::string CheckpointSigningBytes(const v1::Checkpoint& checkpoint) {
+  std::string out;
+  AppendLengthPrefixed(&out, kCheckpointTag);
+  AppendLengthPrefixedInt(&out, checkpoint.seq());
+  AppendLengthPrefixed(&out, checkpoint.chain_hash());
+  AppendLengthPrefixedInt(&out, checkpoint.signed_at_us());
+  AppendLengthPrefixed(&out, checkpoint.key_id());
+  return out;
+}
+
+absl::StatusOr<v1::Checkpoint> SignCheckpoint(const SigningKey& key, int64_t seq,
+                                              absl::string_view chain_hash,
+                                              int64_t signed_at_us) {
+  if (seq < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("checkpoint: seq must be at least 1, got ", seq));
+  }
+  if (chain_hash.size() != kChainHashBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "checkpoint at seq ", seq, ": chain_hash must be 32 bytes, got ", chain_hash.size()));
+  }
+  v1::Checkpoint checkpoint;
+  checkpoint.set_seq(seq);
+  checkpoint.set_chain_hash(std::string(chain_hash));
+  checkpoint.set_signed_at_us(signed_at_us);
+  checkpoint.set_key_id(key.key_id());
+  absl::StatusOr<std::string> signature = key.Sign(CheckpointSigningBytes(checkpoint));
+  if (!signature.ok()) return signature.status();
+  checkpoint.set_signature(*std::move(signature));
+  return checkpoint;
+}
+
+absl::Status VerifyCheckpoint(const PublicKey& key, const v1::Checkpoint& checkpoint) {
+  if (checkpoint.key_id() != key.key_id()) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "checkpoint at seq ", checkpoint.seq(), " is signed by key ",
+        Printable(checkpoint.key_id()), ", not by the given public key ", key.key_id()));
+  }
+  if (!key.Verify(CheckpointSigningBytes(checkpoint), checkpoint.signature())) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("checkpoint at seq ", checkpoint.seq(), ": bad signature"));
+  }
+  return absl::OkStatus();
+}
+
+std::string TrailerSigningBytes(const v1::ExportTrailer& trailer) {
+  std::string out;
+  AppendLengthPrefixed(&out, kTrailerTag);
+  AppendLengthPrefixed(&out, FilterSigningBytes(trailer.filter()));
+  AppendLengthPrefixedInt(&out, trailer.first_seq());
+  AppendLengthPrefixedInt(&out, trailer.last_seq());
+  AppendLengthPrefixedInt(&out, trailer.event_count());
+  AppendLengthPrefixedInt(&out, trailer.head_seq());
+  AppendLengthPrefixed(&out, trailer.head_chain_hash());
+  AppendLengthPrefixedInt(&out, trailer.streams_size());
+  for (const v1::StreamHead& head : trailer.streams()) {
+    AppendLengthPrefixed(&out, head.stream());
+    AppendLengthPrefixedInt(&out, head.stream_version());
+    AppendLengthPrefixed(&out, head.stream_hash());
+  }
+  AppendLengthPrefixedInt(&out, trailer.exported_at_us());
+  AppendLengthPrefixed(&out, EmbeddedCheckpoint(trailer));
+  AppendLengthPrefixed(&out, trailer.key_id());
+  return out;
+}
+
+absl::Status SignTrailer(const SigningKey& key, v1::ExportTrailer& trailer) {
+  trailer.set_key_id(key.key_id());
+  absl::StatusOr<std::string> signature = key.Sign(TrailerSigningBytes(trailer));
+  if (!signature.ok()) return signature.status();
+  trailer.set_signature(*std::move(signature));
+  return absl::OkStatus();
+}
+
+absl::Status VerifyTrailer(const PublicKey& key, const v1::ExportTrailer& trailer) {
+  if (trailer.signature().empty()) {
+    return absl::PermissionDeniedError("the export trailer is not signed");
+  }
+  if (trailer.key_id() != key.key_id()) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("the export trailer is signed by key ", Printable(trailer.key_id()),
+                     ", not by the given public key ", key.key_id()));
+  }
+  if (!key.Verify(TrailerSigningBytes(trailer), trailer.signature())) {
+    return absl::PermissionDeniedError("the export trailer: bad signature");
+  }
+  if (trailer.has_checkpoint()) return VerifyCheckpoint(key, trailer.checkpoint());
+  return absl::OkStatus();
+}
+
+}  // namespace credledger::audit

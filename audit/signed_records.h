@@ -1,0 +1,59 @@
+// The signed records of the audit trail (docs/audit.md, "Checkpoints" and "Trailer"): the
+// exact bytes that are signed, and signing and verifying them.
+//
+// Signing bytes use the log's encodings (docs/log-format.md): LP(x) is x prefixed with its
+// 8-byte big-endian length, INT(n) an 8-byte big-endian integer.
+//
+//   checkpoint = LP("credledger-checkpoint-v1") || LP(INT(seq)) || LP(chain_hash)
+//                || LP(INT(signed_at_us)) || LP(key_id)
+//   trailer    = LP("credledger-export-trailer-v1") || LP(filter) || LP(INT(first_seq))
+//                || LP(INT(last_seq)) || LP(INT(event_count)) || LP(INT(head_seq))
+//                || LP(head_chain_hash) || LP(INT(number of streams))
+//                || for each stream in order: LP(stream) || LP(INT(stream_version))
+//                                             || LP(stream_hash)
+//                || LP(INT(exported_at_us)) || LP(checkpoint) || LP(key_id)
+//   filter     = LP(INT(after_seq)) || LP(INT(until_seq)) || LP(INT(from_time_us))
+//                || LP(INT(to_time_us)) || LP(stream) || LP(stream_prefix)
+//                || LP(INT(number of types)) || LP(type) for each type in order
+//   checkpoint inside the trailer: the empty string when unset, else the checkpoint's signing
+//                bytes followed by LP(signature)
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "audit/signing_key.h"
+#include "credledger/v1/audit.pb.h"
+
+namespace credledger::audit {
+
+inline constexpr char kCheckpointTag[] = "credledger-checkpoint-v1";
+inline constexpr char kTrailerTag[] = "credledger-export-trailer-v1";
+
+// The bytes a checkpoint's signature covers (every field but `signature`).
+std::string CheckpointSigningBytes(const v1::Checkpoint& checkpoint);
+// A checkpoint of the chain at `seq` (chain_hash: 32 bytes), signed at `signed_at_us` (unix
+// microseconds) with `key`. Errors: kInvalidArgument when seq < 1 or chain_hash is not 32
+// bytes; kInternal when signing fails.
+absl::StatusOr<v1::Checkpoint> SignCheckpoint(const SigningKey& key, int64_t seq,
+                                              absl::string_view chain_hash,
+                                              int64_t signed_at_us);
+// Checks `checkpoint` against `key`. Errors: kPermissionDenied "checkpoint at seq N is
+// signed by key X, not by the given public key Y" when the key ids differ, or "checkpoint at
+// seq N: bad signature" when the signature does not verify.
+absl::Status VerifyCheckpoint(const PublicKey& key, const v1::Checkpoint& checkpoint);
+
+// The bytes a trailer's signature covers (every field but `signature`).
+std::string TrailerSigningBytes(const v1::ExportTrailer& trailer);
+// Sets `trailer.key_id` to the key's id and signs. Errors: kInternal when signing fails.
+absl::Status SignTrailer(const SigningKey& key, v1::ExportTrailer& trailer);
+// Checks the trailer's signature and key id against `key`, and its checkpoint's when set.
+// Errors: kPermissionDenied naming what failed ("the export trailer is not signed", "the
+// export trailer is signed by key X, not by ...", "the export trailer: bad signature", or
+// VerifyCheckpoint's).
+absl::Status VerifyTrailer(const PublicKey& key, const v1::ExportTrailer& trailer);
+
+}  // namespace credledger::audit

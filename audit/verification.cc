@@ -1,0 +1,48 @@
+#include "audit/verification.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/sha256.h"
+
+namespace credledger::audit {
+namespace {
+
+constexpr size_t kHashPrefixChars = 12;
+
+// "<n> events, seq <first>..<last>, head <head>, <k> checkpoints verified (newest ...)".
+std::string Counts(const Verdict& verdict) {
+  std::string out = absl::StrCat(verdict.events, " events");
+  if (verdict.events > 0) {
+    absl::StrAppend(&out, ", seq ", verdict.first_seq, "..", verdict.last_seq);
+  }
+  // A failure found before the trailer (or the database head) was read knows no head.
+  if (verdict.ok() || verdict.head_seq > 0) absl::StrAppend(&out, ", head ", verdict.head_seq);
+  absl::StrAppend(&out, ", ", verdict.checkpoints_checked, " checkpoints verified");
+  if (verdict.checkpoint.has_value()) {
+    absl::StrAppend(&out, " (newest at seq ", verdict.checkpoint->seq(), ", key ",
+                    verdict.checkpoint->key_id(), ")");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string HashPrefix(absl::string_view hash) {
+  return absl::StrCat(common::HexEncode(hash).substr(0, kHashPrefixChars), "...");
+}
+
+std::string MissingRange(absl::string_view noun, int64_t from, int64_t to) {
+  if (from == to) return absl::StrCat(noun, " ", from, " is missing");
+  return absl::StrCat(noun, "s ", from, "..", to, " are missing");
+}
+
+std::string FormatVerdict(const Verdict& verdict) {
+  if (verdict.ok()) return absl::StrCat("OK: ", Counts(verdict), "\n");
+  const Problem& problem = *verdict.problem;
+  std::string out = "FAILED";
+  if (problem.seq > 0) absl::StrAppend(&out, " at seq ", problem.seq);
+  absl::StrAppend(&out, ": ", problem.kind, ": ", problem.detail, "\n");
+  absl::StrAppend(&out, "read: ", Counts(verdict), "\n");
+  return out;
+}
+
+}  // namespace credledger::audit

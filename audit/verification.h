@@ -1,0 +1,71 @@
+// What verifying a log or an export found (docs/audit.md, "Verifying").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "credledger/v1/audit.pb.h"
+
+namespace credledger::audit {
+
+// The first thing that did not verify.
+struct Problem {
+  // seq of the event concerned; 0 when the problem is not tied to one event (a missing
+  // trailer, a bad trailer signature, a stale export).
+  int64_t seq = 0;
+  // One of the kProblem* names below.
+  std::string kind;
+  // What exactly differs, in words; never secret material.
+  std::string detail;
+};
+
+inline constexpr char kProblemMalformed[] = "malformed line";
+inline constexpr char kProblemDigestMismatch[] = "digest mismatch";
+inline constexpr char kProblemChainBreak[] = "chain break";
+inline constexpr char kProblemStreamChainBreak[] = "stream chain break";
+inline constexpr char kProblemGap[] = "gap";
+inline constexpr char kProblemReordering[] = "reordering";
+inline constexpr char kProblemDataMismatch[] = "data mismatch";
+inline constexpr char kProblemTruncated[] = "truncated tail";
+inline constexpr char kProblemTrailerMismatch[] = "trailer mismatch";
+inline constexpr char kProblemCheckpointMismatch[] = "checkpoint mismatch";
+inline constexpr char kProblemBadSignature[] = "bad signature";
+inline constexpr char kProblemStale[] = "stale";
+
+// How a problem's detail names a hash: its first 12 lowercase hex characters and "...".
+std::string HashPrefix(absl::string_view hash);
+// How a problem's detail names missing positions `from`..`to` (from <= to) of kind `noun`
+// ("seq", "version"): "seq 43 is missing" or "seqs 43..44 are missing".
+std::string MissingRange(absl::string_view noun, int64_t from, int64_t to);
+
+// The verdict over a whole export or database.
+struct Verdict {
+  // Events read (up to the first problem).
+  int64_t events = 0;
+  int64_t first_seq = 0;
+  int64_t last_seq = 0;
+  // The head the trailer (or the database) states.
+  int64_t head_seq = 0;
+  // The newest checkpoint that verified; unset when none.
+  std::optional<v1::Checkpoint> checkpoint;
+  // Checkpoints whose signature and chain hash were checked.
+  int64_t checkpoints_checked = 0;
+  // Unset when everything verified.
+  std::optional<Problem> problem;
+
+  bool ok() const { return !problem.has_value(); }
+};
+
+// The verdict as printed by `credledger verify`, one fact per line, each ending with a
+// newline. On success one line:
+//   OK: <n> events, seq <first>..<last>, head <head>, <k> checkpoints verified (newest at seq
+//   <s>, key <key id>)
+// (", seq <first>..<last>" only when n > 0, the parenthesis only when a checkpoint verified).
+// On failure:
+//   FAILED at seq <N>: <kind>: <detail>      ("at seq <N>" only when N > 0)
+//   read: <the same counts as after "OK: ">
+std::string FormatVerdict(const Verdict& verdict);
+
+}  // namespace credledger::audit

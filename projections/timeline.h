@@ -1,0 +1,58 @@
+// Timeline: a Target's history in readable form (issue "Audit export", "Forensic replay";
+// docs/forensics.md). Pure: events in, entries out, no I/O.
+//
+// Feed it, in seq order, the events of the Target's `target/<ns>/<name>` and
+// `report/<ns>/<name>` streams and of the `liveness` stream. Every event of the Target's own
+// streams gives one entry; its summary, Secret, credentialTag (a Secret's tag is the one
+// its uid defines), attempt and target_uid come from the event, its actor and request id
+// from the event's metadata. Heartbeats in `liveness` give an entry only when they end a
+// silence (the first heartbeat of the Target after a ReportingStale with no report in
+// between), so that the timeline shows each liveness gap and its end without listing every
+// heartbeat.
+//
+// Thread-safety: not thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "credledger/v1/events.pb.h"
+#include "credledger/v1/state.pb.h"
+#include "store/event_store.h"
+
+namespace credledger::projections {
+
+class TimelineBuilder {
+ public:
+  // The Target's namespace and name (DNS-1123 labels, already validated).
+  TimelineBuilder(std::string target_namespace, std::string name);
+
+  // The entry for `event`; nullopt for an event of another stream, a heartbeat that ends no
+  // silence, or a LivenessObserved batch without the Target.
+  // Errors: kDataLoss when the event or its metadata does not decode.
+  absl::StatusOr<std::optional<v1::TimelineEntry>> Apply(const store::RecordedEvent& event);
+
+ private:
+  std::string namespace_;
+  std::string name_;
+  std::string target_stream_;
+  std::string report_stream_;
+  // A ReportingStale was the Target's last liveness fact (no report, new incarnation or
+  // finalization since): the next heartbeat ends a gap.
+  bool silent_ = false;
+};
+
+// What `event` says, as one sentence without secret material: the summary of its timeline
+// entry ("credential issued: Secret solar-agent-edge-1-3, tag ab12cd34ef, expires
+// 2026-12-02T10:00:00Z"); StateDiff reuses it. Times are RFC 3339 UTC.
+std::string SummarizeEvent(const v1::Event& event);
+
+// One timeline entry as one line of text: "<RFC 3339 UTC time, whole seconds>  seq <n>
+// <actor>  <event type>  <summary>", then " secret=<name>" and " tag=<tag>" when set, and a
+// newline. Control characters in the text parts are written as "\xNN", so an entry cannot
+// break the line or forge another one.
+std::string FormatTimelineEntry(const v1::TimelineEntry& entry);
+
+}  // namespace credledger::projections
