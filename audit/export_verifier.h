@@ -40,8 +40,10 @@
 namespace credledger::audit {
 
 struct ExportVerifyOptions {
-  // The service's public key. Not owned; must outlive the verifier.
-  const PublicKey* public_key = nullptr;
+  // The service's public keys: the one that signed the trailer, and the ones that signed
+  // the checkpoints it carries (a different one after a key rotation). Not owned; must
+  // outlive the verifier.
+  const KeyRing* public_key = nullptr;
   // The log must reach at least this seq (the auditor's last seen head); 0: no requirement.
   int64_t min_seq = 0;
   // Decodes payloads to compare with `data`. Not owned.

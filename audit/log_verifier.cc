@@ -55,7 +55,7 @@ Problem NoEventFor(const v1::Checkpoint& checkpoint) {
 // `checkpoint` against `chain_hash`, the chain_hash the log holds at its seq, then its
 // signature when `key` is set; counts it in `verdict` when both were checked.
 std::optional<Problem> CheckCheckpoint(const v1::Checkpoint& checkpoint,
-                                       const std::string& chain_hash, const PublicKey* key,
+                                       const std::string& chain_hash, const KeyRing* key,
                                        Verdict& verdict) {
   if (checkpoint.chain_hash() != chain_hash) {
     return Problem{checkpoint.seq(), kProblemCheckpointMismatch,
@@ -77,7 +77,7 @@ std::optional<Problem> CheckCheckpoint(const v1::Checkpoint& checkpoint,
 // log lacks. Errors: store read errors.
 absl::StatusOr<std::optional<Problem>> CheckCheckpointsUpTo(CheckpointCursor& cursor,
                                                             const store::RecordedEvent* event,
-                                                            const PublicKey* key,
+                                                            const KeyRing* key,
                                                             Verdict& verdict) {
   for (;;) {
     ASSIGN_OR_RETURN(const v1::Checkpoint* checkpoint, cursor.Peek());
@@ -95,7 +95,7 @@ absl::StatusOr<std::optional<Problem>> CheckCheckpointsUpTo(CheckpointCursor& cu
 // chain_hash included). Errors: store read errors.
 absl::StatusOr<std::optional<Problem>> CheckCheckpointAlone(store::EventStore& store,
                                                             const v1::Checkpoint& checkpoint,
-                                                            const PublicKey* key,
+                                                            const KeyRing* key,
                                                             Verdict& verdict) {
   ASSIGN_OR_RETURN(std::vector<store::RecordedEvent> events,
                    store.ReadAll(checkpoint.seq() - 1, 1));
@@ -122,7 +122,7 @@ std::optional<Problem> CheckEvent(ChainVerifier& chain, const store::RecordedEve
 // `verdict.head_seq` is truncated, a checkpoint after its end names a missing event. Fills
 // the counts and the problem of `verdict`. Errors: store read errors.
 absl::Status ScanLog(store::EventStore& store, int64_t first_seq, bool streams_from_start,
-                     CheckpointCursor& cursor, const PublicKey* key, Verdict& verdict) {
+                     CheckpointCursor& cursor, const KeyRing* key, Verdict& verdict) {
   ChainVerifier chain;
   std::optional<Problem> problem;
   for (int64_t after_seq = first_seq - 1; !problem.has_value();) {
@@ -155,7 +155,7 @@ absl::Status ScanLog(store::EventStore& store, int64_t first_seq, bool streams_f
 
 }  // namespace
 
-absl::StatusOr<Verdict> VerifyLog(store::EventStore& store, const PublicKey& public_key,
+absl::StatusOr<Verdict> VerifyLog(store::EventStore& store, const KeyRing& public_key,
                                   int64_t min_seq) {
   Verdict verdict;
   // Every checkpoint read names an event at or before the head read next, so a writer
@@ -173,7 +173,7 @@ absl::StatusOr<Verdict> VerifyLog(store::EventStore& store, const PublicKey& pub
 }
 
 absl::StatusOr<Verdict> VerifyLogTail(store::EventStore& store, int64_t events,
-                                      const PublicKey* public_key) {
+                                      const KeyRing* public_key) {
   if (events <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("tail check: events must be > 0, got ", events));

@@ -30,16 +30,19 @@
 
 namespace credledger::audit {
 
-// The whole log, its checkpoints verified with `public_key`; `min_seq` is the head the
+// The whole log, each checkpoint verified with the key of `public_key` its key id names (a
+// log signed before and after a key rotation needs both keys); `min_seq` is the head the
 // auditor saw last (0: no requirement). Errors: store read errors (the verdict reports what
 // the data says, the status what kept it from being read).
-absl::StatusOr<Verdict> VerifyLog(store::EventStore& store, const PublicKey& public_key,
+absl::StatusOr<Verdict> VerifyLog(store::EventStore& store, const KeyRing& public_key,
                                   int64_t min_seq);
 
 // The last `events` (> 0) events and the newest checkpoint; its signature only when
-// `public_key` is non-null (and only then is it counted in checkpoints_checked).
+// `public_key` is non-null (and only then is it counted in checkpoints_checked). The service
+// passes only its own key, and a null ring when the newest checkpoint names another key (it
+// was signed before a key rotation).
 // Errors: kInvalidArgument when events <= 0; store read errors.
 absl::StatusOr<Verdict> VerifyLogTail(store::EventStore& store, int64_t events,
-                                      const PublicKey* public_key);
+                                      const KeyRing* public_key);
 
 }  // namespace credledger::audit

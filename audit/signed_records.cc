@@ -71,13 +71,24 @@ absl::StatusOr<v1::Checkpoint> SignCheckpoint(const SigningKey& key, int64_t seq
   return checkpoint;
 }
 
-absl::Status VerifyCheckpoint(const PublicKey& key, const v1::Checkpoint& checkpoint) {
-  if (checkpoint.key_id() != key.key_id()) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "checkpoint at seq ", checkpoint.seq(), " is signed by key ",
-        Printable(checkpoint.key_id()), ", not by the given public key ", key.key_id()));
+namespace {
+
+// "not by the given public key Y", or "not by any of the given public keys (Y, Z)".
+std::string NotByAnyOf(const KeyRing& keys) {
+  if (keys.size() == 1) return absl::StrCat("not by the given public key ", keys.KeyIds());
+  return absl::StrCat("not by any of the given public keys (", keys.KeyIds(), ")");
+}
+
+}  // namespace
+
+absl::Status VerifyCheckpoint(const KeyRing& keys, const v1::Checkpoint& checkpoint) {
+  const PublicKey* key = keys.Find(checkpoint.key_id());
+  if (key == nullptr) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("checkpoint at seq ", checkpoint.seq(), " is signed by key ",
+                     Printable(checkpoint.key_id()), ", ", NotByAnyOf(keys)));
   }
-  if (!key.Verify(CheckpointSigningBytes(checkpoint), checkpoint.signature())) {
+  if (!key->Verify(CheckpointSigningBytes(checkpoint), checkpoint.signature())) {
     return absl::PermissionDeniedError(
         absl::StrCat("checkpoint at seq ", checkpoint.seq(), ": bad signature"));
   }
@@ -113,19 +124,20 @@ absl::Status SignTrailer(const SigningKey& key, v1::ExportTrailer& trailer) {
   return absl::OkStatus();
 }
 
-absl::Status VerifyTrailer(const PublicKey& key, const v1::ExportTrailer& trailer) {
+absl::Status VerifyTrailer(const KeyRing& keys, const v1::ExportTrailer& trailer) {
   if (trailer.signature().empty()) {
     return absl::PermissionDeniedError("the export trailer is not signed");
   }
-  if (trailer.key_id() != key.key_id()) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("the export trailer is signed by key ", Printable(trailer.key_id()),
-                     ", not by the given public key ", key.key_id()));
+  const PublicKey* key = keys.Find(trailer.key_id());
+  if (key == nullptr) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "the export trailer is signed by key ", Printable(trailer.key_id()), ", ",
+        NotByAnyOf(keys)));
   }
-  if (!key.Verify(TrailerSigningBytes(trailer), trailer.signature())) {
+  if (!key->Verify(TrailerSigningBytes(trailer), trailer.signature())) {
     return absl::PermissionDeniedError("the export trailer: bad signature");
   }
-  if (trailer.has_checkpoint()) return VerifyCheckpoint(key, trailer.checkpoint());
+  if (trailer.has_checkpoint()) return VerifyCheckpoint(keys, trailer.checkpoint());
   return absl::OkStatus();
 }
 

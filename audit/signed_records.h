@@ -41,19 +41,21 @@ std::string CheckpointSigningBytes(const v1::Checkpoint& checkpoint);
 absl::StatusOr<v1::Checkpoint> SignCheckpoint(const SigningKey& key, int64_t seq,
                                               absl::string_view chain_hash,
                                               int64_t signed_at_us);
-// Checks `checkpoint` against `key`. Errors: kPermissionDenied "checkpoint at seq N is
-// signed by key X, not by the given public key Y" when the key ids differ, or "checkpoint at
-// seq N: bad signature" when the signature does not verify.
-absl::Status VerifyCheckpoint(const PublicKey& key, const v1::Checkpoint& checkpoint);
+// Checks `checkpoint` against the key of `keys` its key id names. Errors: kPermissionDenied
+// "checkpoint at seq N is signed by key X, not by the given public key Y" (or "not by any of
+// the given public keys (Y, Z)") when no key has its id, or "checkpoint at seq N: bad
+// signature" when the signature does not verify.
+absl::Status VerifyCheckpoint(const KeyRing& keys, const v1::Checkpoint& checkpoint);
 
 // The bytes a trailer's signature covers (every field but `signature`).
 std::string TrailerSigningBytes(const v1::ExportTrailer& trailer);
 // Sets `trailer.key_id` to the key's id and signs. Errors: kInternal when signing fails.
 absl::Status SignTrailer(const SigningKey& key, v1::ExportTrailer& trailer);
-// Checks the trailer's signature and key id against `key`, and its checkpoint's when set.
-// Errors: kPermissionDenied naming what failed ("the export trailer is not signed", "the
-// export trailer is signed by key X, not by ...", "the export trailer: bad signature", or
-// VerifyCheckpoint's).
-absl::Status VerifyTrailer(const PublicKey& key, const v1::ExportTrailer& trailer);
+// Checks the trailer's signature against the key of `keys` its key id names, and its
+// checkpoint's when set (which may name another key of the ring: a checkpoint signed before a
+// key rotation). Errors: kPermissionDenied naming what failed ("the export trailer is not
+// signed", "the export trailer is signed by key X, not by ...", "the export trailer: bad
+// signature", or VerifyCheckpoint's).
+absl::Status VerifyTrailer(const KeyRing& keys, const v1::ExportTrailer& trailer);
 
 }  // namespace credledger::audit

@@ -241,4 +241,15 @@ absl::StatusOr<std::string> SigningKey::Sign(absl::string_view message) const {
   return signature;
 }
 
+const PublicKey* KeyRing::Find(absl::string_view key_id) const {
+  auto it = keys_.find(key_id);
+  return it == keys_.end() ? nullptr : &it->second;
+}
+
+std::string KeyRing::KeyIds() const {
+  std::string out;
+  for (const auto& [id, key] : keys_) absl::StrAppend(&out, out.empty() ? "" : ", ", id);
+  return out;
+}
+
 }  // namespace credledger::audit

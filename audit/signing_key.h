@@ -11,6 +11,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -74,6 +75,26 @@ class SigningKey {
   static absl::StatusOr<SigningKey> FromPrivateKey(std::shared_ptr<evp_pkey_st> key);
   std::shared_ptr<evp_pkey_st> key_;
   PublicKey public_key_;
+};
+
+// The public keys a verifier trusts, by key id: the service's current key and the keys it
+// signed with before a rotation (docs/audit.md, "Keys").
+class KeyRing {
+ public:
+  KeyRing() = default;
+  // A ring of one key. Implicit, so that one key can be passed where a ring is expected.
+  KeyRing(const PublicKey& key) { Add(key); }  // NOLINT(google-explicit-constructor)
+
+  // Adds `key`; a key already present is kept once.
+  void Add(const PublicKey& key) { keys_.insert_or_assign(key.key_id(), key); }
+  // The key with `key_id`; nullptr when the ring has none.
+  const PublicKey* Find(absl::string_view key_id) const;
+  // The key ids, comma-separated, ordered ("5d0c8e1f2a3b4c6d, 9d704ceda365324d").
+  std::string KeyIds() const;
+  size_t size() const { return keys_.size(); }
+
+ private:
+  std::map<std::string, PublicKey, std::less<>> keys_;
 };
 
 }  // namespace credledger::audit

@@ -32,6 +32,7 @@
 #include "service/audit_printer.h"
 #include "service/client_command.h"
 #include "service/target_api.h"
+#include "service/validation.h"
 #include "store/sqlite_event_store.h"
 
 namespace credledger::service {
@@ -352,11 +353,20 @@ class ExportCommand final : public Subcommand {
     }
     absl::StatusOr<audit::ExportFormat> format = audit::ParseExportFormat(format_);
     if (!format.ok()) return UsageError(format.status().message(), err);
+    // A file's lines go to <output>.partial, renamed to <output> once the trailer is written:
+    // a failed or interrupted export never replaces an earlier good file. Devices and pipes
+    // are written directly.
+    std::error_code ignored;
+    const bool to_file =
+        !output_.empty() && (!std::filesystem::exists(output_, ignored) ||
+                             std::filesystem::is_regular_file(output_, ignored));
+    const std::string partial = to_file ? absl::StrCat(output_, ".partial") : "";
     std::ofstream file;
     if (!output_.empty()) {
-      file.open(output_, std::ios::binary | std::ios::trunc);
+      const std::string& path = to_file ? partial : output_;
+      file.open(path, std::ios::binary | std::ios::trunc);
       if (!file) {
-        err << "error: --output: cannot open " << output_ << " for writing: "
+        err << "error: --output: cannot open " << path << " for writing: "
             << std::strerror(errno) << "\n";
         return kExitFailure;
       }
@@ -369,10 +379,23 @@ class ExportCommand final : public Subcommand {
       ReportError(status, err);
       // A refused request exported nothing worth resuming; anything else may stop midway.
       if (status.code() != absl::StatusCode::kInvalidArgument) {
-        err << "the export is incomplete: resume with --after-seq "
-            << (tally.events > 0 ? tally.last_seq : after_seq_) << "\n";
+        err << "the export is incomplete" << (partial.empty() ? "" : absl::StrCat(" (", partial, ")"))
+            << ": resume with --after-seq " << (tally.events > 0 ? tally.last_seq : after_seq_)
+            << "\n";
+      } else if (!partial.empty()) {
+        std::filesystem::remove(partial);
       }
       return kExitFailure;
+    }
+    if (!partial.empty()) {
+      file.close();
+      std::error_code renamed;
+      std::filesystem::rename(partial, output_, renamed);
+      if (!file || renamed) {
+        err << "error: --output: cannot move " << partial << " to " << output_ << ": "
+            << (renamed ? renamed.message() : "write failed") << "\n";
+        return kExitFailure;
+      }
     }
     err << FormatExportSummary(*format, tally, trailer) << "\n";
     return kExitOk;
@@ -400,6 +423,8 @@ class ExportCommand final : public Subcommand {
     if (!target_.empty()) {
       std::string target_namespace, name;
       RETURN_IF_ERROR(SplitTargetFlag(target_, &target_namespace, &name));
+      RETURN_IF_ERROR(ValidateDnsLabel("--target namespace", target_namespace));
+      RETURN_IF_ERROR(ValidateDnsLabel("--target name", name));
       filter.set_stream(absl::StrCat("target/", target_namespace, "/", name));
     }
     for (const std::string& type : types_.values) {
@@ -479,22 +504,28 @@ class ExportCommand final : public Subcommand {
 class VerifyCommand final : public Subcommand {
  public:
   void DefineFlags(FlagSet& flags) override {
-    flags.Add("public-key", &public_key_, "the service's public key, PEM (required)");
+    flags.Add("public-key", &public_keys_,
+              "the service's public key, PEM (required); after a key rotation give the old "
+              "and the new one (repeat the flag or separate with commas)");
     flags.Add("min-seq", &min_seq_,
               "the log must reach at least this seq (the head you saw last); 0: no requirement");
     flags.Add("db", &db_, "verify this database file (opened read-only) instead of an export");
   }
 
   int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) override {
-    if (public_key_.empty()) return UsageError("--public-key: required", err);
+    if (public_keys_.values.empty()) return UsageError("--public-key: required", err);
     if (args.empty() == db_.empty()) {
       return UsageError("give exactly one of an export FILE or --db DB", err);
     }
     if (min_seq_ < 0) return UsageError("--min-seq: must be 0 or more", err);
-    absl::StatusOr<audit::PublicKey> key = audit::PublicKey::LoadFile(public_key_);
-    if (!key.ok()) return ReportError(key.status(), err);
-    absl::StatusOr<audit::Verdict> verdict = db_.empty() ? VerifyFile(args[0], *key)
-                                                         : VerifyDatabase(*key);
+    audit::KeyRing keys;
+    for (const std::string& path : public_keys_.values) {
+      absl::StatusOr<audit::PublicKey> key = audit::PublicKey::LoadFile(path);
+      if (!key.ok()) return ReportError(key.status(), err);
+      keys.Add(*key);
+    }
+    absl::StatusOr<audit::Verdict> verdict = db_.empty() ? VerifyFile(args[0], keys)
+                                                         : VerifyDatabase(keys);
     if (!verdict.ok()) return ReportError(verdict.status(), err);
     out << audit::FormatVerdict(*verdict);
     return verdict->ok() ? kExitOk : kExitFailure;
@@ -503,9 +534,9 @@ class VerifyCommand final : public Subcommand {
  private:
   // Errors: kNotFound or kFailedPrecondition when `path` cannot be read.
   absl::StatusOr<audit::Verdict> VerifyFile(const std::string& path,
-                                            const audit::PublicKey& key) const {
+                                            const audit::KeyRing& keys) const {
     audit::ExportVerifyOptions options;
-    options.public_key = &key;
+    options.public_key = &keys;
     options.min_seq = min_seq_;
     if (path == "-") return audit::VerifyExport(std::cin, options);
     if (std::filesystem::is_directory(path)) {
@@ -523,12 +554,12 @@ class VerifyCommand final : public Subcommand {
   }
 
   // Errors: the store's when the file cannot be opened or read.
-  absl::StatusOr<audit::Verdict> VerifyDatabase(const audit::PublicKey& key) const {
+  absl::StatusOr<audit::Verdict> VerifyDatabase(const audit::KeyRing& keys) const {
     ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteEventStore> log, OpenReadOnly(db_));
-    return audit::VerifyLog(*log, key, min_seq_);
+    return audit::VerifyLog(*log, keys, min_seq_);
   }
 
-  std::string public_key_;
+  FlagValueList public_keys_;
   int64_t min_seq_ = 0;
   std::string db_;
 };

@@ -249,16 +249,33 @@ absl::Status Server::LoadSigningKey() {
 }
 
 absl::Status Server::VerifyTail() {
-  const audit::PublicKey* key = signing_key_.has_value() ? &signing_key_->public_key() : nullptr;
+  // The service knows only its own key: the signature of a checkpoint made before a key
+  // rotation is left to auditors, who have the older key (its chain hash is still checked).
+  std::optional<audit::KeyRing> keys;
+  if (signing_key_.has_value()) {
+    ASSIGN_OR_RETURN(std::optional<v1::Checkpoint> newest, store_->LatestCheckpoint());
+    if (!newest.has_value() || newest->key_id() == signing_key_->key_id()) {
+      keys.emplace(signing_key_->public_key());
+    } else {
+      common::Log(common::LogLevel::kInfo,
+                  "the newest checkpoint is signed by another key (rotated); its signature is "
+                  "not checked at start-up",
+                  {{"checkpoint_key_id", newest->key_id()}, {"key_id", signing_key_->key_id()}});
+    }
+  }
   ASSIGN_OR_RETURN(audit::Verdict verdict,
-                   audit::VerifyLogTail(*store_, options_.startup_verify_events, key));
+                   audit::VerifyLogTail(*store_, options_.startup_verify_events,
+                                        keys.has_value() ? &*keys : nullptr));
   if (verdict.ok()) return absl::OkStatus();
   const audit::Problem& problem = *verdict.problem;
   const std::string what =
       absl::StrCat("the event log does not verify at seq ", problem.seq, ": ", problem.kind, ": ",
                    problem.detail);
   if (options_.read_only) {
-    common::Log(common::LogLevel::kError, absl::StrCat(what, " (serving read-only)"));
+    // The key must not vouch for a log known to be altered: exports carry no signature.
+    signing_key_.reset();
+    common::Log(common::LogLevel::kError,
+                absl::StrCat(what, " (serving read-only; exports are not signed)"));
     return absl::OkStatus();
   }
   return absl::FailedPreconditionError(absl::StrCat(

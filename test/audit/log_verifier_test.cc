@@ -81,7 +81,8 @@ class LogVerifierTest : public testing::VerifierLogTest {
   }
 
   Verdict VerifyTail(int64_t events, bool with_key = true) {
-    auto verdict = VerifyLogTail(*store_, events, with_key ? &key_->public_key() : nullptr);
+    const KeyRing keys(key_->public_key());
+    auto verdict = VerifyLogTail(*store_, events, with_key ? &keys : nullptr);
     EXPECT_OK(verdict);
     return verdict.ok() ? *verdict : Verdict();
   }
@@ -109,7 +110,8 @@ TEST_F(LogVerifierTest, EmptyLogVerifies) {
   ASSERT_OK(verdict);
   EXPECT_THAT(verdict->problem, NoProblem());
   EXPECT_EQ(verdict->events, 0);
-  auto tail = VerifyLogTail(**empty, 10, &key_->public_key());
+  const KeyRing keys(key_->public_key());
+  auto tail = VerifyLogTail(**empty, 10, &keys);
   ASSERT_OK(tail);
   EXPECT_THAT(tail->problem, NoProblem());
 }

@@ -287,7 +287,8 @@ class VerifierLogTest : public ::testing::Test {
     std::stringstream file;
     for (const std::string& line : lines) file << line << "\n";
     ExportVerifyOptions options;
-    options.public_key = key != nullptr ? key : &key_->public_key();
+    const KeyRing keys(key != nullptr ? *key : key_->public_key());
+    options.public_key = &keys;
     options.min_seq = min_seq;
     return VerifyExport(file, options);
   }

@@ -145,6 +145,52 @@ TEST_F(AuditApiIntegrationTest, ATamperedTailRefusesTheStartAndReadOnlyServesItF
   EXPECT_EQ(HeadSeq(), head);
 }
 
+TEST_F(AuditApiIntegrationTest, AKeyRotationStartsAndVerifiesWithTheOldAndTheNewKey) {
+  Register("demo", "edge-1", "req-1");
+  server_->Shutdown();  // the old key signs the head
+  const audit::PublicKey old_key = key_->public_key();
+  auto rotated = audit::SigningKey::Generate();
+  ASSERT_OK(rotated);
+  key_ = std::make_unique<audit::SigningKey>(*std::move(rotated));
+  std::ofstream(dir_.path() / "signing-key.pem", std::ios::trunc) << key_->PrivatePem();
+  server_.reset();
+  StartServer();  // the newest checkpoint names the old key: the start does not refuse
+  audit_ = v1::AuditService::NewStub(channel_);
+
+  grpc::ClientContext context;
+  v1::ExportEventsRequest request;
+  auto reader = audit_->ExportEvents(&context, request);
+  v1::ExportEventsResponse response;
+  v1::ExportTrailer trailer;
+  while (reader->Read(&response)) {
+    if (response.has_trailer()) trailer = response.trailer();
+  }
+  ASSERT_TRUE(reader->Finish().ok());
+  EXPECT_EQ(trailer.key_id(), key_->key_id());
+  ASSERT_EQ(trailer.checkpoint().key_id(), old_key.key_id());
+  EXPECT_THAT(audit::VerifyTrailer(key_->public_key(), trailer),
+              StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr(old_key.key_id())));
+  audit::KeyRing both;
+  both.Add(old_key);
+  both.Add(key_->public_key());
+  EXPECT_OK(audit::VerifyTrailer(both, trailer));
+
+  Register("demo", "edge-2", "req-2");
+  server_->Shutdown();
+  server_.reset();
+  store::SqliteEventStoreOptions options;
+  options.path = db();
+  options.read_only = true;
+  ASSERT_OK_AND_ASSIGN(auto log, store::SqliteEventStore::Open(options));
+  ASSERT_OK_AND_ASSIGN(audit::Verdict verdict, audit::VerifyLog(*log, both, 0));
+  EXPECT_TRUE(verdict.ok()) << audit::FormatVerdict(verdict);
+  EXPECT_GE(verdict.checkpoints_checked, 2);
+  ASSERT_OK_AND_ASSIGN(verdict, audit::VerifyLog(*log, key_->public_key(), 0));
+  EXPECT_FALSE(verdict.ok());
+  log.reset();
+  StartServer();  // for TearDown
+}
+
 TEST_F(AuditApiIntegrationTest, ThePolicyGuardsTheAuditRpcs) {
   RestartWithPolicy(
       "identities:\n"

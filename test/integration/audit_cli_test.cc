@@ -275,6 +275,12 @@ TEST_F(AuditCliTest, ExportsInEveryFormatVerifyOfflineAndTamperingIsFound) {
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_THAT(refused.err, StartsWith("error: INVALID_ARGUMENT: "));
   EXPECT_THAT(refused.err, ::testing::Not(HasSubstr("incomplete")));
+  // A failed export into a file keeps the earlier good export there.
+  const std::string before = ReadText(jsonl);
+  EXPECT_EQ(Cli({"export", "--type", "NoSuchEvent", "--output", jsonl.string()}).exit_code, 1);
+  EXPECT_EQ(ReadText(jsonl), before);
+  // A --target that is not a Target name is refused before anything is asked.
+  EXPECT_EQ(Cli({"export", "--target", "Demo/edge-1"}).exit_code, 2);
   // A write that fails (a full disk) leaves an incomplete export and names the resume point.
   const RunResult full = Cli({"export", "--after-seq", "3", "--output", "/dev/full"});
   EXPECT_EQ(full.exit_code, 1);
