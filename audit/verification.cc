@@ -8,15 +8,20 @@ namespace {
 
 constexpr size_t kHashPrefixChars = 12;
 
+// "<n> <noun>s", or "1 <noun>".
+std::string CountOf(int64_t n, absl::string_view noun) {
+  return absl::StrCat(n, " ", noun, n == 1 ? "" : "s");
+}
+
 // "<n> events, seq <first>..<last>, head <head>, <k> checkpoints verified (newest ...)".
 std::string Counts(const Verdict& verdict) {
-  std::string out = absl::StrCat(verdict.events, " events");
+  std::string out = CountOf(verdict.events, "event");
   if (verdict.events > 0) {
     absl::StrAppend(&out, ", seq ", verdict.first_seq, "..", verdict.last_seq);
   }
   // A failure found before the trailer (or the database head) was read knows no head.
   if (verdict.ok() || verdict.head_seq > 0) absl::StrAppend(&out, ", head ", verdict.head_seq);
-  absl::StrAppend(&out, ", ", verdict.checkpoints_checked, " checkpoints verified");
+  absl::StrAppend(&out, ", ", CountOf(verdict.checkpoints_checked, "checkpoint"), " verified");
   if (verdict.checkpoint.has_value()) {
     absl::StrAppend(&out, " (newest at seq ", verdict.checkpoint->seq(), ", key ",
                     verdict.checkpoint->key_id(), ")");

@@ -94,7 +94,9 @@ absl::StatusOr<v1::LogPoint> ParsePoint(absl::string_view flag, const std::strin
   }
   absl::StatusOr<absl::Time> t = ParseTimeFlag(flag, value);
   if (!t.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(t.status().message(), " or a seq"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, ": expected a seq (digits only) or an RFC 3339 time such as "
+                     "2026-01-02T03:04:05Z, got \"", value, "\""));
   }
   *point.mutable_time() = projections::ToProto(*t);
   return point;

@@ -64,7 +64,7 @@ TEST_P(ExportVerifierTest, GenuineExportVerifies) {
   ASSERT_TRUE(verdict.checkpoint.has_value());
   EXPECT_EQ(verdict.checkpoint->seq(), 20);
   EXPECT_EQ(FormatVerdict(verdict),
-            "OK: 30 events, seq 1..30, head 30, 1 checkpoints verified (newest at seq 20, key " +
+            "OK: 30 events, seq 1..30, head 30, 1 checkpoint verified (newest at seq 20, key " +
                 key_->key_id() + ")\n");
   EXPECT_THAT(Verify(FullExport(), /*min_seq=*/kEvents).problem, NoProblem());
 }
