@@ -13,12 +13,12 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "audit/log_verifier.h"
 #include "common/log.h"
 #include "common/sha256.h"
 #include "common/status_macros.h"
 #include "kubebridge/kubeconfig.h"
 #include "projections/target_state.h"
-#include "audit/log_verifier.h"
 #include "service/audit_grpc_service.h"
 #include "service/listen_address.h"
 #include "service/report_grpc_service.h"
@@ -269,8 +269,9 @@ absl::Status Server::VerifyTail() {
   if (verdict.ok()) return absl::OkStatus();
   const audit::Problem& problem = *verdict.problem;
   const std::string what =
-      absl::StrCat("the event log does not verify at seq ", problem.seq, ": ", problem.kind, ": ",
-                   problem.detail);
+      absl::StrCat("the event log does not verify",
+                   problem.seq > 0 ? absl::StrCat(" at seq ", problem.seq) : "", ": ",
+                   problem.kind, ": ", problem.detail);
   if (options_.read_only) {
     // The key must not vouch for a log known to be altered: exports carry no signature.
     signing_key_.reset();
