@@ -65,6 +65,7 @@
 #include "service/audit_api.h"
 #include "store/sqlite_event_store.h"
 #include "test/bench/audit_fleet_log.h"
+#include "test/bench/size_flag.h"
 #include "test/support/temp_dir.h"
 
 namespace credledger::bench {
@@ -415,32 +416,13 @@ void PrintSummary() {
   }
 }
 
-// Removes our own --events=N from argv; returns N (default kDefaultEvents), or -1 when the
-// value is not an integer >= kMinFleetLogEvents.
-int64_t TakeEventsFlag(int& argc, char** argv) {
-  constexpr absl::string_view kFlag = "--events=";
-  int64_t events = kDefaultEvents;
-  int kept = 1;
-  for (int a = 1; a < argc; ++a) {
-    absl::string_view arg = argv[a];
-    if (absl::StartsWith(arg, kFlag)) {
-      if (!absl::SimpleAtoi(arg.substr(kFlag.size()), &events) || events < kMinFleetLogEvents) {
-        return -1;
-      }
-    } else {
-      argv[kept++] = argv[a];
-    }
-  }
-  argc = kept;
-  return events;
-}
-
 }  // namespace
 }  // namespace credledger::bench
 
 int main(int argc, char** argv) {
   namespace bench = credledger::bench;
-  const int64_t events = bench::TakeEventsFlag(argc, argv);
+  const int64_t events =
+      bench::TakeSizeFlag("events", bench::kDefaultEvents, bench::kMinFleetLogEvents, argc, argv);
   if (events < 0) {
     std::fprintf(stderr, "--events: expected an integer >= %lld\n",
                  static_cast<long long>(bench::kMinFleetLogEvents));

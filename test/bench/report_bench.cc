@@ -51,6 +51,7 @@
 #include "service/report_ingest.h"
 #include "service/report_scheduler.h"
 #include "store/sqlite_event_store.h"
+#include "test/bench/size_flag.h"
 #include "test/support/temp_dir.h"
 
 namespace credledger::service {
@@ -240,30 +241,14 @@ void BM_FlushLiveness(benchmark::State& state) {
 }
 BENCHMARK(BM_FlushLiveness)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// Removes our own --targets=N from argv; returns N (default 10000), or -1 when malformed.
-int TakeTargetsFlag(int& argc, char** argv) {
-  constexpr absl::string_view kFlag = "--targets=";
-  int targets = 10000;
-  int kept = 1;
-  for (int a = 1; a < argc; ++a) {
-    absl::string_view arg = argv[a];
-    if (absl::StartsWith(arg, kFlag)) {
-      if (!absl::SimpleAtoi(arg.substr(kFlag.size()), &targets) || targets < 1) return -1;
-    } else {
-      argv[kept++] = argv[a];
-    }
-  }
-  argc = kept;
-  return targets;
-}
-
 }  // namespace
 }  // namespace credledger::service
 
 int main(int argc, char** argv) {
   namespace service = credledger::service;
   benchmark::Initialize(&argc, argv);
-  const int targets = service::TakeTargetsFlag(argc, argv);
+  const int targets = static_cast<int>(credledger::bench::TakeSizeFlag(
+      "targets", /*fallback=*/10000, /*min=*/1, argc, argv));
   if (targets < 0) {
     std::fprintf(stderr, "--targets: expected a positive integer\n");
     return 1;
