@@ -2,28 +2,53 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace credledger::common {
 namespace {
 
 bool LowerAlnum(char c) { return absl::ascii_isdigit(c) || (c >= 'a' && c <= 'z'); }
 
+// [a-z0-9-]+ starting and ending with [a-z0-9]; no length rule.
+bool LabelShape(absl::string_view value) {
+  if (value.empty() || !LowerAlnum(value.front()) || !LowerAlnum(value.back())) return false;
+  for (char c : value) {
+    if (!LowerAlnum(c) && c != '-') return false;
+  }
+  return true;
+}
+
+absl::Status TooLong(absl::string_view field, absl::string_view value, absl::string_view rule,
+                     size_t max) {
+  return absl::InvalidArgumentError(absl::StrCat(field, ": \"", value.substr(0, 70), "...\" has ",
+                                                 value.size(), " characters; a ", rule,
+                                                 " has at most ", max));
+}
+
 }  // namespace
 
 absl::Status ValidateDnsLabel(absl::string_view field, absl::string_view value) {
   if (value.empty()) return absl::InvalidArgumentError(absl::StrCat(field, ": required"));
-  if (value.size() > 63) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        field, ": \"", value.substr(0, 70), "...\" has ", value.size(),
-        " characters; a DNS-1123 label has at most 63"));
-  }
-  bool ok = LowerAlnum(value.front()) && LowerAlnum(value.back());
-  for (char c : value) ok = ok && (LowerAlnum(c) || c == '-');
-  if (!ok) {
+  if (value.size() > 63) return TooLong(field, value, "DNS-1123 label", 63);
+  if (!LabelShape(value)) {
     return absl::InvalidArgumentError(absl::StrCat(
         field, ": \"", value,
         "\" is not a DNS-1123 label (lowercase letters, digits and '-', starting and ending "
         "with a letter or digit)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateDnsSubdomain(absl::string_view field, absl::string_view value) {
+  if (value.empty()) return absl::InvalidArgumentError(absl::StrCat(field, ": required"));
+  if (value.size() > 253) return TooLong(field, value, "DNS-1123 subdomain", 253);
+  for (absl::string_view part : absl::StrSplit(value, '.')) {
+    if (!LabelShape(part)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, ": \"", value,
+          "\" is not a DNS-1123 subdomain (lowercase letters, digits, '-' and '.', each "
+          "'.'-separated part starting and ending with a letter or digit)"));
+    }
   }
   return absl::OkStatus();
 }

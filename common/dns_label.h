@@ -1,5 +1,5 @@
-// The DNS-1123 label rule of Kubernetes names (namespaces, and Target and release names),
-// shared by the API edge (service/) and report validation (projections/).
+// The DNS-1123 label and subdomain rules of Kubernetes names (namespaces, Target and release
+// names, Secret names), shared by the API edge (service/) and validation in projections/.
 //
 // Thread-safety: pure function.
 #pragma once
@@ -14,5 +14,12 @@ namespace credledger::common {
 // Errors: kInvalidArgument naming `field` ("<field>: required" when empty; the length or the
 // character rule otherwise).
 absl::Status ValidateDnsLabel(absl::string_view field, absl::string_view value);
+
+// Checks that `value` is a DNS-1123 subdomain: at most 253 characters, one or more
+// '.'-separated parts, each of [a-z0-9-] starting and ending with [a-z0-9] (Kubernetes' rule
+// for Secret names and label-key prefixes).
+// Errors: kInvalidArgument naming `field` ("<field>: required" when empty; the length or the
+// character rule otherwise).
+absl::Status ValidateDnsSubdomain(absl::string_view field, absl::string_view value);
 
 }  // namespace credledger::common

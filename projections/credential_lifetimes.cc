@@ -81,6 +81,17 @@ absl::Status CredentialLifetimes::Apply(const store::RecordedEvent& recorded) {
     case v1::Event::kReportingStale:
     case v1::Event::kBoundReleasesSet:
     case v1::Event::kLivenessObserved:
+    case v1::Event::kIdentityCreated:
+    case v1::Event::kIdentityUpdated:
+    case v1::Event::kIdentityDeleted:
+    case v1::Event::kIdentityBound:
+    case v1::Event::kIdentityUnbound:
+    case v1::Event::kSourceSecretObserved:
+    case v1::Event::kNamespaceLabelsObserved:
+    case v1::Event::kMirrorWritten:
+    case v1::Event::kMirrorDeleted:
+    case v1::Event::kMirrorDeletedExternally:
+    case v1::Event::kMirrorFailed:
       break;
     case v1::Event::kCredentialIssued: {
       const v1::CredentialIssued& e = event.credential_issued();

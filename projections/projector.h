@@ -84,6 +84,9 @@ class Projector {
     size_t change_history = 10000;  // item changes kept for resuming watchers
   };
   using Listener = std::function<void(const Change&)>;
+  // Told only the key of each changed item (for a projection whose items are large, so that
+  // no copy is made for it).
+  using KeyListener = std::function<void(const std::string& key)>;
 
   ~Projector() {
     if (subscription_ != nullptr) subscription_->Stop();
@@ -128,10 +131,19 @@ class Projector {
     listeners_[*listener_id] = std::move(listener);
     return missed;
   }
-  // Unregisters a listener; no call of it starts after this returns.
+  // Registers `listener` for the keys of items changed from now on (no history, no copy of
+  // the items). Returns its id for RemoveListener.
+  int AddKeyListener(KeyListener listener) {
+    absl::MutexLock lock(&mu_);
+    const int id = next_listener_++;
+    key_listeners_[id] = std::move(listener);
+    return id;
+  }
+  // Unregisters a listener (of either kind); no call of it starts after this returns.
   void RemoveListener(int listener_id) {
     absl::MutexLock lock(&mu_);
     listeners_.erase(listener_id);
+    key_listeners_.erase(listener_id);
   }
 
   // The projection as of `seq` (from the nearest earlier snapshot plus the events after it).
@@ -188,7 +200,14 @@ class Projector {
         status_ = changed.status();
         return status_;
       }
+      // Items are copied only for change listeners and the history.
+      const bool copy = !listeners_.empty() || options_.change_history > 0;
       for (const std::string& key : *changed) {
+        for (auto& [id, listener] : key_listeners_) listener(key);
+        if (!copy) {
+          forgotten_through_ = event.seq;
+          continue;
+        }
         std::optional<State> state = Traits::GetByKey(projection_, key);
         if (!state.has_value()) continue;
         Change change{event.seq, *std::move(state)};
@@ -219,6 +238,7 @@ class Projector {
   // Changes at or before this seq are not in history_ (dropped, or before Follow).
   int64_t forgotten_through_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<int, Listener> listeners_ ABSL_GUARDED_BY(mu_);
+  std::map<int, KeyListener> key_listeners_ ABSL_GUARDED_BY(mu_);
   int next_listener_ ABSL_GUARDED_BY(mu_) = 1;
   absl::Status status_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<store::Subscription> subscription_;

@@ -155,6 +155,17 @@ absl::Status StateDiff::ApplyBetween(const store::RecordedEvent& recorded) {
     case v1::Event::kReportingStale:
     case v1::Event::kBoundReleasesSet:
     case v1::Event::kLivenessObserved:
+    case v1::Event::kIdentityCreated:
+    case v1::Event::kIdentityUpdated:
+    case v1::Event::kIdentityDeleted:
+    case v1::Event::kIdentityBound:
+    case v1::Event::kIdentityUnbound:
+    case v1::Event::kSourceSecretObserved:
+    case v1::Event::kNamespaceLabelsObserved:
+    case v1::Event::kMirrorWritten:
+    case v1::Event::kMirrorDeleted:
+    case v1::Event::kMirrorDeletedExternally:
+    case v1::Event::kMirrorFailed:
       break;
     case v1::Event::kCredentialIssued: {
       v1::StateChange change =

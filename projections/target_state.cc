@@ -144,6 +144,17 @@ void EvolveTarget(v1::TargetState& state, const v1::Event& event, const EventPos
     case v1::Event::kReportingStale:
     case v1::Event::kBoundReleasesSet:
     case v1::Event::kLivenessObserved:
+    case v1::Event::kIdentityCreated:
+    case v1::Event::kIdentityUpdated:
+    case v1::Event::kIdentityDeleted:
+    case v1::Event::kIdentityBound:
+    case v1::Event::kIdentityUnbound:
+    case v1::Event::kSourceSecretObserved:
+    case v1::Event::kNamespaceLabelsObserved:
+    case v1::Event::kMirrorWritten:
+    case v1::Event::kMirrorDeleted:
+    case v1::Event::kMirrorDeletedExternally:
+    case v1::Event::kMirrorFailed:
     case v1::Event::KIND_NOT_SET:
       return;
     case v1::Event::kTargetRegistered:

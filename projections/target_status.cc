@@ -247,6 +247,17 @@ bool Apply(v1::TargetStatus& status, const v1::Event& event, const EventPosition
     case v1::Event::kCredentialSecretDeleted:
     case v1::Event::kCredentialSecretDeletedExternally:
     case v1::Event::kIdentityObjectsWritten:
+    case v1::Event::kIdentityCreated:
+    case v1::Event::kIdentityUpdated:
+    case v1::Event::kIdentityDeleted:
+    case v1::Event::kIdentityBound:
+    case v1::Event::kIdentityUnbound:
+    case v1::Event::kSourceSecretObserved:
+    case v1::Event::kNamespaceLabelsObserved:
+    case v1::Event::kMirrorWritten:
+    case v1::Event::kMirrorDeleted:
+    case v1::Event::kMirrorDeletedExternally:
+    case v1::Event::kMirrorFailed:
     case v1::Event::KIND_NOT_SET:
       return false;  // credential lifecycle: not part of the report rollup
     case v1::Event::kTargetRegistered:

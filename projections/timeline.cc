@@ -8,6 +8,7 @@
 #include "common/rfc3339.h"
 #include "common/status_macros.h"
 #include "projections/credential_lifetimes.h"
+#include "projections/identity_summary.h"
 #include "projections/proto_time.h"
 #include "projections/release_phase.h"
 #include "projections/report_streams.h"
@@ -272,6 +273,19 @@ void Describe(const v1::Event& event, v1::TimelineEntry& entry) {
     case v1::Event::kLivenessObserved:
       entry.set_summary(absl::StrCat("liveness batch of ", event.liveness_observed().entries_size(),
                                      " heartbeats"));
+      return;
+    case v1::Event::kIdentityCreated:
+    case v1::Event::kIdentityUpdated:
+    case v1::Event::kIdentityDeleted:
+    case v1::Event::kIdentityBound:
+    case v1::Event::kIdentityUnbound:
+    case v1::Event::kSourceSecretObserved:
+    case v1::Event::kNamespaceLabelsObserved:
+    case v1::Event::kMirrorWritten:
+    case v1::Event::kMirrorDeleted:
+    case v1::Event::kMirrorDeletedExternally:
+    case v1::Event::kMirrorFailed:
+      entry.set_summary(SummarizeIdentityEvent(event));
       return;
   }
 }

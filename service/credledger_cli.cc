@@ -2,6 +2,8 @@
 
 #include "service/agent_cli.h"
 #include "service/audit_cli.h"
+#include "service/exec_cli.h"
+#include "service/identity_cli.h"
 #include "service/keygen_cli.h"
 #include "service/server_cli.h"
 #include "service/status_cli.h"
@@ -14,9 +16,11 @@ Dispatcher CredledgerDispatcher() {
   AddServerCommands(dispatcher);
   AddAgentCommands(dispatcher);
   AddTargetCommands(dispatcher);
+  AddIdentityCommands(dispatcher);
   AddStatusCommands(dispatcher);
   AddAuditCommands(dispatcher);
   AddKeygenCommands(dispatcher);
+  AddExecCommands(dispatcher);
   return dispatcher;
 }
 

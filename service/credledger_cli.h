@@ -10,7 +10,8 @@
 
 namespace credledger::service {
 
-// A dispatcher with every `credledger` subcommand: serve, migrate, target ....
+// A dispatcher with every `credledger` subcommand: serve, migrate, target ..., identity
+// ..., exec.
 Dispatcher CredledgerDispatcher();
 
 // Runs `credledger` with `args` (argv without the program name); returns the exit code.

@@ -26,6 +26,29 @@ void FlagSet::AddChoice(absl::string_view name, std::string* value,
   flags_.push_back(std::move(flag));
 }
 
+void FlagSet::AddRepeated(absl::string_view name, std::vector<std::string>* values,
+                          absl::string_view help) {
+  Flag flag;
+  flag.name = std::string(name);
+  flag.help = absl::StrCat(help, " (repeatable)");
+  flag.parse = [values](absl::string_view text, std::string*) {
+    values->emplace_back(text);
+    return true;
+  };
+  flags_.push_back(std::move(flag));
+}
+
+void FlagSet::AddAlias(char letter, absl::string_view name) {
+  if (Flag* flag = Find(name)) flag->alias = letter;
+}
+
+FlagSet::Flag* FlagSet::FindAlias(char letter) {
+  for (Flag& flag : flags_) {
+    if (flag.alias == letter) return &flag;
+  }
+  return nullptr;
+}
+
 FlagSet::Flag* FlagSet::Find(absl::string_view name) {
   for (Flag& flag : flags_) {
     if (flag.name == name) return &flag;
@@ -37,9 +60,11 @@ absl::StatusOr<std::vector<std::string>> FlagSet::Parse(const std::vector<std::s
                                                         bool* help) {
   *help = false;
   std::vector<std::string> positional;
+  positional_before_terminator_ = args.size();
   for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
+    std::string arg = args[i];
     if (arg == "--") {
+      positional_before_terminator_ = positional.size();
       positional.insert(positional.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1,
                         args.end());
       break;
@@ -53,8 +78,13 @@ absl::StatusOr<std::vector<std::string>> FlagSet::Parse(const std::vector<std::s
       continue;
     }
     if (!absl::StartsWith(arg, "--")) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unknown flag ", arg, " (flags are spelled --name)"));
+      // `-x` or `-x=value` for a flag with that alias.
+      const Flag* aliased = arg.size() == 2 || arg[2] == '=' ? FindAlias(arg[1]) : nullptr;
+      if (aliased == nullptr) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("unknown flag ", arg, " (flags are spelled --name)"));
+      }
+      arg = absl::StrCat("--", aliased->name, arg.substr(2));
     }
     absl::string_view body = absl::string_view(arg).substr(2);
     const size_t equals = body.find('=');
@@ -105,7 +135,9 @@ std::string FlagSet::Help() const {
   for (const Flag& flag : flags_) {
     const std::string spelled =
         flag.is_bool ? absl::StrCat("--", flag.name) : absl::StrCat("--", flag.name, "=<value>");
-    absl::StrAppend(&out, "  ", spelled, "\n      ", flag.help);
+    const std::string alias =
+        flag.alias == '\0' ? std::string() : absl::StrCat("-", std::string(1, flag.alias), ", ");
+    absl::StrAppend(&out, "  ", alias, spelled, "\n      ", flag.help);
     if (!flag.default_text.empty()) absl::StrAppend(&out, " (default: ", flag.default_text, ")");
     absl::StrAppend(&out, "\n");
   }

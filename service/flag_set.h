@@ -5,12 +5,16 @@
 // accept (strings, integers, bool, absl::Duration, ...) parses the same way.
 //
 // Accepted forms: `--name=value`, `--name value`, and for bool flags `--name`,
-// `--noname`, `--name=true|false`. `--help` and `-h` ask for help; `--` ends the flags.
-// Any other argument is positional. Flags and positional arguments may be interleaved.
+// `--noname`, `--name=true|false`; a flag with a one-letter alias also `-x value` and
+// `-x=value`. A repeated flag (AddRepeated) collects one value per occurrence; any other
+// flag given twice keeps the last value. `--help` and `-h` ask for help; `--` ends the
+// flags. Any other argument is positional. Flags and positional arguments may be
+// interleaved.
 //
 // Thread-safety: not thread-safe; one FlagSet per parse.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <type_traits>
@@ -44,6 +48,15 @@ class FlagSet {
   void AddChoice(absl::string_view name, std::string* value, std::vector<std::string> choices,
                  absl::string_view help);
 
+  // Declares --`name` that may be given several times; each occurrence appends its value
+  // (taken verbatim, commas included) to `*values`. `values` must outlive the FlagSet.
+  void AddRepeated(absl::string_view name, std::vector<std::string>* values,
+                   absl::string_view help);
+
+  // Lets `-<letter>` stand for the declared flag --`name` (as `-f` for --file).
+  // REQUIRES: --`name` is declared and `letter` is not 'h' (help).
+  void AddAlias(char letter, absl::string_view name);
+
   // Parses `args` (the arguments after the subcommand's words) into the bound variables.
   // Returns the positional arguments in order; sets `*help` when --help or -h was given
   // (parsing stops there).
@@ -54,6 +67,11 @@ class FlagSet {
 
   // Whether the last Parse set --`name` explicitly (even to an empty value).
   bool Given(absl::string_view name) const;
+
+  // How many of the last Parse's positional arguments came before `--`: all of them when
+  // there was no `--`. Lets a subcommand that runs another command insist that the command
+  // follows `--`, so that its flags are never taken for ours.
+  size_t positional_before_terminator() const { return positional_before_terminator_; }
 
   // One line per flag, in declaration order: "  --name=<value>  help (default: ...)".
   std::string Help() const;
@@ -66,6 +84,7 @@ class FlagSet {
     std::string default_text;
     bool is_bool = false;
     bool given = false;
+    char alias = '\0';  // one-letter alias, '\0' when none
     // What a valid value looks like, for errors; empty for strings.
     std::string expected;
     std::function<bool(absl::string_view, std::string*)> parse;
@@ -86,8 +105,10 @@ class FlagSet {
     }
   }
   Flag* Find(absl::string_view name);
+  Flag* FindAlias(char letter);
 
   std::vector<Flag> flags_;
+  size_t positional_before_terminator_ = 0;
 };
 
 }  // namespace credledger::service

@@ -21,12 +21,17 @@ absl::StatusOr<std::optional<std::vector<store::RecordedEvent>>> FindPriorReques
   return std::optional<Events>(std::move(prior));
 }
 
-v1::EventMetadata CommandMetadata(const CommandContext& context, absl::string_view command) {
+v1::EventMetadata CommandMetadata(absl::string_view actor, absl::string_view request_id,
+                                  absl::string_view command) {
   v1::EventMetadata metadata;
-  metadata.set_actor(context.actor);
-  metadata.set_request_id(context.request_id);
+  metadata.set_actor(std::string(actor));
+  metadata.set_request_id(std::string(request_id));
   metadata.set_command(std::string(command));
   return metadata;
+}
+
+v1::EventMetadata CommandMetadata(const CommandContext& context, absl::string_view command) {
+  return CommandMetadata(context.actor, context.request_id, command);
 }
 
 }  // namespace credledger::service

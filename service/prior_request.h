@@ -16,7 +16,8 @@
 namespace credledger::service {
 
 // The events an earlier request with `request_id` appended, read inside `tx`; nullopt when
-// none. `stream` is the stream the command addresses first, `command` its CommandName.
+// none. `stream` is the stream the command addresses first, `command` its name
+// (CommandName, IdentityCommandName, ...).
 // Errors: kFailedPrecondition when that request was another command or addressed another
 // stream (a retry must repeat its request exactly); kDataLoss when its metadata does not
 // decode; store read errors.
@@ -24,8 +25,12 @@ absl::StatusOr<std::optional<std::vector<store::RecordedEvent>>> FindPriorReques
     store::WriteTransaction& tx, absl::string_view request_id, absl::string_view stream,
     absl::string_view command);
 
-// The metadata of events appended by `command` in `context`: actor, request id, command
-// name; no correlation id or causation seq.
+// The metadata of events appended by `command` on behalf of `actor` under `request_id`:
+// actor, request id, command name; no correlation id or causation seq. Shared by every bus.
+v1::EventMetadata CommandMetadata(absl::string_view actor, absl::string_view request_id,
+                                  absl::string_view command);
+
+// CommandMetadata(context.actor, context.request_id, command) for a Target command.
 v1::EventMetadata CommandMetadata(const CommandContext& context, absl::string_view command);
 
 }  // namespace credledger::service

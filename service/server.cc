@@ -17,9 +17,11 @@
 #include "common/log.h"
 #include "common/sha256.h"
 #include "common/status_macros.h"
+#include "kubebridge/access_review.h"
 #include "kubebridge/kubeconfig.h"
 #include "projections/target_state.h"
 #include "service/audit_grpc_service.h"
+#include "service/identity_grpc_service.h"
 #include "service/listen_address.h"
 #include "service/report_grpc_service.h"
 #include "service/service_configuration.h"
@@ -72,6 +74,18 @@ std::string DialAddress(const std::string& listen, int port) {
   if (absl::StartsWith(listen, "unix")) return listen;
   return absl::StrCat(listen.substr(0, listen.rfind(':')), ":", port);
 }
+
+// Access reviews over the kube bridge's cluster connection.
+class KubeAccessReviewer final : public SecretAccessReviewer {
+ public:
+  explicit KubeAccessReviewer(kubebridge::KubeClient* client) : client_(client) {}
+  absl::StatusOr<bool> Review(const v1::AccessReview& review) override {
+    return kubebridge::ReviewSecretAccess(*client_, review);
+  }
+
+ private:
+  kubebridge::KubeClient* client_;
+};
 
 }  // namespace
 
@@ -209,6 +223,12 @@ absl::Status Server::Wire() {
   ASSIGN_OR_RETURN(projector_,
                    projections::CredentialProjector::Start(store_.get(), projector_options));
   bus_ = std::make_unique<TargetCommandBus>(store_.get());
+  projections::IdentityProjector::Options identity_options;
+  identity_options.snapshot_every = options_.snapshot_every;
+  identity_options.change_history = projections::kIdentityChangeHistory;
+  ASSIGN_OR_RETURN(identity_projector_,
+                   projections::IdentityProjector::Start(store_.get(), identity_options));
+  identity_bus_ = std::make_unique<IdentityCommandBus>(store_.get());
   RETURN_IF_ERROR(StartReports());
   if (options_.read_only) {
     common::Log(common::LogLevel::kWarning,
@@ -218,6 +238,12 @@ absl::Status Server::Wire() {
     RETURN_IF_ERROR(StartBridge(config));
   }
   api_ = std::make_unique<TargetApi>(bus_.get(), projector_.get(), options_.clock, options_.api);
+  if (kube_client_ != nullptr) {
+    access_reviewer_ = std::make_unique<KubeAccessReviewer>(kube_client_.get());
+  }
+  identity_api_ = std::make_unique<IdentityApi>(identity_bus_.get(), identity_projector_.get(),
+                                                &policy_, access_reviewer_.get(), options_.clock,
+                                                IdentityApi::Options{});
   report_api_ = std::make_unique<ReportApi>(report_ingest_.get(), status_projector_.get(),
                                             options_.report_api);
   const audit::SigningKey* key = signing_key_.has_value() ? &*signing_key_ : nullptr;
@@ -331,6 +357,12 @@ absl::Status Server::StartBridge(const v1::ServiceConfigured& config) {
   bridge_options.resync_period = options_.resync_period;
   bridge_ = kubebridge::CredentialBridge::Start(kube_client_.get(), sink_.get(), projector_.get(),
                                                 options_.clock, bridge_options);
+  mirror_sink_ = std::make_unique<BridgeMirrorSink>(identity_bus_.get(), options_.clock);
+  kubebridge::MirrorBridgeOptions mirror_options;
+  mirror_options.resync_period = options_.resync_period;
+  mirror_bridge_ = kubebridge::MirrorBridge::Start(kube_client_.get(), mirror_sink_.get(),
+                                                   identity_projector_.get(), options_.clock,
+                                                   mirror_options);
   report_sink_ = std::make_unique<BridgeReportSink>(report_ingest_.get());
   report_watcher_ = kubebridge::ReportWatcher::Start(kube_client_.get(), report_sink_.get());
   return absl::OkStatus();
@@ -347,6 +379,8 @@ absl::Status Server::StartGrpc() {
   builder.RegisterService(report_grpc_service_.get());
   audit_grpc_service_ = std::make_unique<AuditGrpcService>(audit_api_.get(), &policy_);
   builder.RegisterService(audit_grpc_service_.get());
+  identity_grpc_service_ = std::make_unique<IdentityGrpcService>(identity_api_.get(), &policy_);
+  builder.RegisterService(identity_grpc_service_.get());
   grpc_server_ = builder.BuildAndStart();
   if (grpc_server_ == nullptr) {
     return absl::UnavailableError(
@@ -359,6 +393,8 @@ absl::Status Server::StartGrpc() {
       v1::ReportService::service_full_name(), true);
   grpc_server_->GetHealthCheckService()->SetServingStatus(
       v1::AuditService::service_full_name(), true);
+  grpc_server_->GetHealthCheckService()->SetServingStatus(
+      v1::IdentityService::service_full_name(), true);
   address_ = DialAddress(options_.listen_address, port_);
   if (!options_.port_file.empty()) {
     RETURN_IF_ERROR(WriteFileAtomically(options_.port_file, absl::StrCat(port_, "\n")));
@@ -391,13 +427,19 @@ void Server::Shutdown() {
   grpc_service_.reset();
   report_grpc_service_.reset();
   audit_grpc_service_.reset();
+  identity_grpc_service_.reset();
   report_api_.reset();
   audit_api_.reset();
+  identity_api_.reset();
+  access_reviewer_.reset();
   if (report_watcher_ != nullptr) report_watcher_->Stop();
+  if (mirror_bridge_ != nullptr) mirror_bridge_->Stop();
   if (bridge_ != nullptr) bridge_->Stop();
   if (kube_client_ != nullptr) kube_client_->Stop();
   report_watcher_.reset();
   report_sink_.reset();
+  mirror_bridge_.reset();
+  mirror_sink_.reset();
   bridge_.reset();
   sink_.reset();
   kube_client_.reset();
@@ -412,6 +454,8 @@ void Server::Shutdown() {
   checkpoint_writer_.reset();
   api_.reset();
   bus_.reset();
+  identity_bus_.reset();
+  identity_projector_.reset();
   status_projector_.reset();
   projector_.reset();
   if (store_ != nullptr) store_->Close();

@@ -1,8 +1,9 @@
 // Server: `credledger serve` as a reusable component (DESIGN sections 1, 6): it opens the
-// event log, records the service configuration (ServiceConfigured), starts the credential
-// and status projectors, the command buses, the report scheduler (heartbeat batches,
-// staleness), the kube bridge (credentials and the TargetReport watch), the checkpoint writer,
-// and serves the gRPC API (TargetService, ReportService, AuditService) under the
+// event log, records the service configuration (ServiceConfigured), starts the credential,
+// status and identity projectors, the command buses, the report scheduler (heartbeat batches,
+// staleness), the kube bridge (credentials, credential mirrors and the TargetReport watch),
+// the checkpoint writer, and serves the gRPC API (TargetService, ReportService,
+// IdentityService, AuditService) under the
 // authorization policy, with standard health checking and server reflection. Before anything
 // is appended it verifies the tail of the log and refuses to start on a mismatch (issue
 // "Audit export", "Tamper evidence"), unless told to serve read-only. Plaintext only: Start refuses any listening address that
@@ -31,19 +32,24 @@
 #include "common/clock.h"
 #include "kubebridge/credential_bridge.h"
 #include "kubebridge/kube_client.h"
+#include "kubebridge/mirror_bridge.h"
 #include "kubebridge/report_watcher.h"
 #include "audit/signing_key.h"
 #include "service/audit_api.h"
 #include "service/authorization_policy.h"
 #include "service/checkpoint_writer.h"
 #include "service/bridge_outcome_sink.h"
+#include "service/bridge_mirror_sink.h"
 #include "service/bridge_report_sink.h"
+#include "service/identity_api.h"
+#include "service/identity_command_bus.h"
 #include "service/liveness_buffer.h"
 #include "service/report_command_bus.h"
 #include "service/report_ingest.h"
 #include "service/report_scheduler.h"
 #include "credledger/v1/events.pb.h"
 #include "projections/credential_projector.h"
+#include "projections/identity_projector.h"
 #include "projections/status_projector.h"
 #include "service/command_bus.h"
 #include "service/report_api.h"
@@ -57,6 +63,7 @@ class Server;
 namespace credledger::service {
 
 class AuditGrpcService;
+class IdentityGrpcService;
 class ReportGrpcService;
 class TargetGrpcService;
 
@@ -166,6 +173,11 @@ class Server {
   projections::CredentialProjector* projector() const { return projector_.get(); }
   TargetCommandBus* command_bus() const { return bus_.get(); }
   projections::StatusProjector* status_projector() const { return status_projector_.get(); }
+  projections::IdentityProjector* identity_projector() const {
+    return identity_projector_.get();
+  }
+  // The mirror bridge; null without a cluster connection or when read-only.
+  kubebridge::MirrorBridge* mirror_bridge() const { return mirror_bridge_.get(); }
 
   // Blocks until Shutdown has completed.
   void Wait();
@@ -206,6 +218,14 @@ class Server {
   std::unique_ptr<kubebridge::ReportWatcher> report_watcher_;
   std::unique_ptr<ReportApi> report_api_;
   std::unique_ptr<ReportGrpcService> report_grpc_service_;
+
+  std::unique_ptr<projections::IdentityProjector> identity_projector_;
+  std::unique_ptr<IdentityCommandBus> identity_bus_;
+  std::unique_ptr<BridgeMirrorSink> mirror_sink_;
+  std::unique_ptr<kubebridge::MirrorBridge> mirror_bridge_;
+  std::unique_ptr<SecretAccessReviewer> access_reviewer_;
+  std::unique_ptr<IdentityApi> identity_api_;
+  std::unique_ptr<IdentityGrpcService> identity_grpc_service_;
 
   std::optional<audit::SigningKey> signing_key_;
   std::unique_ptr<CheckpointWriter> checkpoint_writer_;

@@ -19,14 +19,38 @@ TEST(ValidateDnsLabelTest, AcceptsLabelsUpToSixtyThreeCharacters) {
 }
 
 TEST(ValidateDnsLabelTest, RejectsWhatKubernetesRejectsNamingTheField) {
-  EXPECT_THAT(ValidateDnsLabel("name", ""), StatusIs(absl::StatusCode::kInvalidArgument,
-                                                     HasSubstr("name: required")));
+  EXPECT_THAT(ValidateDnsLabel("name", ""),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("name: required")));
   EXPECT_THAT(ValidateDnsLabel("name", std::string(64, 'a')),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("at most 63")));
   for (const char* bad : {"Edge", "-edge", "edge-", "ed_ge", "ed.ge", "ed ge"}) {
     EXPECT_THAT(ValidateDnsLabel("namespace", bad),
                 StatusIs(absl::StatusCode::kInvalidArgument,
                          HasSubstr("namespace: \"" + std::string(bad) + "\" is not a DNS-1123")))
+        << bad;
+  }
+}
+
+TEST(ValidateDnsSubdomainTest, AcceptsDottedLabelsUpToTwoHundredFiftyThreeCharacters) {
+  EXPECT_OK(ValidateDnsSubdomain("name", "aws-creds"));
+  EXPECT_OK(ValidateDnsSubdomain("name", "creds.team-a.example"));
+  EXPECT_OK(ValidateDnsSubdomain("name", "0"));
+  // Kubernetes limits the whole name, not each part, to 253.
+  EXPECT_OK(ValidateDnsSubdomain("name", std::string(100, 'a') + "." + std::string(152, 'b')));
+}
+
+TEST(ValidateDnsSubdomainTest, RejectsWhatKubernetesRejectsNamingTheField) {
+  EXPECT_THAT(ValidateDnsSubdomain("spec.name", ""),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("spec.name: required")));
+  EXPECT_THAT(ValidateDnsSubdomain("spec.name", std::string(254, 'a')),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("has 254 characters; a DNS-1123 subdomain has at most 253")));
+  for (const char* bad :
+       {"Creds", ".creds", "creds.", "a..b", "a.-b", "a-.b", "a_b", "a b", "-creds", "creds-"}) {
+    EXPECT_THAT(
+        ValidateDnsSubdomain("spec.name", bad),
+        StatusIs(absl::StatusCode::kInvalidArgument,
+                 HasSubstr("spec.name: \"" + std::string(bad) + "\" is not a DNS-1123 subdomain")))
         << bad;
   }
 }

@@ -172,6 +172,56 @@ TEST(FlagSetTest, ParseReportsUnknownFlagsAsInvalidArgument) {
   EXPECT_THAT(args, ElementsAre("x", "y"));
 }
 
+TEST(FlagSetTest, ARepeatedFlagCollectsEveryOccurrenceVerbatim) {
+  FlagSet flags;
+  std::vector<std::string> labels;
+  std::string single;
+  flags.AddRepeated("label", &labels, "a label");
+  flags.Add("single", &single, "one value");
+  bool help = false;
+  ASSERT_OK(flags.Parse({"--label", "a=1,b=2", "--single=x", "--label=c=3", "--single=y"},
+                        &help));
+  EXPECT_THAT(labels, ElementsAre("a=1,b=2", "c=3"));
+  EXPECT_EQ(single, "y");
+  EXPECT_THAT(flags.Help(), HasSubstr("a label (repeatable)"));
+}
+
+TEST(FlagSetTest, AOneLetterAliasStandsForItsFlag) {
+  FlagSet flags;
+  std::string file;
+  flags.Add("file", &file, "a file");
+  flags.AddAlias('f', "file");
+  bool help = false;
+  ASSERT_OK(flags.Parse({"-f", "spec.yaml"}, &help));
+  EXPECT_EQ(file, "spec.yaml");
+  EXPECT_TRUE(flags.Given("file"));
+  ASSERT_OK(flags.Parse({"-f=other.yaml"}, &help));
+  EXPECT_EQ(file, "other.yaml");
+  EXPECT_THAT(flags.Parse({"-g", "x"}, &help),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown flag -g")));
+  EXPECT_THAT(flags.Parse({"-fx"}, &help),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown flag -fx")));
+  EXPECT_THAT(flags.Parse({"-f"}, &help),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--file needs a value")));
+  EXPECT_THAT(flags.Help(), HasSubstr("-f, --file=<value>"));
+}
+
+TEST(FlagSetTest, TellsHowManyPositionalArgumentsCameBeforeTheTerminator) {
+  FlagSet flags;
+  bool verbose = false;
+  flags.Add("verbose", &verbose, "say more");
+  bool help = false;
+  ASSERT_OK_AND_ASSIGN(auto args,
+                       flags.Parse({"a", "--verbose", "--", "cmd", "--help", "-x"}, &help));
+  EXPECT_THAT(args, ElementsAre("a", "cmd", "--help", "-x"));
+  EXPECT_FALSE(help);
+  EXPECT_EQ(flags.positional_before_terminator(), 1u);
+  ASSERT_OK_AND_ASSIGN(args, flags.Parse({"--", "cmd"}, &help));
+  EXPECT_EQ(flags.positional_before_terminator(), 0u);
+  ASSERT_OK_AND_ASSIGN(args, flags.Parse({"a", "b"}, &help));
+  EXPECT_EQ(flags.positional_before_terminator(), 2u);
+}
+
 // The real command line: every subcommand answers --help with only its own flags.
 TEST(CredledgerCommandsTest, EverySubcommandHasHelpWithItsOwnFlags) {
   Dispatcher dispatcher = CredledgerDispatcher();
@@ -207,6 +257,15 @@ TEST(CredledgerCommandsTest, EverySubcommandHasHelpWithItsOwnFlags) {
   const std::string watch = help({"target", "watch"});
   EXPECT_THAT(watch, HasSubstr("--after-seq"));
   EXPECT_THAT(watch, HasSubstr("--namespace"));
+
+  const std::string create = help({"identity", "create"});
+  for (const char* flag : {"--secret", "--allow-namespace", "--allow-all-namespaces",
+                           "--match-label", "-f, --file", "--request-id", "--server"}) {
+    EXPECT_THAT(create, HasSubstr(flag));
+  }
+  EXPECT_THAT(help({"identity", "bind"}), HasSubstr("<apiVersion>/<kind>/<name>"));
+  EXPECT_THAT(help({"identity", "pod-spec"}), Not(HasSubstr("--server")));
+  EXPECT_THAT(help({"exec"}), HasSubstr("--credentials-dir"));
 }
 
 }  // namespace

@@ -1,0 +1,107 @@
+// MirrorBridge: runs the mirror reconciler for every identity (domain/captf-credentials.md;
+// DESIGN section 5; docs/mirrors.md, "How a change propagates").
+//
+// Work arrives as identity names on a WorkQueue from:
+//   - changes of the identity projection (a create, update, binding, or an outcome);
+//   - a watch on each source Secret, one per distinct secretRef of the active identities,
+//     narrowed by name with a field selector (so credledger reads no other Secret): a source
+//     change reaches every mirror within seconds instead of at a sync period;
+//   - a watch on every namespace: a relabelled namespace re-evaluates the selectors of the
+//     identities bound there (NamespaceLabelCache also answers the reconciler's label reads);
+//   - a watch on mirror Secrets (label captf.io/mirrored=true): a mirror edited or deleted by
+//     someone else is repaired;
+//   - a periodic resync of every identity (also once at start, which finishes passes a crash
+//     interrupted).
+// Workers run MirrorReconciler on the identity's state as read from the log; a failed pass
+// retries with per-key exponential backoff.
+//
+// Thread-safety: Start/Stop from one thread; everything else is internal.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "common/clock.h"
+#include "kubebridge/cancellation.h"
+#include "kubebridge/kube_client.h"
+#include "kubebridge/mirror_outcomes.h"
+#include "kubebridge/mirror_reconciler.h"
+#include "kubebridge/namespace_labels.h"
+#include "kubebridge/work_queue.h"
+#include "projections/identity_projector.h"
+
+namespace credledger::kubebridge {
+
+struct MirrorBridgeOptions {
+  // Every identity is reconciled at least this often.
+  absl::Duration resync_period = absl::Minutes(10);
+  int workers = 2;
+  // Retry pacing of an identity whose pass failed.
+  BackoffPolicy retry = {absl::Seconds(1), 2.0, absl::Minutes(5), 0.0, 1, absl::Minutes(5)};
+  // Wait between failed attempts of a watch.
+  BackoffPolicy watch_backoff;
+};
+
+class MirrorBridge {
+ public:
+  // Starts the watches, the workers and the resync loop; every identity known to
+  // `projector` is queued once. None of the pointers is owned; all must outlive the bridge.
+  static std::unique_ptr<MirrorBridge> Start(KubeClient* client, MirrorOutcomeSink* sink,
+                                             projections::IdentityProjector* projector,
+                                             common::Clock* clock, MirrorBridgeOptions options);
+  // Stops and joins (Stop).
+  ~MirrorBridge();
+  // Cancels running Kubernetes calls, stops every thread and joins them. Idempotent.
+  void Stop();
+
+  // Identities waiting in the queue (metrics, tests).
+  size_t QueueDepth() const { return queue_.Depth(); }
+  // Blocks until no pass runs and none is due, or `timeout`; true when idle (tests).
+  bool WaitIdle(absl::Duration timeout) const { return queue_.WaitIdle(timeout); }
+  // The source Secrets watched now, as "<namespace>/<name>" (tests).
+  std::set<std::string> WatchedSources() const;
+
+ private:
+  class SourceWatch;
+  class MirrorWatch;
+
+  MirrorBridge(KubeClient* client, MirrorOutcomeSink* sink,
+               projections::IdentityProjector* projector, common::Clock* clock,
+               MirrorBridgeOptions options);
+  void Worker();
+  void ResyncLoop();
+  void SourceWatchLoop();
+  void SyncSourceWatches();
+  void EnqueueAll();
+  // Queues every active identity whose secretRef is `source` ("<namespace>/<name>").
+  void EnqueueSource(const std::string& source);
+  // Queues every active identity with a selector and an entry for namespace `ns`.
+  void EnqueueNamespace(const std::string& ns);
+  void MarkSourcesDirty();
+
+  KubeClient* client_;
+  MirrorOutcomeSink* sink_;
+  projections::IdentityProjector* projector_;
+  common::Clock* clock_;
+  const MirrorBridgeOptions options_;
+  WorkQueue queue_;
+  Cancellation stop_;
+  int listener_id_ = 0;
+  std::unique_ptr<NamespaceLabelCache> namespaces_;
+  std::unique_ptr<MirrorReconciler> reconciler_;
+  std::unique_ptr<MirrorWatch> mirror_watch_;
+
+  mutable absl::Mutex sources_mu_;
+  bool sources_dirty_ ABSL_GUARDED_BY(sources_mu_) = true;
+  std::map<std::string, std::unique_ptr<SourceWatch>> source_watches_ ABSL_GUARDED_BY(sources_mu_);
+
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace credledger::kubebridge

@@ -1,0 +1,94 @@
+// MirrorReconciler: brings the mirrors of one identity in line with its state
+// (domain/captf-credentials.md, "When the mirror is written", "Rotation", "Revocation",
+// "Conflicts"; DESIGN section 5; docs/mirrors.md).
+//
+// One pass for an active identity:
+//   1. GET the source Secret directly (never from a cache) and hash its data; the data stays
+//      in memory for this pass only and never reaches an outcome.
+//   2. Record what was observed (the source, and the labels of every namespace the identity
+//      has an entry for when its spec has a selector) in one Record call, and continue from
+//      the state it returns, so that the allowance of each namespace is current.
+//   3. LIST the Secrets named like the mirror in all namespaces (one request).
+//   4. PlanMirrors (mirror_objects.h) and carry the plan out: POST, PUT with the live
+//      resourceVersion, DELETE with the live uid as precondition, or only record. A
+//      Kubernetes error in one namespace is recorded as a WRITE_FAILED failure and the pass
+//      goes on with the other namespaces.
+//   5. Record the outcomes in order, at most 64 per Record call, each call's request id
+//      derived from the state the previous call returned (MirrorOutcomeRequestId with step
+//      "mirrors/<first namespace of the call>"), so a pass repeated after a crash appends
+//      nothing twice.
+// Nothing that is not a mirror of this identity is ever written or deleted, and the source
+// Secret never is. Steady state makes no writes and records nothing.
+//
+// Thread-safety: Reconcile may run concurrently for different identities, never for the
+// same one.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "credledger/v1/identity.pb.h"
+#include "credledger/v1/state.pb.h"
+#include "kubebridge/cancellation.h"
+#include "kubebridge/kube_client.h"
+#include "kubebridge/mirror_outcomes.h"
+
+namespace credledger::kubebridge {
+
+// A namespace as a NamespaceLookup knows it.
+struct NamespaceLabels {
+  bool found = false;             // false: the namespace does not exist
+  std::vector<v1::Label> labels;  // ordered by key; empty when !found
+};
+
+// Where the reconciler reads namespace labels from (implemented from a namespace watch).
+// Thread-safety: Lookup may be called from several reconciling threads at once.
+class NamespaceLookup {
+ public:
+  virtual ~NamespaceLookup() = default;
+  // The namespace `ns` as currently known; nullopt when the lookup does not know (yet),
+  // and the reconciler then reads the namespace from the API server.
+  virtual std::optional<NamespaceLabels> Lookup(const std::string& ns) = 0;
+};
+
+// What one pass did (tests, benchmarks).
+struct MirrorReconcileResult {
+  bool source_found = false;
+  int created = 0;
+  int updated = 0;
+  int adopted = 0;
+  int deleted = 0;
+  // Mirrors the log held that were gone (deleted by someone else).
+  int deleted_externally = 0;
+  // RecordMirrorFailed outcomes: conflicts, source missing or colliding, failed writes.
+  int failed = 0;
+};
+
+class MirrorReconciler {
+ public:
+  // `client` and `sink` are not owned and must outlive the reconciler; `namespaces` (not
+  // owned, may be null: every label read then goes to the API server) likewise.
+  MirrorReconciler(KubeClient& client, MirrorOutcomeSink& sink, NamespaceLookup* namespaces);
+
+  // One pass for `state` (the identity's state as read from the log). Does nothing unless
+  // state.phase() is PHASE_ACTIVE.
+  // Errors (the work queue retries with backoff): reading the source Secret, a namespace or
+  // the mirror list fails (mapped client errors); kDataLoss when the source's data does not
+  // decode (SourceSecretDigest); the sink's errors; kCancelled; otherwise the first
+  // Kubernetes error of a namespace, returned after every other namespace was handled and
+  // every outcome recorded.
+  absl::StatusOr<MirrorReconcileResult> Reconcile(const v1::IdentityState& state,
+                                                  Cancellation* cancel);
+
+ private:
+  // The labels of namespace `ns`, from the lookup or else from the API server.
+  absl::StatusOr<NamespaceLabels> LabelsOf(const std::string& ns, Cancellation* cancel);
+
+  KubeClient& client_;
+  MirrorOutcomeSink& sink_;
+  NamespaceLookup* namespaces_;
+};
+
+}  // namespace credledger::kubebridge

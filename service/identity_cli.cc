@@ -1,0 +1,494 @@
+#include "service/identity_cli.h"
+
+#include <grpcpp/grpcpp.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "common/dns_label.h"
+#include "common/status_macros.h"
+#include "credledger/v1/api.grpc.pb.h"
+#include "kubebridge/consumer_pod_spec.h"
+#include "kubebridge/file_util.h"
+#include "kubebridge/yaml_limits.h"
+#include "service/client_command.h"
+#include "service/identity_printer.h"
+#include "service/uuid.h"
+
+namespace credledger::service {
+namespace {
+
+using Stub = v1::IdentityService::Stub;
+
+constexpr char kNameArg[] = "<name>";
+constexpr char kOwnerHelp[] =
+    "the object using the identity: <apiVersion>/<kind>/<name>, for example "
+    "infrastructure.cluster.x-k8s.io/v1beta1/TerraformCluster/edge-1 or v1/ConfigMap/settings";
+
+// ---- The spec file ---------------------------------------------------------------------
+
+absl::Status Invalid(absl::string_view path, absl::string_view rule) {
+  return absl::InvalidArgumentError(absl::StrCat(path, ": ", rule));
+}
+
+std::string Child(absl::string_view path, absl::string_view key) {
+  return path.empty() ? std::string(key) : absl::StrCat(path, ".", key);
+}
+
+absl::Status CheckKeys(const YAML::Node& node, absl::string_view path,
+                       const std::set<std::string>& allowed) {
+  if (!node.IsMap()) return Invalid(path.empty() ? "spec file" : path, "must be a mapping");
+  for (const auto& item : node) {
+    const std::string key = item.first.as<std::string>();
+    if (!allowed.contains(key)) return Invalid(Child(path, key), "unknown key");
+  }
+  return absl::OkStatus();
+}
+
+// A scalar value, possibly empty; `""` in YAML.
+absl::StatusOr<std::string> Scalar(const YAML::Node& node, absl::string_view path) {
+  if (!node.IsScalar()) return Invalid(path, "must be a string");
+  return node.Scalar();
+}
+
+absl::StatusOr<std::vector<std::string>> Strings(const YAML::Node& node, absl::string_view path) {
+  std::vector<std::string> out;
+  if (!node.IsDefined() || node.IsNull()) return out;
+  if (!node.IsSequence()) return Invalid(path, "must be a list of strings");
+  for (size_t i = 0; i < node.size(); ++i) {
+    ASSIGN_OR_RETURN(std::string value, Scalar(node[i], absl::StrCat(path, "[", i, "]")));
+    out.push_back(std::move(value));
+  }
+  return out;
+}
+
+absl::Status ParseSelector(const YAML::Node& node, absl::string_view path,
+                           v1::LabelSelector& selector) {
+  RETURN_IF_ERROR(CheckKeys(node, path, {"matchLabels", "matchExpressions"}));
+  if (const YAML::Node labels = node["matchLabels"]; labels.IsDefined() && !labels.IsNull()) {
+    const std::string labels_path = Child(path, "matchLabels");
+    if (!labels.IsMap()) return Invalid(labels_path, "must be a mapping of label keys to values");
+    for (const auto& item : labels) {
+      v1::Label& label = *selector.add_match_labels();
+      label.set_key(item.first.as<std::string>());
+      ASSIGN_OR_RETURN(*label.mutable_value(),
+                       Scalar(item.second, Child(labels_path, label.key())));
+    }
+  }
+  if (const YAML::Node exprs = node["matchExpressions"]; exprs.IsDefined() && !exprs.IsNull()) {
+    const std::string exprs_path = Child(path, "matchExpressions");
+    if (!exprs.IsSequence()) return Invalid(exprs_path, "must be a list");
+    for (size_t i = 0; i < exprs.size(); ++i) {
+      const std::string item_path = absl::StrCat(exprs_path, "[", i, "]");
+      const YAML::Node expr = exprs[i];
+      RETURN_IF_ERROR(CheckKeys(expr, item_path, {"key", "operator", "values"}));
+      v1::LabelSelectorRequirement& requirement = *selector.add_match_expressions();
+      ASSIGN_OR_RETURN(*requirement.mutable_key(), Scalar(expr["key"], Child(item_path, "key")));
+      ASSIGN_OR_RETURN(*requirement.mutable_operator_(),
+                       Scalar(expr["operator"], Child(item_path, "operator")));
+      ASSIGN_OR_RETURN(std::vector<std::string> values,
+                       Strings(expr["values"], Child(item_path, "values")));
+      for (std::string& value : values) requirement.add_values(std::move(value));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseAllowed(const YAML::Node& node, v1::IdentitySpec& spec) {
+  constexpr char kPath[] = "allowedNamespaces";
+  // Present but empty stays present: the server explains `{}`.
+  v1::AllowedNamespaces& allowed = *spec.mutable_allowed_namespaces();
+  RETURN_IF_ERROR(CheckKeys(node, kPath, {"list", "selector"}));
+  ASSIGN_OR_RETURN(std::vector<std::string> list, Strings(node["list"], Child(kPath, "list")));
+  for (std::string& ns : list) allowed.add_list(std::move(ns));
+  if (const YAML::Node selector = node["selector"]; selector.IsDefined() && !selector.IsNull()) {
+    RETURN_IF_ERROR(ParseSelector(selector, Child(kPath, "selector"), *allowed.mutable_selector()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::IdentitySpec> ParseSpecNode(const YAML::Node& root) {
+  RETURN_IF_ERROR(CheckKeys(root, "", {"secretRef", "allowedNamespaces"}));
+  v1::IdentitySpec spec;
+  if (const YAML::Node ref = root["secretRef"]; ref.IsDefined() && !ref.IsNull()) {
+    RETURN_IF_ERROR(CheckKeys(ref, "secretRef", {"namespace", "name"}));
+    v1::SourceSecretRef& secret = *spec.mutable_secret_ref();
+    if (ref["namespace"].IsDefined()) {
+      ASSIGN_OR_RETURN(*secret.mutable_namespace_(),
+                       Scalar(ref["namespace"], "secretRef.namespace"));
+    }
+    if (ref["name"].IsDefined()) {
+      ASSIGN_OR_RETURN(*secret.mutable_name(), Scalar(ref["name"], "secretRef.name"));
+    }
+  }
+  if (const YAML::Node allowed = root["allowedNamespaces"];
+      allowed.IsDefined() && !allowed.IsNull()) {
+    RETURN_IF_ERROR(ParseAllowed(allowed, spec));
+  }
+  return spec;
+}
+
+// ---- Commands ----------------------------------------------------------------------------
+
+// A mutating subcommand: builds its request from the flags, sends it under --request-id
+// (generated when absent) and prints the identity after the change.
+template <typename Request>
+class MutationCommand : public ClientCommand {
+ public:
+  using Method = grpc::Status (Stub::*)(grpc::ClientContext*, const Request&,
+                                        v1::IdentityChangeResponse*);
+  MutationCommand(Method method, std::string verb) : method_(method), verb_(std::move(verb)) {}
+
+  int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) final {
+    if (flags_->Given("request-id") && request_id_.empty()) {
+      err << "error: --request-id is given but empty; leave it out to have one generated\n";
+      return kExitUsage;
+    }
+    Request request;
+    if (const int prepared = Prepare(args[0], request, err); prepared != kExitOk) return prepared;
+    if (request_id_.empty()) {
+      absl::StatusOr<std::string> generated = NewUuidV4();
+      if (!generated.ok()) return ReportError(generated.status(), err);
+      request_id_ = *generated;
+      err << "request-id: " << request_id_ << "\n";
+    }
+    request.set_request_id(request_id_);
+    v1::IdentityChangeResponse response;
+    const absl::Status status = Call(method_, request, &response);
+    if (!status.ok()) return ReportError(status, err);
+    return Print(response, FormatIdentityChangeText(verb_, response), out, err);
+  }
+
+ protected:
+  // Fills `request` for identity `name` from the flags; kExitOk, or the exit code after
+  // printing why not.
+  virtual int Prepare(const std::string& name, Request& request, std::ostream& err) = 0;
+  virtual void DefineMutationFlags(FlagSet&) {}
+
+  const FlagSet* flags_ = nullptr;  // the set DefineOwnFlags filled; outlives Run
+
+ private:
+  void DefineOwnFlags(FlagSet& flags) final {
+    flags_ = &flags;
+    flags.Add("request-id", &request_id_,
+              "idempotency key of the call; generated and printed when absent");
+    DefineMutationFlags(flags);
+  }
+
+  Method method_;
+  std::string verb_;
+  std::string request_id_;
+};
+
+// identity create / identity update.
+template <typename Request>
+class SpecCommand final : public MutationCommand<Request> {
+ public:
+  using MutationCommand<Request>::MutationCommand;
+
+ private:
+  void DefineMutationFlags(FlagSet& flags) override {
+    flags.Add("secret", &spec_flags_.secret, "the source Secret: <namespace>/<name>");
+    flags.AddRepeated("allow-namespace", &spec_flags_.allow_namespaces,
+                      "a namespace that may use the identity");
+    flags.Add("allow-all-namespaces", &spec_flags_.allow_all_namespaces,
+              "allow every namespace (selector: {})");
+    flags.AddRepeated("match-label", &spec_flags_.match_labels,
+                      "allow namespaces with this label: <key>=<value>");
+    flags.Add("file", &file_, "read the spec from this YAML file instead of the flags");
+    flags.AddAlias('f', "file");
+  }
+
+  int Prepare(const std::string& name, Request& request, std::ostream& err) override {
+    const FlagSet& flags = *this->flags_;
+    request.set_name(name);
+    if (!flags.Given("file")) {
+      absl::StatusOr<v1::IdentitySpec> spec = SpecFromFlags(spec_flags_);
+      if (!spec.ok()) {
+        err << "error: " << spec.status().message() << "\n";
+        return kExitUsage;
+      }
+      *request.mutable_spec() = *std::move(spec);
+      return kExitOk;
+    }
+    if (flags.Given("secret") || flags.Given("allow-namespace") ||
+        flags.Given("allow-all-namespaces") || flags.Given("match-label")) {
+      err << "error: -f and the spec flags (--secret, --allow-namespace, "
+             "--allow-all-namespaces, --match-label) are exclusive\n";
+      return kExitUsage;
+    }
+    absl::StatusOr<std::string> text = kubebridge::ReadSmallFile(file_);
+    if (!text.ok()) return ReportError(text.status(), err);
+    absl::StatusOr<v1::IdentitySpec> spec = ParseIdentitySpecYaml(*text);
+    if (!spec.ok()) {
+      const std::string message = absl::StrCat("\"", file_, "\": ", spec.status().message());
+      return ReportError(absl::Status(spec.status().code(), message), err);
+    }
+    *request.mutable_spec() = *std::move(spec);
+    return kExitOk;
+  }
+
+  IdentitySpecFlags spec_flags_;
+  std::string file_;
+};
+
+class DeleteCommand final : public MutationCommand<v1::DeleteIdentityRequest> {
+ public:
+  DeleteCommand() : MutationCommand(&Stub::DeleteIdentity, "deleted") {}
+
+ private:
+  int Prepare(const std::string& name, v1::DeleteIdentityRequest& request, std::ostream&) override {
+    request.set_name(name);
+    return kExitOk;
+  }
+};
+
+// identity bind / identity unbind.
+template <typename Request>
+class BindingCommand final : public MutationCommand<Request> {
+ public:
+  BindingCommand(typename MutationCommand<Request>::Method method, std::string verb,
+                 bool uid_required)
+      : MutationCommand<Request>(method, std::move(verb)), uid_required_(uid_required) {}
+
+ private:
+  void DefineMutationFlags(FlagSet& flags) override {
+    flags.Add("namespace", &namespace_, "namespace of the object (required)");
+    flags.Add("owner", &owner_, kOwnerHelp);
+    flags.Add("owner-uid", &owner_uid_,
+              uid_required_ ? "uid of the object (required)"
+                            : "uid of the object; when given it must be the bound one");
+  }
+
+  int Prepare(const std::string& name, Request& request, std::ostream& err) override {
+    if (namespace_.empty() || owner_.empty() || (uid_required_ && owner_uid_.empty())) {
+      err << "error: --namespace, --owner" << (uid_required_ ? " and --owner-uid are" : " are")
+          << " required\n";
+      return kExitUsage;
+    }
+    absl::StatusOr<v1::OwnerReference> owner = ParseOwner(owner_);
+    if (!owner.ok()) {
+      err << "error: " << owner.status().message() << "\n";
+      return kExitUsage;
+    }
+    owner->set_uid(owner_uid_);
+    request.set_identity(name);
+    request.set_namespace_(namespace_);
+    *request.mutable_owner() = *std::move(owner);
+    return kExitOk;
+  }
+
+  bool uid_required_;
+  std::string namespace_;
+  std::string owner_;
+  std::string owner_uid_;
+};
+
+class GetCommand final : public ClientCommand {
+ public:
+  int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) override {
+    v1::GetIdentityRequest request;
+    request.set_name(args[0]);
+    v1::GetIdentityResponse response;
+    const absl::Status status = Call(&Stub::GetIdentity, request, &response);
+    if (!status.ok()) return ReportError(status, err);
+    return Print(response, FormatIdentityText(response.identity()), out, err);
+  }
+};
+
+class ListCommand final : public ClientCommand {
+ public:
+  int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
+    v1::ListIdentitiesRequest request;
+    request.set_include_deleted(include_deleted_);
+    v1::ListIdentitiesResponse response;
+    const absl::Status status = Call(&Stub::ListIdentities, request, &response);
+    if (!status.ok()) return ReportError(status, err);
+    std::string text = FormatIdentityTableHeader();
+    for (const v1::IdentityState& identity : response.identities()) {
+      absl::StrAppend(&text, FormatIdentityRow(identity));
+    }
+    return Print(response, text, out, err);
+  }
+
+ private:
+  void DefineOwnFlags(FlagSet& flags) override {
+    flags.Add("include-deleted", &include_deleted_, "also list deleted identities");
+  }
+  bool include_deleted_ = false;
+};
+
+class MirrorsCommand final : public ClientCommand {
+ public:
+  int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
+    v1::ListMirrorsRequest request;
+    request.set_identity(identity_);
+    request.set_namespace_(namespace_);
+    v1::ListMirrorsResponse response;
+    const absl::Status status = Call(&Stub::ListMirrors, request, &response);
+    if (!status.ok()) return ReportError(status, err);
+    std::string text = FormatMirrorTableHeader();
+    for (const v1::MirrorView& mirror : response.mirrors()) {
+      absl::StrAppend(&text, FormatMirrorRow(mirror));
+    }
+    return Print(response, text, out, err);
+  }
+
+ private:
+  void DefineOwnFlags(FlagSet& flags) override {
+    flags.Add("identity", &identity_, "only this identity's mirrors");
+    flags.Add("namespace", &namespace_, "only mirrors in this namespace");
+  }
+  std::string identity_;
+  std::string namespace_;
+};
+
+// Local: prints the Pod spec fragment for the identity's mirror.
+class PodSpecCommand final : public Subcommand {
+ public:
+  void DefineFlags(FlagSet& flags) override {
+    flags.Add("container", &container_, "name of the container that uses the credentials");
+  }
+  int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) override {
+    for (const absl::Status& status : {common::ValidateDnsSubdomain("name", args[0]),
+                                       common::ValidateDnsLabel("--container", container_)}) {
+      if (!status.ok()) {
+        err << "error: " << status.message() << "\n";
+        return kExitUsage;
+      }
+    }
+    out << kubebridge::ConsumerPodSpec(args[0], container_).dump(2) << "\n";
+    return kExitOk;
+  }
+
+ private:
+  std::string container_ = "main";
+};
+
+template <typename Request>
+std::function<std::unique_ptr<Subcommand>()> Spec(typename MutationCommand<Request>::Method method,
+                                                  std::string verb) {
+  return [=] { return std::make_unique<SpecCommand<Request>>(method, verb); };
+}
+
+template <typename Request>
+std::function<std::unique_ptr<Subcommand>()> Binding(
+    typename MutationCommand<Request>::Method method, std::string verb, bool uid_required) {
+  return [=] { return std::make_unique<BindingCommand<Request>>(method, verb, uid_required); };
+}
+
+constexpr char kSpecDescription[] =
+    "The spec comes from the flags or, with -f, from a YAML file with the Kubernetes field\n"
+    "names:\n"
+    "  secretRef: {namespace: creds, name: aws}\n"
+    "  allowedNamespaces:\n"
+    "    list: [team-a]\n"
+    "    selector:\n"
+    "      matchLabels: {env: prod}\n"
+    "      matchExpressions: [{key: tier, operator: In, values: [a, b]}]\n"
+    "Without --allow-namespace, --allow-all-namespaces or --match-label (or allowedNamespaces\n"
+    "in the file) the identity allows no namespace. The server runs an access review: the\n"
+    "Kubernetes user the caller maps to must be able to get the source Secret.\n";
+
+constexpr char kOwnerDescription[] =
+    "--owner names the object as <apiVersion>/<kind>/<name>; apiVersion may hold a '/'\n"
+    "(group/version): infrastructure.cluster.x-k8s.io/v1beta1/TerraformCluster/edge-1,\n"
+    "v1/ConfigMap/settings.\n";
+
+}  // namespace
+
+absl::StatusOr<v1::IdentitySpec> SpecFromFlags(const IdentitySpecFlags& flags) {
+  v1::IdentitySpec spec;
+  const std::vector<std::string> secret = absl::StrSplit(flags.secret, '/');
+  if (secret.size() != 2 || secret[0].empty() || secret[1].empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--secret: expected <namespace>/<name>, got \"", flags.secret, "\""));
+  }
+  spec.mutable_secret_ref()->set_namespace_(secret[0]);
+  spec.mutable_secret_ref()->set_name(secret[1]);
+  if (flags.allow_all_namespaces && !flags.match_labels.empty()) {
+    return absl::InvalidArgumentError(
+        "--allow-all-namespaces and --match-label are exclusive: every namespace already "
+        "matches");
+  }
+  if (flags.allow_namespaces.empty() && !flags.allow_all_namespaces && flags.match_labels.empty()) {
+    return spec;  // allows no namespace
+  }
+  v1::AllowedNamespaces& allowed = *spec.mutable_allowed_namespaces();
+  for (const std::string& ns : flags.allow_namespaces) allowed.add_list(ns);
+  if (flags.allow_all_namespaces) allowed.mutable_selector();
+  for (const std::string& pair : flags.match_labels) {
+    const size_t equals = pair.find('=');
+    if (equals == std::string::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--match-label: expected <key>=<value>, got \"", pair, "\""));
+    }
+    v1::Label& label = *allowed.mutable_selector()->add_match_labels();
+    label.set_key(pair.substr(0, equals));
+    label.set_value(pair.substr(equals + 1));
+  }
+  return spec;
+}
+
+absl::StatusOr<v1::IdentitySpec> ParseIdentitySpecYaml(absl::string_view yaml) {
+  RETURN_IF_ERROR(kubebridge::CheckYamlLimits(yaml, kubebridge::kMaxConfigFileBytes,
+                                              kubebridge::kMaxYamlDepth));
+  try {
+    return ParseSpecNode(YAML::Load(std::string(yaml)));
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("not a valid spec: ", e.what()));
+  }
+}
+
+absl::StatusOr<v1::OwnerReference> ParseOwner(absl::string_view text) {
+  const std::vector<std::string> parts = absl::StrSplit(text, '/');
+  const bool shaped =
+      (parts.size() == 3 || parts.size() == 4) &&
+      std::none_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty(); });
+  if (!shaped) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--owner: expected <apiVersion>/<kind>/<name>, got \"", text, "\""));
+  }
+  v1::OwnerReference owner;
+  owner.set_name(parts.back());
+  owner.set_kind(parts[parts.size() - 2]);
+  owner.set_api_version(absl::StrJoin(parts.begin(), parts.end() - 2, "/"));
+  return owner;
+}
+
+void AddIdentityCommands(Dispatcher& d) {
+  d.Add({"identity create", kNameArg, "create an identity that mirrors a source Secret", 1, 1,
+         Spec<v1::CreateIdentityRequest>(&Stub::CreateIdentity, "created"), kSpecDescription});
+  d.Add({"identity update", kNameArg, "replace an identity's spec", 1, 1,
+         Spec<v1::UpdateIdentityRequest>(&Stub::UpdateIdentity, "updated"), kSpecDescription});
+  d.Add({"identity delete", kNameArg, "delete an identity that nothing uses", 1, 1,
+         [] { return std::make_unique<DeleteCommand>(); }});
+  d.Add({"identity get", kNameArg, "show an identity, its bindings, mirrors and conditions", 1, 1,
+         [] { return std::make_unique<GetCommand>(); }});
+  d.Add({"identity list", "", "list identities", 0, 0,
+         [] { return std::make_unique<ListCommand>(); }});
+  d.Add({"identity bind", kNameArg, "record that an object in a namespace uses an identity", 1, 1,
+         Binding<v1::BindIdentityRequest>(&Stub::BindIdentity, "bound", /*uid_required=*/true),
+         kOwnerDescription});
+  d.Add(
+      {"identity unbind", kNameArg, "record that an object stopped using an identity", 1, 1,
+       Binding<v1::UnbindIdentityRequest>(&Stub::UnbindIdentity, "unbound", /*uid_required=*/false),
+       kOwnerDescription});
+  d.Add({"identity mirrors", "", "list mirrors with their source hash", 0, 0,
+         [] { return std::make_unique<MirrorsCommand>(); }});
+  d.Add({"identity pod-spec", kNameArg,
+         "print the Pod spec fragment that delivers an identity's mirror (local)", 1, 1,
+         [] { return std::make_unique<PodSpecCommand>(); },
+         "Prints, as JSON, the volumes and containers to merge into a Pod template: envFrom\n"
+         "the mirror Secret, and its files read-only at /var/run/captf/credentials (mode\n"
+         "0440). Needs no server.\n"});
+}
+
+}  // namespace credledger::service

@@ -1,0 +1,105 @@
+// The environment `credledger exec` builds (domain/captf-credentials.md, "Delivery to the
+// runtime"): files become variables and win over inherited ones; TF_ and KUBE_ variables are
+// dropped, inherited or not, except TF_IN_AUTOMATION, TF_INPUT and KUBE_NAMESPACE, whose
+// values come only from the caller; names that cannot be variables are skipped.
+#include "service/credentials_env.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace credledger::service {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using ::testing::IsEmpty;
+using Files = std::vector<std::pair<std::string, std::string>>;
+
+struct Case {
+  std::string name;
+  std::vector<std::string> inherited;
+  Files files;
+  std::vector<std::string> env;      // expected, ordered by name
+  std::vector<std::string> dropped;  // expected
+};
+
+class CredentialsEnvironmentTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CredentialsEnvironmentTest, BuildsTheCommandsEnvironment) {
+  const Case& c = GetParam();
+  const CredentialsEnvironment got = BuildCredentialsEnvironment(c.inherited, c.files);
+  EXPECT_THAT(got.env, ElementsAreArray(c.env));
+  EXPECT_THAT(got.dropped, ElementsAreArray(c.dropped));
+  EXPECT_THAT(got.skipped, IsEmpty());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rules, CredentialsEnvironmentTest,
+    ::testing::Values(
+        Case{"FilesBecomeVariables",
+             {"HOME=/home/runner", "PATH=/usr/bin"},
+             {{"AWS_SECRET_ACCESS_KEY", "s3cr3t"}, {"AWS_ACCESS_KEY_ID", "AKIA"}},
+             {"AWS_ACCESS_KEY_ID=AKIA", "AWS_SECRET_ACCESS_KEY=s3cr3t", "HOME=/home/runner",
+              "PATH=/usr/bin"},
+             {}},
+        Case{"AFileOverridesTheInheritedVariable",
+             {"REGION=eu-west-1"},
+             {{"REGION", "us-east-1"}},
+             {"REGION=us-east-1"},
+             {}},
+        Case{"TfVarFromAFileIsDropped",
+             {},
+             {{"TF_VAR_x", "1"}, {"TOKEN", "t"}},
+             {"TOKEN=t"},
+             {"TF_VAR_x"}},
+        Case{"InheritedTfAndKubeVariablesAreDroppedToo",
+             {"TF_WORKSPACE=prod", "KUBECONFIG=/k", "KUBE_CONFIG_PATH=/k", "USER=runner"},
+             {},
+             {"KUBECONFIG=/k", "USER=runner"},
+             {"KUBE_CONFIG_PATH", "TF_WORKSPACE"}},
+        Case{"TheThreeCallerSetVariablesKeepTheirInheritedValues",
+             {"TF_IN_AUTOMATION=1", "TF_INPUT=0", "KUBE_NAMESPACE=team-a"},
+             {},
+             {"KUBE_NAMESPACE=team-a", "TF_INPUT=0", "TF_IN_AUTOMATION=1"},
+             {}},
+        Case{"AFileCannotSetTheCallerSetVariables",
+             {"TF_INPUT=0", "KUBE_NAMESPACE=team-a"},
+             {{"TF_INPUT", "1"}, {"KUBE_NAMESPACE", "kube-system"}, {"TF_IN_AUTOMATION", "x"}},
+             {"KUBE_NAMESPACE=team-a", "TF_INPUT=0"},
+             {"KUBE_NAMESPACE", "TF_INPUT", "TF_IN_AUTOMATION"}},
+        Case{"ADroppedNameIsReportedOnceWhenInheritedAndInAFile",
+             {"TF_WORKSPACE=a"},
+             {{"TF_WORKSPACE", "b"}},
+             {},
+             {"TF_WORKSPACE"}},
+        Case{"OnlyThePrefixesCount",
+             {"MY_TF_VAR=1", "TF=2", "KUBE=3"},
+             {{"XTF_Y", "4"}},
+             {"KUBE=3", "MY_TF_VAR=1", "TF=2", "XTF_Y=4"},
+             {}},
+        Case{"AnEmptyValueIsKept", {}, {{"EMPTY", ""}}, {"EMPTY="}, {}},
+        Case{"InheritedEntriesWithoutANameAreLeftOut",
+             {"NOEQUALS", "=value", "A=1", "A=2"},
+             {},
+             {"A=1"},
+             {}}),
+    [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+
+TEST(CredentialsEnvironmentSkipTest, NamesThatCannotBeVariablesAreSkipped) {
+  const CredentialsEnvironment got =
+      BuildCredentialsEnvironment({"KEEP=1"}, {{"", "empty name"},
+                                               {"A=B", "equals"},
+                                               {std::string("N\0L", 3), "nul in name"},
+                                               {"BINARY", std::string("a\0b", 3)},
+                                               {"GOOD", "ok"}});
+  EXPECT_THAT(got.env, ElementsAre("GOOD=ok", "KEEP=1"));
+  EXPECT_THAT(got.skipped, ElementsAre("", "A=B", "BINARY", std::string("N\0L", 3)));
+  EXPECT_THAT(got.dropped, IsEmpty());
+}
+
+}  // namespace
+}  // namespace credledger::service

@@ -1,0 +1,131 @@
+// IdentityApi on a real SqliteEventStore in a temp dir, with an IdentityProjector following
+// it and a fake SecretAccessReviewer that records every review and answers as told; shared
+// by the API tests and the CLI tests (which serve the same api over gRPC on 127.0.0.1:0).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "credledger/v1/api.pb.h"
+#include "gtest/gtest.h"
+#include "projections/identity_projector.h"
+#include "service/authorization_policy.h"
+#include "service/identity_api.h"
+#include "service/identity_command_bus.h"
+#include "store/sqlite_event_store.h"
+#include "test/support/status_matchers.h"
+#include "test/support/temp_dir.h"
+
+namespace credledger::service {
+
+// Records the reviews it is asked for; answers `allowed`.
+class FakeReviewer final : public SecretAccessReviewer {
+ public:
+  absl::StatusOr<bool> Review(const v1::AccessReview& review) override {
+    absl::MutexLock lock(&mu_);
+    reviews_.push_back(review);
+    return allowed_;
+  }
+  void set_allowed(bool allowed) {
+    absl::MutexLock lock(&mu_);
+    allowed_ = allowed;
+  }
+  std::vector<v1::AccessReview> reviews() const {
+    absl::MutexLock lock(&mu_);
+    return reviews_;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  bool allowed_ ABSL_GUARDED_BY(mu_) = true;
+  std::vector<v1::AccessReview> reviews_ ABSL_GUARDED_BY(mu_);
+};
+
+// A policy that maps caller "alice" to Kubernetes user "alice@example.com" in two groups and
+// lets every caller call every IdentityService RPC.
+inline constexpr char kAlicePolicy[] = R"(identities:
+  - name: alice
+    rpcs: ["IdentityService/*"]
+    kubernetes:
+      user: alice@example.com
+      groups: [platform-admins, oncall]
+  - name: "*"
+    rpcs: ["IdentityService/*"]
+)";
+
+class IdentityApiFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store::SqliteEventStoreOptions options;
+    options.path = dir_.path() / "events.db";
+    options.clock = &clock_;
+    ASSERT_OK_AND_ASSIGN(store_, store::SqliteEventStore::Open(options));
+    bus_ = std::make_unique<IdentityCommandBus>(store_.get());
+    ASSERT_OK_AND_ASSIGN(projector_, projections::IdentityProjector::Start(store_.get(), {}));
+    ASSERT_OK_AND_ASSIGN(policy_, AuthorizationPolicy::Parse(kAlicePolicy));
+    api_ = MakeApi(&reviewer_);
+  }
+
+  std::unique_ptr<IdentityApi> MakeApi(SecretAccessReviewer* reviewer) {
+    return std::make_unique<IdentityApi>(bus_.get(), projector_.get(), &policy_, reviewer, &clock_,
+                                         IdentityApi::Options{});
+  }
+
+  // A spec for Secret creds/<secret> allowing the namespaces `list`.
+  static v1::IdentitySpec Spec(const std::string& secret, std::vector<std::string> list) {
+    v1::IdentitySpec spec;
+    spec.mutable_secret_ref()->set_namespace_("creds");
+    spec.mutable_secret_ref()->set_name(secret);
+    for (const std::string& ns : list) spec.mutable_allowed_namespaces()->add_list(ns);
+    return spec;
+  }
+
+  static v1::CreateIdentityRequest Create(const std::string& name, const v1::IdentitySpec& spec,
+                                          const std::string& request_id) {
+    v1::CreateIdentityRequest request;
+    request.set_request_id(request_id);
+    request.set_name(name);
+    *request.mutable_spec() = spec;
+    return request;
+  }
+
+  static v1::OwnerReference Owner(const std::string& name, const std::string& uid) {
+    v1::OwnerReference owner;
+    owner.set_api_version("infrastructure.cluster.x-k8s.io/v1beta1");
+    owner.set_kind("TerraformCluster");
+    owner.set_name(name);
+    owner.set_uid(uid);
+    return owner;
+  }
+
+  static v1::BindIdentityRequest Bind(const std::string& identity, const std::string& ns,
+                                      const v1::OwnerReference& owner,
+                                      const std::string& request_id) {
+    v1::BindIdentityRequest request;
+    request.set_request_id(request_id);
+    request.set_identity(identity);
+    request.set_namespace_(ns);
+    *request.mutable_owner() = owner;
+    return request;
+  }
+
+  // Creates identity `name` for Secret creds/<name> allowing `list`, as alice.
+  void CreateAs(const std::string& name, std::vector<std::string> list) {
+    ASSERT_OK(api_->CreateIdentity(Create(name, Spec(name, list), "create-" + name), "alice"));
+  }
+
+  testing::TempDir dir_;
+  common::FakeClock clock_;
+  std::unique_ptr<store::SqliteEventStore> store_;
+  std::unique_ptr<IdentityCommandBus> bus_;
+  std::unique_ptr<projections::IdentityProjector> projector_;
+  AuthorizationPolicy policy_ = AuthorizationPolicy::AllowAll();
+  FakeReviewer reviewer_;
+  std::unique_ptr<IdentityApi> api_;
+};
+
+}  // namespace credledger::service
