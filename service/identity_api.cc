@@ -4,7 +4,6 @@
 #include <optional>
 #include <utility>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/dns_label.h"
@@ -16,45 +15,9 @@
 namespace credledger::service {
 namespace {
 
-// Longest Kubernetes kind accepted.
-constexpr size_t kMaxKindBytes = 63;
-// Longest owner uid accepted (api.proto, BindIdentityRequest.owner).
-constexpr size_t kMaxOwnerUidBytes = 128;
-// Longest part of a refused value quoted in an error.
-constexpr size_t kMaxShownBytes = 300;
-
 constexpr char kNoReviewerMessage[] =
     "identity changes that need an access review require a cluster connection "
     "(--kubeconfig or in-cluster)";
-
-// "v1" (the core group) or "<group>/<version>" (a DNS-1123 subdomain and label).
-absl::Status ValidateApiVersion(absl::string_view api_version) {
-  constexpr char kField[] = "owner.api_version";
-  if (api_version.empty()) return absl::InvalidArgumentError(absl::StrCat(kField, ": required"));
-  if (api_version == "v1") return absl::OkStatus();
-  const size_t slash = api_version.find('/');
-  if (slash == absl::string_view::npos ||
-      !common::ValidateDnsSubdomain(kField, api_version.substr(0, slash)).ok() ||
-      !ValidateDnsLabel(kField, api_version.substr(slash + 1)).ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(kField, ": \"", api_version.substr(0, kMaxShownBytes),
-                     "\" is neither \"v1\" nor \"<group>/<version>\""));
-  }
-  return absl::OkStatus();
-}
-
-// 1-63 ASCII letters and digits.
-absl::Status ValidateKind(absl::string_view kind) {
-  constexpr char kField[] = "owner.kind";
-  if (kind.empty()) return absl::InvalidArgumentError(absl::StrCat(kField, ": required"));
-  if (kind.size() > kMaxKindBytes ||
-      !std::all_of(kind.begin(), kind.end(), [](char c) { return absl::ascii_isalnum(c); })) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(kField, ": \"", kind.substr(0, kMaxShownBytes),
-                     "\" is not a kind (1-63 ASCII letters and digits)"));
-  }
-  return absl::OkStatus();
-}
 
 // Sorts the parts of a spec whose order carries no meaning; duplicates stay for
 // validation to refuse.
@@ -102,16 +65,6 @@ v1::MirrorView ToMirrorView(const v1::IdentityState& identity,
 
 bool MirrorIsCurrent(const v1::IdentityState& identity, const v1::MirrorRecord& mirror) {
   return identity.source().found() && identity.source().source_hash() == mirror.source_hash();
-}
-
-absl::Status ValidateOwnerReference(const v1::OwnerReference& owner, bool require_uid) {
-  RETURN_IF_ERROR(ValidateApiVersion(owner.api_version()));
-  RETURN_IF_ERROR(ValidateKind(owner.kind()));
-  RETURN_IF_ERROR(common::ValidateDnsSubdomain("owner.name", owner.name()));
-  if (require_uid || !owner.uid().empty()) {
-    RETURN_IF_ERROR(ValidateToken("owner.uid", owner.uid(), kMaxOwnerUidBytes));
-  }
-  return absl::OkStatus();
 }
 
 IdentityApi::IdentityApi(IdentityCommandBus* bus, projections::IdentityProjector* projector,

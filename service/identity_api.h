@@ -61,13 +61,6 @@ class SecretAccessReviewer {
   virtual absl::StatusOr<bool> Review(const v1::AccessReview& review) = 0;
 };
 
-// Checks an owner reference of BindIdentity/UnbindIdentity: api_version "v1" or
-// "<group>/<version>" (group a DNS-1123 subdomain, version a DNS-1123 label), kind 1-63
-// ASCII letters and digits, name a DNS-1123 subdomain, uid 1-128 printable ASCII
-// characters (required only when `require_uid`; checked when given).
-// Errors: kInvalidArgument naming "owner.<field>" and the rule.
-absl::Status ValidateOwnerReference(const v1::OwnerReference& owner, bool require_uid);
-
 // True when `mirror` holds the data of the source Secret as last observed: the source was
 // found and its hash is the mirror's.
 bool MirrorIsCurrent(const v1::IdentityState& identity, const v1::MirrorRecord& mirror);

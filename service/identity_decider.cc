@@ -24,11 +24,6 @@ using projections::FindIdentityNamespace;
 using v1::Event;
 using v1::IdentityState;
 
-// Longest owner uid accepted (Kubernetes uids are 36-character UUIDs).
-constexpr size_t kMaxUidBytes = 128;
-// Longest kind accepted (a CustomResourceDefinition's kind is at most 63 characters).
-constexpr size_t kMaxKindBytes = 63;
-
 std::string SecretName(const v1::SourceSecretRef& ref) {
   return absl::StrCat(ref.namespace_(), "/", ref.name());
 }
@@ -61,42 +56,6 @@ absl::Status CheckReview(const v1::AccessReview& review, const v1::SourceSecretR
                                                       SecretName(secret)));
   }
   return absl::OkStatus();
-}
-
-// "v1" (the core group) or "<group>/<version>": a DNS-1123 subdomain and a DNS-1123 label.
-absl::Status ValidateApiVersion(absl::string_view field, absl::string_view value) {
-  if (value.empty()) return absl::InvalidArgumentError(absl::StrCat(field, ": required"));
-  if (value == "v1") return absl::OkStatus();
-  const size_t slash = value.find('/');
-  if (slash == absl::string_view::npos ||
-      !common::ValidateDnsSubdomain(field, value.substr(0, slash)).ok() ||
-      !common::ValidateDnsLabel(field, value.substr(slash + 1)).ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        field, ": \"", value.substr(0, 300),
-        "\" is neither \"v1\" nor \"<group>/<version>\" (a DNS-1123 subdomain and a DNS-1123 "
-        "label)"));
-  }
-  return absl::OkStatus();
-}
-
-// A Kubernetes kind: 1-63 ASCII letters and digits.
-absl::Status ValidateKind(absl::string_view field, absl::string_view value) {
-  if (value.empty()) return absl::InvalidArgumentError(absl::StrCat(field, ": required"));
-  bool ok = value.size() <= kMaxKindBytes;
-  for (char c : value) ok = ok && absl::ascii_isalnum(c);
-  if (!ok) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        field, ": \"", value.substr(0, kMaxKindBytes + 1),
-        "\" is not a kind (1-63 ASCII letters and digits)"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ValidateOwner(const v1::OwnerReference& owner) {
-  RETURN_IF_ERROR(ValidateApiVersion("owner.api_version", owner.api_version()));
-  RETURN_IF_ERROR(ValidateKind("owner.kind", owner.kind()));
-  RETURN_IF_ERROR(common::ValidateDnsSubdomain("owner.name", owner.name()));
-  return ValidateToken("owner.uid", owner.uid(), kMaxUidBytes);
 }
 
 // The namespace an outcome names: a DNS-1123 label.
@@ -200,7 +159,7 @@ class Decision {
   absl::StatusOr<std::vector<Event>> operator()(const BindIdentity& c) {
     RETURN_IF_ERROR(RequireActive());
     RETURN_IF_ERROR(common::ValidateDnsLabel("namespace", c.namespace_name));
-    RETURN_IF_ERROR(ValidateOwner(c.owner));
+    RETURN_IF_ERROR(ValidateOwnerReference(c.owner, /*require_uid=*/true));
     std::string replaced_uid;
     if (const v1::IdentityBinding* bound = FindBinding(c.namespace_name, c.owner)) {
       if (bound->owner().uid() == c.owner.uid()) return Done();

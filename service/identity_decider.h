@@ -43,9 +43,10 @@ namespace credledger::service {
 //                        missing, denied or about another Secret; Delete while an object is
 //                        bound or a mirror remains (naming the namespaces); Unbind with a uid
 //                        other than the bound one.
-//   kInvalidArgument     an invalid spec (projections::ValidateIdentitySpec); a malformed
-//                        namespace or owner reference; a malformed outcome (namespace not a
-//                        DNS-1123 label, source hash not 64 lowercase hex digits).
+//   kInvalidArgument     an invalid spec (projections::ValidateIdentitySpec); on Bind, a
+//                        malformed namespace or owner reference (ValidateOwnerReference,
+//                        uid required); a malformed outcome (namespace not a DNS-1123
+//                        label, source hash not 64 lowercase hex digits).
 absl::StatusOr<std::vector<v1::Event>> DecideIdentity(const IdentityCommand& command,
                                                       const v1::IdentityState& state,
                                                       const IdentityCommandContext& context);

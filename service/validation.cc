@@ -3,9 +3,49 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "kubebridge/outcomes.h"
 
 namespace credledger::service {
+namespace {
+
+// Longest kind accepted (a CustomResourceDefinition's kind is at most 63 characters).
+constexpr size_t kMaxKindBytes = 63;
+// Longest owner uid accepted (Kubernetes uids are 36-character UUIDs).
+constexpr size_t kMaxOwnerUidBytes = 128;
+// Longest part of a refused api_version quoted in an error.
+constexpr size_t kMaxShownBytes = 300;
+
+// "v1" (the core group) or "<group>/<version>": a DNS-1123 subdomain and a DNS-1123 label.
+absl::Status ValidateApiVersion(absl::string_view field, absl::string_view value) {
+  if (value.empty()) return absl::InvalidArgumentError(absl::StrCat(field, ": required"));
+  if (value == "v1") return absl::OkStatus();
+  const size_t slash = value.find('/');
+  if (slash == absl::string_view::npos ||
+      !common::ValidateDnsSubdomain(field, value.substr(0, slash)).ok() ||
+      !common::ValidateDnsLabel(field, value.substr(slash + 1)).ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": \"", value.substr(0, kMaxShownBytes),
+        "\" is neither \"v1\" nor \"<group>/<version>\" (a DNS-1123 subdomain and a DNS-1123 "
+        "label)"));
+  }
+  return absl::OkStatus();
+}
+
+// A Kubernetes kind: 1-63 ASCII letters and digits.
+absl::Status ValidateKind(absl::string_view field, absl::string_view value) {
+  if (value.empty()) return absl::InvalidArgumentError(absl::StrCat(field, ": required"));
+  bool ok = value.size() <= kMaxKindBytes;
+  for (char c : value) ok = ok && absl::ascii_isalnum(c);
+  if (!ok) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": \"", value.substr(0, kMaxKindBytes + 1),
+        "\" is not a kind (1-63 ASCII letters and digits)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::Status ValidateUid(absl::string_view field, absl::string_view value) {
   bool ok = value.size() == 36;
@@ -45,6 +85,16 @@ absl::Status ValidateClientRequestId(absl::string_view value, size_t max_bytes) 
     return absl::InvalidArgumentError(absl::StrCat(
         "request_id: the prefix \"", kubebridge::kServiceRequestIdPrefix,
         "\" is reserved for credledger's own commands"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateOwnerReference(const v1::OwnerReference& owner, bool require_uid) {
+  RETURN_IF_ERROR(ValidateApiVersion("owner.api_version", owner.api_version()));
+  RETURN_IF_ERROR(ValidateKind("owner.kind", owner.kind()));
+  RETURN_IF_ERROR(common::ValidateDnsSubdomain("owner.name", owner.name()));
+  if (require_uid || !owner.uid().empty()) {
+    RETURN_IF_ERROR(ValidateToken("owner.uid", owner.uid(), kMaxOwnerUidBytes));
   }
   return absl::OkStatus();
 }

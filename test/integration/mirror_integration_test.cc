@@ -26,6 +26,7 @@
 #include "service/server.h"
 #include "store/event_codec.h"
 #include "test/kubeapi/api_server.h"
+#include "test/support/rbac_objects.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 
@@ -75,29 +76,13 @@ class MirrorIntegrationTest : public ::testing::Test {
                   .status());
     // alice-k8s may get the source Secret; mallory-k8s may not.
     ASSERT_OK(client_
-                  ->Create({"rbac.authorization.k8s.io", "v1", "roles", kSourceNs, ""},
-                           {{"apiVersion", "rbac.authorization.k8s.io/v1"},
-                            {"kind", "Role"},
-                            {"metadata", {{"name", "read-aws-keys"}}},
-                            {"rules",
-                             {{{"apiGroups", {""}},
-                               {"resources", {"secrets"}},
-                               {"resourceNames", {kSourceName}},
-                               {"verbs", {"get"}}}}}})
+                  ->Create(kubebridge::RoleResource(kSourceNs),
+                           testing::SecretReaderRole("read-aws-keys", kSourceName))
                   .status());
     ASSERT_OK(client_
-                  ->Create({"rbac.authorization.k8s.io", "v1", "rolebindings", kSourceNs, ""},
-                           {{"apiVersion", "rbac.authorization.k8s.io/v1"},
-                            {"kind", "RoleBinding"},
-                            {"metadata", {{"name", "alice-reads-aws-keys"}}},
-                            {"roleRef",
-                             {{"apiGroup", "rbac.authorization.k8s.io"},
-                              {"kind", "Role"},
-                              {"name", "read-aws-keys"}}},
-                            {"subjects",
-                             {{{"apiGroup", "rbac.authorization.k8s.io"},
-                               {"kind", "User"},
-                               {"name", "alice-k8s"}}}}})
+                  ->Create(kubebridge::RoleBindingResource(kSourceNs),
+                           testing::RoleBindingTo("alice-reads-aws-keys", "read-aws-keys", "User",
+                                                  "alice-k8s"))
                   .status());
 
     std::ofstream(dir_.path() / "policy.yaml") << kPolicy;

@@ -20,8 +20,11 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kubebridge/agent_objects.h"
 #include "kubebridge/json_util.h"
+#include "projections/mirror_naming.h"
 #include "test/integration/live_processes.h"
+#include "test/support/rbac_objects.h"
 #include "test/support/status_matchers.h"
 
 namespace credledger::testing {
@@ -152,6 +155,121 @@ TEST_F(TokenSecrecyTest, NoTokenReachesTheDatabaseTheLogsOrAnyResponse) {
   for (const std::string& token : tokens_) ExpectNotFoundAnywhere(NeedlesOf(token));
   // Nor any other token (one minted but never stored, say).
   ExpectNotFoundAnywhere({std::begin(kJwtMarkers), std::end(kJwtMarkers)});
+}
+
+// Source Secret data through the real binaries (issue "Credential mirroring": "the source
+// data never appears in the log, exports or logs; only hashes do"). An identity mirrors a
+// source Secret into a namespace, the source is rotated, and every output of the CLI and of
+// serve, the database files and every export format are searched for the data's values, raw
+// and base64-encoded as the Secret holds them.
+class MirrorSecrecyTest : public LiveProcessTest {
+ protected:
+  static nlohmann::json Source(const std::string& access_key, const std::string& secret_key) {
+    return {{"apiVersion", "v1"},
+            {"kind", "Secret"},
+            {"metadata", {{"name", "aws-keys"}, {"namespace", kLiveNamespace}}},
+            {"data",
+             {{"access_key", absl::Base64Escape(access_key)},
+              {"secret_key", absl::Base64Escape(secret_key)}}}};
+  }
+
+  // Follows the mirror Secret in `ns` until it holds source hash `hash` (a list, then a
+  // watch from it; the watch's server-side timeout bounds the wait).
+  bool WaitForMirror(const std::string& ns, const std::string& hash) {
+    const std::string name = projections::MirrorSecretName("aws");
+    const auto holds = [&](const nlohmann::json& secret) {
+      return StringAt(secret, {"metadata", "annotations", "captf.io/source-hash"}) == hash;
+    };
+    kubebridge::ListOptions by_name;
+    by_name.field_selector = absl::StrCat("metadata.name=", name);
+    absl::StatusOr<kubebridge::ObjectList> listed =
+        admin_->List(kubebridge::SecretResource(ns), by_name);
+    if (!listed.ok()) return false;
+    for (const nlohmann::json& secret : listed->items) {
+      if (holds(secret)) return true;
+    }
+    kubebridge::WatchOptions watch;
+    watch.field_selector = by_name.field_selector;
+    watch.resource_version = listed->resource_version;
+    watch.timeout = kLiveWait;
+    bool found = false;
+    admin_
+        ->WatchOnce(kubebridge::SecretResource(ns), watch,
+                    [&](const kubebridge::WatchEvent& event) {
+                      found = found || holds(event.object);
+                      // Ending the watch early is the callback's error.
+                      return found ? absl::CancelledError("mirror found") : absl::OkStatus();
+                    })
+        .IgnoreError();
+    return found;
+  }
+};
+
+TEST_F(MirrorSecrecyTest, NoSourceDataReachesTheDatabaseTheLogsOrAnyResponse) {
+  const std::vector<std::string> values = {"AKIA-LIVE-7f3e21", "live-secret-value-9a1c55",
+                                           "AKIA-LIVE-ROTATED-0b8d", "rotated-secret-4e6f70"};
+  ASSERT_OK(admin_->Create(kubebridge::ResourceRef{"", "v1", "namespaces", "", ""},
+                           {{"apiVersion", "v1"},
+                            {"kind", "Namespace"},
+                            {"metadata", {{"name", "team-a"}}}})
+                .status());
+  ASSERT_OK(admin_->Create(kubebridge::SecretResource(kLiveNamespace), Source(values[0], values[1]))
+                .status());
+  // Without a policy file the caller's declared name is the Kubernetes user of the review.
+  ASSERT_OK(admin_
+                ->Create(kubebridge::RoleResource(kLiveNamespace),
+                         SecretReaderRole("read-aws-keys", "aws-keys"))
+                .status());
+  ASSERT_OK(admin_
+                ->Create(kubebridge::RoleBindingResource(kLiveNamespace),
+                         RoleBindingTo("alice-reads-aws-keys", "read-aws-keys", "User", "alice"))
+                .status());
+  StartServe();
+
+  EXPECT_EQ(Cli({"identity", "create", "aws", "--secret", "demo/aws-keys", "--allow-namespace",
+                 "team-a", "--as", "alice"})
+                .exit_code,
+            0);
+  EXPECT_EQ(Cli({"identity", "bind", "aws", "--namespace", "team-a", "--owner",
+                 "batch/v1/Job/plan", "--owner-uid", "uid-plan-1", "--as", "alice"})
+                .exit_code,
+            0);
+  ASSERT_TRUE(WaitForMirror("team-a", projections::SourceHash({{"access_key", values[0]},
+                                                                {"secret_key", values[1]}})));
+
+  ASSERT_OK_AND_ASSIGN(nlohmann::json live,
+                       admin_->Get(kubebridge::SecretResource(kLiveNamespace, "aws-keys")));
+  nlohmann::json rotated = Source(values[2], values[3]);
+  rotated["metadata"]["resourceVersion"] = live["metadata"]["resourceVersion"];
+  ASSERT_OK(admin_->Update(kubebridge::SecretResource(kLiveNamespace, "aws-keys"), rotated)
+                .status());
+  ASSERT_TRUE(WaitForMirror("team-a", projections::SourceHash({{"access_key", values[2]},
+                                                                {"secret_key", values[3]}})));
+
+  for (const char* output : {"text", "json"}) {
+    EXPECT_EQ(Cli({"identity", "get", "aws", "--output", output}).exit_code, 0);
+    EXPECT_EQ(Cli({"identity", "list", "--output", output}).exit_code, 0);
+    EXPECT_EQ(Cli({"identity", "mirrors", "--output", output}).exit_code, 0);
+  }
+  for (const char* format : {"jsonl", "cloudevents", "csv"}) {
+    EXPECT_EQ(Cli({"export", "--format", format}).exit_code, 0) << format;
+  }
+  KeepDatabaseFiles("while serving");
+  StopServe();
+  KeepDatabaseFiles("after stop");
+  KeepProcessOutputs();
+
+  std::vector<std::string> needles;
+  for (const std::string& value : values) {
+    needles.push_back(value);
+    needles.push_back(absl::Base64Escape(value));
+  }
+  ExpectNotFoundAnywhere(needles);
+  // The search can find what it looks for: the mirror holds the rotated data.
+  ASSERT_OK_AND_ASSIGN(nlohmann::json mirror,
+                       admin_->Get(kubebridge::SecretResource(
+                           "team-a", projections::MirrorSecretName("aws"))));
+  EXPECT_TRUE(absl::StrContains(mirror.dump(), absl::Base64Escape(values[3])));
 }
 
 }  // namespace

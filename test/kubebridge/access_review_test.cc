@@ -1,6 +1,7 @@
 // ReviewSecretAccess against the test API server's SubjectAccessReview, which evaluates RBAC
 // (domain/captf-credentials.md, "Who may point an identity at a Secret").
 #include "kubebridge/access_review.h"
+#include "test/support/rbac_objects.h"
 
 #include <string>
 #include <vector>
@@ -22,30 +23,15 @@ class AccessReviewTest : public ApiServerFixture {
         Core("namespaces", "", ""),
         {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "ops"}}}}));
     // get on the Secret cloud-src only, for user alice and for group platform.
-    ASSERT_OK(client_->Create(RoleResource("ops"), {{"apiVersion", "rbac.authorization.k8s.io/v1"},
-                                                    {"kind", "Role"},
-                                                    {"metadata", {{"name", "read-cloud-src"}}},
-                                                    {"rules",
-                                                     {{{"apiGroups", {""}},
-                                                       {"resources", {"secrets"}},
-                                                       {"verbs", {"get"}},
-                                                       {"resourceNames", {"cloud-src"}}}}}}));
+    ASSERT_OK(client_->Create(RoleResource("ops"),
+                              testing::SecretReaderRole("read-cloud-src", "cloud-src")));
     Bind("alice", "User", "alice");
     Bind("platform", "Group", "platform");
   }
 
   void Bind(const std::string& name, const std::string& kind, const std::string& subject) {
-    ASSERT_OK(client_->Create(
-        RoleBindingResource("ops"),
-        {{"apiVersion", "rbac.authorization.k8s.io/v1"},
-         {"kind", "RoleBinding"},
-         {"metadata", {{"name", name}}},
-         {"roleRef",
-          {{"apiGroup", "rbac.authorization.k8s.io"},
-           {"kind", "Role"},
-           {"name", "read-cloud-src"}}},
-         {"subjects",
-          {{{"kind", kind}, {"apiGroup", "rbac.authorization.k8s.io"}, {"name", subject}}}}}));
+    ASSERT_OK(client_->Create(RoleBindingResource("ops"),
+                              testing::RoleBindingTo(name, "read-cloud-src", kind, subject)));
   }
 
   static v1::AccessReview Review(const std::string& user, std::vector<std::string> groups,

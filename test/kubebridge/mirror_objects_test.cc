@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test/kubebridge/mirror_test_objects.h"
 #include "test/support/reference_sha256.h"
 #include "test/support/status_matchers.h"
 
@@ -21,22 +22,6 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 using Kind = MirrorAction::Kind;
-
-v1::OwnerReference Owner(const std::string& name, const std::string& uid) {
-  v1::OwnerReference o;
-  o.set_api_version("infrastructure.cluster.x-k8s.io/v1beta1");
-  o.set_kind("TerraformCluster");
-  o.set_name(name);
-  o.set_uid(uid);
-  return o;
-}
-
-nlohmann::json OwnerJson(const std::string& name, const std::string& uid) {
-  return {{"apiVersion", "infrastructure.cluster.x-k8s.io/v1beta1"},
-          {"kind", "TerraformCluster"},
-          {"name", name},
-          {"uid", uid}};
-}
 
 // The source hash computed from the wording, independently of projections/: for
 // each key in byte order, 8-byte big-endian length and bytes of the key, then of the value.

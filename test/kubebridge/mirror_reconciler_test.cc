@@ -18,6 +18,7 @@
 #include "projections/identity_state.h"
 #include "test/kubebridge/api_server_fixture.h"
 #include "test/kubebridge/fake_identity_log.h"
+#include "test/kubebridge/mirror_test_objects.h"
 
 namespace credledger::kubebridge {
 namespace {
@@ -75,21 +76,6 @@ class MirrorReconcilerTest : public ApiServerFixture {
     for (const std::string& ns : list) spec.mutable_allowed_namespaces()->add_list(ns);
     return spec;
   }
-  static v1::OwnerReference Owner(const std::string& name, const std::string& uid) {
-    v1::OwnerReference o;
-    o.set_api_version("infrastructure.cluster.x-k8s.io/v1beta1");
-    o.set_kind("TerraformCluster");
-    o.set_name(name);
-    o.set_uid(uid);
-    return o;
-  }
-  static nlohmann::json OwnerJson(const std::string& name, const std::string& uid) {
-    return {{"apiVersion", "infrastructure.cluster.x-k8s.io/v1beta1"},
-            {"kind", "TerraformCluster"},
-            {"name", name},
-            {"uid", uid}};
-  }
-
   void SetSpec(const v1::IdentitySpec& spec) {
     v1::Event e;
     *e.mutable_identity_updated()->mutable_spec() = spec;

@@ -367,21 +367,5 @@ TEST_F(IdentityApiTest, ListMirrorsRefusesBadFilters) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("namespace")));
 }
 
-TEST(OwnerReferenceTest, CoreAndGroupApiVersionsAreAccepted) {
-  v1::OwnerReference owner;
-  owner.set_api_version("v1");
-  owner.set_kind("ConfigMap");
-  owner.set_name("settings");
-  EXPECT_OK(ValidateOwnerReference(owner, /*require_uid=*/false));
-  EXPECT_THAT(ValidateOwnerReference(owner, /*require_uid=*/true),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("owner.uid")));
-  owner.set_api_version("infrastructure.cluster.x-k8s.io/v1beta1");
-  owner.set_uid("0f8fad5b-d9cb-469f-a165-70867728950e");
-  EXPECT_OK(ValidateOwnerReference(owner, /*require_uid=*/true));
-  owner.set_api_version("v2");
-  EXPECT_THAT(ValidateOwnerReference(owner, /*require_uid=*/true),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("owner.api_version")));
-}
-
 }  // namespace
 }  // namespace credledger::service

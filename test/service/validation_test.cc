@@ -42,5 +42,34 @@ TEST(ValidateClientRequestIdTest, RejectsThePrefixReservedForTheService) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("request_id: required")));
 }
 
+TEST(ValidateOwnerReferenceTest, CoreAndGroupApiVersionsAreAccepted) {
+  v1::OwnerReference owner;
+  owner.set_api_version("v1");
+  owner.set_kind("ConfigMap");
+  owner.set_name("settings");
+  EXPECT_OK(ValidateOwnerReference(owner, /*require_uid=*/false));
+  owner.set_api_version("infrastructure.cluster.x-k8s.io/v1beta1");
+  owner.set_uid("0f8fad5b-d9cb-469f-a165-70867728950e");
+  EXPECT_OK(ValidateOwnerReference(owner, /*require_uid=*/true));
+  owner.set_api_version("v2");
+  EXPECT_THAT(ValidateOwnerReference(owner, /*require_uid=*/true),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("owner.api_version")));
+}
+
+TEST(ValidateOwnerReferenceTest, UidIsRequiredOnlyWhenAskedButAlwaysCheckedWhenGiven) {
+  v1::OwnerReference owner;
+  owner.set_api_version("v1");
+  owner.set_kind("ConfigMap");
+  owner.set_name("settings");
+  EXPECT_THAT(ValidateOwnerReference(owner, /*require_uid=*/true),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("owner.uid: required")));
+  owner.set_uid("uid 1");
+  EXPECT_THAT(ValidateOwnerReference(owner, /*require_uid=*/false),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("owner.uid")));
+  owner.set_uid(std::string(129, 'u'));
+  EXPECT_THAT(ValidateOwnerReference(owner, /*require_uid=*/false),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("at most 128")));
+}
+
 }  // namespace
 }  // namespace credledger::service
