@@ -8,6 +8,7 @@
 #include "common/rfc3339.h"
 #include "common/status_macros.h"
 #include "projections/credential_lifetimes.h"
+#include "projections/identity_state.h"
 #include "projections/identity_summary.h"
 #include "projections/proto_time.h"
 #include "projections/release_phase.h"
@@ -317,10 +318,20 @@ std::string OneLine(absl::string_view text) {
 }  // namespace
 
 TimelineBuilder::TimelineBuilder(std::string target_namespace, std::string name)
+    : TimelineBuilder(target_namespace, name, TargetStream(target_namespace, name),
+                      ReportStream(target_namespace, name)) {}
+
+TimelineBuilder TimelineBuilder::ForIdentity(const std::string& identity) {
+  // No liveness entry has an empty namespace, and no stream is named "".
+  return TimelineBuilder("", identity, IdentityStream(identity), "");
+}
+
+TimelineBuilder::TimelineBuilder(std::string target_namespace, std::string name,
+                                 std::string own_stream, std::string report_stream)
     : namespace_(std::move(target_namespace)),
       name_(std::move(name)),
-      target_stream_(TargetStream(namespace_, name_)),
-      report_stream_(ReportStream(namespace_, name_)) {}
+      target_stream_(std::move(own_stream)),
+      report_stream_(std::move(report_stream)) {}
 
 absl::StatusOr<std::optional<v1::TimelineEntry>> TimelineBuilder::Apply(
     const store::RecordedEvent& recorded) {

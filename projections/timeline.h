@@ -28,6 +28,9 @@ class TimelineBuilder {
  public:
   // The Target's namespace and name (DNS-1123 labels, already validated).
   TimelineBuilder(std::string target_namespace, std::string name);
+  // The history of identity `identity` (already validated) instead: one entry per event of
+  // its stream identity/<identity> (docs/mirrors.md, "History"); liveness batches give none.
+  static TimelineBuilder ForIdentity(const std::string& identity);
 
   // The entry for `event`; nullopt for an event of another stream, a heartbeat that ends no
   // silence, or a LivenessObserved batch without the Target.
@@ -35,6 +38,9 @@ class TimelineBuilder {
   absl::StatusOr<std::optional<v1::TimelineEntry>> Apply(const store::RecordedEvent& event);
 
  private:
+  TimelineBuilder(std::string target_namespace, std::string name, std::string own_stream,
+                  std::string report_stream);
+
   std::string namespace_;
   std::string name_;
   std::string target_stream_;

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "audit/export_format.h"
 #include "audit/signed_records.h"
+#include "common/dns_label.h"
 #include "common/status_macros.h"
 #include "projections/credential_lifetimes.h"
 #include "projections/credential_projector.h"
@@ -20,6 +21,7 @@
 #include "projections/state_diff.h"
 #include "projections/status_projector.h"
 #include "projections/target_state.h"
+#include "projections/identity_state.h"
 #include "projections/timeline.h"
 #include "service/status_view.h"
 #include "service/target_view.h"
@@ -284,8 +286,17 @@ absl::StatusOr<v1::GetStateAtResponse> AuditApi::GetStateAt(
 }
 
 absl::StatusOr<v1::TimelineResponse> AuditApi::Timeline(const v1::TimelineRequest& request) {
-  RETURN_IF_ERROR(ValidateDnsLabel("namespace", request.namespace_()));
-  RETURN_IF_ERROR(ValidateDnsLabel("name", request.name()));
+  const bool identity = !request.identity().empty();
+  if (identity) {
+    if (!request.namespace_().empty() || !request.name().empty()) {
+      return absl::InvalidArgumentError(
+          "identity: give either an identity or a Target's namespace and name, not both");
+    }
+    RETURN_IF_ERROR(common::ValidateDnsSubdomain("identity", request.identity()));
+  } else {
+    RETURN_IF_ERROR(ValidateDnsLabel("namespace", request.namespace_()));
+    RETURN_IF_ERROR(ValidateDnsLabel("name", request.name()));
+  }
   if (request.limit() < 0 || request.limit() > kMaxTimelineLimit) {
     return absl::InvalidArgumentError(
         absl::StrCat("limit: must be 0..", kMaxTimelineLimit, " (0: ", kDefaultTimelineLimit,
@@ -294,12 +305,17 @@ absl::StatusOr<v1::TimelineResponse> AuditApi::Timeline(const v1::TimelineReques
   if (request.after_seq() < 0) return absl::InvalidArgumentError("after_seq: negative");
   const int32_t limit = request.limit() == 0 ? kDefaultTimelineLimit : request.limit();
 
-  // The builder needs the Target's liveness facts from the start, so every page folds the
+  // A Target's builder needs its liveness facts from the start, so every page folds the
   // streams from the beginning and keeps the entries after `after_seq`.
-  MergedStreams events(store_, {projections::TargetStream(request.namespace_(), request.name()),
-                                projections::ReportStream(request.namespace_(), request.name()),
-                                kLivenessStream});
-  projections::TimelineBuilder builder(request.namespace_(), request.name());
+  MergedStreams events(
+      store_, identity ? std::vector<std::string>{projections::IdentityStream(request.identity())}
+                       : std::vector<std::string>{
+                             projections::TargetStream(request.namespace_(), request.name()),
+                             projections::ReportStream(request.namespace_(), request.name()),
+                             kLivenessStream});
+  projections::TimelineBuilder builder =
+      identity ? projections::TimelineBuilder::ForIdentity(request.identity())
+               : projections::TimelineBuilder(request.namespace_(), request.name());
   v1::TimelineResponse response;
   bool any = false;
   while (true) {
@@ -315,8 +331,10 @@ absl::StatusOr<v1::TimelineResponse> AuditApi::Timeline(const v1::TimelineReques
     *response.add_entries() = *std::move(entry);
   }
   if (!any) {
-    return absl::NotFoundError(absl::StrCat("Target ", request.namespace_(), "/",
-                                            request.name(), " has no events"));
+    return absl::NotFoundError(
+        identity ? absl::StrCat("identity \"", request.identity(), "\" has no events")
+                 : absl::StrCat("Target ", request.namespace_(), "/", request.name(),
+                                " has no events"));
   }
   return response;
 }

@@ -221,12 +221,18 @@ class TimelineCommand final : public ForensicCommand {
  public:
   int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) override {
     v1::TimelineRequest request;
-    std::string target_namespace, name;
-    if (!SplitTarget(args[0], &target_namespace, &name)) return BadTarget(args[0], err);
+    if (args.empty() == identity_.empty()) {
+      return UsageError("give a Target <namespace>/<name> or --identity NAME (one of them)", err);
+    }
+    if (!args.empty()) {
+      std::string target_namespace, name;
+      if (!SplitTarget(args[0], &target_namespace, &name)) return BadTarget(args[0], err);
+      request.set_namespace_(target_namespace);
+      request.set_name(name);
+    }
+    request.set_identity(identity_);
     if (after_seq_ < 0) return UsageError("--after-seq: must be 0 or more", err);
     if (limit_ < 0) return UsageError("--limit: must be 1 or more", err);
-    request.set_namespace_(target_namespace);
-    request.set_name(name);
     request.set_after_seq(after_seq_);
     request.set_limit(limit_);
     while (true) {
@@ -245,10 +251,13 @@ class TimelineCommand final : public ForensicCommand {
 
  private:
   void DefineQueryFlags(FlagSet& flags) override {
+    flags.Add("identity", &identity_,
+              "an identity's history instead of a Target's (bindings, source hashes, mirrors)");
     flags.Add("after-seq", &after_seq_, "only entries after this seq");
     flags.Add("limit", &limit_,
               "at most this many entries (1..10000); without it every entry is listed");
   }
+  std::string identity_;
   int64_t after_seq_ = 0;
   int32_t limit_ = 0;
 };
@@ -607,8 +616,14 @@ constexpr char kTimelineDescription[] =
     "entry is one JSON object per line, ready for jq. With --db it reads a copy of the\n"
     "database instead of asking a server.\n"
     "\n"
-    "Example:\n"
-    "  credledger timeline demo/edge-1 --output json | jq -r .summary\n";
+    "\n"
+    "With --identity NAME instead of a Target it lists an identity's history: who created,\n"
+    "changed and bound it, every source hash observed, and every mirror written or deleted,\n"
+    "in which namespace: which namespaces held a copy of which credential, and when.\n"
+    "\n"
+    "Examples:\n"
+    "  credledger timeline demo/edge-1 --output json | jq -r .summary\n"
+    "  credledger timeline --identity aws-prod\n";
 
 constexpr char kDiffDescription[] =
     "Shows what changed between two points of the log (Diff): Targets added or removed,\n"
@@ -639,7 +654,8 @@ void AddAuditCommands(Dispatcher& d) {
          1, [] { return std::make_unique<VerifyCommand>(); }, kVerifyDescription});
   d.Add({"replay", "", "show state, conditions and rollups as of a time or seq", 0, 0,
          [] { return std::make_unique<ReplayCommand>(); }, kReplayDescription});
-  d.Add({"timeline", kTargetArg, "list a Target's history", 1, 1,
+  d.Add({"timeline", absl::StrCat("[", kTargetArg, "]"),
+         "list a Target's (or, with --identity, an identity's) history", 0, 1,
          [] { return std::make_unique<TimelineCommand>(); }, kTimelineDescription});
   d.Add({"diff", "", "show what changed between two points of the log", 0, 0,
          [] { return std::make_unique<DiffCommand>(); }, kDiffDescription});

@@ -437,6 +437,12 @@ TEST_F(AuditCliTest, ForensicCommandsAnswerFromTheLogAndTheSameFromACopiedDataba
   EXPECT_EQ(Cli({"valid-credentials"}).exit_code, 2);
   EXPECT_EQ(Cli({"diff", "--from", "1"}).exit_code, 2);
   EXPECT_EQ(Cli({"timeline", "edge-1"}).exit_code, 2);
+  EXPECT_EQ(Cli({"timeline"}).exit_code, 2);
+  EXPECT_EQ(Cli({"timeline", "demo/edge-1", "--identity", "aws"}).exit_code, 2);
+  // An identity without events is the server's NOT_FOUND, not a usage error.
+  const RunResult unknown_identity = Cli({"timeline", "--identity", "aws"});
+  EXPECT_EQ(unknown_identity.exit_code, 1);
+  EXPECT_THAT(unknown_identity.err, HasSubstr("identity \"aws\" has no events"));
 
   // The same questions of a copy of the database, without a server: the same answers.
   StopServe();

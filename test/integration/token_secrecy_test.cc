@@ -250,6 +250,7 @@ TEST_F(MirrorSecrecyTest, NoSourceDataReachesTheDatabaseTheLogsOrAnyResponse) {
     EXPECT_EQ(Cli({"identity", "get", "aws", "--output", output}).exit_code, 0);
     EXPECT_EQ(Cli({"identity", "list", "--output", output}).exit_code, 0);
     EXPECT_EQ(Cli({"identity", "mirrors", "--output", output}).exit_code, 0);
+    EXPECT_EQ(Cli({"timeline", "--identity", "aws", "--output", output}).exit_code, 0);
   }
   for (const char* format : {"jsonl", "cloudevents", "csv"}) {
     EXPECT_EQ(Cli({"export", "--format", format}).exit_code, 0) << format;

@@ -16,6 +16,7 @@
 #include "projections/credential_projector.h"
 #include "projections/proto_time.h"
 #include "projections/status_projector.h"
+#include "service/identity_command_bus.h"
 #include "service/status_view.h"
 #include "service/target_view.h"
 #include "store/log_hash.h"
@@ -401,6 +402,74 @@ TEST_F(AuditApiTest, TimelinePagesThroughATargetsHistory) {
     request.set_after_seq(page.next_after_seq());
   }
   EXPECT_THAT(paged, ElementsAreArray(Seqs(events)));
+}
+
+TEST_F(AuditApiTest, AnIdentityTimelineTellsWhichNamespacesHeldWhichCopyAndWhen) {
+  ASSERT_OK(driver_->RunPhaseOne());
+  IdentityCommandBus bus(store_.get());
+  const auto run = [&](const IdentityCommand& command, const std::string& request_id,
+                       const std::string& actor) {
+    return bus.Execute(command, {"aws", clock_.Now(), actor, request_id}).status();
+  };
+  CreateIdentity create;
+  create.spec.mutable_secret_ref()->set_namespace_("ops");
+  create.spec.mutable_secret_ref()->set_name("aws-keys");
+  create.spec.mutable_allowed_namespaces()->add_list("team-a");
+  *create.review.mutable_secret() = create.spec.secret_ref();
+  create.review.set_user("alice");
+  create.review.set_allowed(true);
+  ASSERT_OK(run(create, "id-create", "alice"));
+  BindIdentity bind{"team-a", {}};
+  bind.owner.set_api_version("batch/v1");
+  bind.owner.set_kind("Job");
+  bind.owner.set_name("plan");
+  bind.owner.set_uid("uid-1");
+  ASSERT_OK(run(bind, "id-bind", "alice"));
+  const std::string first(64, 'a');
+  const std::string second(64, 'b');
+  v1::SecretRef mirror;
+  mirror.set_name("captf-creds-aws");
+  mirror.set_uid("mirror-uid");
+  ASSERT_OK(run(ApplyMirrorOutcomes{{kubebridge::RecordSourceObserved{true, first, {"key"}, "1"},
+                                     kubebridge::RecordMirrorWritten{
+                                         "team-a", mirror, first, {bind.owner},
+                                         v1::MIRROR_WRITE_KIND_CREATED, {}}}},
+                "credledger:mirror-1", "credledger"));
+  ASSERT_OK(run(ApplyMirrorOutcomes{{kubebridge::RecordSourceObserved{true, second, {"key"}, "2"},
+                                     kubebridge::RecordMirrorWritten{
+                                         "team-a", mirror, second, {bind.owner},
+                                         v1::MIRROR_WRITE_KIND_UPDATED, {"data"}}}},
+                "credledger:mirror-2", "credledger"));
+
+  v1::TimelineRequest request;
+  request.set_identity("aws");
+  ASSERT_OK_AND_ASSIGN(v1::TimelineResponse timeline, api_->Timeline(request));
+  std::vector<std::string> types;
+  for (const v1::TimelineEntry& entry : timeline.entries()) {
+    types.push_back(entry.event_type());
+    EXPECT_EQ(entry.stream(), "identity/aws");
+  }
+  EXPECT_THAT(types, ::testing::ElementsAre("IdentityCreated", "IdentityBound",
+                                            "SourceSecretObserved", "MirrorWritten",
+                                            "SourceSecretObserved", "MirrorWritten"));
+  ASSERT_THAT(timeline.entries(), SizeIs(6));
+  EXPECT_EQ(timeline.entries(0).actor(), "alice");
+  // Each copy names its namespace and the source hash it held (by its 12-hex prefix).
+  EXPECT_THAT(timeline.entries(3).summary(), HasSubstr("team-a"));
+  EXPECT_THAT(timeline.entries(3).summary(), HasSubstr(first.substr(0, 12)));
+  EXPECT_THAT(timeline.entries(5).summary(), HasSubstr(second.substr(0, 12)));
+
+  v1::TimelineRequest both = request;
+  both.set_namespace_("fleet-a");
+  both.set_name("edge-1");
+  EXPECT_THAT(api_->Timeline(both), StatusIs(absl::StatusCode::kInvalidArgument,
+                                             HasSubstr("identity")));
+  request.set_identity("Not_A_Name");
+  EXPECT_THAT(api_->Timeline(request), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                HasSubstr("identity")));
+  request.set_identity("unknown");
+  EXPECT_THAT(api_->Timeline(request), StatusIs(absl::StatusCode::kNotFound,
+                                                HasSubstr("identity \"unknown\"")));
 }
 
 }  // namespace
