@@ -238,11 +238,17 @@ void MirrorBridge::Worker() {
     absl::StatusOr<MirrorReconcileResult> result =
         state.ok() ? reconciler_->Reconcile(*state, &stop_)
                    : absl::StatusOr<MirrorReconcileResult>(state.status());
-    if (!result.ok() && !stop_.cancelled()) {
+    const bool failed = !result.ok() && !stop_.cancelled();
+    if (failed) {
       common::Log(common::LogLevel::kWarning, "mirror reconcile failed; retrying with backoff",
                   {{"identity", *name}, {"error", result.status().ToString()}});
     }
-    queue_.Done(*name, /*failed=*/!result.ok() && !stop_.cancelled());
+    // A namespace left waiting (a conflict, a missing or colliding source) is no failure of
+    // the pass and is not logged: its condition says why. It is retried with the same
+    // backoff, since removing the cause is not always seen by a watch; a pass that leaves
+    // none waiting resets the backoff.
+    const bool waiting = result.ok() && result->retry;
+    queue_.Done(*name, /*failed=*/failed || waiting);
   }
 }
 

@@ -12,8 +12,9 @@
 //     someone else is repaired;
 //   - a periodic resync of every identity (also once at start, which finishes passes a crash
 //     interrupted).
-// Workers run MirrorReconciler on the identity's state as read from the log; a failed pass
-// retries with per-key exponential backoff.
+// Workers run MirrorReconciler on the identity's state as read from the log; a failed pass,
+// and one that left a namespace waiting on a conflict or on a missing or colliding source
+// (MirrorReconcileResult::retry), retries with per-key exponential backoff.
 //
 // Thread-safety: Start/Stop from one thread; everything else is internal.
 #pragma once
@@ -42,7 +43,7 @@ struct MirrorBridgeOptions {
   // Every identity is reconciled at least this often.
   absl::Duration resync_period = absl::Minutes(10);
   int workers = 2;
-  // Retry pacing of an identity whose pass failed.
+  // Retry pacing of an identity whose pass failed or left a namespace waiting.
   BackoffPolicy retry = {absl::Seconds(1), 2.0, absl::Minutes(5), 0.0, 1, absl::Minutes(5)};
   // Wait between failed attempts of a watch.
   BackoffPolicy watch_backoff;
@@ -64,6 +65,9 @@ class MirrorBridge {
   size_t QueueDepth() const { return queue_.Depth(); }
   // Blocks until no pass runs and none is due, or `timeout`; true when idle (tests).
   bool WaitIdle(absl::Duration timeout) const { return queue_.WaitIdle(timeout); }
+  // Passes of `identity` in a row that failed or left a namespace waiting; 0 after one that
+  // did neither (tests).
+  int Retries(const std::string& identity) const { return queue_.Failures(identity); }
   // The source Secrets watched now, as "<namespace>/<name>" (tests).
   std::set<std::string> WatchedSources() const;
 

@@ -113,8 +113,9 @@ MirrorAction PlanNamespace(const v1::IdentityState& state, const std::string& ns
       return fail(v1::MIRROR_FAILURE_KIND_SOURCE_NOT_FOUND,
                   absl::StrCat("source Secret ",
                                Quoted(spec.secret_ref().namespace_(), spec.secret_ref().name()),
-                               " of identity \"", state.name(),
-                               "\" does not exist; the mirror is left as it is until it does"));
+                               " of identity \"", state.name(), "\" does not exist; ",
+                               ours ? "the mirror is left as it is until it does"
+                                    : "no mirror is written until it does"));
     }
     if (live != nullptr && !ours) {
       return fail(v1::MIRROR_FAILURE_KIND_CONFLICT,

@@ -117,7 +117,8 @@ struct MirrorAction {
 // allows it (projections::EvaluateAllowed is kAllowed), the source was found and the mirror
 // would not be the source itself. Rules, for bound and allowed namespaces first:
 //   - mirror == source (same namespace and name): kRecordFailure SOURCE_COLLISION;
-//   - source missing: kRecordFailure SOURCE_NOT_FOUND, any existing mirror left as it is;
+//   - source missing: kRecordFailure SOURCE_NOT_FOUND, any existing mirror left as it is
+//     (the message mentions the mirror only when the namespace holds one of ours);
 //   - a Secret that is not a mirror of this identity (IsMirrorOf): kRecordFailure CONFLICT
 //     telling the user to rename or remove it;
 //   - no Secret: kCreate; our mirror: kUpdate when MirrorChanges is non-empty, else kAdopt

@@ -177,6 +177,7 @@ absl::Status CarryOut(const ActionContext& ctx, const MirrorAction& action,
     case MirrorAction::Kind::kRecordFailure:
       recorder.Add(RecordMirrorFailed{ns, action.failure_kind, action.message});
       ++result.failed;
+      result.retry = true;
       return absl::OkStatus();
   }
   return absl::OkStatus();

@@ -64,6 +64,11 @@ struct MirrorReconcileResult {
   int deleted_externally = 0;
   // RecordMirrorFailed outcomes: conflicts, source missing or colliding, failed writes.
   int failed = 0;
+  // A namespace was left waiting on a cause no watch reports reliably (a Secret that is not
+  // a mirror of this identity holds the mirror's name, the source is missing, or the mirror
+  // would be the source): the caller should run the identity again with backoff until a
+  // pass leaves none waiting.
+  bool retry = false;
 };
 
 class MirrorReconciler {
@@ -73,7 +78,8 @@ class MirrorReconciler {
   MirrorReconciler(KubeClient& client, MirrorOutcomeSink& sink, NamespaceLookup* namespaces);
 
   // One pass for `state` (the identity's state as read from the log). Does nothing unless
-  // state.phase() is PHASE_ACTIVE.
+  // state.phase() is PHASE_ACTIVE. Returns what the pass did; `retry` set asks the caller
+  // for another pass with backoff.
   // Errors (the work queue retries with backoff): reading the source Secret, a namespace or
   // the mirror list fails (mapped client errors); kDataLoss when the source's data does not
   // decode (SourceSecretDigest); the sink's errors; kCancelled; otherwise the first

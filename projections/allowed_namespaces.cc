@@ -139,9 +139,9 @@ absl::Status ValidateIdentitySpec(const v1::IdentitySpec& spec) {
   const v1::AllowedNamespaces& allowed = spec.allowed_namespaces();
   if (allowed.list().empty() && !allowed.has_selector()) {
     return Invalid("spec.allowed_namespaces",
-                   "{} is ambiguous and refused: write `selector: {}` to allow every "
-                   "namespace, or name the namespaces under `list` (leave allowed_namespaces "
-                   "unset to allow none)");
+                   "present but allows nothing ({} or an empty list) is ambiguous and "
+                   "refused: write `selector: {}` to allow every namespace, name the "
+                   "namespaces under `list`, or leave allowed_namespaces unset to allow none");
   }
   std::set<absl::string_view> seen;
   for (int i = 0; i < allowed.list_size(); ++i) {
@@ -188,6 +188,9 @@ Allowance EvaluateAllowed(const v1::IdentitySpec& spec, const v1::IdentityNamesp
   }
   if (!ns.labels_observed()) {
     return Verdict(V::kUnknown, absl::StrCat("waiting for the labels of namespace ", name));
+  }
+  if (!ns.namespace_found()) {
+    return Verdict(V::kNotAllowed, absl::StrCat("namespace ", name, " does not exist"));
   }
   if (SelectorMatches(allowed.selector(), ns.labels())) {
     return Verdict(V::kAllowed, absl::StrCat("the labels of namespace ", name,

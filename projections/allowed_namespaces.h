@@ -2,13 +2,13 @@
 // at a Secret", "Revocation"; docs/mirrors.md, "Allowed namespaces"): validation, which
 // namespaces it allows, and which changes need an access review.
 //
-// Allowed namespaces: unset allows no namespace; present but empty (`{}`) is refused as
-// ambiguous; `selector {}` allows every namespace; `list` and `selector` are ORed. A
-// selector follows Kubernetes' metav1.LabelSelector: every matchLabels pair and every
-// matchExpressions requirement must hold (In: the key is present with one of the values;
-// NotIn: absent, or present with none of them; Exists; DoesNotExist). The API refuses an
-// invalid selector; should the log hold one (recorded under older rules), it allows nothing
-// and is not retried.
+// Allowed namespaces: unset allows no namespace; present but allowing nothing (`{}` or an
+// empty list) is refused as ambiguous; `selector {}` allows every existing namespace; `list`
+// and `selector` are ORed. A selector follows Kubernetes' metav1.LabelSelector: every
+// matchLabels pair and every matchExpressions requirement must hold (In: the key is present
+// with one of the values; NotIn: absent, or present with none of them; Exists;
+// DoesNotExist). The API refuses an invalid selector; should the log hold one (recorded
+// under older rules), it allows nothing and is not retried.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -34,9 +34,9 @@ namespace credledger::projections {
 absl::Status ValidateLabelSelector(const v1::LabelSelector& selector, absl::string_view field);
 
 // Checks a whole spec: secret_ref.namespace a DNS-1123 label and secret_ref.name a DNS-1123
-// subdomain (both required); allowed_namespaces, when present, not `{}` (the message tells
-// the user to write `selector: {}` to allow every namespace), list entries DNS-1123 labels
-// without duplicates, and the selector valid.
+// subdomain (both required); allowed_namespaces, when present, neither `{}` nor an empty
+// list (the message tells the user to write `selector: {}` to allow every namespace), list
+// entries DNS-1123 labels without duplicates, and the selector valid.
 // Errors: kInvalidArgument naming the field ("spec.secret_ref.name",
 // "spec.allowed_namespaces.list[2]", ...) and the rule.
 absl::Status ValidateIdentitySpec(const v1::IdentitySpec& spec);
@@ -52,10 +52,11 @@ struct Allowance {
   std::string message;
 };
 
-// Whether `spec` allows `ns`: listed namespaces are allowed without labels; otherwise a
-// selector needs the namespace's observed labels (kUnknown before the first observation);
-// an invalid selector or an unset allowed_namespaces allows nothing (kNotAllowed, saying
-// why).
+// Whether `spec` allows `ns`: listed namespaces are allowed without labels (whether they
+// exist or not); otherwise a selector needs the namespace's observed labels (kUnknown before
+// the first observation) and allows no namespace observed not to exist (kNotAllowed, "does
+// not exist"); an invalid selector or an unset allowed_namespaces allows nothing
+// (kNotAllowed, saying why).
 Allowance EvaluateAllowed(const v1::IdentitySpec& spec, const v1::IdentityNamespaceState& ns);
 
 // True when changing `before` into `after` needs an access review: another secret_ref, or

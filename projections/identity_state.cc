@@ -115,6 +115,12 @@ void ApplySourceObserved(v1::IdentityState& state, const v1::SourceSecretObserve
   source->set_source_hash(e.source_hash());
   *source->mutable_keys() = e.keys();
   *source->mutable_observed_at() = ToProto(at);
+  // The source is back: a SOURCE_NOT_FOUND failure no longer holds. When its data is the
+  // same as before, no write follows to clear it.
+  if (!e.found()) return;
+  for (IdentityNamespaceState& ns : *state.mutable_namespaces()) {
+    if (ns.failure().kind() == v1::MIRROR_FAILURE_KIND_SOURCE_NOT_FOUND) ns.clear_failure();
+  }
 }
 
 void ApplyLabels(v1::IdentityState& state, const v1::NamespaceLabelsObserved& e) {

@@ -9,7 +9,8 @@
 //   CredentialsMirrored  True/Mirrored (the mirror holds the source's current hash),
 //                        False/NamespaceNotAllowed (the namespace lost or never had access;
 //                        its mirror is removed), False/MirrorFailed (the last failure since
-//                        the last write: conflict, source missing, write refused),
+//                        the last write: conflict, source missing, write refused; a
+//                        source-missing failure also ends when the source is found again),
 //                        Unknown/MirrorPending (waiting for the bridge).
 // CredentialsMirrored takes the first that applies in that order: not allowed, a failure,
 // the mirror current (source found and its hash equal to the mirror's), pending.

@@ -39,32 +39,28 @@ CredentialsEnvironment BuildCredentialsEnvironment(
 
   CredentialsEnvironment out;
   std::map<std::string, std::string> values = inherited_values;
-  std::vector<std::string> dropped;
   for (const auto& [name, value] : files) {
     if (!UsableName(name) || value.find('\0') != std::string::npos) {
       out.skipped.push_back(name);
-      continue;
-    }
-    if (IsCallerSet(name)) {
-      dropped.push_back(name);  // the inherited value, if any, stays
-      continue;
-    }
-    values[name] = value;
-  }
-  for (auto it = values.begin(); it != values.end();) {
-    if (IsSteering(it->first) && !IsCallerSet(it->first)) {
-      dropped.push_back(it->first);
-      it = values.erase(it);
+    } else if (IsCallerSet(name)) {
+      out.ignored_files.push_back(name);  // the inherited value, if any, stays
     } else {
-      ++it;
+      values[name] = value;
+      if (IsSteering(name)) out.removed_from_files.push_back(name);
     }
   }
+  for (const auto& [name, value] : inherited_values) {
+    if (IsSteering(name) && !IsCallerSet(name)) out.removed_inherited.push_back(name);
+  }
+  std::erase_if(values, [](const auto& entry) {
+    return IsSteering(entry.first) && !IsCallerSet(entry.first);
+  });
 
   for (const auto& [name, value] : values) out.env.push_back(absl::StrCat(name, "=", value));
-  std::sort(dropped.begin(), dropped.end());
-  dropped.erase(std::unique(dropped.begin(), dropped.end()), dropped.end());
-  out.dropped = std::move(dropped);
-  std::sort(out.skipped.begin(), out.skipped.end());
+  for (std::vector<std::string>* names :
+       {&out.removed_from_files, &out.ignored_files, &out.skipped}) {
+    std::sort(names->begin(), names->end());
+  }
   return out;
 }
 

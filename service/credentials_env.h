@@ -12,9 +12,10 @@
 //      NUL) or its value holds a NUL byte (a C environment string cannot carry one): then
 //      it is skipped and listed in `skipped`.
 //   3. Every variable whose name starts with "TF_" or "KUBE_" is removed, inherited or
-//      from a file, and listed in `dropped`, except TF_IN_AUTOMATION, TF_INPUT and
-//      KUBE_NAMESPACE: these keep their inherited value only (a file of that name is
-//      ignored and listed in `dropped`).
+//      from a file, and listed in `removed_from_files` when a file held it and in
+//      `removed_inherited` when it was inherited (a name can be in both), except
+//      TF_IN_AUTOMATION, TF_INPUT and KUBE_NAMESPACE: these keep their inherited value, or
+//      stay unset; a file of one of those names is ignored and listed in `ignored_files`.
 //
 // Thread-safety: pure function.
 #pragma once
@@ -30,11 +31,17 @@ namespace credledger::service {
 inline constexpr const char* kCallerSetVariables[] = {"TF_IN_AUTOMATION", "TF_INPUT",
                                                       "KUBE_NAMESPACE"};
 
+// The result of BuildCredentialsEnvironment. The name lists hold names only, never values.
 struct CredentialsEnvironment {
   // "NAME=value" entries ordered by name, names unique.
   std::vector<std::string> env;
-  // Names removed by rule 3, in byte order, unique. Names only: never values.
-  std::vector<std::string> dropped;
+  // Names removed by rule 3 that a credential file held, in byte order, unique.
+  std::vector<std::string> removed_from_files;
+  // Names removed by rule 3 that the inherited environment held, in byte order, unique.
+  std::vector<std::string> removed_inherited;
+  // Caller-set names (kCallerSetVariables) that a credential file also held: the file was
+  // ignored and the inherited value, if any, kept. In byte order.
+  std::vector<std::string> ignored_files;
   // Credential file names left out by rule 2, in byte order.
   std::vector<std::string> skipped;
 };

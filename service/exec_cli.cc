@@ -77,6 +77,31 @@ std::string EscapedList(const std::vector<std::string>& names) {
   });
 }
 
+// Tells on `err` which variables `command` does not get and which files were ignored (the
+// rules of credentials_env.h); names only.
+void ReportFiltered(const CredentialsEnvironment& environment, const std::string& command,
+                    std::ostream& err) {
+  std::vector<std::string> groups;
+  if (!environment.removed_from_files.empty()) {
+    groups.push_back(absl::StrCat("from files: ", EscapedList(environment.removed_from_files)));
+  }
+  if (!environment.removed_inherited.empty()) {
+    groups.push_back(absl::StrCat("inherited: ", EscapedList(environment.removed_inherited)));
+  }
+  if (!groups.empty()) {
+    err << "exec: not passed to " << absl::CHexEscape(command)
+        << " (TF_/KUBE_ variables): " << absl::StrJoin(groups, "; ") << "\n";
+  }
+  if (!environment.ignored_files.empty()) {
+    err << "exec: files ignored, the caller's value (if any) is kept: "
+        << EscapedList(environment.ignored_files) << "\n";
+  }
+  if (!environment.skipped.empty()) {
+    err << "exec: skipped keys that cannot be environment variables: "
+        << EscapedList(environment.skipped) << "\n";
+  }
+}
+
 class ExecCommand final : public Subcommand {
  public:
   void DefineFlags(FlagSet& flags) override {
@@ -100,13 +125,7 @@ class ExecCommand final : public Subcommand {
     if (!files.ok()) return ReportError(files.status(), err);
     CredentialsEnvironment environment =
         BuildCredentialsEnvironment(InheritedEnvironment(), *files);
-    if (!environment.dropped.empty()) {
-      err << "exec: dropped keys: " << EscapedList(environment.dropped) << "\n";
-    }
-    if (!environment.skipped.empty()) {
-      err << "exec: skipped keys that cannot be environment variables: "
-          << EscapedList(environment.skipped) << "\n";
-    }
+    ReportFiltered(environment, args[0], err);
 
     std::vector<std::string> argv = args;
     std::vector<char*> argv_pointers = CStrings(argv);
@@ -155,8 +174,9 @@ void AddExecCommands(Dispatcher& dispatcher) {
        "mounted mirror Secret; names starting with '.' are skipped) becomes an environment\n"
        "variable, overriding an inherited one. Then every variable starting with TF_ or\n"
        "KUBE_ is removed, inherited or not, except TF_IN_AUTOMATION, TF_INPUT and\n"
-       "KUBE_NAMESPACE, which keep their inherited values. The names of removed keys are\n"
-       "printed on stderr; the files stay readable.\n"
+       "KUBE_NAMESPACE, which keep their inherited values (files of those names are\n"
+       "ignored). Stderr names the removed variables, telling those from files and the\n"
+       "inherited ones apart, and the ignored files; never values. The files stay readable.\n"
        "\n"
        "Exit codes: <command>'s own; 2 for usage errors, 1 when the folder cannot be read,\n"
        "127 when <command> is not found, 126 when it cannot be executed.\n"});

@@ -42,6 +42,19 @@ std::string Child(absl::string_view path, absl::string_view key) {
   return path.empty() ? std::string(key) : absl::StrCat(path, ".", key);
 }
 
+// Refuses a key given twice in mapping `node`: yaml-cpp keeps both entries, and a lookup
+// would silently take one of them.
+absl::Status CheckUniqueKeys(const YAML::Node& node, absl::string_view path) {
+  std::set<std::string> seen;
+  for (const auto& item : node) {
+    const std::string key = item.first.as<std::string>();
+    if (!seen.insert(key).second) {
+      return Invalid(Child(path, key), "duplicate key; each key may appear once");
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckKeys(const YAML::Node& node, absl::string_view path,
                        const std::set<std::string>& allowed) {
   if (!node.IsMap()) return Invalid(path.empty() ? "spec file" : path, "must be a mapping");
@@ -49,7 +62,7 @@ absl::Status CheckKeys(const YAML::Node& node, absl::string_view path,
     const std::string key = item.first.as<std::string>();
     if (!allowed.contains(key)) return Invalid(Child(path, key), "unknown key");
   }
-  return absl::OkStatus();
+  return CheckUniqueKeys(node, path);
 }
 
 // A scalar value, possibly empty; `""` in YAML.
@@ -75,6 +88,7 @@ absl::Status ParseSelector(const YAML::Node& node, absl::string_view path,
   if (const YAML::Node labels = node["matchLabels"]; labels.IsDefined() && !labels.IsNull()) {
     const std::string labels_path = Child(path, "matchLabels");
     if (!labels.IsMap()) return Invalid(labels_path, "must be a mapping of label keys to values");
+    RETURN_IF_ERROR(CheckUniqueKeys(labels, labels_path));
     for (const auto& item : labels) {
       v1::Label& label = *selector.add_match_labels();
       label.set_key(item.first.as<std::string>());
@@ -202,6 +216,9 @@ class SpecCommand final : public MutationCommand<Request> {
               "allow every namespace (selector: {})");
     flags.AddRepeated("match-label", &spec_flags_.match_labels,
                       "allow namespaces with this label: <key>=<value>");
+    flags.Add("allow-no-namespaces", &spec_flags_.allow_no_namespaces,
+              "allow no namespace; on update this revokes every namespace and so deletes "
+              "every mirror");
     flags.Add("file", &file_, "read the spec from this YAML file instead of the flags");
     flags.AddAlias('f', "file");
   }
@@ -219,9 +236,10 @@ class SpecCommand final : public MutationCommand<Request> {
       return kExitOk;
     }
     if (flags.Given("secret") || flags.Given("allow-namespace") ||
-        flags.Given("allow-all-namespaces") || flags.Given("match-label")) {
+        flags.Given("allow-all-namespaces") || flags.Given("match-label") ||
+        flags.Given("allow-no-namespaces")) {
       err << "error: -f and the spec flags (--secret, --allow-namespace, "
-             "--allow-all-namespaces, --match-label) are exclusive\n";
+             "--allow-all-namespaces, --match-label, --allow-no-namespaces) are exclusive\n";
       return kExitUsage;
     }
     absl::StatusOr<std::string> text = kubebridge::ReadSmallFile(file_);
@@ -393,9 +411,11 @@ constexpr char kSpecDescription[] =
     "    selector:\n"
     "      matchLabels: {env: prod}\n"
     "      matchExpressions: [{key: tier, operator: In, values: [a, b]}]\n"
-    "Without --allow-namespace, --allow-all-namespaces or --match-label (or allowedNamespaces\n"
-    "in the file) the identity allows no namespace. The server runs an access review: the\n"
-    "Kubernetes user the caller maps to must be able to get the source Secret.\n";
+    "With flags, say which namespaces may use the identity: --allow-namespace,\n"
+    "--match-label or --allow-all-namespaces, or --allow-no-namespaces for none (on update\n"
+    "it revokes every namespace and deletes every mirror). A file without allowedNamespaces\n"
+    "allows no namespace. The server runs an access review: the Kubernetes user the caller\n"
+    "maps to must be able to get the source Secret.\n";
 
 constexpr char kOwnerDescription[] =
     "--owner names the object as <apiVersion>/<kind>/<name>; apiVersion may hold a '/'\n"
@@ -406,6 +426,10 @@ constexpr char kOwnerDescription[] =
 
 absl::StatusOr<v1::IdentitySpec> SpecFromFlags(const IdentitySpecFlags& flags) {
   v1::IdentitySpec spec;
+  if (flags.secret.empty()) {
+    return absl::InvalidArgumentError(
+        "--secret: required (<namespace>/<name> of the source Secret)");
+  }
   const std::vector<std::string> secret = absl::StrSplit(flags.secret, '/');
   if (secret.size() != 2 || secret[0].empty() || secret[1].empty()) {
     return absl::InvalidArgumentError(
@@ -418,8 +442,21 @@ absl::StatusOr<v1::IdentitySpec> SpecFromFlags(const IdentitySpecFlags& flags) {
         "--allow-all-namespaces and --match-label are exclusive: every namespace already "
         "matches");
   }
-  if (flags.allow_namespaces.empty() && !flags.allow_all_namespaces && flags.match_labels.empty()) {
-    return spec;  // allows no namespace
+  const bool some_allowed = !flags.allow_namespaces.empty() || flags.allow_all_namespaces ||
+                            !flags.match_labels.empty();
+  if (flags.allow_no_namespaces) {
+    if (some_allowed) {
+      return absl::InvalidArgumentError(
+          "--allow-no-namespaces excludes --allow-namespace, --match-label and "
+          "--allow-all-namespaces");
+    }
+    return spec;  // allowed_namespaces unset: no namespace
+  }
+  if (!some_allowed) {
+    return absl::InvalidArgumentError(
+        "allowed namespaces: none given; pass --allow-namespace, --match-label or "
+        "--allow-all-namespaces, or --allow-no-namespaces to allow none (on update it revokes "
+        "every namespace and deletes every mirror)");
   }
   v1::AllowedNamespaces& allowed = *spec.mutable_allowed_namespaces();
   for (const std::string& ns : flags.allow_namespaces) allowed.add_list(ns);

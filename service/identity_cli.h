@@ -3,8 +3,12 @@
 // --as, --output), and `identity pod-spec`, which runs locally.
 //
 //   identity create NAME --secret NS/NAME [--allow-namespace NS]... [--allow-all-namespaces]
-//                        [--match-label K=V]...      or      identity create NAME -f FILE
+//                        [--match-label K=V]... [--allow-no-namespaces]
+//                                                    or      identity create NAME -f FILE
 //   identity update NAME (the same spec flags, or -f FILE: the whole new spec)
+// With flags, the allowed namespaces are always an explicit choice: at least one of
+// --allow-namespace, --match-label, --allow-all-namespaces, or --allow-no-namespaces for
+// none, so that `update` never revokes every namespace by omission.
 //   identity delete NAME
 //   identity get NAME
 //   identity list [--include-deleted]
@@ -26,7 +30,8 @@
 //       matchExpressions: [{key: tier, operator: In, values: [a, b]}]
 // `allowedNamespaces: {}` is sent as present but empty, so the server's answer explains how
 // to allow every namespace (`selector: {}`); unknown keys are refused naming their path.
-// The spec flags and -f are exclusive.
+// The spec flags and -f are exclusive; a file without allowedNamespaces allows no namespace.
+// Keys are unique in every mapping: a duplicated one is refused naming its path.
 //
 // Mutating subcommands send --request-id, or generate one and print "request-id: <id>" on
 // stderr first. A failed call prints "error: <CODE>: <message>" on stderr and exits 1;
@@ -53,20 +58,24 @@ struct IdentitySpecFlags {
   std::vector<std::string> allow_namespaces;  // --allow-namespace, repeated
   bool allow_all_namespaces = false;          // --allow-all-namespaces: selector {}
   std::vector<std::string> match_labels;      // --match-label "<key>=<value>", repeated
+  bool allow_no_namespaces = false;           // --allow-no-namespaces: allowed_namespaces unset
 };
 
-// The spec the flags describe: secret_ref from --secret; allowed_namespaces unset when no
-// namespace flag is given, else `list` from --allow-namespace and a selector that is empty
-// for --allow-all-namespaces or holds the --match-label pairs. Names and labels are checked
-// by the server.
+// The spec the flags describe: secret_ref from --secret; allowed_namespaces unset for
+// --allow-no-namespaces, else `list` from --allow-namespace and a selector that is empty for
+// --allow-all-namespaces or holds the --match-label pairs. Names and labels are checked by
+// the server.
 // Errors: kInvalidArgument naming the flag: --secret missing or not "<namespace>/<name>",
-// a --match-label without '=', --allow-all-namespaces together with --match-label.
+// a --match-label without '=', --allow-all-namespaces together with --match-label,
+// --allow-no-namespaces together with another namespace flag, and no namespace flag at all
+// (the choice must be explicit: an update without one would revoke every namespace).
 absl::StatusOr<v1::IdentitySpec> SpecFromFlags(const IdentitySpecFlags& flags);
 
 // Parses a spec file (format in the file comment). Checks size (1 MiB) and nesting
 // (kubebridge/yaml_limits.h) before yaml-cpp sees the text.
-// Errors: kInvalidArgument for text over the limits, malformed YAML, unknown keys (naming
-// the path, "allowedNamespaces.selector.matchLabel"), and values of the wrong shape.
+// Errors: kInvalidArgument for text over the limits, malformed YAML, unknown or duplicated
+// keys (naming the path, "allowedNamespaces.selector.matchLabel"), and values of the wrong
+// shape.
 absl::StatusOr<v1::IdentitySpec> ParseIdentitySpecYaml(absl::string_view yaml);
 
 // Parses --owner "<apiVersion>/<kind>/<name>" (apiVersion "<version>" or

@@ -102,7 +102,8 @@ class Decision {
     if (state_.phase() == IdentityState::PHASE_ACTIVE) {
       if (MessageDifferencer::Equals(state_.spec(), c.spec)) return Done();
       return absl::FailedPreconditionError(
-          "already exists with another spec; use UpdateIdentity to change it");
+          "already exists with another spec; use UpdateIdentity (`credledger identity update`) "
+          "to change it");
     }
     Event e;
     v1::IdentityCreated* created = e.mutable_identity_created();

@@ -92,6 +92,12 @@ int Dispatcher::Run(const std::vector<std::string>& args, std::ostream& out,
       named.push_back(a);
       if (named.size() == 2) break;
     }
+    if (named.empty()) {
+      err << "error: the command comes first, then its flags: " << program_ << " <command> "
+          << args[0] << " ...\n\n"
+          << Usage();
+      return kExitUsage;
+    }
     err << "error: unknown command \"" << absl::StrJoin(named, " ") << "\"\n\n"
         << (is_group ? group_usage : Usage());
     return kExitUsage;

@@ -11,8 +11,6 @@ namespace {
 
 // Longest kind accepted (a CustomResourceDefinition's kind is at most 63 characters).
 constexpr size_t kMaxKindBytes = 63;
-// Longest owner uid accepted (Kubernetes uids are 36-character UUIDs).
-constexpr size_t kMaxOwnerUidBytes = 128;
 // Longest part of a refused api_version quoted in an error.
 constexpr size_t kMaxShownBytes = 300;
 
@@ -93,10 +91,10 @@ absl::Status ValidateOwnerReference(const v1::OwnerReference& owner, bool requir
   RETURN_IF_ERROR(ValidateApiVersion("owner.api_version", owner.api_version()));
   RETURN_IF_ERROR(ValidateKind("owner.kind", owner.kind()));
   RETURN_IF_ERROR(common::ValidateDnsSubdomain("owner.name", owner.name()));
-  if (require_uid || !owner.uid().empty()) {
-    RETURN_IF_ERROR(ValidateToken("owner.uid", owner.uid(), kMaxOwnerUidBytes));
+  if (owner.uid().empty()) {
+    return require_uid ? absl::InvalidArgumentError("owner.uid: required") : absl::OkStatus();
   }
-  return absl::OkStatus();
+  return ValidateUid("owner.uid", owner.uid());
 }
 
 }  // namespace credledger::service

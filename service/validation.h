@@ -27,9 +27,9 @@ absl::Status ValidateClientRequestId(absl::string_view value, size_t max_bytes);
 // An owner reference naming the object that uses an identity (domain/captf-credentials.md,
 // "The pieces": one owner reference of the mirror per object). The rules: api_version "v1"
 // or "<group>/<version>" (group a DNS-1123 subdomain, version a DNS-1123 label); kind 1-63
-// ASCII letters and digits; name a DNS-1123 subdomain; uid 1-128 printable ASCII
-// characters, required only when `require_uid` (BindIdentity) and checked when given
-// (UnbindIdentity).
+// ASCII letters and digits; name a DNS-1123 subdomain; uid a lowercase RFC 4122 UUID
+// (ValidateUid: Kubernetes object uids are UUIDs), required only when `require_uid`
+// (BindIdentity) and checked when given (UnbindIdentity).
 // Errors: kInvalidArgument naming "owner.api_version", "owner.kind", "owner.name" or
 // "owner.uid" and the rule.
 absl::Status ValidateOwnerReference(const v1::OwnerReference& owner, bool require_uid);

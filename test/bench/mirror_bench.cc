@@ -28,6 +28,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
@@ -133,7 +134,8 @@ class Fleet {
       bind.owner.set_api_version("batch/v1");
       bind.owner.set_kind("Job");
       bind.owner.set_name("terraform");
-      bind.owner.set_uid(absl::StrCat("uid-", i));
+      // A lowercase RFC 4122 uid per Job, as the API requires.
+      bind.owner.set_uid(absl::StrFormat("9e107d9d-372b-4b6a-8c1f-%012x", i));
       Must("bind", Run(bind, absl::StrCat("bind-", i)).status());
     }
     kubebridge::MirrorBridgeOptions bridge;

@@ -42,6 +42,12 @@ constexpr char kSourceNs[] = "captf-system";
 constexpr char kSourceName[] = "aws-keys";
 constexpr char kAccessKey[] = "AKIA-mirror-test-0001";
 constexpr char kSecretKey[] = "mirror-test-secret-value-0001";
+// Owner uids: Kubernetes object uids, lowercase RFC 4122 UUIDs.
+constexpr char kPlanUid1[] = "5a0f3c1e-8b2d-4e6f-9a7b-1c2d3e4f5a61";
+constexpr char kPlanUid2[] = "5a0f3c1e-8b2d-4e6f-9a7b-1c2d3e4f5a62";
+constexpr char kApplyUid1[] = "6b1e4d2f-9c3e-4f70-8b8c-2d3e4f5a6b71";
+constexpr char kUid1[] = "7c2f5e30-ad4f-4081-9c9d-3e4f5a6b7c81";
+constexpr char kUid2[] = "7c2f5e30-ad4f-4081-9c9d-3e4f5a6b7c82";
 
 constexpr char kPolicy[] = R"(identities:
   - name: alice
@@ -282,7 +288,7 @@ class MirrorIntegrationTest : public ::testing::Test {
 
 TEST_F(MirrorIntegrationTest, BindingMirrorsTheSourceWithLabelsAnnotationsAndOwnerReferences) {
   ASSERT_TRUE(Create(ListSpec({"team-a"})).ok());
-  ASSERT_TRUE(Bind("team-a", Job("plan", "uid-plan-1")).ok());
+  ASSERT_TRUE(Bind("team-a", Job("plan", kPlanUid1)).ok());
   const std::string hash = HashOf(kAccessKey, kSecretKey);
   v1::IdentityState state =
       WaitFor([&](const auto& s) { return Mirrored(s, "team-a", hash); }, "mirror in team-a");
@@ -300,19 +306,19 @@ TEST_F(MirrorIntegrationTest, BindingMirrorsTheSourceWithLabelsAnnotationsAndOwn
   EXPECT_EQ(StringAt(mirror, {"data", "secret_key"}), absl::Base64Escape(kSecretKey));
   const nlohmann::json& refs = mirror["metadata"]["ownerReferences"];
   ASSERT_EQ(refs.size(), 1u);
-  EXPECT_EQ(refs[0]["uid"], "uid-plan-1");
+  EXPECT_EQ(refs[0]["uid"], kPlanUid1);
   EXPECT_EQ(refs[0]["kind"], "Job");
   EXPECT_FALSE(refs[0].contains("controller"));
   EXPECT_FALSE(refs[0].contains("blockOwnerDeletion"));
 
   // A second object adds its reference; a re-created object replaces its older uid.
-  ASSERT_TRUE(Bind("team-a", Job("apply", "uid-apply-1")).ok());
-  ASSERT_TRUE(Bind("team-a", Job("plan", "uid-plan-2")).ok());
+  ASSERT_TRUE(Bind("team-a", Job("apply", kApplyUid1)).ok());
+  ASSERT_TRUE(Bind("team-a", Job("plan", kPlanUid2)).ok());
   WaitFor(
       [&](const auto& s) {
         const v1::IdentityNamespaceState* entry = Ns(s, "team-a");
         return entry != nullptr && entry->mirror().owners_size() == 2 &&
-               entry->mirror().owners(1).uid() == "uid-plan-2";
+               entry->mirror().owners(1).uid() == kPlanUid2;
       },
       "two owner references, the newer uid");
   std::vector<std::string> uids;
@@ -320,13 +326,13 @@ TEST_F(MirrorIntegrationTest, BindingMirrorsTheSourceWithLabelsAnnotationsAndOwn
   for (const auto& ref : updated["metadata"]["ownerReferences"]) {
     uids.push_back(ref["uid"]);
   }
-  EXPECT_THAT(uids, ElementsAre("uid-apply-1", "uid-plan-2"));
+  EXPECT_THAT(uids, ElementsAre(kApplyUid1, kPlanUid2));
 }
 
 TEST_F(MirrorIntegrationTest, ARotatedSourceReachesEveryMirrorWithinSeconds) {
   ASSERT_TRUE(Create(ListSpec({"team-a", "team-b"})).ok());
-  ASSERT_TRUE(Bind("team-a", Job("plan", "uid-1")).ok());
-  ASSERT_TRUE(Bind("team-b", Job("plan", "uid-2")).ok());
+  ASSERT_TRUE(Bind("team-a", Job("plan", kUid1)).ok());
+  ASSERT_TRUE(Bind("team-b", Job("plan", kUid2)).ok());
   const std::string before = HashOf(kAccessKey, kSecretKey);
   WaitFor([&](const auto& s) { return Mirrored(s, "team-a", before) && Mirrored(s, "team-b", before); },
           "both mirrors");
@@ -347,8 +353,8 @@ TEST_F(MirrorIntegrationTest, ARotatedSourceReachesEveryMirrorWithinSeconds) {
 
 TEST_F(MirrorIntegrationTest, NarrowingTheListDeletesThatMirrorAndReportsNamespaceNotAllowed) {
   ASSERT_TRUE(Create(ListSpec({"team-a", "team-b"})).ok());
-  ASSERT_TRUE(Bind("team-a", Job("plan", "uid-1")).ok());
-  ASSERT_TRUE(Bind("team-b", Job("plan", "uid-2")).ok());
+  ASSERT_TRUE(Bind("team-a", Job("plan", kUid1)).ok());
+  ASSERT_TRUE(Bind("team-b", Job("plan", kUid2)).ok());
   const std::string hash = HashOf(kAccessKey, kSecretKey);
   WaitFor([&](const auto& s) { return Mirrored(s, "team-a", hash) && Mirrored(s, "team-b", hash); },
           "both mirrors");
@@ -371,7 +377,7 @@ TEST_F(MirrorIntegrationTest, RelabellingANamespaceOutOfTheSelectorRevokesItsMir
   env->set_value("prod");
   Relabel("team-c", {{"env", "prod"}});
   ASSERT_TRUE(Create(spec).ok());
-  ASSERT_TRUE(Bind("team-c", Job("plan", "uid-1")).ok());
+  ASSERT_TRUE(Bind("team-c", Job("plan", kUid1)).ok());
   const std::string hash = HashOf(kAccessKey, kSecretKey);
   WaitFor([&](const auto& s) { return Mirrored(s, "team-c", hash); }, "mirror in team-c");
 
@@ -393,7 +399,7 @@ TEST_F(MirrorIntegrationTest, AForeignSecretWithTheMirrorsNameIsNeverTouched) {
                        {"metadata", {{"name", name}}},
                        {"data", {{"mine", absl::Base64Escape("keep me")}}}}));
   ASSERT_TRUE(Create(ListSpec({"team-d"})).ok());
-  ASSERT_TRUE(Bind("team-d", Job("plan", "uid-1")).ok());
+  ASSERT_TRUE(Bind("team-d", Job("plan", kUid1)).ok());
   v1::IdentityState state = WaitFor(
       [&](const auto& s) {
         const v1::IdentityNamespaceState* entry = Ns(s, "team-d");
@@ -415,8 +421,8 @@ TEST_F(MirrorIntegrationTest, AForeignSecretWithTheMirrorsNameIsNeverTouched) {
 
 TEST_F(MirrorIntegrationTest, TheLastUnbindRemovesTheMirrorAndOnlyThenMayTheIdentityGo) {
   ASSERT_TRUE(Create(ListSpec({"team-a"})).ok());
-  ASSERT_TRUE(Bind("team-a", Job("plan", "uid-1")).ok());
-  ASSERT_TRUE(Bind("team-a", Job("apply", "uid-2")).ok());
+  ASSERT_TRUE(Bind("team-a", Job("plan", kUid1)).ok());
+  ASSERT_TRUE(Bind("team-a", Job("apply", kUid2)).ok());
   const std::string hash = HashOf(kAccessKey, kSecretKey);
   WaitFor([&](const auto& s) { return Mirrored(s, "team-a", hash); }, "mirror");
 
@@ -428,7 +434,7 @@ TEST_F(MirrorIntegrationTest, TheLastUnbindRemovesTheMirrorAndOnlyThenMayTheIden
   WaitFor([&](const auto& s) { return Ns(s, "team-a")->mirror().owners_size() == 1; },
           "one owner left");
   EXPECT_TRUE(MirrorIn("team-a").is_object());
-  ASSERT_TRUE(Unbind("team-a", Job("apply", "uid-2")).ok());
+  ASSERT_TRUE(Unbind("team-a", Job("apply", kUid2)).ok());
   WaitFor([&](const auto& s) { return Ns(s, "team-a") == nullptr; }, "mirror deleted");
   EXPECT_TRUE(MirrorIn("team-a").is_null());
 
@@ -464,7 +470,7 @@ std::string Slurp(const std::filesystem::path& path) {
 
 TEST_F(MirrorIntegrationTest, SourceDataNeverReachesTheLogTheExportOrTheApi) {
   ASSERT_TRUE(Create(ListSpec({"team-a"})).ok());
-  ASSERT_TRUE(Bind("team-a", Job("plan", "uid-1")).ok());
+  ASSERT_TRUE(Bind("team-a", Job("plan", kUid1)).ok());
   const std::string hash = HashOf(kAccessKey, kSecretKey);
   WaitFor([&](const auto& s) { return Mirrored(s, "team-a", hash); }, "mirror");
   RotateSource("AKIA-rotated-0003", "rotated-secret-0003");

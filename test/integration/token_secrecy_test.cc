@@ -231,7 +231,7 @@ TEST_F(MirrorSecrecyTest, NoSourceDataReachesTheDatabaseTheLogsOrAnyResponse) {
                 .exit_code,
             0);
   EXPECT_EQ(Cli({"identity", "bind", "aws", "--namespace", "team-a", "--owner",
-                 "batch/v1/Job/plan", "--owner-uid", "uid-plan-1", "--as", "alice"})
+                 "batch/v1/Job/plan", "--owner-uid", "6f0c2a8e-5d1b-4c3a-9e7f-0a1b2c3d4e5f", "--as", "alice"})
                 .exit_code,
             0);
   ASSERT_TRUE(WaitForMirror("team-a", projections::SourceHash({{"access_key", values[0]},

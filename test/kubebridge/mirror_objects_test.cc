@@ -322,7 +322,22 @@ TEST_F(PlanMirrorsTest, MissingSourceIsAFailureAndLeavesTheMirror) {
   EXPECT_EQ(action.kind, Kind::kRecordFailure);
   EXPECT_EQ(action.failure_kind, v1::MIRROR_FAILURE_KIND_SOURCE_NOT_FOUND);
   EXPECT_THAT(action.message, HasSubstr("\"ops/cloud-src\""));
+  EXPECT_THAT(action.message, HasSubstr("the mirror is left as it is"));
   EXPECT_FALSE(action.mirror_gone);
+}
+
+// Regression: the message said the mirror was left as it is in namespaces that held none.
+TEST_F(PlanMirrorsTest, MissingSourceWhereNoMirrorExistsMentionsNone) {
+  Entry("a", {c1_});
+  source_ = MirrorSource{};
+  for (const std::map<std::string, nlohmann::json>& existing :
+       {std::map<std::string, nlohmann::json>{}, {{"a", Foreign("a")}}}) {
+    MirrorAction action = PlanOne(existing);
+    EXPECT_EQ(action.failure_kind, v1::MIRROR_FAILURE_KIND_SOURCE_NOT_FOUND);
+    EXPECT_THAT(action.message, HasSubstr("\"ops/cloud-src\""));
+    EXPECT_THAT(action.message, Not(HasSubstr("left as it is")));
+    EXPECT_THAT(action.message, HasSubstr("no mirror is written until it does"));
+  }
 }
 
 TEST_F(PlanMirrorsTest, MirrorThatWouldBeTheSourceIsACollisionAndNeverWritten) {

@@ -146,6 +146,7 @@ TEST_F(MirrorReconcilerTest, CreatesAMirrorInEachBoundNamespaceWithItsOwnerRefer
   EXPECT_TRUE(result.source_found);
   EXPECT_EQ(result.created, 2);
   EXPECT_EQ(result.failed, 0);
+  EXPECT_FALSE(result.retry);
 
   ASSERT_OK_AND_ASSIGN(nlohmann::json source, client_->Get(SecretResource("ops", "cloud-src")));
   const std::map<std::string, nlohmann::json> owners = {{"team-a", OwnerJson("c1", "u1")},
@@ -182,6 +183,7 @@ TEST_F(MirrorReconcilerTest, SteadyStateWritesNothingAndRecordsNothing) {
   const size_t events = log_.events().size();
   ASSERT_OK_AND_ASSIGN(MirrorReconcileResult result, Pass());
   EXPECT_EQ(result.created + result.updated + result.adopted + result.deleted + result.failed, 0);
+  EXPECT_FALSE(result.retry);
   EXPECT_EQ(server_->resource_version(), version);
   EXPECT_EQ(log_.events().size(), events);
 }
@@ -301,12 +303,8 @@ TEST_F(MirrorReconcilerTest, NamespaceLabelsComeFromTheLookupWhenItKnowsThem) {
 }
 
 TEST_F(MirrorReconcilerTest, ConflictingSecretIsNeverTouchedAndReported) {
-  ASSERT_OK_AND_ASSIGN(
-      nlohmann::json theirs,
-      client_->Create(SecretResource("team-a"), {{"apiVersion", "v1"},
-                                                 {"kind", "Secret"},
-                                                 {"metadata", {{"name", "captf-creds-cloud"}}},
-                                                 {"data", {{"theirs", absl::Base64Escape("x")}}}}));
+  ASSERT_OK_AND_ASSIGN(nlohmann::json theirs, client_->Create(SecretResource("team-a"),
+                                                              ForeignSecret("captf-creds-cloud")));
   Bind("team-a", "c1", "u1");
   ASSERT_OK_AND_ASSIGN(MirrorReconcileResult result, Pass());
   EXPECT_EQ(result.failed, 1);
@@ -342,6 +340,7 @@ TEST_F(MirrorReconcilerTest, SourceUnderTheMirrorsNameInItsOwnNamespaceIsNeverOv
   ASSERT_OK_AND_ASSIGN(MirrorReconcileResult result, Pass());
   EXPECT_TRUE(result.source_found);
   EXPECT_EQ(result.failed, 1);
+  EXPECT_TRUE(result.retry);
   ASSERT_OK_AND_ASSIGN(nlohmann::json after, Mirror("team-a"));
   EXPECT_EQ(after, source);
   const v1::IdentityState state = log_.state();
@@ -363,6 +362,40 @@ TEST_F(MirrorReconcilerTest, MissingSourceLeavesTheMirrorsAndIsReported) {
   EXPECT_FALSE(state.source().found());
   EXPECT_EQ(projections::FindIdentityNamespace(state, "team-b")->failure().kind(),
             v1::MIRROR_FAILURE_KIND_SOURCE_NOT_FOUND);
+}
+
+// Regression: a pass that left a namespace waiting on a Secret holding the mirror's name or
+// on a missing source said so nowhere, so nothing ran the identity again before the next
+// resync; and a source back with the data it had left its SOURCE_NOT_FOUND failure standing.
+TEST_F(MirrorReconcilerTest, APassLeavingANamespaceWaitingAsksForARetryUntilTheCauseIsGone) {
+  ASSERT_OK(client_->Create(SecretResource("team-a"), ForeignSecret("captf-creds-cloud")));
+  Bind("team-a", "c1", "u1");
+  ASSERT_OK_AND_ASSIGN(MirrorReconcileResult conflict, Pass());
+  EXPECT_EQ(conflict.failed, 1);
+  EXPECT_TRUE(conflict.retry);
+
+  ASSERT_OK(client_->Delete(SecretResource("team-a", "captf-creds-cloud")));
+  ASSERT_OK_AND_ASSIGN(MirrorReconcileResult created, Pass());
+  EXPECT_EQ(created.created, 1);
+  EXPECT_FALSE(created.retry);
+
+  ASSERT_OK(client_->Delete(SecretResource("ops", "cloud-src")));
+  ASSERT_OK_AND_ASSIGN(MirrorReconcileResult missing, Pass());
+  EXPECT_EQ(missing.failed, 1);
+  EXPECT_TRUE(missing.retry);
+  EXPECT_EQ(projections::FindIdentityNamespace(log_.state(), "team-a")->failure().kind(),
+            v1::MIRROR_FAILURE_KIND_SOURCE_NOT_FOUND);
+
+  ASSERT_OK(client_->Create(SecretResource("ops"), SourceSecret(kPassword)));  // the same data
+  ASSERT_OK_AND_ASSIGN(MirrorReconcileResult back, Pass());
+  EXPECT_EQ(back.created + back.updated + back.adopted + back.failed, 0);
+  EXPECT_FALSE(back.retry);
+  const v1::IdentityState state = log_.state();
+  const v1::IdentityNamespaceState* entry = projections::FindIdentityNamespace(state, "team-a");
+  ASSERT_NE(entry, nullptr);
+  EXPECT_FALSE(entry->has_failure());
+  EXPECT_EQ(entry->credentials_mirrored().status(), "True");
+  EXPECT_EQ(entry->credentials_mirrored().reason(), projections::kReasonMirrored);
 }
 
 TEST_F(MirrorReconcilerTest, LastUnbindDeletesTheMirror) {

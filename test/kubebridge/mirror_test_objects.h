@@ -1,10 +1,12 @@
 // Test helpers for the mirror bridge: the object that uses an identity (a TerraformCluster),
 // as the log records it (v1::OwnerReference) and as the mirror's metadata.ownerReferences
-// entry a Kubernetes server returns for it (domain/captf-credentials.md, "The pieces").
+// entry a Kubernetes server returns for it (domain/captf-credentials.md, "The pieces"); and
+// a Secret of someone else's that holds a mirror's name ("Conflicts").
 #pragma once
 
 #include <string>
 
+#include "absl/strings/escaping.h"
 #include "credledger/v1/identity.pb.h"
 #include "nlohmann/json.hpp"
 
@@ -30,6 +32,15 @@ inline nlohmann::json OwnerJson(const std::string& name, const std::string& uid)
           {"kind", kTestOwnerKind},
           {"name", name},
           {"uid", uid}};
+}
+
+// A Secret named `name` that is no mirror (no labels, no annotations), to POST into a
+// namespace.
+inline nlohmann::json ForeignSecret(const std::string& name) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Secret"},
+          {"metadata", {{"name", name}}},
+          {"data", {{"theirs", absl::Base64Escape("x")}}}};
 }
 
 }  // namespace credledger::kubebridge

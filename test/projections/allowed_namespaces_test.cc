@@ -78,6 +78,15 @@ v1::IdentityNamespaceState Namespace(std::string name, std::optional<Labels> lab
   return ns;
 }
 
+// A namespace entry whose namespace was observed not to exist.
+v1::IdentityNamespaceState MissingNamespace(std::string name) {
+  v1::IdentityNamespaceState ns;
+  ns.set_namespace_(std::move(name));
+  ns.set_labels_observed(true);
+  ns.set_namespace_found(false);
+  return ns;
+}
+
 // --- EvaluateAllowed ---
 
 struct AllowedCase {
@@ -120,6 +129,16 @@ std::vector<AllowedCase> AllowedCases() {
        Namespace("team-b", Labels{}), Verdict::kAllowed, match},
       {"SelectorWaitsForLabels", SelectorSpec(Selector({})), Namespace("team-b", std::nullopt),
        Verdict::kUnknown, "waiting for the labels of namespace team-b"},
+      // Regression: a namespace observed not to exist has no labels, and an empty selector
+      // or a NotIn/DoesNotExist requirement matched it, reporting it allowed.
+      {"SelectorAllowsNoMissingNamespace", SelectorSpec(Selector({})), MissingNamespace("team-b"),
+       Verdict::kNotAllowed, "namespace team-b does not exist"},
+      {"MissingNamespaceUnderDoesNotExist",
+       SelectorSpec(Selector({}, {Requirement("tier", "DoesNotExist")})),
+       MissingNamespace("team-b"), Verdict::kNotAllowed, "namespace team-b does not exist"},
+      {"ListedMissingNamespaceStaysAllowed", SelectorSpec(Selector({}), {"team-b"}),
+       MissingNamespace("team-b"), Verdict::kAllowed,
+       "namespace team-b is listed in allowedNamespaces.list"},
       {"ListWinsWhileLabelsAreUnknown", SelectorSpec(Selector({}), {"team-b"}),
        Namespace("team-b", std::nullopt), Verdict::kAllowed,
        "namespace team-b is listed in allowedNamespaces.list"},
@@ -210,9 +229,11 @@ std::vector<InvalidCase> InvalidCases() {
       {"NoSecretName", WithRef("capi-system", ""), "spec.secret_ref.name: required"},
       {"SecretNameNotASubdomain", WithRef("capi-system", "AWS_creds"),
        "spec.secret_ref.name: \"AWS_creds\" is not a DNS-1123 subdomain"},
-      {"EmptyObject", ListSpec({}),
-       "spec.allowed_namespaces: {} is ambiguous and refused: write `selector: {}` to allow "
-       "every namespace, or name the namespaces under `list`"},
+      // `{}` and `{list: []}` are the same message; the error names both.
+      {"EmptyObjectOrEmptyList", ListSpec({}),
+       "spec.allowed_namespaces: present but allows nothing ({} or an empty list) is ambiguous "
+       "and refused: write `selector: {}` to allow every namespace, name the namespaces under "
+       "`list`, or leave allowed_namespaces unset to allow none"},
       {"ListEntryNotALabel", ListSpec({"team-a", "Team_B"}),
        "spec.allowed_namespaces.list[1]: \"Team_B\" is not a DNS-1123 label"},
       {"ListEntryEmpty", ListSpec({""}), "spec.allowed_namespaces.list[0]: required"},

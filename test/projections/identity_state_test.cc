@@ -437,6 +437,34 @@ TEST_F(IdentityStateTest, AMissingSourceIsNeverMirrored) {
             "the source Secret capi-system/aws-creds does not exist");
 }
 
+// Regression: a SOURCE_NOT_FOUND failure stayed after the source came back with the data it
+// had, because nothing is written then and only MirrorWritten cleared a failure.
+TEST_F(IdentityStateTest, TheSourceFoundAgainEndsSourceNotFoundFailuresOnly) {
+  Apply(Created(Spec({"team-a", "team-b", "team-c"})));
+  Apply(Source(kHash1));
+  Apply(Bound("team-a", Owner("TerraformCluster", "c1", "u1")));
+  Apply(Bound("team-b", Owner("TerraformCluster", "c1", "u2")));
+  Apply(Bound("team-c", Owner("TerraformCluster", "c1", "u3")));
+  Apply(Written("team-a", kHash1));
+  Apply(Source(""));
+  Apply(Failed("team-a", v1::MIRROR_FAILURE_KIND_SOURCE_NOT_FOUND, "source missing"));
+  Apply(Failed("team-b", v1::MIRROR_FAILURE_KIND_SOURCE_NOT_FOUND, "source missing"));
+  Apply(Failed("team-c", v1::MIRROR_FAILURE_KIND_CONFLICT, "rename or remove it"));
+  ASSERT_EQ(Of(Ns("team-a").credentials_mirrored()), "False/MirrorFailed");
+  ASSERT_EQ(Of(Ns("team-b").credentials_mirrored()), "False/MirrorFailed");
+
+  Apply(Source(""));  // still missing
+  EXPECT_EQ(Ns("team-a").failure().kind(), v1::MIRROR_FAILURE_KIND_SOURCE_NOT_FOUND);
+
+  Apply(Source(kHash1));  // back, with the data the mirror holds
+  EXPECT_FALSE(Ns("team-a").has_failure());
+  EXPECT_EQ(Of(Ns("team-a").credentials_mirrored()), "True/Mirrored");
+  EXPECT_FALSE(Ns("team-b").has_failure());
+  EXPECT_EQ(Of(Ns("team-b").credentials_mirrored()), "Unknown/MirrorPending");
+  EXPECT_EQ(Ns("team-c").failure().kind(), v1::MIRROR_FAILURE_KIND_CONFLICT);
+  EXPECT_EQ(Of(Ns("team-c").credentials_mirrored()), "False/MirrorFailed");
+}
+
 TEST_F(IdentityStateTest, NarrowingTheListRevokesOnlyTheNamespaceLeftOut) {
   Apply(Created(Spec({"team-a", "team-b"})));
   Apply(Source(kHash1));

@@ -423,7 +423,7 @@ TEST_F(AuditApiTest, AnIdentityTimelineTellsWhichNamespacesHeldWhichCopyAndWhen)
   bind.owner.set_api_version("batch/v1");
   bind.owner.set_kind("Job");
   bind.owner.set_name("plan");
-  bind.owner.set_uid("uid-1");
+  bind.owner.set_uid("0f8fad5b-d9cb-469f-a165-70867728950e");
   ASSERT_OK(run(bind, "id-bind", "alice"));
   const std::string first(64, 'a');
   const std::string second(64, 'b');

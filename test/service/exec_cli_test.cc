@@ -130,12 +130,16 @@ TEST_F(ExecCliTest, AFileThatIsNotExecutableExits126) {
 
 // The real exec: the death-test child sets its inherited environment, runs `credledger exec`
 // with stdout on a file, and is replaced by /usr/bin/env, which prints what it got.
+// Regression: stderr said "exec: dropped keys: TF_INPUT, TF_VAR_region, TF_WORKSPACE",
+// listing TF_INPUT although the caller's value was passed on, and mixing inherited variables
+// with file keys. Now removed variables are told apart by origin, and ignored files apart.
 TEST_F(ExecCliTest, ReplacesTheProcessWithTheCommandAndTheCredentialEnvironment) {
   const std::filesystem::path creds = dir_.path() / "creds";
   std::filesystem::create_directory(creds);
   MountSecret(creds, {{"AWS_ACCESS_KEY_ID", "AKIA123"},
                       {"TF_VAR_region", "us-east-1"},
                       {"TF_INPUT", "1"},
+                      {"KUBE_NAMESPACE", "kube-system"},
                       {"SHARED", "from-file"}});
   const std::filesystem::path output = dir_.path() / "env.out";
   EXPECT_EXIT(
@@ -152,7 +156,10 @@ TEST_F(ExecCliTest, ReplacesTheProcessWithTheCommandAndTheCredentialEnvironment)
             {"exec", "--credentials-dir", creds.string(), "--", "/usr/bin/env", "--null"},
             std::cout, std::cerr));
       },
-      ::testing::ExitedWithCode(0), "exec: dropped keys: TF_INPUT, TF_VAR_region, TF_WORKSPACE");
+      ::testing::ExitedWithCode(0),
+      "^exec: not passed to /usr/bin/env \\(TF_/KUBE_ variables\\): from files: TF_VAR_region; "
+      "inherited: TF_WORKSPACE\n"
+      "exec: files ignored, the caller's value \\(if any\\) is kept: KUBE_NAMESPACE, TF_INPUT\n$");
 
   std::ifstream in(output, std::ios::binary);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -57,6 +57,11 @@ inline constexpr char kAlicePolicy[] = R"(identities:
     rpcs: ["IdentityService/*"]
 )";
 
+// Owner uids: Kubernetes object uids, lowercase RFC 4122 UUIDs.
+inline constexpr char kOwnerUid1[] = "3b241101-e2bb-4255-8caf-4136c566a961";
+inline constexpr char kOwnerUid2[] = "3b241101-e2bb-4255-8caf-4136c566a962";
+inline constexpr char kOwnerUid3[] = "3b241101-e2bb-4255-8caf-4136c566a963";
+
 class IdentityApiFixture : public ::testing::Test {
  protected:
   void SetUp() override {

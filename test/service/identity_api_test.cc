@@ -181,7 +181,7 @@ TEST_F(IdentityApiTest, BadInputNamesTheFieldAndAppendsNothingWithoutAReview) {
   };
   auto bind = [&](std::function<void(v1::BindIdentityRequest&)> mutate) {
     return [=, this] {
-      v1::BindIdentityRequest request = Bind("aws", "team-a", Owner("c1", "u1"), "bad");
+      v1::BindIdentityRequest request = Bind("aws", "team-a", Owner("c1", kOwnerUid1), "bad");
       mutate(request);
       return api_->BindIdentity(request, "alice").status();
     };
@@ -209,7 +209,11 @@ TEST_F(IdentityApiTest, BadInputNamesTheFieldAndAppendsNothingWithoutAReview) {
       {bind([](auto& r) { r.mutable_owner()->set_api_version("a/b/c"); }), "owner.api_version"},
       {bind([](auto& r) { r.mutable_owner()->set_kind("Terraform-Cluster"); }), "owner.kind"},
       {bind([](auto& r) { r.mutable_owner()->set_name("UPPER"); }), "owner.name"},
-      {bind([](auto& r) { r.mutable_owner()->set_uid(""); }), "owner.uid"},
+      {bind([](auto& r) { r.mutable_owner()->set_uid(""); }), "owner.uid: required"},
+      // Regression: any printable token was accepted and written into the mirror's
+      // ownerReferences; Kubernetes uids are lowercase RFC 4122 UUIDs.
+      {bind([](auto& r) { r.mutable_owner()->set_uid("not-a-uid"); }),
+       "owner.uid: \"not-a-uid\" is not a lowercase RFC 4122 UUID"},
       {[this] {
          v1::UnbindIdentityRequest request;
          request.set_request_id("bad");
@@ -220,6 +224,15 @@ TEST_F(IdentityApiTest, BadInputNamesTheFieldAndAppendsNothingWithoutAReview) {
          return api_->UnbindIdentity(request, "alice").status();
        },
        "owner.kind"},
+      {[this] {
+         v1::UnbindIdentityRequest request;
+         request.set_request_id("bad");
+         request.set_identity("aws");
+         request.set_namespace_("team-a");
+         *request.mutable_owner() = Owner("c1", "uid-1");
+         return api_->UnbindIdentity(request, "alice").status();
+       },
+       "owner.uid: \"uid-1\" is not a lowercase RFC 4122 UUID"},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     EXPECT_THAT(cases[i].call(),
@@ -259,7 +272,7 @@ TEST_F(IdentityApiTest, ARetriedRequestIdGetsTheOriginalAnswerAndAppendsNothing)
                        api_->CreateIdentity(Create("aws", Spec("aws", {"team-a"}), "r1"), "alice"));
   ASSERT_OK_AND_ASSIGN(
       v1::IdentityChangeResponse bound,
-      api_->BindIdentity(Bind("aws", "team-a", Owner("c1", "u1"), "bind-1"), "alice"));
+      api_->BindIdentity(Bind("aws", "team-a", Owner("c1", kOwnerUid1), "bind-1"), "alice"));
   const int64_t head = store_->HeadSeq();
 
   ASSERT_OK_AND_ASSIGN(v1::IdentityChangeResponse retried_create,
@@ -268,13 +281,13 @@ TEST_F(IdentityApiTest, ARetriedRequestIdGetsTheOriginalAnswerAndAppendsNothing)
   EXPECT_EQ(retried_create.seq(), first.seq());
   ASSERT_OK_AND_ASSIGN(
       v1::IdentityChangeResponse retried_bind,
-      api_->BindIdentity(Bind("aws", "team-a", Owner("c1", "u1"), "bind-1"), "alice"));
+      api_->BindIdentity(Bind("aws", "team-a", Owner("c1", kOwnerUid1), "bind-1"), "alice"));
   EXPECT_TRUE(retried_bind.replayed());
   EXPECT_EQ(retried_bind.seq(), bound.seq());
   EXPECT_EQ(store_->HeadSeq(), head);
   // The answer shows the identity as it is now, with the binding.
   ASSERT_THAT(retried_bind.identity().namespaces(), SizeIs(1));
-  EXPECT_EQ(retried_bind.identity().namespaces(0).bindings(0).owner().uid(), "u1");
+  EXPECT_EQ(retried_bind.identity().namespaces(0).bindings(0).owner().uid(), kOwnerUid1);
 }
 
 TEST_F(IdentityApiTest, GetIsNotFoundForNeverCreatedAndDeletedIdentities) {
@@ -304,9 +317,9 @@ TEST_F(IdentityApiTest, GetIsNotFoundForNeverCreatedAndDeletedIdentities) {
 TEST_F(IdentityApiTest, ListMirrorsFiltersAndTellsWhetherEachMirrorIsCurrent) {
   CreateAs("aws", {"team-a", "team-b"});
   CreateAs("gcp", {"team-a"});
-  ASSERT_OK(api_->BindIdentity(Bind("aws", "team-a", Owner("c1", "u1"), "b1"), "alice"));
-  ASSERT_OK(api_->BindIdentity(Bind("aws", "team-b", Owner("c2", "u2"), "b2"), "alice"));
-  ASSERT_OK(api_->BindIdentity(Bind("gcp", "team-a", Owner("c3", "u3"), "b3"), "alice"));
+  ASSERT_OK(api_->BindIdentity(Bind("aws", "team-a", Owner("c1", kOwnerUid1), "b1"), "alice"));
+  ASSERT_OK(api_->BindIdentity(Bind("aws", "team-b", Owner("c2", kOwnerUid2), "b2"), "alice"));
+  ASSERT_OK(api_->BindIdentity(Bind("gcp", "team-a", Owner("c3", kOwnerUid3), "b3"), "alice"));
   // aws's source is at hash A: team-a holds it, team-b still holds B. gcp's source was not
   // observed yet, so its mirror cannot be current.
   kubebridge::RecordSourceObserved source;

@@ -49,7 +49,7 @@ v1::OwnerReference Owner() {
   owner.set_api_version("infrastructure.captf.io/v1alpha1");
   owner.set_kind("TerraformCluster");
   owner.set_name("c1");
-  owner.set_uid("uid-1");
+  owner.set_uid("0f8fad5b-d9cb-469f-a165-70867728950e");
   return owner;
 }
 

@@ -29,6 +29,12 @@ constexpr char kIdentity[] = "aws";
 constexpr char kSourceNamespace[] = "captf-system";
 constexpr char kSourceName[] = "aws-source";
 const absl::Time kT0 = absl::FromUnixSeconds(1767225600);
+// Owner uids: Kubernetes object uids, lowercase RFC 4122 UUIDs.
+constexpr char kUid1[] = "0f8fad5b-d9cb-469f-a165-708677289501";
+constexpr char kUid2[] = "0f8fad5b-d9cb-469f-a165-708677289502";
+constexpr char kUid3[] = "0f8fad5b-d9cb-469f-a165-708677289503";
+constexpr char kOldUid[] = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
+constexpr char kNewUid[] = "7c9e6679-7425-40de-944b-e07fc1f90ae8";
 
 // A source hash: 64 lowercase hex digits (the decider treats it as an opaque value).
 std::string Hash(char digit) { return std::string(64, digit); }
@@ -254,7 +260,8 @@ TEST_F(IdentityDeciderTest, CreateAgainWithTheSameSpecEmitsNothing) {
 TEST_F(IdentityDeciderTest, CreateWithAnotherSpecWhileActiveIsRefusedPointingAtUpdate) {
   GivenCreated();
   EXPECT_THAT(When(CreateIdentity{ListSpec({"team-a"}), Review()}),
-              Refused(absl::StatusCode::kFailedPrecondition, "UpdateIdentity"));
+              Refused(absl::StatusCode::kFailedPrecondition,
+                      "use UpdateIdentity (`credledger identity update`) to change it"));
 }
 
 TEST_F(IdentityDeciderTest, CreateAfterDeleteStartsANewIncarnation) {
@@ -365,9 +372,9 @@ TEST_F(IdentityDeciderTest, DeleteOfAnUnusedIdentityRecordsItOnce) {
 
 TEST_F(IdentityDeciderTest, DeleteWhileBoundOrMirroredIsRefusedNamingTheNamespaces) {
   GivenCreated();
-  const v1::OwnerReference c1 = Owner("c1", "uid-1");
-  const v1::OwnerReference c3 = Owner("c3", "uid-3");
-  Given({Bound("team-b", Owner("c2", "uid-2")), Bound("team-a", c1), Bound("team-c", c3),
+  const v1::OwnerReference c1 = Owner("c1", kUid1);
+  const v1::OwnerReference c3 = Owner("c3", kUid3);
+  Given({Bound("team-b", Owner("c2", kUid2)), Bound("team-a", c1), Bound("team-c", c3),
          Written("team-c", Mirror("m-3"), Hash('1'), {c3}, v1::MIRROR_WRITE_KIND_CREATED),
          Unbound("team-c", c3)});
   EXPECT_THAT(When(DeleteIdentity{}),
@@ -377,7 +384,7 @@ TEST_F(IdentityDeciderTest, DeleteWhileBoundOrMirroredIsRefusedNamingTheNamespac
 
 TEST_F(IdentityDeciderTest, DeleteIsRefusedWhileAMirrorRemainsAfterTheLastUnbind) {
   GivenCreated();
-  const v1::OwnerReference c1 = Owner("c1", "uid-1");
+  const v1::OwnerReference c1 = Owner("c1", kUid1);
   Given({Bound("team-a", c1),
          Written("team-a", Mirror("m-1"), Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED),
          Unbound("team-a", c1)});
@@ -391,10 +398,10 @@ TEST_F(IdentityDeciderTest, DeleteIsRefusedWhileAMirrorRemainsAfterTheLastUnbind
 
 TEST_F(IdentityDeciderTest, BindRecordsTheBindingOnceAndOtherObjectsBeside) {
   GivenCreated();
-  const v1::OwnerReference c1 = Owner("c1", "uid-1");
+  const v1::OwnerReference c1 = Owner("c1", kUid1);
   Then(When(BindIdentity{"team-a", c1}), {Bound("team-a", c1)});
   Then(When(BindIdentity{"team-a", c1}), {});
-  const v1::OwnerReference c2 = Owner("c2", "uid-2");
+  const v1::OwnerReference c2 = Owner("c2", kUid2);
   Then(When(BindIdentity{"team-a", c2}), {Bound("team-a", c2)});
   ASSERT_NE(projections::FindIdentityNamespace(state_, "team-a"), nullptr);
   EXPECT_EQ(projections::FindIdentityNamespace(state_, "team-a")->bindings_size(), 2);
@@ -402,25 +409,25 @@ TEST_F(IdentityDeciderTest, BindRecordsTheBindingOnceAndOtherObjectsBeside) {
 
 TEST_F(IdentityDeciderTest, BindOfANewerIncarnationOfTheSameObjectReplacesTheOldUid) {
   GivenCreated();
-  Given({Bound("team-a", Owner("c1", "uid-old"))});
-  const v1::OwnerReference newer = Owner("c1", "uid-new");
-  Then(When(BindIdentity{"team-a", newer}), {Bound("team-a", newer, "uid-old")});
+  Given({Bound("team-a", Owner("c1", kOldUid))});
+  const v1::OwnerReference newer = Owner("c1", kNewUid);
+  Then(When(BindIdentity{"team-a", newer}), {Bound("team-a", newer, kOldUid)});
   const v1::IdentityNamespaceState* ns = projections::FindIdentityNamespace(state_, "team-a");
   ASSERT_NE(ns, nullptr);
   ASSERT_EQ(ns->bindings_size(), 1);
-  EXPECT_EQ(ns->bindings(0).owner().uid(), "uid-new");
+  EXPECT_EQ(ns->bindings(0).owner().uid(), kNewUid);
 }
 
 TEST_F(IdentityDeciderTest, BindOfADeletedIdentityIsNotFound) {
   GivenCreated();
   Given({Deleted()});
-  EXPECT_THAT(When(BindIdentity{"team-a", Owner("c1", "uid-1")}),
+  EXPECT_THAT(When(BindIdentity{"team-a", Owner("c1", kUid1)}),
               Refused(absl::StatusCode::kNotFound, "not found"));
 }
 
 TEST_F(IdentityDeciderTest, BindAcceptsTheCoreGroupAndGroupVersions) {
   GivenCreated();
-  v1::OwnerReference pod = Owner("runner.1", "uid-1");
+  v1::OwnerReference pod = Owner("runner.1", kUid1);
   pod.set_api_version("v1");
   pod.set_kind("Pod");
   Then(When(BindIdentity{"team-a", pod}), {Bound("team-a", pod)});
@@ -435,22 +442,24 @@ TEST_F(IdentityDeciderTest, BindWithAMalformedNamespaceOrOwnerIsInvalidArgumentN
   };
   const std::string ok_api = "infrastructure.captf.io/v1alpha1";
   const std::vector<Case> cases = {
-      {"Team_A", ok_api, "TerraformCluster", "c1", "uid-1", "namespace"},
-      {"", ok_api, "TerraformCluster", "c1", "uid-1", "namespace"},
-      {"team-a", "", "TerraformCluster", "c1", "uid-1", "owner.api_version"},
-      {"team-a", "v2", "TerraformCluster", "c1", "uid-1", "owner.api_version"},
-      {"team-a", "Infra.io/v1", "TerraformCluster", "c1", "uid-1", "owner.api_version"},
-      {"team-a", "infra.io/", "TerraformCluster", "c1", "uid-1", "owner.api_version"},
-      {"team-a", "infra.io/v1/x", "TerraformCluster", "c1", "uid-1", "owner.api_version"},
-      {"team-a", ok_api, "", "c1", "uid-1", "owner.kind"},
-      {"team-a", ok_api, "Terraform-Cluster", "c1", "uid-1", "owner.kind"},
-      {"team-a", ok_api, std::string(64, 'K'), "c1", "uid-1", "owner.kind"},
-      {"team-a", ok_api, "TerraformCluster", "", "uid-1", "owner.name"},
-      {"team-a", ok_api, "TerraformCluster", "C1", "uid-1", "owner.name"},
-      {"team-a", ok_api, "TerraformCluster", std::string(254, 'c'), "uid-1", "owner.name"},
+      {"Team_A", ok_api, "TerraformCluster", "c1", kUid1, "namespace"},
+      {"", ok_api, "TerraformCluster", "c1", kUid1, "namespace"},
+      {"team-a", "", "TerraformCluster", "c1", kUid1, "owner.api_version"},
+      {"team-a", "v2", "TerraformCluster", "c1", kUid1, "owner.api_version"},
+      {"team-a", "Infra.io/v1", "TerraformCluster", "c1", kUid1, "owner.api_version"},
+      {"team-a", "infra.io/", "TerraformCluster", "c1", kUid1, "owner.api_version"},
+      {"team-a", "infra.io/v1/x", "TerraformCluster", "c1", kUid1, "owner.api_version"},
+      {"team-a", ok_api, "", "c1", kUid1, "owner.kind"},
+      {"team-a", ok_api, "Terraform-Cluster", "c1", kUid1, "owner.kind"},
+      {"team-a", ok_api, std::string(64, 'K'), "c1", kUid1, "owner.kind"},
+      {"team-a", ok_api, "TerraformCluster", "", kUid1, "owner.name"},
+      {"team-a", ok_api, "TerraformCluster", "C1", kUid1, "owner.name"},
+      {"team-a", ok_api, "TerraformCluster", std::string(254, 'c'), kUid1, "owner.name"},
       {"team-a", ok_api, "TerraformCluster", "c1", "", "owner.uid"},
       {"team-a", ok_api, "TerraformCluster", "c1", "uid 1", "owner.uid"},
-      {"team-a", ok_api, "TerraformCluster", "c1", std::string(129, 'u'), "owner.uid"},
+      {"team-a", ok_api, "TerraformCluster", "c1", "not-a-uid", "owner.uid"},
+      {"team-a", ok_api, "TerraformCluster", "c1", "0F8FAD5B-D9CB-469F-A165-70867728950E",
+       "owner.uid"},
   };
   for (const Case& c : cases) {
     v1::OwnerReference owner;
@@ -468,7 +477,7 @@ TEST_F(IdentityDeciderTest, BindWithAMalformedNamespaceOrOwnerIsInvalidArgumentN
 
 TEST_F(IdentityDeciderTest, UnbindWithoutUidRecordsTheBoundOwner) {
   GivenCreated();
-  const v1::OwnerReference c1 = Owner("c1", "uid-1");
+  const v1::OwnerReference c1 = Owner("c1", kUid1);
   Given({Bound("team-a", c1)});
   Then(When(UnbindIdentity{"team-a", Owner("c1", "")}), {Unbound("team-a", c1)});
   EXPECT_EQ(projections::FindIdentityNamespace(state_, "team-a"), nullptr);
@@ -476,19 +485,19 @@ TEST_F(IdentityDeciderTest, UnbindWithoutUidRecordsTheBoundOwner) {
 
 TEST_F(IdentityDeciderTest, UnbindOfAnObjectNotBoundEmitsNothing) {
   GivenCreated();
-  Given({Bound("team-a", Owner("c1", "uid-1"))});
-  Then(When(UnbindIdentity{"team-b", Owner("c1", "uid-1")}), {});
+  Given({Bound("team-a", Owner("c1", kUid1))});
+  Then(When(UnbindIdentity{"team-b", Owner("c1", kUid1)}), {});
   Then(When(UnbindIdentity{"team-a", Owner("c2", "")}), {});
 }
 
 TEST_F(IdentityDeciderTest, UnbindWithAnotherUidThanTheBoundOneIsRefused) {
   GivenCreated();
-  Given({Bound("team-a", Owner("c1", "uid-new"))});
-  EXPECT_THAT(When(UnbindIdentity{"team-a", Owner("c1", "uid-old")}),
+  Given({Bound("team-a", Owner("c1", kNewUid))});
+  EXPECT_THAT(When(UnbindIdentity{"team-a", Owner("c1", kOldUid)}),
               Refused(absl::StatusCode::kFailedPrecondition,
-                      "bound with uid uid-new, not uid-old"));
-  Then(When(UnbindIdentity{"team-a", Owner("c1", "uid-new")}),
-       {Unbound("team-a", Owner("c1", "uid-new"))});
+                      absl::StrCat("bound with uid ", kNewUid, ", not ", kOldUid)));
+  Then(When(UnbindIdentity{"team-a", Owner("c1", kNewUid)}),
+       {Unbound("team-a", Owner("c1", kNewUid))});
 }
 
 TEST_F(IdentityDeciderTest, UnbindOfADeletedIdentityIsNotFound) {
@@ -543,7 +552,7 @@ TEST_F(IdentityDeciderTest, NamespaceLabelsAreRecordedOnlyForKnownNamespacesWhen
   const std::vector<v1::Label> labels = {Label("team", "a")};
   // No binding or mirror in team-a yet: nothing to explain.
   Then(WhenOutcomes({kubebridge::RecordNamespaceLabels{"team-a", true, labels}}), {});
-  Given({Bound("team-a", Owner("c1", "uid-1"))});
+  Given({Bound("team-a", Owner("c1", kUid1))});
   Then(WhenOutcomes({kubebridge::RecordNamespaceLabels{"team-a", true, labels}}),
        {LabelsObserved("team-a", true, labels)});
   Then(WhenOutcomes({kubebridge::RecordNamespaceLabels{"team-a", true, labels}}), {});
@@ -556,7 +565,7 @@ TEST_F(IdentityDeciderTest, NamespaceLabelsAreRecordedOnlyForKnownNamespacesWhen
 
 TEST_F(IdentityDeciderTest, AFirstObservationOfNoLabelsIsRecorded) {
   GivenCreated();
-  Given({Bound("team-a", Owner("c1", "uid-1"))});
+  Given({Bound("team-a", Owner("c1", kUid1))});
   Then(WhenOutcomes({kubebridge::RecordNamespaceLabels{"team-a", true, {}}}),
        {LabelsObserved("team-a", true, {})});
 }
@@ -580,7 +589,7 @@ TEST_F(IdentityDeciderTest, OutcomesWithAMalformedNamespaceAreInvalidArgument) {
 
 TEST_F(IdentityDeciderTest, AMirrorWriteIsAlwaysRecordedButAnAdoptionOnlyWhenItDiffers) {
   GivenCreated();
-  const v1::OwnerReference c1 = Owner("c1", "uid-1");
+  const v1::OwnerReference c1 = Owner("c1", kUid1);
   Given({Bound("team-a", c1)});
   Then(WhenOutcomes({WrittenOutcome("team-a", Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)}),
        {Written("team-a", Mirror("m-1"), Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)});
@@ -593,7 +602,7 @@ TEST_F(IdentityDeciderTest, AMirrorWriteIsAlwaysRecordedButAnAdoptionOnlyWhenItD
   Then(WhenOutcomes({WrittenOutcome("team-a", Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_ADOPTED)}),
        {});
   // Found with another owner set (an object bound while the bridge was down).
-  const v1::OwnerReference c2 = Owner("c2", "uid-2");
+  const v1::OwnerReference c2 = Owner("c2", kUid2);
   Given({Bound("team-a", c2)});
   Then(WhenOutcomes(
            {WrittenOutcome("team-a", Hash('1'), {c1, c2}, v1::MIRROR_WRITE_KIND_ADOPTED)}),
@@ -606,7 +615,7 @@ TEST_F(IdentityDeciderTest, AMirrorWriteIsAlwaysRecordedButAnAdoptionOnlyWhenItD
 
 TEST_F(IdentityDeciderTest, AnAdoptionAfterAFailureIsRecordedToClearTheFailure) {
   GivenCreated();
-  const v1::OwnerReference c1 = Owner("c1", "uid-1");
+  const v1::OwnerReference c1 = Owner("c1", kUid1);
   Given({Bound("team-a", c1),
          Written("team-a", Mirror("m-1"), Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED),
          Failed("team-a", v1::MIRROR_FAILURE_KIND_WRITE_FAILED, "the API server refused")});
@@ -617,7 +626,7 @@ TEST_F(IdentityDeciderTest, AnAdoptionAfterAFailureIsRecordedToClearTheFailure) 
 
 TEST_F(IdentityDeciderTest, AMirrorDeletionIsRecorded) {
   GivenCreated();
-  const v1::OwnerReference c1 = Owner("c1", "uid-1");
+  const v1::OwnerReference c1 = Owner("c1", kUid1);
   Given({Bound("team-a", c1),
          Written("team-a", Mirror("m-1"), Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED),
          Unbound("team-a", c1)});
@@ -629,7 +638,7 @@ TEST_F(IdentityDeciderTest, AMirrorDeletionIsRecorded) {
 
 TEST_F(IdentityDeciderTest, AnExternalDeletionIsRecordedOnlyForTheMirrorTheLogHolds) {
   GivenCreated();
-  const v1::OwnerReference c1 = Owner("c1", "uid-1");
+  const v1::OwnerReference c1 = Owner("c1", kUid1);
   Given({Bound("team-a", c1)});
   // No mirror recorded in team-a (or anywhere in team-b).
   Then(WhenOutcomes({kubebridge::RecordMirrorDeletedExternally{"team-a", Mirror("m-1")},
@@ -645,7 +654,7 @@ TEST_F(IdentityDeciderTest, AnExternalDeletionIsRecordedOnlyForTheMirrorTheLogHo
 
 TEST_F(IdentityDeciderTest, AFailureIsRecordedOnlyWhenItDiffersFromTheCurrentOne) {
   GivenCreated();
-  const v1::OwnerReference c1 = Owner("c1", "uid-1");
+  const v1::OwnerReference c1 = Owner("c1", kUid1);
   Given({Bound("team-a", c1)});
   const kubebridge::RecordMirrorFailed conflict{"team-a", v1::MIRROR_FAILURE_KIND_CONFLICT,
                                                 "Secret team-a/captf-creds-aws is in the way"};
@@ -668,7 +677,7 @@ TEST_F(IdentityDeciderTest, AFailureIsRecordedOnlyWhenItDiffersFromTheCurrentOne
 
 TEST_F(IdentityDeciderTest, ABatchIsDecidedOutcomeAfterOutcome) {
   GivenCreated();
-  const v1::OwnerReference c1 = Owner("c1", "uid-1");
+  const v1::OwnerReference c1 = Owner("c1", kUid1);
   Given({Bound("team-a", c1)});
   const kubebridge::RecordMirrorFailed failed{"team-a", v1::MIRROR_FAILURE_KIND_WRITE_FAILED,
                                               "the API server refused"};
@@ -688,7 +697,7 @@ TEST_F(IdentityDeciderTest, ABatchIsDecidedOutcomeAfterOutcome) {
 
 TEST_F(IdentityDeciderTest, ASourceObservationThenAMirrorWriteInOneBatchMirrorsTheNamespace) {
   GivenCreated();
-  const v1::OwnerReference c1 = Owner("c1", "uid-1");
+  const v1::OwnerReference c1 = Owner("c1", kUid1);
   Given({Bound("team-a", c1)});
   Then(WhenOutcomes({SourceOutcome(Hash('2')),
                      WrittenOutcome("team-a", Hash('2'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)}),
@@ -702,7 +711,7 @@ TEST_F(IdentityDeciderTest, ASourceObservationThenAMirrorWriteInOneBatchMirrorsT
 
 TEST_F(IdentityDeciderTest, AMirrorDeletedEarlierInABatchIsNotDeletedExternallyAgain) {
   GivenCreated();
-  const v1::OwnerReference c1 = Owner("c1", "uid-1");
+  const v1::OwnerReference c1 = Owner("c1", kUid1);
   Given({Bound("team-a", c1),
          Written("team-a", Mirror("m-1"), Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)});
   constexpr v1::MirrorDeletionReason kNotAllowed = v1::MIRROR_DELETION_REASON_NAMESPACE_NOT_ALLOWED;

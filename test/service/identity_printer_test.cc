@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -69,7 +70,7 @@ v1::IdentityState SampleIdentity() {
   owner.set_api_version("infra.example/v1");
   owner.set_kind("TerraformCluster");
   owner.set_name("c1");
-  owner.set_uid("u1");
+  owner.set_uid(kOwnerUid1);
   a.mutable_mirror()->mutable_secret()->set_name("captf-creds-aws");
   a.mutable_mirror()->set_source_hash(kHash);
   *a.mutable_identity_allowed() =
@@ -99,7 +100,8 @@ TEST(IdentityPrinterTest, TextShowsSpecSourceAndEachNamespaceWithItsMirrorAndCon
   EXPECT_THAT(lines, Contains("  review:      user alice@example.com (groups ops) may get "
                               "creds/aws-root"));
   EXPECT_THAT(lines, Contains("  seq:         42"));
-  EXPECT_THAT(lines, Contains("  team-a: bound by TerraformCluster/c1 (infra.example/v1, uid u1)"));
+  EXPECT_THAT(lines, Contains(absl::StrCat("  team-a: bound by TerraformCluster/c1 "
+                                           "(infra.example/v1, uid ", kOwnerUid1, ")")));
   EXPECT_THAT(lines,
               Contains("    mirror:              captf-creds-aws, hash 0123456789ab, current"));
   EXPECT_THAT(lines, Contains("    IdentityAllowed:     True/NamespaceAllowed: listed"));
@@ -182,11 +184,13 @@ TEST(IdentityPrinterTest, TableRowsCountNamespacesAndShowShortHashes) {
 TEST(IdentitySpecInputTest, FlagsBecomeTheSpec) {
   IdentitySpecFlags flags;
   flags.secret = "creds/aws";
+  flags.allow_no_namespaces = true;
   ASSERT_OK_AND_ASSIGN(v1::IdentitySpec none, SpecFromFlags(flags));
   EXPECT_EQ(none.secret_ref().namespace_(), "creds");
   EXPECT_EQ(none.secret_ref().name(), "aws");
   EXPECT_FALSE(none.has_allowed_namespaces());
 
+  flags.allow_no_namespaces = false;
   flags.allow_namespaces = {"team-a", "team-b"};
   flags.match_labels = {"env=prod", "empty="};
   ASSERT_OK_AND_ASSIGN(v1::IdentitySpec both, SpecFromFlags(flags));
@@ -205,12 +209,20 @@ TEST(IdentitySpecInputTest, FlagsBecomeTheSpec) {
 
 TEST(IdentitySpecInputTest, BadFlagsNameTheFlag) {
   IdentitySpecFlags flags;
+  flags.allow_namespaces = {"team-a"};
+  // Regression: a missing --secret was reported as `expected <namespace>/<name>, got ""`.
+  EXPECT_THAT(SpecFromFlags(flags),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--secret: required (<namespace>/<name> of the source Secret)")));
+  flags.secret = "creds/aws/x";
   EXPECT_THAT(SpecFromFlags(flags), StatusIs(absl::StatusCode::kInvalidArgument,
                                              HasSubstr("--secret: expected <namespace>/<name>")));
-  flags.secret = "creds/aws/x";
-  EXPECT_THAT(SpecFromFlags(flags),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--secret")));
   flags.secret = "creds/aws";
+  flags.allow_no_namespaces = true;
+  EXPECT_THAT(SpecFromFlags(flags),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--allow-no-namespaces excludes --allow-namespace")));
+  flags.allow_no_namespaces = false;
   flags.match_labels = {"env"};
   EXPECT_THAT(SpecFromFlags(flags), StatusIs(absl::StatusCode::kInvalidArgument,
                                              HasSubstr("--match-label: expected <key>=<value>")));
@@ -218,6 +230,17 @@ TEST(IdentitySpecInputTest, BadFlagsNameTheFlag) {
   flags.allow_all_namespaces = true;
   EXPECT_THAT(SpecFromFlags(flags),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("are exclusive")));
+}
+
+// Regression: without a namespace flag the spec allowed no namespace, so `identity update
+// NAME --secret S` silently revoked every namespace and deleted every mirror.
+TEST(IdentitySpecInputTest, NoNamespaceMustBeChosenExplicitly) {
+  IdentitySpecFlags flags;
+  flags.secret = "creds/aws";
+  EXPECT_THAT(SpecFromFlags(flags),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("allowed namespaces: none given"),
+                             HasSubstr("--allow-no-namespaces to allow none"))));
 }
 
 TEST(IdentitySpecInputTest, TheSpecFileUsesKubernetesFieldNames) {
@@ -282,6 +305,16 @@ TEST(IdentitySpecInputTest, BadSpecFilesNameThePath) {
       {"- a\n- b\n", "spec file: must be a mapping"},
       {"secretRef: [unclosed\n", "not a valid spec"},
       {std::string(100, '[') + std::string(100, ']'), "nested deeper"},
+      // Regression: of a key given twice, one value was silently dropped.
+      {"allowedNamespaces:\n  list: [team-b]\n  list: [team-a]\n",
+       "allowedNamespaces.list: duplicate key"},
+      {"secretRef: {namespace: creds, name: aws}\nsecretRef: {namespace: creds, name: gcp}\n",
+       "secretRef: duplicate key"},
+      {"secretRef: {namespace: creds, name: aws, name: gcp}\n", "secretRef.name: duplicate key"},
+      {"allowedNamespaces: {selector: {matchLabels: {env: prod, env: dev}}}\n",
+       "allowedNamespaces.selector.matchLabels.env: duplicate key"},
+      {"allowedNamespaces: {selector: {matchExpressions: [{key: a, key: b, operator: Exists}]}}\n",
+       "allowedNamespaces.selector.matchExpressions[0].key: duplicate key"},
   };
   for (const Case& c : cases) {
     EXPECT_THAT(ParseIdentitySpecYaml(c.yaml),
@@ -357,10 +390,10 @@ TEST_F(IdentityCliTest, CreateFromFlagsBindAndGet) {
   ASSERT_THAT(reviewer_.reviews(), ::testing::SizeIs(1));
   EXPECT_EQ(reviewer_.reviews()[0].user(), "alice@example.com");
 
-  ASSERT_EQ(
-      Run({"identity", "bind", "aws", "--namespace", "team-a", "--owner",
-           "infrastructure.cluster.x-k8s.io/v1beta1/TerraformCluster/edge-1", "--owner-uid", "u1"}),
-      0)
+  ASSERT_EQ(Run({"identity", "bind", "aws", "--namespace", "team-a", "--owner",
+                 "infrastructure.cluster.x-k8s.io/v1beta1/TerraformCluster/edge-1", "--owner-uid",
+                 kOwnerUid1}),
+            0)
       << err_.str();
   EXPECT_THAT(err_.str(), StartsWith("request-id: "));
   const std::optional<v1::IdentityState> aws = projector_->GetIdentity("aws");
@@ -369,7 +402,7 @@ TEST_F(IdentityCliTest, CreateFromFlagsBindAndGet) {
   EXPECT_EQ(owner.api_version(), "infrastructure.cluster.x-k8s.io/v1beta1");
   EXPECT_EQ(owner.kind(), "TerraformCluster");
   EXPECT_EQ(owner.name(), "edge-1");
-  EXPECT_EQ(owner.uid(), "u1");
+  EXPECT_EQ(owner.uid(), kOwnerUid1);
 
   ASSERT_EQ(Run({"identity", "get", "aws", "--output", "json"}), 0) << err_.str();
   EXPECT_THAT(out_.str(), HasSubstr("\"name\":\"aws\""));
@@ -410,11 +443,54 @@ TEST_F(IdentityCliTest, SpecFileErrorsAndExclusiveFlagsSendNothing) {
   EXPECT_THAT(err_.str(), HasSubstr(file));
   EXPECT_EQ(Run({"identity", "update", "aws", "-f", file, "--secret", "creds/aws"}), 2);
   EXPECT_THAT(err_.str(), HasSubstr("are exclusive"));
-  EXPECT_EQ(Run({"identity", "create", "aws"}), 2);
-  EXPECT_THAT(err_.str(), HasSubstr("--secret"));
+  EXPECT_EQ(Run({"identity", "create", "aws", "--allow-namespace", "team-a"}), 2);
+  EXPECT_THAT(err_.str(),
+              HasSubstr("error: --secret: required (<namespace>/<name> of the source Secret)"));
   EXPECT_EQ(Run({"identity", "bind", "aws", "--namespace", "team-a", "--owner", "x/y"}), 2);
   EXPECT_THAT(reviewer_.reviews(), IsEmpty());
   EXPECT_EQ(store_->HeadSeq(), 0);
+}
+
+// Regression: `identity update NAME --secret S` without namespace flags sent a spec allowing
+// no namespace, revoking every namespace (and so every mirror) by omission.
+TEST_F(IdentityCliTest, UpdateWithoutANamespaceChoiceIsAUsageErrorAndNoneMustBeExplicit) {
+  ASSERT_EQ(Run({"identity", "create", "aws", "--secret", "creds/aws", "--allow-namespace",
+                 "team-a"}),
+            0)
+      << err_.str();
+  const int64_t head = store_->HeadSeq();
+  EXPECT_EQ(Run({"identity", "update", "aws", "--secret", "creds/aws"}), 2);
+  EXPECT_THAT(err_.str(), HasSubstr("--allow-no-namespaces"));
+  EXPECT_EQ(Run({"identity", "create", "gcp", "--secret", "creds/gcp"}), 2);
+  EXPECT_EQ(Run({"identity", "update", "aws", "--secret", "creds/aws", "--allow-no-namespaces",
+                 "--allow-namespace", "team-a"}),
+            2);
+  EXPECT_EQ(Run({"identity", "update", "aws", "-f", WriteFile("s.yaml", "secretRef: {}\n"),
+                 "--allow-no-namespaces"}),
+            2);
+  EXPECT_THAT(err_.str(), HasSubstr("are exclusive"));
+  EXPECT_EQ(store_->HeadSeq(), head);
+
+  ASSERT_EQ(Run({"identity", "update", "aws", "--secret", "creds/aws", "--allow-no-namespaces"}),
+            0)
+      << err_.str();
+  EXPECT_THAT(out_.str(), HasSubstr("allowed:     no namespace (unset)"));
+}
+
+// Regression: any printable --owner-uid was accepted and became the uid of the mirror's
+// owner reference; Kubernetes uids are lowercase RFC 4122 UUIDs.
+TEST_F(IdentityCliTest, BindRefusesAnOwnerUidThatIsNotAUuid) {
+  ASSERT_EQ(Run({"identity", "create", "aws", "--secret", "creds/aws", "--allow-namespace",
+                 "team-a"}),
+            0)
+      << err_.str();
+  const int64_t head = store_->HeadSeq();
+  EXPECT_EQ(Run({"identity", "bind", "aws", "--namespace", "team-a", "--owner",
+                 "batch/v1/Job/plan", "--owner-uid", "not-a-uid"}),
+            1);
+  EXPECT_THAT(err_.str(), HasSubstr("error: INVALID_ARGUMENT: owner.uid: \"not-a-uid\" is not "
+                                    "a lowercase RFC 4122 UUID"));
+  EXPECT_EQ(store_->HeadSeq(), head);
 }
 
 TEST_F(IdentityCliTest, PodSpecRunsLocallyAndPrintsTheFragment) {

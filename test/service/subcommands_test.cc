@@ -12,6 +12,7 @@
 namespace credledger::service {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -153,6 +154,9 @@ TEST_F(DispatcherTest, UnknownOrIncompleteCommandsPrintUsage) {
   EXPECT_THAT(err_.str(), StartsWith("error: unknown command \"group walk\"\n"));
   EXPECT_EQ(Run({"group"}), 2);
   EXPECT_THAT(err_.str(), HasSubstr("'group' needs a command"));
+  // A flag before the command (credledger --server X target get ...) names no command.
+  EXPECT_EQ(Run({"--server", "x", "other"}), 2);
+  EXPECT_THAT(err_.str(), StartsWith("error: the command comes first, then its flags"));
   EXPECT_EQ(Run({"group", "--help"}), 0);
   EXPECT_THAT(out_.str(), HasSubstr("group run"));
   EXPECT_THAT(out_.str(), Not(HasSubstr("other")));
@@ -263,6 +267,10 @@ TEST(CredledgerCommandsTest, EverySubcommandHasHelpWithItsOwnFlags) {
                            "--match-label", "-f, --file", "--request-id", "--server"}) {
     EXPECT_THAT(create, HasSubstr(flag));
   }
+  // The flag that makes "no namespace" an explicit choice, and what it does on update.
+  EXPECT_THAT(help({"identity", "update"}),
+              AllOf(HasSubstr("--allow-no-namespaces"),
+                    HasSubstr("revokes every namespace and so deletes every mirror")));
   EXPECT_THAT(help({"identity", "bind"}), HasSubstr("<apiVersion>/<kind>/<name>"));
   EXPECT_THAT(help({"identity", "pod-spec"}), Not(HasSubstr("--server")));
   EXPECT_THAT(help({"exec"}), HasSubstr("--credentials-dir"));

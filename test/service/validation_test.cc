@@ -63,12 +63,32 @@ TEST(ValidateOwnerReferenceTest, UidIsRequiredOnlyWhenAskedButAlwaysCheckedWhenG
   owner.set_name("settings");
   EXPECT_THAT(ValidateOwnerReference(owner, /*require_uid=*/true),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("owner.uid: required")));
+  owner.set_uid("0f8fad5b-d9cb-469f-a165-70867728950e");
+  EXPECT_OK(ValidateOwnerReference(owner, /*require_uid=*/false));
   owner.set_uid("uid 1");
   EXPECT_THAT(ValidateOwnerReference(owner, /*require_uid=*/false),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("owner.uid")));
-  owner.set_uid(std::string(129, 'u'));
-  EXPECT_THAT(ValidateOwnerReference(owner, /*require_uid=*/false),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("at most 128")));
+}
+
+// Regression: any printable token was taken as an owner uid, so `identity bind --owner-uid
+// not-a-uid` wrote "not-a-uid" into the mirror's ownerReferences. Kubernetes object uids are
+// RFC 4122 UUIDs; the rule is the one of `target register --uid`.
+TEST(ValidateOwnerReferenceTest, UidMustBeALowercaseRfc4122Uuid) {
+  v1::OwnerReference owner;
+  owner.set_api_version("batch/v1");
+  owner.set_kind("Job");
+  owner.set_name("plan");
+  for (bool require_uid : {true, false}) {
+    for (const char* bad : {"not-a-uid", "0F8FAD5B-D9CB-469F-A165-70867728950E",
+                            "0f8fad5bd9cb469fa16570867728950e", "uid-1"}) {
+      owner.set_uid(bad);
+      EXPECT_THAT(ValidateOwnerReference(owner, require_uid),
+                  StatusIs(absl::StatusCode::kInvalidArgument,
+                           HasSubstr(std::string("owner.uid: \"") + bad +
+                                     "\" is not a lowercase RFC 4122 UUID")))
+          << bad;
+    }
+  }
 }
 
 }  // namespace
