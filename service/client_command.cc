@@ -5,6 +5,7 @@
 #include "absl/time/time.h"
 #include "service/target_api.h"
 #include "service/target_printer.h"
+#include "service/uuid.h"
 
 namespace credledger::service {
 namespace {
@@ -18,6 +19,13 @@ std::string DefaultServerAddress() {
   const char* env = std::getenv("CREDLEDGER_SERVER");
   if (env != nullptr && *env != '\0') return env;
   return "127.0.0.1:7443";
+}
+
+absl::StatusOr<std::string> RequestIdOrNew(const std::string& given, std::ostream& err) {
+  if (!given.empty()) return given;
+  absl::StatusOr<std::string> generated = NewUuidV4();
+  if (generated.ok()) err << "request-id: " << *generated << "\n";
+  return generated;
 }
 
 bool SplitTarget(const std::string& arg, std::string* target_namespace, std::string* name) {

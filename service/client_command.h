@@ -14,6 +14,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "google/protobuf/message.h"
 #include "service/grpc_status.h"
 #include "service/subcommands.h"
@@ -32,6 +33,11 @@ std::string DefaultServerAddress();
 bool SplitTarget(const std::string& arg, std::string* target_namespace, std::string* name);
 // Prints "error: expected <namespace>/<name>, got \"<arg>\"" and returns kExitUsage.
 int BadTarget(const std::string& arg, std::ostream& err);
+
+// The request id of a mutating call: `given` when non-empty, else a new random UUID, which is
+// printed to `err` as "request-id: <id>" so that the caller can retry with it.
+// Errors: NewUuidV4's (kInternal when no randomness is available).
+absl::StatusOr<std::string> RequestIdOrNew(const std::string& given, std::ostream& err);
 
 class ClientCommand : public Subcommand {
  public:
@@ -78,6 +84,19 @@ class ClientCommand : public Subcommand {
     const grpc::Status status = reader->Finish();
     if (!status.ok()) return ReportError(FromGrpcStatus(status), err);
     return kExitOk;
+  }
+  // Calls unary RPC `method` with `request` and prints the answer as Print does, with
+  // `text(response)` as its text. Returns the exit code: kExitFailure with "error: ..." when
+  // the call fails.
+  template <typename Stub, typename Request, typename Response, typename Text>
+  int CallAndPrint(grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
+                                                Response*),
+                   const Request& request, Text text, std::ostream& out,
+                   std::ostream& err) const {
+    Response response;
+    const absl::Status status = Call(method, request, &response);
+    if (!status.ok()) return ReportError(status, err);
+    return Print(response, text(response), out, err);
   }
   // Prints `message` as one line of JSON, or `text` in text mode; returns the exit code
   // (kExitFailure with "error: ..." when the JSON conversion fails).

@@ -20,7 +20,6 @@
 #include "kubebridge/yaml_limits.h"
 #include "service/client_command.h"
 #include "service/identity_printer.h"
-#include "service/uuid.h"
 
 namespace credledger::service {
 namespace {
@@ -167,17 +166,13 @@ class MutationCommand : public ClientCommand {
     }
     Request request;
     if (const int prepared = Prepare(args[0], request, err); prepared != kExitOk) return prepared;
-    if (request_id_.empty()) {
-      absl::StatusOr<std::string> generated = NewUuidV4();
-      if (!generated.ok()) return ReportError(generated.status(), err);
-      request_id_ = *generated;
-      err << "request-id: " << request_id_ << "\n";
-    }
-    request.set_request_id(request_id_);
-    v1::IdentityChangeResponse response;
-    const absl::Status status = Call(method_, request, &response);
-    if (!status.ok()) return ReportError(status, err);
-    return Print(response, FormatIdentityChangeText(verb_, response), out, err);
+    absl::StatusOr<std::string> request_id = RequestIdOrNew(request_id_, err);
+    if (!request_id.ok()) return ReportError(request_id.status(), err);
+    request.set_request_id(*request_id);
+    return CallAndPrint(
+        method_, request,
+        [this](const v1::IdentityChangeResponse& r) { return FormatIdentityChangeText(verb_, r); },
+        out, err);
   }
 
  protected:
@@ -314,10 +309,10 @@ class GetCommand final : public ClientCommand {
   int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) override {
     v1::GetIdentityRequest request;
     request.set_name(args[0]);
-    v1::GetIdentityResponse response;
-    const absl::Status status = Call(&Stub::GetIdentity, request, &response);
-    if (!status.ok()) return ReportError(status, err);
-    return Print(response, FormatIdentityText(response.identity()), out, err);
+    return CallAndPrint(
+        &Stub::GetIdentity, request,
+        [](const v1::GetIdentityResponse& r) { return FormatIdentityText(r.identity()); }, out,
+        err);
   }
 };
 
@@ -326,14 +321,16 @@ class ListCommand final : public ClientCommand {
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
     v1::ListIdentitiesRequest request;
     request.set_include_deleted(include_deleted_);
-    v1::ListIdentitiesResponse response;
-    const absl::Status status = Call(&Stub::ListIdentities, request, &response);
-    if (!status.ok()) return ReportError(status, err);
-    std::string text = FormatIdentityTableHeader();
-    for (const v1::IdentityState& identity : response.identities()) {
-      absl::StrAppend(&text, FormatIdentityRow(identity));
-    }
-    return Print(response, text, out, err);
+    return CallAndPrint(
+        &Stub::ListIdentities, request,
+        [](const v1::ListIdentitiesResponse& r) {
+          std::string text = FormatIdentityTableHeader();
+          for (const v1::IdentityState& identity : r.identities()) {
+            absl::StrAppend(&text, FormatIdentityRow(identity));
+          }
+          return text;
+        },
+        out, err);
   }
 
  private:
@@ -349,14 +346,16 @@ class MirrorsCommand final : public ClientCommand {
     v1::ListMirrorsRequest request;
     request.set_identity(identity_);
     request.set_namespace_(namespace_);
-    v1::ListMirrorsResponse response;
-    const absl::Status status = Call(&Stub::ListMirrors, request, &response);
-    if (!status.ok()) return ReportError(status, err);
-    std::string text = FormatMirrorTableHeader();
-    for (const v1::MirrorView& mirror : response.mirrors()) {
-      absl::StrAppend(&text, FormatMirrorRow(mirror));
-    }
-    return Print(response, text, out, err);
+    return CallAndPrint(
+        &Stub::ListMirrors, request,
+        [](const v1::ListMirrorsResponse& r) {
+          std::string text = FormatMirrorTableHeader();
+          for (const v1::MirrorView& mirror : r.mirrors()) {
+            absl::StrAppend(&text, FormatMirrorRow(mirror));
+          }
+          return text;
+        },
+        out, err);
   }
 
  private:

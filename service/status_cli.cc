@@ -31,10 +31,10 @@ class StatusCommand final : public ClientCommand {
     if (!SplitTarget(arg, &target_namespace, &name)) return BadTarget(arg, err);
     request.set_namespace_(target_namespace);
     request.set_name(name);
-    v1::GetTargetStatusResponse response;
-    const absl::Status status = Call(&Stub::GetTargetStatus, request, &response);
-    if (!status.ok()) return ReportError(status, err);
-    return Print(response, FormatStatusText(response.status()), out, err);
+    return CallAndPrint(
+        &Stub::GetTargetStatus, request,
+        [](const v1::GetTargetStatusResponse& r) { return FormatStatusText(r.status()); }, out,
+        err);
   }
 
   int RunTable(std::ostream& out, std::ostream& err) const {
@@ -89,16 +89,18 @@ class FleetCommand final : public ClientCommand {
       request.set_condition_type(condition_.substr(0, equals));
       request.set_condition_status(condition_.substr(equals + 1));
     }
-    v1::ListFleetStatusResponse response;
-    const absl::Status status = Call(&Stub::ListFleetStatus, request, &response);
-    if (!status.ok()) return ReportError(status, err);
-    std::string text = FormatFleetSummary(response.summary(), response.seq());
-    // With a condition the operator asks "which ones": list them below the counts.
-    if (!condition_.empty() && response.targets_size() > 0) {
-      text += "\n" + FormatStatusTableHeader();
-      for (const v1::TargetStatusView& t : response.targets()) text += FormatStatusRow(t);
-    }
-    return Print(response, text, out, err);
+    return CallAndPrint(
+        &Stub::ListFleetStatus, request,
+        [this](const v1::ListFleetStatusResponse& r) {
+          std::string text = FormatFleetSummary(r.summary(), r.seq());
+          // With a condition the operator asks "which ones": list them below the counts.
+          if (!condition_.empty() && r.targets_size() > 0) {
+            text += "\n" + FormatStatusTableHeader();
+            for (const v1::TargetStatusView& t : r.targets()) text += FormatStatusRow(t);
+          }
+          return text;
+        },
+        out, err);
   }
 
   int RunWatch(std::ostream& out, std::ostream& err) const {

@@ -13,7 +13,6 @@
 #include "service/grpc_status.h"
 #include "service/target_api.h"
 #include "service/target_printer.h"
-#include "service/uuid.h"
 
 namespace credledger::service {
 namespace {
@@ -48,19 +47,12 @@ class MutationCommand final : public ClientCommand {
           << (flag == "request-id" ? "to have one generated" : "for the default") << "\n";
       return kExitUsage;
     }
-    if (request_id_.empty()) {
-      absl::StatusOr<std::string> generated = NewUuidV4();
-      if (!generated.ok()) return ReportError(generated.status(), err);
-      request_id_ = *generated;
-      err << "request-id: " << request_id_ << "\n";
-    }
-    request.set_request_id(request_id_);
+    absl::StatusOr<std::string> request_id = RequestIdOrNew(request_id_, err);
+    if (!request_id.ok()) return ReportError(request_id.status(), err);
+    request.set_request_id(*request_id);
     for (const ExtraFlag& extra : extras_) extra.set(request, values_[extra.name]);
-
-    Response response;
-    const absl::Status status = Call(call_, request, &response);
-    if (!status.ok()) return ReportError(status, err);
-    return Print(response, Text(response), out, err);
+    return CallAndPrint(
+        call_, request, [this](const Response& response) { return Text(response); }, out, err);
   }
 
  private:
@@ -116,10 +108,9 @@ class GetCommand final : public ClientCommand {
     if (!SplitTarget(args[0], &target_namespace, &name)) return BadTarget(args[0], err);
     request.set_namespace_(target_namespace);
     request.set_name(name);
-    v1::GetTargetResponse response;
-    const absl::Status status = Call(&Stub::GetTarget, request, &response);
-    if (!status.ok()) return ReportError(status, err);
-    return Print(response, FormatTargetText(response.target()), out, err);
+    return CallAndPrint(
+        &Stub::GetTarget, request,
+        [](const v1::GetTargetResponse& r) { return FormatTargetText(r.target()); }, out, err);
   }
 };
 
@@ -129,12 +120,14 @@ class ListCommand final : public ClientCommand {
     v1::ListTargetsRequest request;
     request.set_namespace_(namespace_);
     request.set_include_finalized(include_finalized_);
-    v1::ListTargetsResponse response;
-    const absl::Status status = Call(&Stub::ListTargets, request, &response);
-    if (!status.ok()) return ReportError(status, err);
-    std::string text = FormatTargetTableHeader();
-    for (const v1::Target& t : response.targets()) absl::StrAppend(&text, FormatTargetRow(t));
-    return Print(response, text, out, err);
+    return CallAndPrint(
+        &Stub::ListTargets, request,
+        [](const v1::ListTargetsResponse& r) {
+          std::string text = FormatTargetTableHeader();
+          for (const v1::Target& t : r.targets()) absl::StrAppend(&text, FormatTargetRow(t));
+          return text;
+        },
+        out, err);
   }
 
  private:
