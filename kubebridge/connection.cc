@@ -25,6 +25,9 @@ std::string ConnectionConfig::DebugString() const {
   std::string credentials;
   if (!token_file.empty()) absl::StrAppend(&credentials, " token-file=", token_file.string());
   if (!token.empty()) absl::StrAppend(&credentials, " token=<redacted>");
+  if (!basic_username.empty() || !basic_password.empty()) {
+    absl::StrAppend(&credentials, " basic=<redacted>");
+  }
   if (!client_certificate_pem.empty()) absl::StrAppend(&credentials, " client-cert=<redacted>");
   if (credentials.empty()) credentials = " anonymous";
   return absl::StrCat("server=", server, " source=", source,

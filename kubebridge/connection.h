@@ -2,8 +2,8 @@
 // (DESIGN section 5, "Connections"), from a kubeconfig (kubeconfig.h) or from the in-cluster
 // service-account files (LoadInClusterConfig below).
 //
-// The struct holds credentials (bearer token, client key): never log it, never put its
-// fields into an error message; use DebugString(), which redacts them.
+// The struct holds credentials (bearer token, basic auth, client key): never log it, never
+// put its fields into an error message; use DebugString(), which redacts them.
 //
 // Thread-safety: a plain value; copies are independent.
 #pragma once
@@ -28,6 +28,10 @@ struct ConnectionConfig {
   // Absolute path of a file holding the bearer token; re-read whenever its modification
   // time, size or inode changes, and preferred over `token` once read.
   std::filesystem::path token_file;
+  // HTTP basic auth (secret), sent when either is non-empty; used by source checks
+  // (http_source_check.h), never by kubeconfigs.
+  std::string basic_username;
+  std::string basic_password;
   // PEM client certificate and key (secret) for mutual TLS; both empty or both set.
   std::string client_certificate_pem;
   std::string client_key_pem;

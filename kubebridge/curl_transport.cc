@@ -234,6 +234,12 @@ absl::StatusOr<HttpResponse> CurlTransport::RoundTrip(const HttpRequest& request
     o.Set(CURLOPT_SSLKEY_BLOB, &key_blob);
     o.Set(CURLOPT_SSLKEYTYPE, "PEM");
   }
+  if (!config_.basic_username.empty() || !config_.basic_password.empty()) {
+    // Basic only, so libcurl sends it with the first request.
+    o.Set(CURLOPT_HTTPAUTH, static_cast<long>(CURLAUTH_BASIC));
+    o.Set(CURLOPT_USERNAME, config_.basic_username.c_str());
+    o.Set(CURLOPT_PASSWORD, config_.basic_password.c_str());
+  }
   o.Set(CURLOPT_WRITEFUNCTION, &WriteCallback);
   o.Set(CURLOPT_WRITEDATA, &t);
   o.Set(CURLOPT_NOPROGRESS, 0L);

@@ -26,7 +26,8 @@ std::string Scope(absl::string_view kind, absl::string_view name) {
 
 class KubeconfigParser {
  public:
-  explicit KubeconfigParser(const std::filesystem::path& path) : path_(path) {
+  KubeconfigParser(const std::filesystem::path& path, KubeconfigFiles files)
+      : path_(path), files_(files) {
     std::error_code error;
     std::filesystem::path absolute = std::filesystem::absolute(path, error);
     base_dir_ = (error ? path : absolute).parent_path();
@@ -128,8 +129,11 @@ class KubeconfigParser {
 
   // `data_key` (base64, decoded) when set, else the content of the file `file_key` (a
   // relative path resolved against the kubeconfig's folder), else "".
+  // With KubeconfigFiles::kRefuse a set `file_key` is an error even next to `data_key`.
   absl::StatusOr<std::string> DataOrFile(const YAML::Node& map, const char* data_key,
                                          const char* file_key, absl::string_view scope) const {
+    ASSIGN_OR_RETURN(std::string file, OptionalString(map, file_key, scope));
+    if (!file.empty()) RETURN_IF_ERROR(CheckFileAllowed(file_key, scope));
     ASSIGN_OR_RETURN(std::string data, OptionalString(map, data_key, scope));
     if (!data.empty()) {
       data.erase(std::remove_if(data.begin(), data.end(),
@@ -141,7 +145,6 @@ class KubeconfigParser {
       }
       return decoded;
     }
-    ASSIGN_OR_RETURN(std::string file, OptionalString(map, file_key, scope));
     if (file.empty()) return std::string();
     absl::StatusOr<std::string> content = ReadSmallFile(Resolve(file));
     if (!content.ok()) {
@@ -149,6 +152,13 @@ class KubeconfigParser {
                    absl::StrCat(file_key, ": ", content.status().message()));
     }
     return content;
+  }
+
+  // kUnimplemented naming `file_key` when files may not be read (KubeconfigFiles::kRefuse).
+  absl::Status CheckFileAllowed(absl::string_view file_key, absl::string_view scope) const {
+    if (files_ == KubeconfigFiles::kRead) return absl::OkStatus();
+    return Error(absl::StatusCode::kUnimplemented, scope,
+                 absl::StrCat(file_key, " names a file; this kubeconfig may not refer to files"));
   }
 
   std::filesystem::path Resolve(const std::string& file) const {
@@ -192,6 +202,7 @@ class KubeconfigParser {
     ASSIGN_OR_RETURN(config.token, OptionalString(user, "token", scope));
     ASSIGN_OR_RETURN(std::string token_file, OptionalString(user, "tokenFile", scope));
     if (!token_file.empty()) {
+      RETURN_IF_ERROR(CheckFileAllowed("tokenFile", scope));
       config.token_file = Resolve(token_file);
       absl::StatusOr<std::string> token = ReadSmallFile(config.token_file);
       if (!token.ok()) {
@@ -215,6 +226,7 @@ class KubeconfigParser {
   }
 
   std::filesystem::path path_;
+  KubeconfigFiles files_;
   std::filesystem::path base_dir_;
 };
 
@@ -231,8 +243,9 @@ absl::StatusOr<ConnectionConfig> LoadKubeconfig(const std::filesystem::path& pat
 
 absl::StatusOr<ConnectionConfig> ParseKubeconfig(absl::string_view yaml,
                                                  const std::filesystem::path& path,
-                                                 absl::string_view context) {
-  KubeconfigParser parser(path);
+                                                 absl::string_view context,
+                                                 KubeconfigFiles files) {
+  KubeconfigParser parser(path, files);
   absl::Status limits = CheckYamlLimits(yaml, kMaxConfigFileBytes, kMaxYamlDepth);
   if (!limits.ok()) return parser.Invalid("", limits.message());
   try {

@@ -34,17 +34,25 @@ namespace credledger::kubebridge {
 absl::StatusOr<ConnectionConfig> LoadKubeconfig(const std::filesystem::path& path,
                                                 absl::string_view context = "");
 
+// Whether the file fields of a kubeconfig (certificate-authority, client-certificate,
+// client-key, tokenFile) may be read from disk. kRefuse is for kubeconfigs that do not come
+// from the service's own disk (a Secret of a cluster's auth block, static_authenticators.h):
+// reading their files would expose the service's local files to whoever wrote the Secret.
+enum class KubeconfigFiles { kRead, kRefuse };
+
 // Parses kubeconfig text `yaml` as if read from `path` (used for messages and as the base
-// of relative paths; files named inside are read from disk).
+// of relative paths; with kRead, files named inside are read from disk).
 // Errors: kInvalidArgument when the text is larger than 1 MiB, nested deeper than 64
 // levels, not valid YAML, not a mapping, has no usable context, names a context, cluster
 // or user that is missing or duplicated, lacks the cluster's server, has a field of the
 // wrong type, bad base64 in a -data field, a certificate without its key (or the reverse),
 // or a CA together with insecure-skip-tls-verify; kUnimplemented for exec, auth-provider
-// and username/password users; kNotFound / kFailedPrecondition for referenced files as in
+// and username/password users, and with kRefuse for any file field that is set (the
+// message names the field); kNotFound / kFailedPrecondition for referenced files as in
 // LoadKubeconfig.
 absl::StatusOr<ConnectionConfig> ParseKubeconfig(absl::string_view yaml,
                                                  const std::filesystem::path& path,
-                                                 absl::string_view context = "");
+                                                 absl::string_view context = "",
+                                                 KubeconfigFiles files = KubeconfigFiles::kRead);
 
 }  // namespace credledger::kubebridge

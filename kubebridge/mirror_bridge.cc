@@ -5,7 +5,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "common/log.h"
+#include "common/status_macros.h"
 #include "kubebridge/agent_objects.h"
+#include "kubebridge/connection_errors.h"
 #include "kubebridge/json_util.h"
 #include "kubebridge/mirror_objects.h"
 #include "kubebridge/watch.h"
@@ -228,16 +230,45 @@ void MirrorBridge::EnqueueNamespace(const std::string& ns) {
   });
 }
 
+void MirrorBridge::ClusterChanged(const std::string& cluster) {
+  projector_->VisitActive([&](const v1::IdentityState& identity) {
+    if (identity.spec().cluster() == cluster) queue_.Add(identity.name());
+  });
+}
+
 void MirrorBridge::ResyncLoop() {
   while (stop_.SleepFor(*clock_, options_.resync_period)) EnqueueAll();
+}
+
+absl::StatusOr<MirrorReconcileResult> MirrorBridge::Pass(const v1::IdentityState& state) {
+  const std::string& cluster = state.spec().cluster();
+  if (cluster.empty() || state.phase() != v1::IdentityState::PHASE_ACTIVE) {
+    return reconciler_->Reconcile(state, &stop_);
+  }
+  absl::StatusOr<std::unique_ptr<KubeClient>> target =
+      options_.cluster_clients
+          ? options_.cluster_clients(cluster, &stop_)
+          : absl::StatusOr<std::unique_ptr<KubeClient>>(absl::FailedPreconditionError(
+                "this service mirrors into no registered cluster"));
+  if (target.ok()) return reconciler_->Reconcile(state, &stop_, target->get());
+  if (stop_.cancelled()) return absl::CancelledError("mirror bridge stopped");
+  const bool unsupported = IsUnsupported(target.status());
+  RETURN_IF_ERROR(reconciler_->RecordClusterFailure(
+      state,
+      unsupported ? v1::MIRROR_FAILURE_KIND_CLUSTER_UNSUPPORTED
+                  : v1::MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE,
+      absl::StrCat("cluster \"", cluster, "\": ", target.status().message())));
+  // Unsupported waits for a change of the identity or the next resync; anything else is
+  // retried with backoff.
+  if (unsupported) return MirrorReconcileResult{};
+  return target.status();
 }
 
 void MirrorBridge::Worker() {
   while (std::optional<std::string> name = queue_.Get()) {
     absl::StatusOr<v1::IdentityState> state = sink_->Load(*name);
     absl::StatusOr<MirrorReconcileResult> result =
-        state.ok() ? reconciler_->Reconcile(*state, &stop_)
-                   : absl::StatusOr<MirrorReconcileResult>(state.status());
+        state.ok() ? Pass(*state) : absl::StatusOr<MirrorReconcileResult>(state.status());
     const bool failed = !result.ok() && !stop_.cancelled();
     if (failed) {
       common::Log(common::LogLevel::kWarning, "mirror reconcile failed; retrying with backoff",

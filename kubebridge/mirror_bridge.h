@@ -12,6 +12,12 @@
 //     someone else is repaired;
 //   - a periodic resync of every identity (also once at start, which finishes passes a crash
 //     interrupted).
+// An identity whose spec names a registered cluster (spec.cluster) has its mirrors written
+// there, over a client made for each pass (options.cluster_clients); its source is still
+// watched on the home cluster, but its namespaces and mirrors are read at each pass, which
+// the resync and source changes trigger. A cluster that cannot be connected to is recorded
+// as a failure in every bound namespace: Unsupported ones (CLUSTER_UNSUPPORTED) wait for the
+// next change or resync, others (CLUSTER_UNREACHABLE) are retried with backoff.
 // Workers run MirrorReconciler on the identity's state as read from the log; a failed pass,
 // and one that left a namespace waiting on a conflict or on a missing or colliding source
 // (MirrorReconcileResult::retry), retries with per-key exponential backoff.
@@ -19,6 +25,7 @@
 // Thread-safety: Start/Stop from one thread; everything else is internal.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -39,6 +46,13 @@
 
 namespace credledger::kubebridge {
 
+// Connects to the registered cluster `cluster` (by name) for one pass: a new client each
+// time, so nothing about a connection is cached (docs/connections.md).
+// Errors: UnsupportedError (connection_errors.h) when the cluster's configuration cannot be
+// used; any other error when it is not registered or cannot be connected to now.
+using ClusterClientFactory = std::function<absl::StatusOr<std::unique_ptr<KubeClient>>(
+    const std::string& cluster, Cancellation* cancel)>;
+
 struct MirrorBridgeOptions {
   // Every identity is reconciled at least this often.
   absl::Duration resync_period = absl::Minutes(10);
@@ -47,6 +61,9 @@ struct MirrorBridgeOptions {
   BackoffPolicy retry = {absl::Seconds(1), 2.0, absl::Minutes(5), 0.0, 1, absl::Minutes(5)};
   // Wait between failed attempts of a watch.
   BackoffPolicy watch_backoff;
+  // Clients for identities whose spec names a registered cluster; unset: such identities
+  // fail with MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE.
+  ClusterClientFactory cluster_clients;
 };
 
 class MirrorBridge {
@@ -60,6 +77,10 @@ class MirrorBridge {
   ~MirrorBridge();
   // Cancels running Kubernetes calls, stops every thread and joins them. Idempotent.
   void Stop();
+
+  // Queues every active identity that mirrors into registered cluster `cluster`: its
+  // connection may work now (a spec change, a probe that succeeded). Thread-safe.
+  void ClusterChanged(const std::string& cluster);
 
   // Identities waiting in the queue (metrics, tests).
   size_t QueueDepth() const { return queue_.Depth(); }
@@ -79,6 +100,8 @@ class MirrorBridge {
                projections::IdentityProjector* projector, common::Clock* clock,
                MirrorBridgeOptions options);
   void Worker();
+  // One pass for `state`: on the home cluster, or on its registered cluster.
+  absl::StatusOr<MirrorReconcileResult> Pass(const v1::IdentityState& state);
   void ResyncLoop();
   void SourceWatchLoop();
   void SyncSourceWatches();

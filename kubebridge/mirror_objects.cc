@@ -86,8 +86,9 @@ MirrorAction PlanNamespace(const v1::IdentityState& state, const std::string& ns
   const bool bound = entry != nullptr && entry->bindings_size() > 0;
   const Verdict verdict =
       bound ? projections::EvaluateAllowed(spec, *entry).verdict : Verdict::kNotAllowed;
-  const bool collision =
-      ns == spec.secret_ref().namespace_() && mirror_name == spec.secret_ref().name();
+  // The source lives on the home cluster: only a mirror there can collide with it.
+  const bool collision = spec.cluster().empty() && ns == spec.secret_ref().namespace_() &&
+                         mirror_name == spec.secret_ref().name();
 
   MirrorAction action;
   action.namespace_name = ns;

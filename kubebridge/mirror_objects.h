@@ -116,7 +116,8 @@ struct MirrorAction {
 // namespace, ordered by namespace. A namespace wants a mirror when it has bindings, the spec
 // allows it (projections::EvaluateAllowed is kAllowed), the source was found and the mirror
 // would not be the source itself. Rules, for bound and allowed namespaces first:
-//   - mirror == source (same namespace and name): kRecordFailure SOURCE_COLLISION;
+//   - mirror == source (home cluster, same namespace and name): kRecordFailure
+//     SOURCE_COLLISION;
 //   - source missing: kRecordFailure SOURCE_NOT_FOUND, any existing mirror left as it is
 //     (the message mentions the mirror only when the namespace holds one of ours);
 //   - a Secret that is not a mirror of this identity (IsMirrorOf): kRecordFailure CONFLICT

@@ -189,21 +189,37 @@ MirrorReconciler::MirrorReconciler(KubeClient& client, MirrorOutcomeSink& sink,
                                    NamespaceLookup* namespaces)
     : client_(client), sink_(sink), namespaces_(namespaces) {}
 
-absl::StatusOr<NamespaceLabels> MirrorReconciler::LabelsOf(const std::string& ns,
+absl::StatusOr<NamespaceLabels> MirrorReconciler::LabelsOf(KubeClient& target,
+                                                           const std::string& ns,
                                                            Cancellation* cancel) {
-  if (namespaces_ != nullptr) {
+  if (namespaces_ != nullptr && &target == &client_) {
     if (std::optional<NamespaceLabels> known = namespaces_->Lookup(ns)) return *std::move(known);
   }
-  absl::StatusOr<nlohmann::json> live = client_.Get(NamespaceResource(ns), cancel);
+  absl::StatusOr<nlohmann::json> live = target.Get(NamespaceResource(ns), cancel);
   if (absl::IsNotFound(live.status())) return NamespaceLabels{false, {}};
   if (!live.ok()) return live.status();
   return NamespaceLabels{true, NamespaceLabelsOf(*live)};
 }
 
+absl::Status MirrorReconciler::RecordClusterFailure(const v1::IdentityState& state,
+                                                    v1::MirrorFailureKind kind,
+                                                    const std::string& message) {
+  std::vector<MirrorOutcome> failures;
+  for (const v1::IdentityNamespaceState& entry : state.namespaces()) {
+    if (entry.bindings_size() > 0) {
+      failures.push_back(RecordMirrorFailed{entry.namespace_(), kind, message});
+    }
+  }
+  if (failures.empty()) return absl::OkStatus();
+  return sink_.Record(state.name(), failures, MirrorOutcomeRequestId(state, "cluster")).status();
+}
+
 absl::StatusOr<MirrorReconcileResult> MirrorReconciler::Reconcile(const v1::IdentityState& state,
-                                                                  Cancellation* cancel) {
+                                                                  Cancellation* cancel,
+                                                                  KubeClient* target) {
   MirrorReconcileResult result;
   if (state.phase() != v1::IdentityState::PHASE_ACTIVE) return result;
+  KubeClient& mirrors = target != nullptr ? *target : client_;
 
   ASSIGN_OR_RETURN(SourceRead read, ReadSource(client_, state.spec().secret_ref(), cancel));
   result.source_found = read.source.found;
@@ -211,7 +227,7 @@ absl::StatusOr<MirrorReconcileResult> MirrorReconciler::Reconcile(const v1::Iden
   std::vector<MirrorOutcome> observations = {std::move(read.observed)};
   if (state.spec().allowed_namespaces().has_selector()) {
     for (const v1::IdentityNamespaceState& entry : state.namespaces()) {
-      ASSIGN_OR_RETURN(NamespaceLabels labels, LabelsOf(entry.namespace_(), cancel));
+      ASSIGN_OR_RETURN(NamespaceLabels labels, LabelsOf(mirrors, entry.namespace_(), cancel));
       observations.push_back(
           RecordNamespaceLabels{entry.namespace_(), labels.found, std::move(labels.labels)});
     }
@@ -224,7 +240,7 @@ absl::StatusOr<MirrorReconcileResult> MirrorReconciler::Reconcile(const v1::Iden
   const std::string mirror_name = projections::MirrorSecretName(current.name());
   ListOptions by_name;
   by_name.field_selector = absl::StrCat("metadata.name=", mirror_name);
-  ASSIGN_OR_RETURN(ObjectList listed, client_.List(SecretResource(""), by_name, cancel));
+  ASSIGN_OR_RETURN(ObjectList listed, mirrors.List(SecretResource(""), by_name, cancel));
   std::map<std::string, nlohmann::json> existing;
   for (nlohmann::json& secret : listed.items) {
     std::string ns = StringAt(secret, {"metadata", "namespace"});
@@ -234,7 +250,7 @@ absl::StatusOr<MirrorReconcileResult> MirrorReconciler::Reconcile(const v1::Iden
   OutcomeRecorder recorder(sink_, current);
   absl::Status first_error;
   for (const MirrorAction& action : PlanMirrors(current, existing, read.source)) {
-    const ActionContext ctx{client_, mirror_name, read.source.hash,
+    const ActionContext ctx{mirrors, mirror_name, read.source.hash,
                             projections::FindIdentityNamespace(current, action.namespace_name),
                             cancel};
     absl::Status status = CarryOut(ctx, action, recorder, result);

@@ -78,19 +78,32 @@ class MirrorReconciler {
   MirrorReconciler(KubeClient& client, MirrorOutcomeSink& sink, NamespaceLookup* namespaces);
 
   // One pass for `state` (the identity's state as read from the log). Does nothing unless
-  // state.phase() is PHASE_ACTIVE. Returns what the pass did; `retry` set asks the caller
-  // for another pass with backoff.
+  // state.phase() is PHASE_ACTIVE. The source is read with the home client; namespaces and
+  // mirrors are read and written with `target`, the client of the registered cluster that
+  // spec.cluster names (null: the home client, and the namespace lookup). Returns what the
+  // pass did; `retry` set asks the caller for another pass with backoff.
   // Errors (the work queue retries with backoff): reading the source Secret, a namespace or
   // the mirror list fails (mapped client errors); kDataLoss when the source's data does not
   // decode (SourceSecretDigest); the sink's errors; kCancelled; otherwise the first
   // Kubernetes error of a namespace, returned after every other namespace was handled and
   // every outcome recorded.
   absl::StatusOr<MirrorReconcileResult> Reconcile(const v1::IdentityState& state,
-                                                  Cancellation* cancel);
+                                                  Cancellation* cancel,
+                                                  KubeClient* target = nullptr);
+
+  // Records that the mirrors of `state` cannot be worked on because its cluster cannot be
+  // connected to: one RecordMirrorFailed of `kind` (CLUSTER_UNSUPPORTED or
+  // CLUSTER_UNREACHABLE) with `message` for every namespace with a binding, in one Record
+  // call (the decider drops repeats of the last failure).
+  // Errors: the sink's.
+  absl::Status RecordClusterFailure(const v1::IdentityState& state, v1::MirrorFailureKind kind,
+                                    const std::string& message);
 
  private:
-  // The labels of namespace `ns`, from the lookup or else from the API server.
-  absl::StatusOr<NamespaceLabels> LabelsOf(const std::string& ns, Cancellation* cancel);
+  // The labels of namespace `ns`: from the lookup when `target` is the home client and the
+  // lookup knows it, else from `target`'s API server.
+  absl::StatusOr<NamespaceLabels> LabelsOf(KubeClient& target, const std::string& ns,
+                                           Cancellation* cancel);
 
   KubeClient& client_;
   MirrorOutcomeSink& sink_;

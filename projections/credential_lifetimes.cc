@@ -91,6 +91,11 @@ absl::Status CredentialLifetimes::Apply(const store::RecordedEvent& recorded) {
     case v1::Event::kMirrorWritten:
     case v1::Event::kMirrorDeleted:
     case v1::Event::kMirrorDeletedExternally:
+    case v1::Event::kClusterRegistered:
+    case v1::Event::kClusterSpecChanged:
+    case v1::Event::kClusterDeregistered:
+    case v1::Event::kClusterProbed:
+    case v1::Event::kSourceVerified:
     case v1::Event::kMirrorFailed:
       break;
     case v1::Event::kCredentialIssued: {

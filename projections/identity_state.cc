@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "projections/allowed_namespaces.h"
+#include "projections/condition.h"
 #include "projections/mirror_naming.h"
 #include "projections/proto_time.h"
 
@@ -148,19 +149,6 @@ void ApplyMirrorFailed(IdentityNamespaceState& ns, const v1::MirrorFailed& e, ab
   *failure->mutable_at() = ToProto(at);
 }
 
-// Sets `c`; its last_transition_time moves to `at` only when the status changes (or it had
-// none).
-void SetCondition(v1::Condition& c, absl::string_view type, absl::string_view status,
-                  absl::string_view reason, std::string message, absl::Time at) {
-  if (c.status() != status || !c.has_last_transition_time()) {
-    *c.mutable_last_transition_time() = ToProto(at);
-  }
-  c.set_type(std::string(type));
-  c.set_status(std::string(status));
-  c.set_reason(std::string(reason));
-  c.set_message(std::move(message));
-}
-
 void UpdateMirroredCondition(const v1::IdentityState& state, IdentityNamespaceState& ns,
                              const Allowance& allowance, absl::Time at) {
   v1::Condition& c = *ns.mutable_credentials_mirrored();
@@ -257,6 +245,11 @@ void EvolveIdentity(v1::IdentityState& state, const v1::Event& event, const Even
     case v1::Event::kReportingStale:
     case v1::Event::kBoundReleasesSet:
     case v1::Event::kLivenessObserved:
+    case v1::Event::kClusterRegistered:
+    case v1::Event::kClusterSpecChanged:
+    case v1::Event::kClusterDeregistered:
+    case v1::Event::kClusterProbed:
+    case v1::Event::kSourceVerified:
     case v1::Event::KIND_NOT_SET:
       return;
     case v1::Event::kIdentityCreated:

@@ -107,6 +107,10 @@ std::string FailureWords(v1::MirrorFailureKind kind) {
       return "source not found";
     case v1::MIRROR_FAILURE_KIND_WRITE_FAILED:
       return "write failed";
+    case v1::MIRROR_FAILURE_KIND_CLUSTER_UNSUPPORTED:
+      return "cluster unsupported";
+    case v1::MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE:
+      return "cluster unreachable";
     default:
       return "kind unspecified";
   }
@@ -181,6 +185,11 @@ std::string SummarizeIdentityEvent(const v1::Event& event) {
       return absl::StrCat("mirror in ", e.namespace_(), " failed (", FailureWords(e.kind()),
                           "): ", e.message());
     }
+    case v1::Event::kClusterRegistered:
+    case v1::Event::kClusterSpecChanged:
+    case v1::Event::kClusterDeregistered:
+    case v1::Event::kClusterProbed:
+    case v1::Event::kSourceVerified:
     case v1::Event::kServiceConfigured:
     case v1::Event::kTargetRegistered:
     case v1::Event::kTargetDeletionRequested:

@@ -154,6 +154,11 @@ void EvolveTarget(v1::TargetState& state, const v1::Event& event, const EventPos
     case v1::Event::kMirrorWritten:
     case v1::Event::kMirrorDeleted:
     case v1::Event::kMirrorDeletedExternally:
+    case v1::Event::kClusterRegistered:
+    case v1::Event::kClusterSpecChanged:
+    case v1::Event::kClusterDeregistered:
+    case v1::Event::kClusterProbed:
+    case v1::Event::kSourceVerified:
     case v1::Event::kMirrorFailed:
     case v1::Event::KIND_NOT_SET:
       return;

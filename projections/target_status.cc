@@ -257,6 +257,11 @@ bool Apply(v1::TargetStatus& status, const v1::Event& event, const EventPosition
     case v1::Event::kMirrorWritten:
     case v1::Event::kMirrorDeleted:
     case v1::Event::kMirrorDeletedExternally:
+    case v1::Event::kClusterRegistered:
+    case v1::Event::kClusterSpecChanged:
+    case v1::Event::kClusterDeregistered:
+    case v1::Event::kClusterProbed:
+    case v1::Event::kSourceVerified:
     case v1::Event::kMirrorFailed:
     case v1::Event::KIND_NOT_SET:
       return false;  // credential lifecycle: not part of the report rollup

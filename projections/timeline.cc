@@ -123,6 +123,23 @@ void Describe(const v1::Event& event, v1::TimelineEntry& entry) {
     case v1::Event::KIND_NOT_SET:
       entry.set_summary("empty event");
       return;
+    case v1::Event::kClusterRegistered:
+      entry.set_summary(absl::StrCat("cluster ", event.cluster_registered().name(),
+                                     " registered"));
+      return;
+    case v1::Event::kClusterSpecChanged:
+      entry.set_summary("cluster spec changed");
+      return;
+    case v1::Event::kClusterDeregistered:
+      entry.set_summary("cluster deregistered");
+      return;
+    case v1::Event::kClusterProbed:
+      entry.set_summary(absl::StrCat("cluster probed: ", event.cluster_probed().reason()));
+      return;
+    case v1::Event::kSourceVerified:
+      entry.set_summary(absl::StrCat("source ", event.source_verified().url(), " verified: ",
+                                     event.source_verified().reason()));
+      return;
     case v1::Event::kServiceConfigured:
       entry.set_summary(event.service_configured().credentials_enabled()
                             ? "service configured: credentials enabled"

@@ -9,6 +9,7 @@ packages=(
   libsqlite3-dev sqlite3 libabsl-dev libssl-dev openssl
   libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev
+  libgit2-dev git openssh-server openssh-client
 )
 
 missing=()

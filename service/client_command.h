@@ -12,10 +12,14 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "google/protobuf/message.h"
+#include "service/flag_set.h"
 #include "service/grpc_status.h"
 #include "service/subcommands.h"
 
@@ -112,6 +116,56 @@ class ClientCommand : public Subcommand {
   std::string server_ = DefaultServerAddress();
   std::string actor_;
   std::string output_ = "text";
+};
+
+// A mutating subcommand on one named object (`<verb> <name>`): builds its request from the
+// positional argument and the flags (Prepare), sends it under --request-id (generated and
+// printed when absent, RequestIdOrNew) through unary RPC `method` of `Stub`, and prints the
+// answer with `format(verb, response)` as its text. Exit codes: kExitUsage for an empty
+// --request-id or when Prepare refuses; kExitFailure with "error: ..." when the call fails.
+template <typename Stub, typename Request, typename Response>
+class MutationCommand : public ClientCommand {
+ public:
+  using Method = grpc::Status (Stub::*)(grpc::ClientContext*, const Request&, Response*);
+  using Format = std::string (*)(absl::string_view verb, const Response& response);
+  MutationCommand(Method method, std::string verb, Format format)
+      : method_(method), verb_(std::move(verb)), format_(format) {}
+
+  int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) final {
+    if (flags_->Given("request-id") && request_id_.empty()) {
+      err << "error: --request-id is given but empty; leave it out to have one generated\n";
+      return kExitUsage;
+    }
+    Request request;
+    if (const int prepared = Prepare(args[0], request, err); prepared != kExitOk) return prepared;
+    absl::StatusOr<std::string> request_id = RequestIdOrNew(request_id_, err);
+    if (!request_id.ok()) return ReportError(request_id.status(), err);
+    request.set_request_id(*request_id);
+    return CallAndPrint(
+        method_, request, [this](const Response& r) { return format_(verb_, r); }, out, err);
+  }
+
+ protected:
+  // Fills `request` for the object named `name` from the flags; kExitOk, or the exit code
+  // after printing why not.
+  virtual int Prepare(const std::string& name, Request& request, std::ostream& err) = 0;
+  // The subcommand's own flags besides --request-id.
+  virtual void DefineMutationFlags(FlagSet&) {}
+
+  const FlagSet* flags_ = nullptr;  // the set DefineOwnFlags filled; outlives Run
+
+ private:
+  void DefineOwnFlags(FlagSet& flags) final {
+    flags_ = &flags;
+    flags.Add("request-id", &request_id_,
+              "idempotency key of the call; generated and printed when absent");
+    DefineMutationFlags(flags);
+  }
+
+  Method method_;
+  std::string verb_;
+  Format format_;
+  std::string request_id_;
 };
 
 }  // namespace credledger::service

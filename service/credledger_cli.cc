@@ -2,10 +2,12 @@
 
 #include "service/agent_cli.h"
 #include "service/audit_cli.h"
+#include "service/cluster_cli.h"
 #include "service/exec_cli.h"
 #include "service/identity_cli.h"
 #include "service/keygen_cli.h"
 #include "service/server_cli.h"
+#include "service/source_cli.h"
 #include "service/status_cli.h"
 #include "service/target_cli.h"
 
@@ -17,6 +19,8 @@ Dispatcher CredledgerDispatcher() {
   AddAgentCommands(dispatcher);
   AddTargetCommands(dispatcher);
   AddIdentityCommands(dispatcher);
+  AddClusterCommands(dispatcher);
+  AddSourceCommands(dispatcher);
   AddStatusCommands(dispatcher);
   AddAuditCommands(dispatcher);
   AddKeygenCommands(dispatcher);

@@ -9,6 +9,7 @@
 #include "common/dns_label.h"
 #include "common/status_macros.h"
 #include "projections/allowed_namespaces.h"
+#include "service/cluster_validation.h"
 #include "service/target_api.h"
 #include "service/validation.h"
 
@@ -69,13 +70,28 @@ bool MirrorIsCurrent(const v1::IdentityState& identity, const v1::MirrorRecord& 
 
 IdentityApi::IdentityApi(IdentityCommandBus* bus, projections::IdentityProjector* projector,
                          const AuthorizationPolicy* policy, SecretAccessReviewer* reviewer,
-                         common::Clock* clock, Options options)
+                         common::Clock* clock, Options options,
+                         const projections::ClusterProjector* clusters)
     : bus_(bus),
       projector_(projector),
       policy_(policy),
       reviewer_(reviewer),
       clock_(clock),
-      options_(options) {}
+      options_(options),
+      clusters_(clusters) {}
+
+absl::Status IdentityApi::CheckCluster(const v1::IdentitySpec& spec) const {
+  if (spec.cluster().empty()) return absl::OkStatus();
+  RETURN_IF_ERROR(ValidateClusterName("spec.cluster", spec.cluster()));
+  const std::optional<v1::ClusterState> cluster =
+      clusters_ == nullptr ? std::nullopt : clusters_->GetCluster(spec.cluster());
+  if (!cluster.has_value() || cluster->phase() != v1::ClusterState::PHASE_ACTIVE) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "spec.cluster: cluster \"", spec.cluster(),
+        "\" is not registered; register it first (`credledger cluster register`)"));
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<v1::AccessReview> IdentityApi::ReviewAccess(const v1::SourceSecretRef& secret,
                                                            const std::string& actor) {
@@ -130,6 +146,7 @@ absl::StatusOr<v1::IdentityChangeResponse> IdentityApi::CreateIdentity(
   service::CreateIdentity command;
   command.spec = Normalized(request.spec());
   RETURN_IF_ERROR(projections::ValidateIdentitySpec(command.spec));
+  RETURN_IF_ERROR(CheckCluster(command.spec));
   ASSIGN_OR_RETURN(const std::string resolved, ResolveActor(actor));
   ASSIGN_OR_RETURN(command.review, ReviewAccess(command.spec.secret_ref(), resolved));
   return Run(command, request.name(), request.request_id(), resolved);
@@ -142,6 +159,7 @@ absl::StatusOr<v1::IdentityChangeResponse> IdentityApi::UpdateIdentity(
   service::UpdateIdentity command;
   command.spec = Normalized(request.spec());
   RETURN_IF_ERROR(projections::ValidateIdentitySpec(command.spec));
+  RETURN_IF_ERROR(CheckCluster(command.spec));
   ASSIGN_OR_RETURN(const std::string resolved, ResolveActor(actor));
   // An identity that is not active needs no review: the decider refuses the update.
   ASSIGN_OR_RETURN(const v1::IdentityState current, bus_->LoadState(request.name()));

@@ -23,8 +23,13 @@
 // spec and this one, and the review turn out to be needed after all, the decider refuses
 // (kFailedPrecondition) rather than widen unreviewed; the caller retries.
 //
+// Target cluster (issue 6, "Clusters"): a non-empty spec.cluster on CreateIdentity and
+// UpdateIdentity must be a DNS-1123 label and name a cluster the cluster projector holds as
+// registered and active; without a cluster projector no cluster may be named.
+//
 // Errors of every mutating call: kInvalidArgument naming the field and rule (name or
 // identity, request_id, credledger-actor, spec.*, namespace, owner.*);
+// kFailedPrecondition when spec.cluster names a cluster that is not registered;
 // kFailedPrecondition when a review is needed and there is no reviewer (no cluster
 // connection); kPermissionDenied naming the user, groups and Secret when the review denies;
 // the review's own errors (kUnavailable when the cluster cannot be reached); the decider's
@@ -43,6 +48,7 @@
 #include "common/clock.h"
 #include "credledger/v1/api.pb.h"
 #include "credledger/v1/identity.pb.h"
+#include "projections/cluster_projector.h"
 #include "projections/identity_projector.h"
 #include "service/authorization_policy.h"
 #include "service/identity_command_bus.h"
@@ -75,10 +81,12 @@ class IdentityApi {
 
   // `bus`, `projector`, `policy`, `reviewer` and `clock` are not owned and must outlive the
   // api. `reviewer` may be null when the service has no cluster connection: calls that need
-  // a review then fail with kFailedPrecondition.
+  // a review then fail with kFailedPrecondition. `clusters` (not owned; may be null: then no
+  // spec may name a cluster) answers whether spec.cluster is registered.
   IdentityApi(IdentityCommandBus* bus, projections::IdentityProjector* projector,
               const AuthorizationPolicy* policy, SecretAccessReviewer* reviewer,
-              common::Clock* clock, Options options);
+              common::Clock* clock, Options options,
+              const projections::ClusterProjector* clusters = nullptr);
 
   // Mutating RPCs; `actor` is the caller's declared identity (empty means anonymous).
   // Errors: see the file comment; per-RPC rules in api.proto.
@@ -112,6 +120,8 @@ class IdentityApi {
   // The allowed access review of `actor` for `secret`.
   absl::StatusOr<v1::AccessReview> ReviewAccess(const v1::SourceSecretRef& secret,
                                                 const std::string& actor);
+  // OK when spec.cluster is empty or names an active registered cluster.
+  absl::Status CheckCluster(const v1::IdentitySpec& spec) const;
 
   IdentityCommandBus* const bus_;
   projections::IdentityProjector* const projector_;
@@ -119,6 +129,7 @@ class IdentityApi {
   SecretAccessReviewer* const reviewer_;
   common::Clock* const clock_;
   const Options options_;
+  const projections::ClusterProjector* const clusters_;
 };
 
 }  // namespace credledger::service

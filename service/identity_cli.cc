@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
-#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -20,6 +19,7 @@
 #include "kubebridge/yaml_limits.h"
 #include "service/client_command.h"
 #include "service/identity_printer.h"
+#include "service/yaml_fields.h"
 
 namespace credledger::service {
 namespace {
@@ -33,49 +33,12 @@ constexpr char kOwnerHelp[] =
 
 // ---- The spec file ---------------------------------------------------------------------
 
-absl::Status Invalid(absl::string_view path, absl::string_view rule) {
-  return absl::InvalidArgumentError(absl::StrCat(path, ": ", rule));
-}
-
-std::string Child(absl::string_view path, absl::string_view key) {
-  return path.empty() ? std::string(key) : absl::StrCat(path, ".", key);
-}
-
-// Refuses a key given twice in mapping `node`: yaml-cpp keeps both entries, and a lookup
-// would silently take one of them.
-absl::Status CheckUniqueKeys(const YAML::Node& node, absl::string_view path) {
-  std::set<std::string> seen;
-  for (const auto& item : node) {
-    const std::string key = item.first.as<std::string>();
-    if (!seen.insert(key).second) {
-      return Invalid(Child(path, key), "duplicate key; each key may appear once");
-    }
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckKeys(const YAML::Node& node, absl::string_view path,
-                       const std::set<std::string>& allowed) {
-  if (!node.IsMap()) return Invalid(path.empty() ? "spec file" : path, "must be a mapping");
-  for (const auto& item : node) {
-    const std::string key = item.first.as<std::string>();
-    if (!allowed.contains(key)) return Invalid(Child(path, key), "unknown key");
-  }
-  return CheckUniqueKeys(node, path);
-}
-
-// A scalar value, possibly empty; `""` in YAML.
-absl::StatusOr<std::string> Scalar(const YAML::Node& node, absl::string_view path) {
-  if (!node.IsScalar()) return Invalid(path, "must be a string");
-  return node.Scalar();
-}
-
 absl::StatusOr<std::vector<std::string>> Strings(const YAML::Node& node, absl::string_view path) {
   std::vector<std::string> out;
-  if (!node.IsDefined() || node.IsNull()) return out;
-  if (!node.IsSequence()) return Invalid(path, "must be a list of strings");
+  if (!YamlPresent(node)) return out;
+  if (!node.IsSequence()) return YamlInvalid(path, "must be a list of strings");
   for (size_t i = 0; i < node.size(); ++i) {
-    ASSIGN_OR_RETURN(std::string value, Scalar(node[i], absl::StrCat(path, "[", i, "]")));
+    ASSIGN_OR_RETURN(std::string value, YamlString(node[i], absl::StrCat(path, "[", i, "]")));
     out.push_back(std::move(value));
   }
   return out;
@@ -83,31 +46,34 @@ absl::StatusOr<std::vector<std::string>> Strings(const YAML::Node& node, absl::s
 
 absl::Status ParseSelector(const YAML::Node& node, absl::string_view path,
                            v1::LabelSelector& selector) {
-  RETURN_IF_ERROR(CheckKeys(node, path, {"matchLabels", "matchExpressions"}));
-  if (const YAML::Node labels = node["matchLabels"]; labels.IsDefined() && !labels.IsNull()) {
-    const std::string labels_path = Child(path, "matchLabels");
-    if (!labels.IsMap()) return Invalid(labels_path, "must be a mapping of label keys to values");
-    RETURN_IF_ERROR(CheckUniqueKeys(labels, labels_path));
+  RETURN_IF_ERROR(YamlCheckKeys(node, path, {"matchLabels", "matchExpressions"}));
+  if (const YAML::Node labels = node["matchLabels"]; YamlPresent(labels)) {
+    const std::string labels_path = YamlChild(path, "matchLabels");
+    if (!labels.IsMap()) {
+      return YamlInvalid(labels_path, "must be a mapping of label keys to values");
+    }
+    RETURN_IF_ERROR(YamlCheckUniqueKeys(labels, labels_path));
     for (const auto& item : labels) {
       v1::Label& label = *selector.add_match_labels();
       label.set_key(item.first.as<std::string>());
       ASSIGN_OR_RETURN(*label.mutable_value(),
-                       Scalar(item.second, Child(labels_path, label.key())));
+                       YamlString(item.second, YamlChild(labels_path, label.key())));
     }
   }
-  if (const YAML::Node exprs = node["matchExpressions"]; exprs.IsDefined() && !exprs.IsNull()) {
-    const std::string exprs_path = Child(path, "matchExpressions");
-    if (!exprs.IsSequence()) return Invalid(exprs_path, "must be a list");
+  if (const YAML::Node exprs = node["matchExpressions"]; YamlPresent(exprs)) {
+    const std::string exprs_path = YamlChild(path, "matchExpressions");
+    if (!exprs.IsSequence()) return YamlInvalid(exprs_path, "must be a list");
     for (size_t i = 0; i < exprs.size(); ++i) {
       const std::string item_path = absl::StrCat(exprs_path, "[", i, "]");
       const YAML::Node expr = exprs[i];
-      RETURN_IF_ERROR(CheckKeys(expr, item_path, {"key", "operator", "values"}));
+      RETURN_IF_ERROR(YamlCheckKeys(expr, item_path, {"key", "operator", "values"}));
       v1::LabelSelectorRequirement& requirement = *selector.add_match_expressions();
-      ASSIGN_OR_RETURN(*requirement.mutable_key(), Scalar(expr["key"], Child(item_path, "key")));
+      ASSIGN_OR_RETURN(*requirement.mutable_key(),
+                       YamlString(expr["key"], YamlChild(item_path, "key")));
       ASSIGN_OR_RETURN(*requirement.mutable_operator_(),
-                       Scalar(expr["operator"], Child(item_path, "operator")));
+                       YamlString(expr["operator"], YamlChild(item_path, "operator")));
       ASSIGN_OR_RETURN(std::vector<std::string> values,
-                       Strings(expr["values"], Child(item_path, "values")));
+                       Strings(expr["values"], YamlChild(item_path, "values")));
       for (std::string& value : values) requirement.add_values(std::move(value));
     }
   }
@@ -118,31 +84,36 @@ absl::Status ParseAllowed(const YAML::Node& node, v1::IdentitySpec& spec) {
   constexpr char kPath[] = "allowedNamespaces";
   // Present but empty stays present: the server explains `{}`.
   v1::AllowedNamespaces& allowed = *spec.mutable_allowed_namespaces();
-  RETURN_IF_ERROR(CheckKeys(node, kPath, {"list", "selector"}));
-  ASSIGN_OR_RETURN(std::vector<std::string> list, Strings(node["list"], Child(kPath, "list")));
+  RETURN_IF_ERROR(YamlCheckKeys(node, kPath, {"list", "selector"}));
+  ASSIGN_OR_RETURN(std::vector<std::string> list,
+                   Strings(node["list"], YamlChild(kPath, "list")));
   for (std::string& ns : list) allowed.add_list(std::move(ns));
-  if (const YAML::Node selector = node["selector"]; selector.IsDefined() && !selector.IsNull()) {
-    RETURN_IF_ERROR(ParseSelector(selector, Child(kPath, "selector"), *allowed.mutable_selector()));
+  if (const YAML::Node selector = node["selector"]; YamlPresent(selector)) {
+    RETURN_IF_ERROR(
+        ParseSelector(selector, YamlChild(kPath, "selector"), *allowed.mutable_selector()));
   }
   return absl::OkStatus();
 }
 
 absl::StatusOr<v1::IdentitySpec> ParseSpecNode(const YAML::Node& root) {
-  RETURN_IF_ERROR(CheckKeys(root, "", {"secretRef", "allowedNamespaces"}));
+  if (!root.IsMap()) return YamlInvalid("spec file", "must be a mapping");
+  RETURN_IF_ERROR(YamlCheckKeys(root, "", {"secretRef", "allowedNamespaces", "cluster"}));
   v1::IdentitySpec spec;
-  if (const YAML::Node ref = root["secretRef"]; ref.IsDefined() && !ref.IsNull()) {
-    RETURN_IF_ERROR(CheckKeys(ref, "secretRef", {"namespace", "name"}));
+  if (const YAML::Node cluster = root["cluster"]; YamlPresent(cluster)) {
+    ASSIGN_OR_RETURN(*spec.mutable_cluster(), YamlString(cluster, "cluster"));
+  }
+  if (const YAML::Node ref = root["secretRef"]; YamlPresent(ref)) {
+    RETURN_IF_ERROR(YamlCheckKeys(ref, "secretRef", {"namespace", "name"}));
     v1::SourceSecretRef& secret = *spec.mutable_secret_ref();
     if (ref["namespace"].IsDefined()) {
       ASSIGN_OR_RETURN(*secret.mutable_namespace_(),
-                       Scalar(ref["namespace"], "secretRef.namespace"));
+                       YamlString(ref["namespace"], "secretRef.namespace"));
     }
     if (ref["name"].IsDefined()) {
-      ASSIGN_OR_RETURN(*secret.mutable_name(), Scalar(ref["name"], "secretRef.name"));
+      ASSIGN_OR_RETURN(*secret.mutable_name(), YamlString(ref["name"], "secretRef.name"));
     }
   }
-  if (const YAML::Node allowed = root["allowedNamespaces"];
-      allowed.IsDefined() && !allowed.IsNull()) {
+  if (const YAML::Node allowed = root["allowedNamespaces"]; YamlPresent(allowed)) {
     RETURN_IF_ERROR(ParseAllowed(allowed, spec));
   }
   return spec;
@@ -150,57 +121,16 @@ absl::StatusOr<v1::IdentitySpec> ParseSpecNode(const YAML::Node& root) {
 
 // ---- Commands ----------------------------------------------------------------------------
 
-// A mutating subcommand: builds its request from the flags, sends it under --request-id
-// (generated when absent) and prints the identity after the change.
+// A mutating identity subcommand; prints the identity after the change.
 template <typename Request>
-class MutationCommand : public ClientCommand {
- public:
-  using Method = grpc::Status (Stub::*)(grpc::ClientContext*, const Request&,
-                                        v1::IdentityChangeResponse*);
-  MutationCommand(Method method, std::string verb) : method_(method), verb_(std::move(verb)) {}
-
-  int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) final {
-    if (flags_->Given("request-id") && request_id_.empty()) {
-      err << "error: --request-id is given but empty; leave it out to have one generated\n";
-      return kExitUsage;
-    }
-    Request request;
-    if (const int prepared = Prepare(args[0], request, err); prepared != kExitOk) return prepared;
-    absl::StatusOr<std::string> request_id = RequestIdOrNew(request_id_, err);
-    if (!request_id.ok()) return ReportError(request_id.status(), err);
-    request.set_request_id(*request_id);
-    return CallAndPrint(
-        method_, request,
-        [this](const v1::IdentityChangeResponse& r) { return FormatIdentityChangeText(verb_, r); },
-        out, err);
-  }
-
- protected:
-  // Fills `request` for identity `name` from the flags; kExitOk, or the exit code after
-  // printing why not.
-  virtual int Prepare(const std::string& name, Request& request, std::ostream& err) = 0;
-  virtual void DefineMutationFlags(FlagSet&) {}
-
-  const FlagSet* flags_ = nullptr;  // the set DefineOwnFlags filled; outlives Run
-
- private:
-  void DefineOwnFlags(FlagSet& flags) final {
-    flags_ = &flags;
-    flags.Add("request-id", &request_id_,
-              "idempotency key of the call; generated and printed when absent");
-    DefineMutationFlags(flags);
-  }
-
-  Method method_;
-  std::string verb_;
-  std::string request_id_;
-};
+using IdentityMutation = MutationCommand<Stub, Request, v1::IdentityChangeResponse>;
 
 // identity create / identity update.
 template <typename Request>
-class SpecCommand final : public MutationCommand<Request> {
+class SpecCommand final : public IdentityMutation<Request> {
  public:
-  using MutationCommand<Request>::MutationCommand;
+  SpecCommand(typename IdentityMutation<Request>::Method method, std::string verb)
+      : IdentityMutation<Request>(method, std::move(verb), &FormatIdentityChangeText) {}
 
  private:
   void DefineMutationFlags(FlagSet& flags) override {
@@ -214,6 +144,9 @@ class SpecCommand final : public MutationCommand<Request> {
     flags.Add("allow-no-namespaces", &spec_flags_.allow_no_namespaces,
               "allow no namespace; on update this revokes every namespace and so deletes "
               "every mirror");
+    flags.Add("cluster", &spec_flags_.cluster,
+              "mirror into this registered cluster (credledger cluster list) instead of the "
+              "home cluster");
     flags.Add("file", &file_, "read the spec from this YAML file instead of the flags");
     flags.AddAlias('f', "file");
   }
@@ -232,9 +165,10 @@ class SpecCommand final : public MutationCommand<Request> {
     }
     if (flags.Given("secret") || flags.Given("allow-namespace") ||
         flags.Given("allow-all-namespaces") || flags.Given("match-label") ||
-        flags.Given("allow-no-namespaces")) {
+        flags.Given("allow-no-namespaces") || flags.Given("cluster")) {
       err << "error: -f and the spec flags (--secret, --allow-namespace, "
-             "--allow-all-namespaces, --match-label, --allow-no-namespaces) are exclusive\n";
+             "--allow-all-namespaces, --match-label, --allow-no-namespaces, --cluster) are "
+             "exclusive\n";
       return kExitUsage;
     }
     absl::StatusOr<std::string> text = kubebridge::ReadSmallFile(file_);
@@ -252,9 +186,9 @@ class SpecCommand final : public MutationCommand<Request> {
   std::string file_;
 };
 
-class DeleteCommand final : public MutationCommand<v1::DeleteIdentityRequest> {
+class DeleteCommand final : public IdentityMutation<v1::DeleteIdentityRequest> {
  public:
-  DeleteCommand() : MutationCommand(&Stub::DeleteIdentity, "deleted") {}
+  DeleteCommand() : MutationCommand(&Stub::DeleteIdentity, "deleted", &FormatIdentityChangeText) {}
 
  private:
   int Prepare(const std::string& name, v1::DeleteIdentityRequest& request, std::ostream&) override {
@@ -265,11 +199,12 @@ class DeleteCommand final : public MutationCommand<v1::DeleteIdentityRequest> {
 
 // identity bind / identity unbind.
 template <typename Request>
-class BindingCommand final : public MutationCommand<Request> {
+class BindingCommand final : public IdentityMutation<Request> {
  public:
-  BindingCommand(typename MutationCommand<Request>::Method method, std::string verb,
+  BindingCommand(typename IdentityMutation<Request>::Method method, std::string verb,
                  bool uid_required)
-      : MutationCommand<Request>(method, std::move(verb)), uid_required_(uid_required) {}
+      : IdentityMutation<Request>(method, std::move(verb), &FormatIdentityChangeText),
+        uid_required_(uid_required) {}
 
  private:
   void DefineMutationFlags(FlagSet& flags) override {
@@ -390,14 +325,14 @@ class PodSpecCommand final : public Subcommand {
 };
 
 template <typename Request>
-std::function<std::unique_ptr<Subcommand>()> Spec(typename MutationCommand<Request>::Method method,
-                                                  std::string verb) {
+std::function<std::unique_ptr<Subcommand>()> Spec(
+    typename IdentityMutation<Request>::Method method, std::string verb) {
   return [=] { return std::make_unique<SpecCommand<Request>>(method, verb); };
 }
 
 template <typename Request>
 std::function<std::unique_ptr<Subcommand>()> Binding(
-    typename MutationCommand<Request>::Method method, std::string verb, bool uid_required) {
+    typename IdentityMutation<Request>::Method method, std::string verb, bool uid_required) {
   return [=] { return std::make_unique<BindingCommand<Request>>(method, verb, uid_required); };
 }
 
@@ -405,6 +340,7 @@ constexpr char kSpecDescription[] =
     "The spec comes from the flags or, with -f, from a YAML file with the Kubernetes field\n"
     "names:\n"
     "  secretRef: {namespace: creds, name: aws}\n"
+    "  cluster: edge-1        # optional: a registered cluster instead of the home one\n"
     "  allowedNamespaces:\n"
     "    list: [team-a]\n"
     "    selector:\n"
@@ -436,6 +372,7 @@ absl::StatusOr<v1::IdentitySpec> SpecFromFlags(const IdentitySpecFlags& flags) {
   }
   spec.mutable_secret_ref()->set_namespace_(secret[0]);
   spec.mutable_secret_ref()->set_name(secret[1]);
+  spec.set_cluster(flags.cluster);
   if (flags.allow_all_namespaces && !flags.match_labels.empty()) {
     return absl::InvalidArgumentError(
         "--allow-all-namespaces and --match-label are exclusive: every namespace already "

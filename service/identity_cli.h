@@ -59,9 +59,11 @@ struct IdentitySpecFlags {
   bool allow_all_namespaces = false;          // --allow-all-namespaces: selector {}
   std::vector<std::string> match_labels;      // --match-label "<key>=<value>", repeated
   bool allow_no_namespaces = false;           // --allow-no-namespaces: allowed_namespaces unset
+  std::string cluster;                        // --cluster: a registered cluster; "" = home
 };
 
-// The spec the flags describe: secret_ref from --secret; allowed_namespaces unset for
+// The spec the flags describe: secret_ref from --secret; cluster from --cluster;
+// allowed_namespaces unset for
 // --allow-no-namespaces, else `list` from --allow-namespace and a selector that is empty for
 // --allow-all-namespaces or holds the --match-label pairs. Names and labels are checked by
 // the server.

@@ -15,32 +15,27 @@
 // it ends at is still stored with the same stream hash; otherwise the stream is refolded from
 // its start. Memory: one IdentityState per identity commanded or loaded.
 //
+// The fold cache and the command flow are StreamCommandBus's (stream_command_bus.h).
+//
 // Thread-safety: Execute and LoadState may be called from any thread.
 #pragma once
 
-#include <functional>
-#include <map>
-#include <string>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "absl/synchronization/mutex.h"
 #include "credledger/v1/state.pb.h"
+#include "projections/identity_state.h"
 #include "service/identity_commands.h"
+#include "service/stream_command_bus.h"
 #include "store/event_store.h"
 
 namespace credledger::service {
 
-struct IdentityCommandResult {
-  // The events the command appended, or on a retried request id the ones it appended then.
-  std::vector<store::RecordedEvent> events;
-  bool replayed = false;
-  // The identity's state after the command (the current state on a replay).
-  v1::IdentityState state;
-};
+// The events the command appended (or on a retried request id the ones it appended then),
+// whether it was a replay, and the identity's state after the command (the current state on a
+// replay).
+using IdentityCommandResult = StreamCommandResult<v1::IdentityState>;
 
 class IdentityCommandBus {
  public:
@@ -61,26 +56,7 @@ class IdentityCommandBus {
   absl::StatusOr<v1::IdentityState> LoadState(absl::string_view name);
 
  private:
-  // An identity's state folded up to the event at `state.stream_version()`, whose stream hash
-  // is `stream_hash`; empty `stream_hash` when nothing is folded.
-  struct Fold {
-    v1::IdentityState state;
-    std::string stream_hash;
-  };
-  // Reads events of the stream from `from_version` on (one page or all).
-  using StreamReader =
-      std::function<absl::StatusOr<std::vector<store::RecordedEvent>>(int64_t from_version)>;
-
-  // The identity's fold as `read` sees the stream: the cached fold advanced by the events
-  // after it, or a fold from the start when the cache has none or it does not match.
-  absl::StatusOr<Fold> LoadFold(const std::string& name, const StreamReader& read) const;
-  // Keeps `fold` unless a fold of a later stream version is kept already.
-  // REQUIRES: every event in `fold` is durable.
-  void Publish(const std::string& name, const Fold& fold);
-
-  store::EventStore* store_;
-  mutable absl::Mutex mu_;
-  std::map<std::string, Fold> folds_ ABSL_GUARDED_BY(mu_);
+  StreamCommandBus<v1::IdentityState, &projections::EvolveIdentity> bus_;
 };
 
 // Folds `events` (of one identity stream, in order) into `state`.

@@ -120,6 +120,7 @@ std::string FormatIdentityText(const v1::IdentityState& identity) {
   absl::StrAppend(
       &out,
       Field("secret", absl::StrCat(spec.secret_ref().namespace_(), "/", spec.secret_ref().name())),
+      Field("cluster", spec.cluster().empty() ? "home" : spec.cluster()),
       Field("allowed", FormatAllowedNamespaces(spec)),
       Field("source", SourceText(identity.source())),
       Field("review", identity.has_access_review() ? ReviewText(identity.access_review()) : "-"),

@@ -106,6 +106,18 @@ absl::Status ValidateServeOptions(const ServeOptions& options) {
         "--resync-period: ", absl::FormatDuration(options.resync_period),
         " is below the minimum of 1s"));
   }
+  if (options.cluster_probe_period < absl::Seconds(1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--cluster-probe-period: ", absl::FormatDuration(options.cluster_probe_period),
+        " is below the minimum of 1s"));
+  }
+  if (options.cluster_probe_record_interval < options.cluster_probe_period) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--cluster-probe-record-interval: ",
+        absl::FormatDuration(options.cluster_probe_record_interval),
+        " is below --cluster-probe-period (",
+        absl::FormatDuration(options.cluster_probe_period), ")"));
+  }
   if (!(options.kube_qps > 0) || options.kube_burst < 1) {
     return absl::InvalidArgumentError(
         "--kube-qps must be > 0 and --kube-burst >= 1");
@@ -229,6 +241,14 @@ absl::Status Server::Wire() {
   ASSIGN_OR_RETURN(identity_projector_,
                    projections::IdentityProjector::Start(store_.get(), identity_options));
   identity_bus_ = std::make_unique<IdentityCommandBus>(store_.get());
+  ConnectionServicesOptions connection_options;
+  connection_options.snapshot_every = options_.snapshot_every;
+  connection_options.clock = options_.clock;
+  connection_options.probe_period = options_.cluster_probe_period;
+  connection_options.probe_record_interval = options_.cluster_probe_record_interval;
+  connection_options.cluster_client.rate_limit = {options_.kube_qps, options_.kube_burst};
+  ASSIGN_OR_RETURN(connections_, ConnectionServices::Start(store_.get(), identity_projector_.get(),
+                                                           connection_options));
   RETURN_IF_ERROR(StartReports());
   if (options_.read_only) {
     common::Log(common::LogLevel::kWarning,
@@ -243,7 +263,8 @@ absl::Status Server::Wire() {
   }
   identity_api_ = std::make_unique<IdentityApi>(identity_bus_.get(), identity_projector_.get(),
                                                 &policy_, access_reviewer_.get(), options_.clock,
-                                                IdentityApi::Options{});
+                                                IdentityApi::Options{},
+                                                connections_->cluster_projector());
   report_api_ = std::make_unique<ReportApi>(report_ingest_.get(), status_projector_.get(),
                                             options_.report_api);
   const audit::SigningKey* key = signing_key_.has_value() ? &*signing_key_ : nullptr;
@@ -357,12 +378,18 @@ absl::Status Server::StartBridge(const v1::ServiceConfigured& config) {
   bridge_options.resync_period = options_.resync_period;
   bridge_ = kubebridge::CredentialBridge::Start(kube_client_.get(), sink_.get(), projector_.get(),
                                                 options_.clock, bridge_options);
+  connections_->ConnectHome(*connection, kube_client_.get());
   mirror_sink_ = std::make_unique<BridgeMirrorSink>(identity_bus_.get(), options_.clock);
   kubebridge::MirrorBridgeOptions mirror_options;
   mirror_options.resync_period = options_.resync_period;
+  mirror_options.cluster_clients = connections_->ClusterClients();
   mirror_bridge_ = kubebridge::MirrorBridge::Start(kube_client_.get(), mirror_sink_.get(),
                                                    identity_projector_.get(), options_.clock,
                                                    mirror_options);
+  // A cluster whose spec changed or whose probe succeeded may take its identities' mirrors
+  // now.
+  connections_->WatchClusters(
+      [mirrors = mirror_bridge_.get()](const std::string& name) { mirrors->ClusterChanged(name); });
   report_sink_ = std::make_unique<BridgeReportSink>(report_ingest_.get());
   report_watcher_ = kubebridge::ReportWatcher::Start(kube_client_.get(), report_sink_.get());
   return absl::OkStatus();
@@ -381,6 +408,7 @@ absl::Status Server::StartGrpc() {
   builder.RegisterService(audit_grpc_service_.get());
   identity_grpc_service_ = std::make_unique<IdentityGrpcService>(identity_api_.get(), &policy_);
   builder.RegisterService(identity_grpc_service_.get());
+  connections_->RegisterServices(builder, &policy_);
   grpc_server_ = builder.BuildAndStart();
   if (grpc_server_ == nullptr) {
     return absl::UnavailableError(
@@ -395,6 +423,10 @@ absl::Status Server::StartGrpc() {
       v1::AuditService::service_full_name(), true);
   grpc_server_->GetHealthCheckService()->SetServingStatus(
       v1::IdentityService::service_full_name(), true);
+  grpc_server_->GetHealthCheckService()->SetServingStatus(
+      v1::ClusterService::service_full_name(), true);
+  grpc_server_->GetHealthCheckService()->SetServingStatus(
+      v1::SourceService::service_full_name(), true);
   address_ = DialAddress(options_.listen_address, port_);
   if (!options_.port_file.empty()) {
     RETURN_IF_ERROR(WriteFileAtomically(options_.port_file, absl::StrCat(port_, "\n")));
@@ -433,6 +465,8 @@ void Server::Shutdown() {
   identity_api_.reset();
   access_reviewer_.reset();
   if (report_watcher_ != nullptr) report_watcher_->Stop();
+  // Before the mirror bridge: its cluster listener calls into it.
+  if (connections_ != nullptr) connections_->Stop();
   if (mirror_bridge_ != nullptr) mirror_bridge_->Stop();
   if (bridge_ != nullptr) bridge_->Stop();
   if (kube_client_ != nullptr) kube_client_->Stop();
@@ -442,6 +476,8 @@ void Server::Shutdown() {
   mirror_sink_.reset();
   bridge_.reset();
   sink_.reset();
+  // Its resolver and cluster bridge use the home client.
+  connections_.reset();
   kube_client_.reset();
   // Records the heartbeats still waiting before the log closes.
   if (report_scheduler_ != nullptr) report_scheduler_->Stop();

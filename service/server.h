@@ -1,9 +1,9 @@
 // Server: `credledger serve` as a reusable component (DESIGN sections 1, 6): it opens the
 // event log, records the service configuration (ServiceConfigured), starts the credential,
-// status and identity projectors, the command buses, the report scheduler (heartbeat batches,
+// status, identity and cluster projectors, the command buses, the report scheduler (heartbeat batches,
 // staleness), the kube bridge (credentials, credential mirrors and the TargetReport watch),
 // the checkpoint writer, and serves the gRPC API (TargetService, ReportService,
-// IdentityService, AuditService) under the
+// IdentityService, ClusterService, SourceService, AuditService) under the
 // authorization policy, with standard health checking and server reflection. Before anything
 // is appended it verifies the tail of the log and refuses to start on a mismatch (issue
 // "Audit export", "Tamper evidence"), unless told to serve read-only. Plaintext only: Start refuses any listening address that
@@ -35,6 +35,7 @@
 #include "kubebridge/mirror_bridge.h"
 #include "kubebridge/report_watcher.h"
 #include "audit/signing_key.h"
+#include "service/connection_services.h"
 #include "service/audit_api.h"
 #include "service/authorization_policy.h"
 #include "service/checkpoint_writer.h"
@@ -96,6 +97,10 @@ struct ServeOptions {
   int kube_burst = 10;
   // Every Target is reconciled at least this often.
   absl::Duration resync_period = absl::Minutes(10);
+  // Every registered cluster is probed at least this often (>= 1s).
+  absl::Duration cluster_probe_period = absl::Minutes(5);
+  // An unchanged probe outcome is recorded again after this long (>= the probe period).
+  absl::Duration cluster_probe_record_interval = absl::Hours(1);
   // PRAGMA synchronous of the log.
   store::SqliteEventStoreOptions::Synchronous synchronous =
       store::SqliteEventStoreOptions::Synchronous::kFull;
@@ -132,7 +137,8 @@ struct ServeOptions {
 
 // Checks option values that no component checks itself.
 // Errors: kInvalidArgument naming the flag (--agent-token-ttl below 10m or above a year,
-// --resync-period below 1s, --kube-qps not positive or --kube-burst below 1, --listen not
+// --resync-period below 1s, --cluster-probe-period below 1s or
+// --cluster-probe-record-interval below it, --kube-qps not positive or --kube-burst below 1, --listen not
 // loopback or malformed, --snapshot-every negative, --db empty, --liveness-flush-interval
 // outside 100ms..1m, --report-stale-after below 1s or below the flush interval,
 // --checkpoint-every below 1, --checkpoint-interval below 10ms, --startup-verify-events
@@ -178,6 +184,8 @@ class Server {
   }
   // The mirror bridge; null without a cluster connection or when read-only.
   kubebridge::MirrorBridge* mirror_bridge() const { return mirror_bridge_.get(); }
+  // Registered clusters and source verification.
+  ConnectionServices* connections() const { return connections_.get(); }
 
   // Blocks until Shutdown has completed.
   void Wait();
@@ -226,6 +234,8 @@ class Server {
   std::unique_ptr<SecretAccessReviewer> access_reviewer_;
   std::unique_ptr<IdentityApi> identity_api_;
   std::unique_ptr<IdentityGrpcService> identity_grpc_service_;
+
+  std::unique_ptr<ConnectionServices> connections_;
 
   std::optional<audit::SigningKey> signing_key_;
   std::unique_ptr<CheckpointWriter> checkpoint_writer_;

@@ -44,6 +44,10 @@ class ServeCommand final : public Subcommand {
     flags.Add("kube-burst", &kube_burst_, "Kubernetes API requests allowed in a burst");
     flags.Add("resync-period", &resync_period_,
               "every Target is reconciled at least this often (e.g. 10m)");
+    flags.Add("cluster-probe-period", &cluster_probe_period_,
+              "every registered cluster is probed at least this often (e.g. 5m)");
+    flags.Add("cluster-probe-record-interval", &cluster_probe_record_interval_,
+              "an unchanged probe outcome is recorded again after this long (e.g. 1h)");
     flags.AddChoice("synchronous", &synchronous_, {"full", "normal"},
                     "SQLite synchronous mode of the log");
     flags.Add("snapshot-every", &snapshot_every_,
@@ -82,6 +86,8 @@ class ServeCommand final : public Subcommand {
     options.kube_qps = kube_qps_;
     options.kube_burst = static_cast<int>(kube_burst_);
     options.resync_period = resync_period_;
+    options.cluster_probe_period = cluster_probe_period_;
+    options.cluster_probe_record_interval = cluster_probe_record_interval_;
     options.synchronous = ParseSynchronous(synchronous_);
     options.snapshot_every = snapshot_every_;
     options.report_stale_after = report_stale_after_;
@@ -123,6 +129,8 @@ class ServeCommand final : public Subcommand {
   double kube_qps_ = 5;
   int64_t kube_burst_ = 10;
   absl::Duration resync_period_ = absl::Minutes(10);
+  absl::Duration cluster_probe_period_ = absl::Minutes(5);
+  absl::Duration cluster_probe_record_interval_ = absl::Hours(1);
   std::string synchronous_ = "full";
   int64_t snapshot_every_ = 1000;
   absl::Duration report_stale_after_ = absl::Minutes(10);

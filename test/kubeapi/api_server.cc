@@ -4,9 +4,13 @@
 #include <dirent.h>
 #include <httplib.h>
 #include <netinet/in.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <sys/socket.h>
 
 #include <fstream>
+#include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -40,6 +44,57 @@ bool IsIpAddress(const std::string& s) {
   return inet_pton(AF_INET, s.c_str(), buf) == 1 || inet_pton(AF_INET6, s.c_str(), buf) == 1;
 }
 
+// Accepts every client certificate during the handshake; the outcome of the check is read
+// per request (PeerCertificateOf), so an untrusted certificate gets 401 as from
+// kube-apiserver instead of a failed handshake.
+int AcceptAnyClientCertificate(int /*preverify_ok*/, X509_STORE_CTX* /*ctx*/) { return 1; }
+
+// Server certificate and key, TLS 1.2 or newer, and an optional client certificate checked
+// against `client_ca`.
+bool ConfigureTls(SSL_CTX& ctx, X509* cert, EVP_PKEY* key, X509* client_ca) {
+  static constexpr unsigned char kSessionContext[] = "credledger-kubeapi";
+  SSL_CTX_set_options(&ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_SESSION_RESUMPTION_ON_RENEGOTIATION);
+  if (SSL_CTX_set_min_proto_version(&ctx, TLS1_2_VERSION) != 1 ||
+      SSL_CTX_use_certificate(&ctx, cert) != 1 || SSL_CTX_use_PrivateKey(&ctx, key) != 1 ||
+      SSL_CTX_check_private_key(&ctx) != 1 ||
+      X509_STORE_add_cert(SSL_CTX_get_cert_store(&ctx), client_ca) != 1 ||
+      SSL_CTX_add_client_CA(&ctx, client_ca) != 1) {
+    return false;
+  }
+  // Resumed sessions keep the peer certificate; OpenSSL refuses to resume without a
+  // session id context once peers are verified.
+  if (SSL_CTX_set_session_id_context(&ctx, kSessionContext, sizeof(kSessionContext) - 1) != 1) {
+    return false;
+  }
+  SSL_CTX_set_verify(&ctx, SSL_VERIFY_PEER, AcceptAnyClientCertificate);
+  return true;
+}
+
+// The subject text of every `nid` entry of `name`, in order.
+std::vector<std::string> NameEntries(X509_NAME* name, int nid) {
+  std::vector<std::string> values;
+  for (int i = X509_NAME_get_index_by_NID(name, nid, -1); i >= 0;
+       i = X509_NAME_get_index_by_NID(name, nid, i)) {
+    unsigned char* utf8 = nullptr;
+    int len = ASN1_STRING_to_UTF8(&utf8, X509_NAME_ENTRY_get_data(X509_NAME_get_entry(name, i)));
+    if (len < 0) continue;
+    values.emplace_back(reinterpret_cast<char*>(utf8), static_cast<size_t>(len));
+    OPENSSL_free(utf8);
+  }
+  return values;
+}
+
+std::optional<PeerCertificate> PeerCertificateOf(const SSL* ssl) {
+  X509* cert = ssl != nullptr ? SSL_get0_peer_certificate(ssl) : nullptr;
+  if (cert == nullptr) return std::nullopt;
+  PeerCertificate peer;
+  peer.verified = SSL_get_verify_result(ssl) == X509_V_OK;
+  std::vector<std::string> cns = NameEntries(X509_get_subject_name(cert), NID_commonName);
+  if (!cns.empty()) peer.common_name = cns.back();  // the last CN wins, as in Go's pkix.Name
+  peer.organizations = NameEntries(X509_get_subject_name(cert), NID_organizationName);
+  return peer;
+}
+
 HttpRequest ToHttpRequest(const httplib::Request& req) {
   HttpRequest r;
   r.method = req.method;
@@ -50,6 +105,7 @@ HttpRequest ToHttpRequest(const httplib::Request& req) {
   r.accept = req.get_header_value("Accept");
   r.body = req.body;
   r.socket_fd = req.ssl != nullptr ? SSL_get_fd(req.ssl) : -1;
+  r.peer_certificate = PeerCertificateOf(req.ssl);
   return r;
 }
 
@@ -112,7 +168,9 @@ absl::Status ApiServer::Init() {
   ca_pem_ = tls.ca_cert_pem;
   admin_token_ = NewBearerToken();
 
-  server_ = std::make_unique<httplib::SSLServer>(tls.server_cert.get(), tls.server_key.get());
+  server_ = std::make_unique<httplib::SSLServer>([&tls](SSL_CTX& ctx) {
+    return ConfigureTls(ctx, tls.server_cert.get(), tls.server_key.get(), tls.client_ca_cert.get());
+  });
   if (!server_->is_valid()) return absl::InternalError("kubeapi: TLS server setup failed");
   int threads = options_.worker_threads;
   server_->new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
@@ -147,6 +205,8 @@ absl::Status ApiServer::Init() {
                                          options_.watch_history);
   RETURN_IF_ERROR(CreateDefaultNamespaces());
   RETURN_IF_ERROR(WriteStateFiles(tls));
+  client_ca_key_ = std::move(tls.client_ca_key);
+  client_ca_cert_ = std::move(tls.client_ca_cert);
   InstallHandlers();
 
   thread_ = std::thread([this] { server_->listen_after_bind(); });
@@ -256,6 +316,11 @@ std::filesystem::path ApiServer::kubeconfig_path() const { return options_.state
 std::filesystem::path ApiServer::ca_path() const { return options_.state_dir / "ca.crt"; }
 
 const std::string& ApiServer::signing_public_key_pem() const { return ctx_->signer.public_key_pem(); }
+
+absl::StatusOr<ClientCertificate> ApiServer::IssueClientCertificate(
+    const std::string& user, const std::vector<std::string>& groups) const {
+  return kubeapi::IssueClientCertificate(client_ca_cert_.get(), client_ca_key_.get(), user, groups);
+}
 
 FaultInjector& ApiServer::faults() { return ctx_->faults; }
 

@@ -3,12 +3,16 @@
 // service-account tokens, discovery for kubectl, fault injection and an injectable clock.
 //
 // Start() generates, in memory, a CA and a server certificate (SANs DNS:localhost and
-// IP:127.0.0.1, plus the bind address when it is another IP), a random admin bearer token
-// (a superuser) and an ES256 key for service-account tokens, then writes into
+// IP:127.0.0.1, plus the bind address when it is another IP), a client CA, a random admin
+// bearer token (a superuser) and an ES256 key for service-account tokens, then writes into
 // `state_dir`: ca.crt, server.crt, server.key, admin-token, sa.pub (the token verification
 // key) and kubeconfig (server URL, certificate-authority-data, the admin token, one
 // context set as current). Namespaces default, kube-system, kube-public and
 // kube-node-lease exist from the start. All state is in memory and lost on Stop.
+//
+// Clients authenticate with a bearer token or a client certificate: the server asks for an
+// optional client certificate and accepts one the client CA signed (IssueClientCertificate;
+// user = CN, groups = O values, authenticator.h); an untrusted one is answered 401.
 //
 // The request semantics are documented per module: router.h (pipeline), resource_handlers.h
 // (verbs), object_rules.h (validation and server-set fields), watch_stream.h (watches),
@@ -31,6 +35,7 @@
 #include "absl/time/time.h"
 #include "common/clock.h"
 #include "test/kubeapi/fault_injector.h"
+#include "test/kubeapi/tls_material.h"
 
 namespace httplib {
 class SSLServer;
@@ -39,7 +44,6 @@ class SSLServer;
 namespace credledger::kubeapi {
 
 struct ServerContext;
-struct TlsMaterial;
 
 struct ApiServerOptions {
   std::string bind_address = "127.0.0.1";
@@ -95,6 +99,10 @@ class ApiServer {
   std::filesystem::path ca_path() const;
   // The public key verifying service-account tokens (PEM), also written to sa.pub.
   const std::string& signing_public_key_pem() const;
+  // A client certificate from the client CA for `user` (CN) in `groups` (O values).
+  // Errors: kInternal when OpenSSL fails.
+  absl::StatusOr<ClientCertificate> IssueClientCertificate(
+      const std::string& user, const std::vector<std::string>& groups = {}) const;
 
   // Fault injection seam (see fault_injector.h).
   FaultInjector& faults();
@@ -114,6 +122,8 @@ class ApiServer {
 
   const ApiServerOptions options_;
   std::string ca_pem_;
+  EvpPkeyPtr client_ca_key_;
+  X509Ptr client_ca_cert_;
   std::string admin_token_;
   std::string advertised_host_;
   int port_ = 0;

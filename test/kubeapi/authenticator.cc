@@ -44,6 +44,20 @@ Authenticator::Authenticator(std::string admin_token, std::string issuer,
       store_(store),
       clock_(clock) {}
 
+absl::StatusOr<UserInfo> Authenticator::ClientCertificateUser(const PeerCertificate& certificate) {
+  if (!certificate.verified) {
+    return absl::UnauthenticatedError("client certificate: verifying certificate failed");
+  }
+  if (certificate.common_name.empty()) {
+    return absl::UnauthenticatedError("client certificate: the common name is empty");
+  }
+  UserInfo user;
+  user.username = certificate.common_name;
+  user.groups = certificate.organizations;
+  user.groups.push_back("system:authenticated");
+  return user;
+}
+
 std::optional<std::string> Authenticator::BearerToken(absl::string_view header) {
   header = absl::StripAsciiWhitespace(header);
   if (header.size() < 7 || !absl::EqualsIgnoreCase(header.substr(0, 7), "bearer ")) {

@@ -1,5 +1,5 @@
-// Authenticator: turns a bearer token into a UserInfo, like kube-apiserver's token
-// authenticators.
+// Authenticator: turns a bearer token or a client certificate into a UserInfo, like
+// kube-apiserver's token and x509 authenticators.
 //
 // Two kinds of tokens are accepted:
 // - the admin token generated at start-up: user "kubernetes-admin", groups
@@ -8,6 +8,10 @@
 //   "system:serviceaccount:<ns>:<name>", uid = the ServiceAccount's uid, groups
 //   system:serviceaccounts, system:serviceaccounts:<ns>, system:authenticated, extra
 //   authentication.kubernetes.io/credential-id ["JTI=<jti>"].
+// Client certificates (kube-apiserver's x509 authenticator) are checked first: one that
+// verified against the client CA authenticates as user = subject CN, groups = subject O
+// values plus system:authenticated. An unverified certificate authenticates nobody (a
+// bearer token may still do so).
 // A JWT is valid while: its signature verifies; iss is this server's issuer; the injected
 // clock is within [nbf, exp); aud shares an audience with the accepted audiences; its
 // ServiceAccount exists with the uid in the token; and its bound Secret or Pod (if any)
@@ -23,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/clock.h"
+#include "test/kubeapi/http_types.h"
 #include "test/kubeapi/jwt.h"
 #include "test/kubeapi/object_store.h"
 #include "test/kubeapi/user_info.h"
@@ -47,6 +52,10 @@ class Authenticator {
   // wrong audience, service account or bound object gone or re-created).
   absl::StatusOr<AuthenticatedUser> Authenticate(absl::string_view token,
                                                  const std::vector<std::string>& audiences) const;
+
+  // The user of a client certificate (see above); kUnauthenticated when it did not verify
+  // or has no CN.
+  static absl::StatusOr<UserInfo> ClientCertificateUser(const PeerCertificate& certificate);
 
   // The token in an `Authorization: Bearer <token>` header value; nullopt when the header
   // uses another scheme or the token is empty.

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,15 @@
 
 namespace credledger::kubeapi {
 
+// The client certificate of a request's TLS connection (api_server.cc reads it from
+// OpenSSL after the handshake).
+struct PeerCertificate {
+  // True when it chains to the server's client CA, is valid now and allows clientAuth.
+  bool verified = false;
+  std::string common_name;                 // subject CN ("" when absent)
+  std::vector<std::string> organizations;  // subject O values, in order
+};
+
 struct HttpRequest {
   std::string method;  // "GET", "POST", ...
   std::string path;    // without the query
@@ -24,6 +34,7 @@ struct HttpRequest {
   std::string accept;
   std::string body;
   int socket_fd = -1;  // the client connection, for noticing a watcher that went away
+  std::optional<PeerCertificate> peer_certificate;  // nullopt: the client presented none
 };
 
 // A long-running response body (watch streams). The server calls Pump repeatedly on one

@@ -1,9 +1,10 @@
-// Contract tests: RBAC for service-account tokens (Roles, RoleBindings, ClusterRoles,
-// ClusterRoleBindings; verbs, apiGroups, resources with subresources, resourceNames,
-// wildcards) and kube-apiserver's 403 message format.
+// Contract tests: RBAC for service-account tokens and client certificates (Roles,
+// RoleBindings, ClusterRoles, ClusterRoleBindings; verbs, apiGroups, resources with
+// subresources, resourceNames, wildcards) and kube-apiserver's 403 message format.
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "test/kubeapi/test_support.h"
+#include "test/support/status_matchers.h"
 
 namespace credledger::kubeapi::testing {
 namespace {
@@ -146,6 +147,42 @@ TEST_F(RbacTest, SubjectAccessReviewEvaluatesTheSameRules) {
   };
   EXPECT_TRUE(review("db-password"));
   EXPECT_FALSE(review("other"));
+}
+
+TEST_F(RbacTest, ClientCertificateAuthenticatesAsCommonNameInItsOrganizations) {
+  ClientCertificate alice;
+  ASSERT_OK_AND_ASSIGN(alice, server_->IssueClientCertificate("alice", {"team-a-readers", "ops"}));
+  ClientCertificate bob;
+  ASSERT_OK_AND_ASSIGN(bob, server_->IssueClientCertificate("bob"));
+  const std::string secret = "/api/v1/namespaces/team-a/secrets/db-password";
+  Reply denied = Client(*server_, alice).Get(secret);
+  EXPECT_EQ(denied.status, 403);
+  EXPECT_EQ(denied.body["message"],
+            "secrets \"db-password\" is forbidden: User \"alice\" cannot get resource "
+            "\"secrets\" in API group \"\" in the namespace \"team-a\"");
+  Role("secret-reader", nlohmann::json::array({Rule({""}, {"secrets"}, {"get"})}));
+  CreateObject(absl::StrCat(kRbac, "/namespaces/team-a/rolebindings"),
+               {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "RoleBinding"},
+                {"metadata", {{"name", "readers"}}},
+                {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"},
+                             {"name", "secret-reader"}}},
+                {"subjects",
+                 nlohmann::json::array({{{"kind", "Group"}, {"name", "team-a-readers"}}})}});
+  EXPECT_EQ(Client(*server_, alice).Get(secret).status, 200);
+  EXPECT_EQ(Client(*server_, bob).Get(secret).status, 403) << "bob is not in team-a-readers";
+  EXPECT_EQ(Client(*server_, bob).Get("/api").status, 200) << "system:authenticated may discover";
+}
+
+TEST_F(RbacTest, ClientCertificateFromAnotherCaIsUnauthorized) {
+  // A CA the server does not trust issues a certificate claiming system:masters.
+  ASSERT_OK_AND_ASSIGN(TlsMaterial other, GenerateTlsMaterial({"localhost"}, {"127.0.0.1"}));
+  ClientCertificate forged;
+  ASSERT_OK_AND_ASSIGN(forged, IssueClientCertificate(other.client_ca_cert.get(),
+                                                      other.client_ca_key.get(), "mallory",
+                                                      {"system:masters"}));
+  Reply reply = Client(*server_, forged).Get("/api/v1/namespaces");
+  EXPECT_EQ(reply.status, 401);
+  EXPECT_EQ(reply.body["reason"], "Unauthorized");
 }
 
 }  // namespace

@@ -61,6 +61,20 @@ AuthorizationAttributes AttributesOf(const RequestInfo& info) {
   return a;
 }
 
+// kube-apiserver's union of authenticators: a verified client certificate first, then the
+// bearer token.
+absl::StatusOr<UserInfo> Authenticate(const ServerContext& ctx, const HttpRequest& request) {
+  if (request.peer_certificate) {
+    absl::StatusOr<UserInfo> user = Authenticator::ClientCertificateUser(*request.peer_certificate);
+    if (user.ok()) return user;
+  }
+  std::optional<std::string> token = Authenticator::BearerToken(request.authorization);
+  if (!token) return absl::UnauthenticatedError("no credentials");
+  absl::StatusOr<AuthenticatedUser> authenticated = ctx.authenticator.Authenticate(*token, {});
+  if (!authenticated.ok()) return authenticated.status();
+  return authenticated->user;
+}
+
 HttpResponse Route(ServerContext& ctx, const HttpRequest& request) {
   FaultAction fault = ctx.faults.Match(request.method, request.path);
   if (fault.matched && fault.delay > absl::ZeroDuration()) {
@@ -72,14 +86,12 @@ HttpResponse Route(ServerContext& ctx, const HttpRequest& request) {
   RequestInfo info = ParseRequestInfo(request.method, request.path, request.params);
   if (!info.is_resource_request && IsAnonymousPath(info.path)) return ServeNonResource(ctx, info);
 
-  std::optional<std::string> token = Authenticator::BearerToken(request.authorization);
-  if (!token) return ErrorResponse(UnauthorizedError());
-  absl::StatusOr<AuthenticatedUser> user = ctx.authenticator.Authenticate(*token, {});
+  absl::StatusOr<UserInfo> user = Authenticate(ctx, request);
   if (!user.ok()) return ErrorResponse(UnauthorizedError());
 
   AuthorizationAttributes attrs = AttributesOf(info);
-  if (!ctx.authorizer.Allowed(user->user, attrs)) {
-    return ErrorResponse(RbacAuthorizer::ForbiddenFor(user->user, attrs));
+  if (!ctx.authorizer.Allowed(*user, attrs)) {
+    return ErrorResponse(RbacAuthorizer::ForbiddenFor(*user, attrs));
   }
   if (!info.is_resource_request) return ServeNonResource(ctx, info);
   if (!IsJsonBody(request)) return ErrorResponse(UnsupportedMediaTypeError(request.content_type));
@@ -92,7 +104,7 @@ HttpResponse Route(ServerContext& ctx, const HttpRequest& request) {
   req.http = &request;
   req.info = info;
   req.resource = ctx.registry.Resolve(info.group, info.version, info.resource, info.namespaced_path);
-  req.user = user->user;
+  req.user = *user;
   if (req.resource.group.empty() && req.resource.resource == "serviceaccounts" &&
       info.subresource == "token") {
     if (info.verb != "create") return ErrorResponse(MethodNotAllowedError());

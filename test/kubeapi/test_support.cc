@@ -1,6 +1,7 @@
 #include "test/kubeapi/test_support.h"
 
 #include <httplib.h>
+#include <openssl/pem.h>
 
 #include <fstream>
 #include <regex>
@@ -12,13 +13,37 @@
 namespace credledger::kubeapi::testing {
 namespace {
 
+// A client presenting `certificate` (PEM); one without it (and a test failure) when it
+// does not parse.
+std::unique_ptr<httplib::SSLClient> NewCertificateClient(const ApiServer& server,
+                                                         const ClientCertificate& certificate) {
+  auto read_bio = [](const std::string& pem) {
+    return std::unique_ptr<BIO, decltype(&BIO_free)>(
+        BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
+  };
+  auto cert_bio = read_bio(certificate.certificate_pem);
+  auto key_bio = read_bio(certificate.key_pem);
+  X509Ptr cert(PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr));
+  EvpPkeyPtr key(PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr));
+  if (!cert || !key) {
+    ADD_FAILURE() << "the client certificate or key is not PEM";
+    return std::make_unique<httplib::SSLClient>("127.0.0.1", server.port());
+  }
+  // SSLClient takes its own references to the certificate and key.
+  return std::make_unique<httplib::SSLClient>("127.0.0.1", server.port(), cert.get(), key.get());
+}
+
+void Configure(const ApiServer& server, httplib::SSLClient& client) {
+  client.set_ca_cert_path(server.ca_path().string());
+  client.enable_server_certificate_verification(true);
+  client.set_connection_timeout(10);
+  client.set_read_timeout(30);
+  client.set_write_timeout(30);
+}
+
 std::unique_ptr<httplib::SSLClient> NewClient(const ApiServer& server) {
   auto client = std::make_unique<httplib::SSLClient>("127.0.0.1", server.port());
-  client->set_ca_cert_path(server.ca_path().string());
-  client->enable_server_certificate_verification(true);
-  client->set_connection_timeout(10);
-  client->set_read_timeout(30);
-  client->set_write_timeout(30);
+  Configure(server, *client);
   return client;
 }
 
@@ -121,6 +146,10 @@ nlohmann::json Substitute(const nlohmann::json& j, const std::map<std::string, s
 
 Client::Client(const ApiServer& server, std::string token)
     : client_(NewClient(server)), token_(std::move(token)) {}
+Client::Client(const ApiServer& server, const ClientCertificate& certificate)
+    : client_(NewCertificateClient(server, certificate)) {
+  Configure(server, *client_);
+}
 Client::~Client() = default;
 Client::Client(Client&&) noexcept = default;
 

@@ -40,11 +40,14 @@ struct Reply {
   std::multimap<std::string, std::string> headers;
 };
 
-// A plain HTTPS client for one server, authenticating with `token` ("" = anonymous).
+// A plain HTTPS client for one server, authenticating with `token` ("" = anonymous) or a
+// client certificate.
 // Not thread-safe; use one per thread.
 class Client {
  public:
   Client(const ApiServer& server, std::string token);
+  // A client that authenticates with `certificate` (and no token).
+  Client(const ApiServer& server, const ClientCertificate& certificate);
   ~Client();
   Client(Client&&) noexcept;
 

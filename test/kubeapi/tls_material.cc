@@ -62,6 +62,18 @@ absl::StatusOr<X509Ptr> NewCertificate(EVP_PKEY* subject_key, const std::string&
   return cert;
 }
 
+// A self-signed CA certificate on `key` with common name `cn`.
+absl::StatusOr<X509Ptr> NewCa(EVP_PKEY* key, const std::string& cn) {
+  ASSIGN_OR_RETURN(X509Ptr cert, NewCertificate(key, cn));
+  X509* ca = cert.get();
+  if (X509_set_issuer_name(ca, X509_get_subject_name(ca)) != 1) return OpenSslError("issuer");
+  RETURN_IF_ERROR(AddExtension(ca, ca, NID_basic_constraints, "critical,CA:TRUE"));
+  RETURN_IF_ERROR(AddExtension(ca, ca, NID_key_usage, "critical,keyCertSign,cRLSign"));
+  RETURN_IF_ERROR(AddExtension(ca, ca, NID_subject_key_identifier, "hash"));
+  if (X509_sign(ca, key, EVP_sha256()) == 0) return OpenSslError("signing CA");
+  return cert;
+}
+
 absl::Status CheckIpAddresses(const std::vector<std::string>& ips) {
   for (const std::string& ip : ips) {
     unsigned char buf[16];
@@ -81,13 +93,8 @@ absl::StatusOr<TlsMaterial> GenerateTlsMaterial(const std::vector<std::string>& 
   ASSIGN_OR_RETURN(m.ca_key, GenerateP256Key());
   ASSIGN_OR_RETURN(m.server_key, GenerateP256Key());
 
-  ASSIGN_OR_RETURN(m.ca_cert, NewCertificate(m.ca_key.get(), "credledger-test-apiserver-ca"));
+  ASSIGN_OR_RETURN(m.ca_cert, NewCa(m.ca_key.get(), "credledger-test-apiserver-ca"));
   X509* ca = m.ca_cert.get();
-  if (X509_set_issuer_name(ca, X509_get_subject_name(ca)) != 1) return OpenSslError("issuer");
-  RETURN_IF_ERROR(AddExtension(ca, ca, NID_basic_constraints, "critical,CA:TRUE"));
-  RETURN_IF_ERROR(AddExtension(ca, ca, NID_key_usage, "critical,keyCertSign,cRLSign"));
-  RETURN_IF_ERROR(AddExtension(ca, ca, NID_subject_key_identifier, "hash"));
-  if (X509_sign(ca, m.ca_key.get(), EVP_sha256()) == 0) return OpenSslError("signing CA");
 
   ASSIGN_OR_RETURN(m.server_cert, NewCertificate(m.server_key.get(), "kube-apiserver"));
   X509* srv = m.server_cert.get();
@@ -107,7 +114,36 @@ absl::StatusOr<TlsMaterial> GenerateTlsMaterial(const std::vector<std::string>& 
   ASSIGN_OR_RETURN(m.ca_cert_pem, CertificatePem(ca));
   ASSIGN_OR_RETURN(m.server_cert_pem, CertificatePem(srv));
   ASSIGN_OR_RETURN(m.server_key_pem, PrivateKeyPem(m.server_key.get()));
+
+  ASSIGN_OR_RETURN(m.client_ca_key, GenerateP256Key());
+  ASSIGN_OR_RETURN(m.client_ca_cert,
+                   NewCa(m.client_ca_key.get(), "credledger-test-apiserver-client-ca"));
   return m;
+}
+
+absl::StatusOr<ClientCertificate> IssueClientCertificate(X509* ca_cert, EVP_PKEY* ca_key,
+                                                         const std::string& user,
+                                                         const std::vector<std::string>& groups) {
+  ASSIGN_OR_RETURN(EvpPkeyPtr key, GenerateP256Key());
+  ASSIGN_OR_RETURN(X509Ptr cert, NewCertificate(key.get(), user));
+  X509* c = cert.get();
+  for (const std::string& group : groups) {
+    if (X509_NAME_add_entry_by_txt(X509_get_subject_name(c), "O", MBSTRING_UTF8,
+                                   reinterpret_cast<const unsigned char*>(group.c_str()), -1,
+                                   -1, 0) != 1) {
+      return OpenSslError("certificate organization");
+    }
+  }
+  if (X509_set_issuer_name(c, X509_get_subject_name(ca_cert)) != 1) return OpenSslError("issuer");
+  RETURN_IF_ERROR(AddExtension(c, ca_cert, NID_basic_constraints, "critical,CA:FALSE"));
+  RETURN_IF_ERROR(AddExtension(c, ca_cert, NID_key_usage, "critical,digitalSignature"));
+  RETURN_IF_ERROR(AddExtension(c, ca_cert, NID_ext_key_usage, "clientAuth"));
+  RETURN_IF_ERROR(AddExtension(c, ca_cert, NID_authority_key_identifier, "keyid:always"));
+  if (X509_sign(c, ca_key, EVP_sha256()) == 0) return OpenSslError("signing client cert");
+  ClientCertificate issued;
+  ASSIGN_OR_RETURN(issued.certificate_pem, CertificatePem(c));
+  ASSIGN_OR_RETURN(issued.key_pem, PrivateKeyPem(key.get()));
+  return issued;
 }
 
 }  // namespace credledger::kubeapi

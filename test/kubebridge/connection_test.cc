@@ -82,5 +82,16 @@ TEST(InClusterTest, EmptyCaIsRejected) {
             absl::StrCat("in-cluster: \"", (dir.path() / "ca.crt").string(), "\" is empty"));
 }
 
+TEST(ConnectionConfigTest, DebugStringRedactsBasicCredentials) {
+  ConnectionConfig config;
+  config.server = "https://charts.example";
+  config.basic_username = "chart-reader";
+  config.basic_password = "basic-pw-Zq7";
+  std::string text = config.DebugString();
+  EXPECT_NE(text.find("basic=<redacted>"), std::string::npos) << text;
+  EXPECT_EQ(text.find("chart-reader"), std::string::npos) << text;
+  EXPECT_EQ(text.find("basic-pw-Zq7"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace credledger::kubebridge

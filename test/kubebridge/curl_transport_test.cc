@@ -8,7 +8,9 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "test/kubebridge/raw_http_server.h"
 #include "test/kubebridge/test_files.h"
@@ -102,6 +104,18 @@ TEST_F(CurlTransportTest, RotatedTokenFileIsUsedOnTheNextRequest) {
   ASSERT_OK(Exchange(Get("/version"), 200, "{}"));
   EXPECT_TRUE(absl::StrContains(first, "Authorization: Bearer token-one\r\n")) << first;
   EXPECT_TRUE(absl::StrContains(seen_, "Authorization: Bearer token-number-two\r\n")) << seen_;
+}
+
+TEST_F(CurlTransportTest, BasicCredentialsAreSentWithTheFirstRequest) {
+  ConnectionConfig config;
+  config.server = server_.url();
+  config.basic_username = "chart-reader";
+  config.basic_password = "pw:with-colon";
+  ASSERT_OK_AND_ASSIGN(transport_, CurlTransport::New(config));
+  ASSERT_OK(Exchange(Get("/index.yaml"), 200, "{}"));
+  std::string expected = absl::StrCat(
+      "Authorization: Basic ", absl::Base64Escape("chart-reader:pw:with-colon"), "\r\n");
+  EXPECT_TRUE(absl::StrContains(seen_, expected)) << seen_;
 }
 
 TEST_F(CurlTransportTest, StreamedLinesAreReassembledAcrossWrites) {

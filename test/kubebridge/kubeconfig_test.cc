@@ -215,5 +215,40 @@ clusters:
             "kubeconfig /x/config: context \"a\" is defined more than once");
 }
 
+TEST(KubeconfigTest, RefusingFilesRejectsEveryFileFieldAndNamesIt) {
+  const std::string cluster_ca = "{server: \"https://c\", certificate-authority: ca.pem}";
+  const std::string cluster_inline = "{server: \"https://c\", certificate-authority-data: QUJD}";
+  struct Case {
+    std::string cluster, user, scope, field;
+  };
+  for (const Case& c : {
+           Case{cluster_ca, "{token: t}", "cluster \"c\"", "certificate-authority"},
+           Case{cluster_inline, "{tokenFile: t}", "user \"u\"", "tokenFile"},
+           Case{cluster_inline, "{client-certificate: c.pem, client-key-data: QUJD}",
+                "user \"u\"", "client-certificate"},
+           Case{cluster_inline, "{client-certificate-data: QUJD, client-key: k.pem}",
+                "user \"u\"", "client-key"},
+       }) {
+    const std::string yaml = absl::StrCat(
+        "current-context: a\ncontexts: [{name: a, context: {cluster: c, user: u}}]\n",
+        "clusters: [{name: c, cluster: ", c.cluster, "}]\n",
+        "users: [{name: u, user: ", c.user, "}]\n");
+    EXPECT_THAT(ParseKubeconfig(yaml, "/x/config", "", KubeconfigFiles::kRefuse),
+                ::credledger::testing::StatusIs(
+                    absl::StatusCode::kUnimplemented,
+                    absl::StrCat("kubeconfig /x/config: ", c.scope, ": ", c.field,
+                                 " names a file; this kubeconfig may not refer to files")))
+        << c.field;
+  }
+  const std::string inline_only = absl::StrCat(
+      "current-context: a\ncontexts: [{name: a, context: {cluster: c, user: u}}]\n",
+      "clusters: [{name: c, cluster: ", cluster_inline, "}]\n",
+      "users: [{name: u, user: {token: t}}]\n");
+  ASSERT_OK_AND_ASSIGN(ConnectionConfig config,
+                       ParseKubeconfig(inline_only, "/x/config", "", KubeconfigFiles::kRefuse));
+  EXPECT_EQ(config.ca_pem, "ABC");
+  EXPECT_EQ(config.token, "t");
+}
+
 }  // namespace
 }  // namespace credledger::kubebridge

@@ -5,6 +5,7 @@
 // and outcomes live in a FakeIdentityLog; the queue and the resync run on a FakeClock.
 #include "kubebridge/mirror_bridge.h"
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -14,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/clock.h"
+#include "kubebridge/connection_errors.h"
 #include "gmock/gmock.h"
 #include "kubebridge/agent_objects.h"
 #include "kubebridge/json_util.h"
@@ -86,15 +88,17 @@ class MirrorBridgeTest : public ApiServerFixture {
     log_.Append(event);
   }
 
-  // Creates identity "cloud" (source ops/cloud-src, allowed in team-a), binds it there, and
-  // starts the projector and the bridge.
-  void StartBridge() {
+  // Creates identity "cloud" (source ops/cloud-src, allowed in team-a, mirrored into the
+  // registered cluster `cluster` when not empty), binds it there, and starts the projector
+  // and the bridge.
+  void StartBridge(const std::string& cluster = "") {
     v1::Event created;
     created.mutable_identity_created()->set_name(kIdentity);
     v1::IdentitySpec* spec = created.mutable_identity_created()->mutable_spec();
     spec->mutable_secret_ref()->set_namespace_("ops");
     spec->mutable_secret_ref()->set_name("cloud-src");
     spec->mutable_allowed_namespaces()->add_list("team-a");
+    spec->set_cluster(cluster);
     Append(created);
     v1::Event bound;
     bound.mutable_identity_bound()->set_namespace_("team-a");
@@ -181,6 +185,71 @@ TEST_F(MirrorBridgeTest, RemovingAConflictingSecretIsNoticedByTheRetryBeforeAnyR
   const v1::IdentityState state = log_.state();
   EXPECT_EQ(projections::FindIdentityNamespace(state, "team-a")->mirror().secret().uid(),
             StringAt(mirror, {"metadata", "uid"}));
+}
+
+// docs/connections.md, "Mirrors into a registered cluster": a cluster whose configuration
+// cannot work is recorded once and not retried; one that cannot be reached is retried with
+// backoff until it can, and then gets its mirrors.
+TEST_F(MirrorBridgeTest, AnUnsupportedClusterIsRecordedAndNotRetried) {
+  std::atomic<int> connects = 0;
+  options_.cluster_clients = [&](const std::string& cluster, Cancellation*) {
+    ++connects;
+    EXPECT_EQ(cluster, "edge");
+    return absl::StatusOr<std::unique_ptr<KubeClient>>(
+        UnsupportedError("auth type \"oidc\" is not supported"));
+  };
+  StartBridge("edge");
+  ASSERT_TRUE(Eventually([&] {
+    return TeamAFailure() == v1::MIRROR_FAILURE_KIND_CLUSTER_UNSUPPORTED && bridge_->WaitIdle(
+        absl::Milliseconds(1));
+  })) << "failure " << TeamAFailure();
+  EXPECT_EQ(bridge_->Retries(kIdentity), 0);
+  const v1::IdentityState state = log_.state();
+  EXPECT_THAT(projections::FindIdentityNamespace(state, "team-a")->failure().message(),
+              HasSubstr("cluster \"edge\": auth type \"oidc\" is not supported"));
+  // No retry is scheduled: the worker does not sleep on a delayed key, unlike after a
+  // CLUSTER_UNREACHABLE (next test).
+  ASSERT_TRUE(bridge_->WaitIdle(absl::Seconds(20)));
+  EXPECT_FALSE(WorkerAwaitsARetry());
+  EXPECT_EQ(bridge_->Retries(kIdentity), 0);
+  // A change of its cluster (its spec fixed, say) tries again at once.
+  const int before = connects.load();
+  bridge_->ClusterChanged("edge");
+  ASSERT_TRUE(Eventually([&] { return connects.load() > before; }));
+  // Nothing was written to the home cluster.
+  EXPECT_THAT(client_->Get(SecretResource("team-a", kMirror)),
+              ::credledger::testing::StatusIs(absl::StatusCode::kNotFound));
+}
+
+TEST_F(MirrorBridgeTest, AnUnreachableClusterIsRetriedWithBackoffUntilItAnswers) {
+  std::atomic<bool> reachable = false;
+  options_.cluster_clients = [&](const std::string&, Cancellation*) {
+    if (!reachable) {
+      return absl::StatusOr<std::unique_ptr<KubeClient>>(
+          absl::UnavailableError("GET /version: connection refused"));
+    }
+    // The test API server stands in for the registered cluster.
+    return KubeClient::New(config_, ClientOptions());
+  };
+  StartBridge("edge");
+  ASSERT_TRUE(Eventually([&] {
+    return TeamAFailure() == v1::MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE &&
+           bridge_->Retries(kIdentity) >= 1 && WorkerAwaitsARetry();
+  })) << "failure " << TeamAFailure() << ", retries " << bridge_->Retries(kIdentity);
+
+  reachable = true;
+  size_t advanced_after_calls = 0;
+  ASSERT_TRUE(Eventually([&] {
+    if (TeamAMirrored() && bridge_->Retries(kIdentity) == 0) return true;
+    const size_t calls = log_.calls().size();
+    if (WorkerAwaitsARetry() && calls != advanced_after_calls) {
+      advanced_after_calls = calls;
+      clock_.Advance(options_.retry.max_delay);
+    }
+    return false;
+  })) << "failure " << TeamAFailure() << ", retries " << bridge_->Retries(kIdentity);
+  ASSERT_OK_AND_ASSIGN(nlohmann::json mirror, client_->Get(SecretResource("team-a", kMirror)));
+  EXPECT_TRUE(IsMirrorOf(mirror, kIdentity));
 }
 
 }  // namespace

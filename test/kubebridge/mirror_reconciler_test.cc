@@ -348,6 +348,78 @@ TEST_F(MirrorReconcilerTest, SourceUnderTheMirrorsNameInItsOwnNamespaceIsNeverOv
             v1::MIRROR_FAILURE_KIND_SOURCE_COLLISION);
 }
 
+// docs/connections.md, "Mirrors into a registered cluster": the source stays on the home
+// cluster; namespaces and mirrors are those of the target cluster.
+TEST_F(MirrorReconcilerTest, MirrorsOfARegisteredClusterAreWrittenThereFromTheHomeSource) {
+  kubeapi::ApiServerOptions target_options = ServerOptions();
+  target_options.state_dir = dir_.path() / "target-apiserver";
+  // The target also has the source's namespace: a mirror named like the source there is no
+  // collision, since the source lives on the home cluster only.
+  target_options.namespaces = {"ops", "team-a"};
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<kubeapi::ApiServer> target_server,
+                       kubeapi::ApiServer::Start(std::move(target_options)));
+  ASSERT_OK_AND_ASSIGN(ConnectionConfig target_config,
+                       LoadKubeconfig(target_server->kubeconfig_path()));
+  std::unique_ptr<KubeClient> target = NewClient(target_config, ClientOptions());
+  ASSERT_NE(target, nullptr);
+
+  v1::IdentitySpec spec = Spec({"team-a", "ops"});
+  spec.mutable_secret_ref()->set_name("captf-creds-cloud");
+  ASSERT_OK(client_->Create(SecretResource("ops"), [] {
+    nlohmann::json source = SourceSecret(kPassword);
+    source["metadata"]["name"] = "captf-creds-cloud";
+    return source;
+  }()));
+  spec.set_cluster("edge");
+  SetSpec(spec);
+  Bind("team-a", "c1", "u1");
+  Bind("ops", "c2", "u2");
+
+  MirrorReconciler reconciler(*client_, log_, nullptr);
+  ASSERT_OK_AND_ASSIGN(MirrorReconcileResult result,
+                       reconciler.Reconcile(log_.state(), nullptr, target.get()));
+  EXPECT_TRUE(result.source_found);
+  EXPECT_EQ(result.created, 2);
+  EXPECT_EQ(result.failed, 0);
+  ASSERT_OK_AND_ASSIGN(nlohmann::json home_source,
+                       client_->Get(SecretResource("ops", "captf-creds-cloud")));
+  for (const std::string ns : {"team-a", "ops"}) {
+    ASSERT_OK_AND_ASSIGN(nlohmann::json mirror,
+                         target->Get(SecretResource(ns, "captf-creds-cloud")));
+    EXPECT_EQ(mirror["data"], home_source["data"]);
+  }
+  EXPECT_THAT(client_->Get(SecretResource("team-a", "captf-creds-cloud")),
+              StatusIs(absl::StatusCode::kNotFound));
+  // The home source was read, never written.
+  ASSERT_OK_AND_ASSIGN(nlohmann::json after,
+                       client_->Get(SecretResource("ops", "captf-creds-cloud")));
+  EXPECT_EQ(after, home_source);
+  target->Stop();
+  target_server->Stop();
+}
+
+TEST_F(MirrorReconcilerTest, AClusterFailureIsRecordedInEveryBoundNamespace) {
+  Bind("team-a", "c1", "u1");
+  Bind("team-b", "c2", "u2");
+  Unbind("team-b", "c2", "u2");
+  Bind("team-c", "c3", "u3");
+  MirrorReconciler reconciler(*client_, log_, nullptr);
+  ASSERT_OK(reconciler.RecordClusterFailure(log_.state(),
+                                            v1::MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE,
+                                            "cluster \"edge\": connection refused"));
+  std::vector<std::string> failed;
+  for (const v1::Event& e : log_.events()) {
+    if (!e.has_mirror_failed()) continue;
+    failed.push_back(e.mirror_failed().namespace_());
+    EXPECT_EQ(e.mirror_failed().kind(), v1::MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE);
+    EXPECT_EQ(e.mirror_failed().message(), "cluster \"edge\": connection refused");
+  }
+  EXPECT_THAT(failed, ElementsAre("team-a", "team-c"));
+  const v1::IdentityState state = log_.state();
+  EXPECT_EQ(projections::FindIdentityNamespace(state, "team-a")->credentials_mirrored().reason(),
+            "MirrorFailed");
+}
+
 TEST_F(MirrorReconcilerTest, MissingSourceLeavesTheMirrorsAndIsReported) {
   CreateTwoMirrors();
   ASSERT_OK_AND_ASSIGN(nlohmann::json before, Mirror("team-a"));

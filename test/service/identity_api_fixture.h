@@ -1,6 +1,7 @@
-// IdentityApi on a real SqliteEventStore in a temp dir, with an IdentityProjector following
-// it and a fake SecretAccessReviewer that records every review and answers as told; shared
-// by the API tests and the CLI tests (which serve the same api over gRPC on 127.0.0.1:0).
+// IdentityApi on a real SqliteEventStore in a temp dir, with an IdentityProjector and a
+// ClusterProjector following it (clusters are registered through a ClusterCommandBus) and a
+// fake SecretAccessReviewer that records every review and answers as told; shared by the API
+// tests and the CLI tests (which serve the same api over gRPC on 127.0.0.1:0).
 #pragma once
 
 #include <memory>
@@ -12,8 +13,10 @@
 #include "common/clock.h"
 #include "credledger/v1/api.pb.h"
 #include "gtest/gtest.h"
+#include "projections/cluster_projector.h"
 #include "projections/identity_projector.h"
 #include "service/authorization_policy.h"
+#include "service/cluster_command_bus.h"
 #include "service/identity_api.h"
 #include "service/identity_command_bus.h"
 #include "store/sqlite_event_store.h"
@@ -71,13 +74,27 @@ class IdentityApiFixture : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(store_, store::SqliteEventStore::Open(options));
     bus_ = std::make_unique<IdentityCommandBus>(store_.get());
     ASSERT_OK_AND_ASSIGN(projector_, projections::IdentityProjector::Start(store_.get(), {}));
+    cluster_bus_ = std::make_unique<ClusterCommandBus>(store_.get());
+    ASSERT_OK_AND_ASSIGN(clusters_, projections::ClusterProjector::Start(store_.get(), {}));
     ASSERT_OK_AND_ASSIGN(policy_, AuthorizationPolicy::Parse(kAlicePolicy));
     api_ = MakeApi(&reviewer_);
   }
 
-  std::unique_ptr<IdentityApi> MakeApi(SecretAccessReviewer* reviewer) {
+  // An api with `reviewer` that sees the fixture's clusters (none when `with_clusters` is
+  // false).
+  std::unique_ptr<IdentityApi> MakeApi(SecretAccessReviewer* reviewer, bool with_clusters = true) {
     return std::make_unique<IdentityApi>(bus_.get(), projector_.get(), &policy_, reviewer, &clock_,
-                                         IdentityApi::Options{});
+                                         IdentityApi::Options{},
+                                         with_clusters ? clusters_.get() : nullptr);
+  }
+
+  // Runs `command` for cluster `name` and waits until the cluster projector has folded it.
+  void RunClusterCommand(const std::string& name, const ClusterCommand& command) {
+    ASSERT_OK_AND_ASSIGN(
+        ClusterCommandResult result,
+        cluster_bus_->Execute(command, {name, clock_.Now(), "alice",
+                                        "cluster-" + std::to_string(++cluster_requests_)}));
+    ASSERT_TRUE(clusters_->WaitForSeq(result.state.seq(), absl::Seconds(10)));
   }
 
   // A spec for Secret creds/<secret> allowing the namespaces `list`.
@@ -128,6 +145,9 @@ class IdentityApiFixture : public ::testing::Test {
   std::unique_ptr<store::SqliteEventStore> store_;
   std::unique_ptr<IdentityCommandBus> bus_;
   std::unique_ptr<projections::IdentityProjector> projector_;
+  std::unique_ptr<ClusterCommandBus> cluster_bus_;
+  std::unique_ptr<projections::ClusterProjector> clusters_;
+  int cluster_requests_ = 0;
   AuthorizationPolicy policy_ = AuthorizationPolicy::AllowAll();
   FakeReviewer reviewer_;
   std::unique_ptr<IdentityApi> api_;

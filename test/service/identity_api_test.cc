@@ -204,6 +204,7 @@ TEST_F(IdentityApiTest, BadInputNamesTheFieldAndAppendsNothingWithoutAReview) {
          e->add_values("a");
        }),
        "spec.allowed_namespaces.selector.match_expressions[0].operator"},
+      {create([](auto& r) { r.mutable_spec()->set_cluster("Edge_1"); }), "spec.cluster:"},
       {bind([](auto& r) { r.set_identity("Bad"); }), "identity:"},
       {bind([](auto& r) { r.set_namespace_("Team_A"); }), "namespace:"},
       {bind([](auto& r) { r.mutable_owner()->set_api_version("a/b/c"); }), "owner.api_version"},
@@ -241,6 +242,46 @@ TEST_F(IdentityApiTest, BadInputNamesTheFieldAndAppendsNothingWithoutAReview) {
   }
   EXPECT_EQ(store_->HeadSeq(), head);
   EXPECT_EQ(reviewer_.reviews().size(), reviews);
+}
+
+TEST_F(IdentityApiTest, ASpecMayNameOnlyARegisteredActiveCluster) {
+  auto create = [&](const std::string& name, const std::string& cluster,
+                    IdentityApi& api) -> absl::StatusOr<v1::IdentityChangeResponse> {
+    v1::IdentitySpec spec = Spec(name, {"team-a"});
+    spec.set_cluster(cluster);
+    return api.CreateIdentity(Create(name, spec, "create-" + name), "alice");
+  };
+  const int64_t head = store_->HeadSeq();
+  EXPECT_THAT(create("aws", "edge-1", *api_),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("spec.cluster: cluster \"edge-1\" is not registered")));
+  EXPECT_EQ(store_->HeadSeq(), head);
+  EXPECT_THAT(reviewer_.reviews(), IsEmpty());
+
+  v1::ClusterSpec in_cluster;
+  in_cluster.set_connection_mode(v1::CLUSTER_CONNECTION_MODE_IN_CLUSTER);
+  RunClusterCommand("edge-1", RegisterCluster{in_cluster});
+  ASSERT_OK_AND_ASSIGN(v1::IdentityChangeResponse created, create("aws", "edge-1", *api_));
+  EXPECT_EQ(created.identity().spec().cluster(), "edge-1");
+
+  // An api without a cluster projector knows no cluster.
+  EXPECT_THAT(create("gcp", "edge-1", *MakeApi(&reviewer_, /*with_clusters=*/false)),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("spec.cluster")));
+
+  // Once deregistered, an update may no longer name it.
+  RunClusterCommand("edge-2", RegisterCluster{in_cluster});
+  RunClusterCommand("edge-2", DeregisterCluster{});
+  v1::UpdateIdentityRequest update;
+  update.set_request_id("move");
+  update.set_name("aws");
+  *update.mutable_spec() = created.identity().spec();
+  update.mutable_spec()->set_cluster("edge-2");
+  EXPECT_THAT(api_->UpdateIdentity(update, "alice"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("cluster \"edge-2\" is not registered")));
+  update.mutable_spec()->clear_cluster();  // back to the home cluster
+  ASSERT_OK_AND_ASSIGN(v1::IdentityChangeResponse home, api_->UpdateIdentity(update, "alice"));
+  EXPECT_EQ(home.identity().spec().cluster(), "");
 }
 
 TEST_F(IdentityApiTest, TheOrderOfListAndMatchLabelsCarriesNoMeaning) {

@@ -94,6 +94,7 @@ TEST(IdentityPrinterTest, TextShowsSpecSourceAndEachNamespaceWithItsMirrorAndCon
   const std::vector<std::string> lines = Lines(FormatIdentityText(SampleIdentity()));
   EXPECT_EQ(lines[0], "identity aws (active)");
   EXPECT_THAT(lines, Contains("  secret:      creds/aws-root"));
+  EXPECT_THAT(lines, Contains("  cluster:     home"));
   EXPECT_THAT(lines, Contains("  allowed:     namespaces team-a"));
   EXPECT_THAT(lines, Contains("  source:      found, hash 0123456789ab, keys AWS_ACCESS_KEY_ID, "
                               "AWS_SECRET_ACCESS_KEY"));
@@ -189,6 +190,12 @@ TEST(IdentitySpecInputTest, FlagsBecomeTheSpec) {
   EXPECT_EQ(none.secret_ref().namespace_(), "creds");
   EXPECT_EQ(none.secret_ref().name(), "aws");
   EXPECT_FALSE(none.has_allowed_namespaces());
+  EXPECT_EQ(none.cluster(), "");
+
+  flags.cluster = "edge-1";
+  ASSERT_OK_AND_ASSIGN(v1::IdentitySpec remote, SpecFromFlags(flags));
+  EXPECT_EQ(remote.cluster(), "edge-1");
+  flags.cluster.clear();
 
   flags.allow_no_namespaces = false;
   flags.allow_namespaces = {"team-a", "team-b"};
@@ -246,6 +253,7 @@ TEST(IdentitySpecInputTest, NoNamespaceMustBeChosenExplicitly) {
 TEST(IdentitySpecInputTest, TheSpecFileUsesKubernetesFieldNames) {
   ASSERT_OK_AND_ASSIGN(v1::IdentitySpec spec, ParseIdentitySpecYaml(R"(
 secretRef: {namespace: creds, name: aws}
+cluster: edge-1
 allowedNamespaces:
   list: [team-a, team-b]
   selector:
@@ -256,6 +264,7 @@ allowedNamespaces:
 )"));
   EXPECT_EQ(spec.secret_ref().namespace_(), "creds");
   EXPECT_EQ(spec.secret_ref().name(), "aws");
+  EXPECT_EQ(spec.cluster(), "edge-1");
   EXPECT_THAT(spec.allowed_namespaces().list(), ElementsAre("team-a", "team-b"));
   const v1::LabelSelector& selector = spec.allowed_namespaces().selector();
   ASSERT_EQ(selector.match_labels_size(), 2);

@@ -1,0 +1,31 @@
+// ProbeCluster: connects to a registered cluster and reads /version and the API groups
+// (domain/convoy-cluster-auth.md, "Connector", "Error classes"; docs/connections.md,
+// "Probes and the Reachable condition").
+//
+// The outcome is classified: success gives reason ProbeSucceeded; an Unsupported connection
+// error gives Unsupported (never retried until the spec changes); every other error gives
+// ProbeFailed (retried with backoff).
+//
+// Thread-safety: stateless; probes of different clusters may run concurrently.
+#pragma once
+
+#include <string>
+
+#include "credledger/v1/events.pb.h"
+#include "credledger/v1/state.pb.h"
+#include "kubebridge/cancellation.h"
+#include "kubebridge/cluster_connector.h"
+#include "kubebridge/kube_client.h"
+
+namespace credledger::kubebridge {
+
+// Probes `cluster` with a new client (`options`; callers usually set retry.max_attempts = 1
+// so a probe stays short). GETs /version (gitVersion) and /apis (the group names, sorted;
+// the core group "" is not listed). Returns the ClusterProbed payload to record:
+// spec_version from the state, reason, message (empty on success; names the endpoint or
+// object that failed, never a credential), server_version, api_groups, auth_type.
+// A cancelled probe returns reason ProbeFailed with message "cancelled".
+v1::ClusterProbed ProbeCluster(ClusterConnector& connector, const v1::ClusterState& cluster,
+                               const KubeClientOptions& options, Cancellation* cancel);
+
+}  // namespace credledger::kubebridge

@@ -1,0 +1,228 @@
+#include "kubebridge/source_verifier.h"
+
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "kubebridge/connection_errors.h"
+#include "kubebridge/git_verifier.h"
+#include "kubebridge/http_source_check.h"
+#include "kubebridge/known_hosts.h"
+
+namespace credledger::kubebridge {
+namespace {
+
+constexpr char kSupportedTypes[] = "none, basic, bearer, sshKey";
+
+// Credential data read from the source's namespace; secret values, kept in memory only.
+struct AuthData {
+  std::string type;  // one of the kSourceAuth* constants
+  std::string username;
+  std::string password;
+  std::string token;
+  std::string identity;
+  std::string passphrase;
+  std::string known_hosts;
+  // Names the known_hosts object for messages: `ConfigMap "ns/name" key "known_hosts"`.
+  std::string known_hosts_origin;
+};
+
+// Reads Secrets and ConfigMaps of one source's namespace.
+class Reader {
+ public:
+  Reader(SecretResolver* resolver, std::string ns, Cancellation* cancel)
+      : resolver_(resolver), ns_(std::move(ns)), cancel_(cancel) {}
+
+  absl::StatusOr<std::string> SecretKey(const std::string& name, absl::string_view key) {
+    if (resolver_ == nullptr) return NoHomeCluster("Secret", name);
+    return resolver_->ResolveSecretKey(ns_, name, key, cancel_);
+  }
+
+  // A ConfigMap or Secret key, `default_key` when ref.key is empty.
+  absl::StatusOr<std::string> ObjectKey(const v1::ObjectKeyRef& ref,
+                                        absl::string_view default_key) {
+    if (resolver_ == nullptr) return NoHomeCluster(ref.kind(), ref.name());
+    return resolver_->Resolve(ns_, ref, default_key, cancel_);
+  }
+
+  std::string Describe(const v1::ObjectKeyRef& ref, absl::string_view default_key) const {
+    return absl::StrCat(ref.kind(), " \"", ns_, "/", ref.name(), "\" key \"",
+                        ref.key().empty() ? default_key : ref.key(), "\"");
+  }
+
+ private:
+  absl::Status NoHomeCluster(absl::string_view kind, absl::string_view name) const {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no home cluster connection to read ", kind, " \"", ns_, "/", name, "\""));
+  }
+
+  SecretResolver* resolver_;
+  const std::string ns_;
+  Cancellation* cancel_;
+};
+
+absl::Status MissingBlock(absl::string_view type, absl::string_view block) {
+  return UnsupportedError(
+      absl::StrCat("auth.type \"", type, "\" needs the auth.", block, " block"));
+}
+
+// Checks the auth type against `kind` and reads its credentials.
+// Errors: UnsupportedError for an unknown type, sshKey outside Git, a missing block or a
+// missing known_hosts reference; the resolver's errors for unreadable Secrets/ConfigMaps.
+absl::StatusOr<AuthData> ReadAuth(const v1::SourceAuth& auth, v1::SourceKind kind,
+                                  Reader& reader) {
+  AuthData data;
+  data.type = auth.type();
+  if (data.type == kSourceAuthNone) return data;
+  if (data.type == kSourceAuthBasic) {
+    if (!auth.has_basic()) return MissingBlock(data.type, "basic");
+    ASSIGN_OR_RETURN(data.username, reader.SecretKey(auth.basic().secret_name(), "username"));
+    ASSIGN_OR_RETURN(data.password, reader.SecretKey(auth.basic().secret_name(), "password"));
+    return data;
+  }
+  if (data.type == kSourceAuthBearer) {
+    if (!auth.has_bearer()) return MissingBlock(data.type, "bearer");
+    ASSIGN_OR_RETURN(std::string token, reader.SecretKey(auth.bearer().secret_name(), "token"));
+    // Secrets made from files often end in a newline, which is no part of the token.
+    data.token = std::string(absl::StripAsciiWhitespace(token));
+    return data;
+  }
+  if (data.type != kSourceAuthSshKey) {
+    return UnsupportedError(
+        absl::StrCat("auth.type \"", data.type, "\" is not supported (", kSupportedTypes, ")"));
+  }
+  if (kind != v1::SOURCE_KIND_GIT) {
+    return UnsupportedError(absl::StrCat("auth.type \"sshKey\" is not supported for ",
+                                         kind == v1::SOURCE_KIND_HELM ? "Helm" : "OCI",
+                                         " sources (none, basic, bearer)"));
+  }
+  if (!auth.has_ssh_key()) return MissingBlock(data.type, "sshKey");
+  const v1::SshKeySourceAuth& ssh = auth.ssh_key();
+  if (!ssh.has_known_hosts_ref()) {
+    return UnsupportedError(
+        "auth.sshKey.knownHostsRef is required: there is no mode that skips the host key check");
+  }
+  ASSIGN_OR_RETURN(data.identity, reader.SecretKey(ssh.secret_name(), "identity"));
+  // The Secret was just read, so kNotFound here means it has no "password" key: the
+  // identity has no passphrase.
+  absl::StatusOr<std::string> passphrase = reader.SecretKey(ssh.secret_name(), "password");
+  if (passphrase.ok()) {
+    data.passphrase = *std::move(passphrase);
+  } else if (!absl::IsNotFound(passphrase.status())) {
+    return passphrase.status();
+  }
+  ASSIGN_OR_RETURN(data.known_hosts, reader.ObjectKey(ssh.known_hosts_ref(), "known_hosts"));
+  data.known_hosts_origin = reader.Describe(ssh.known_hosts_ref(), "known_hosts");
+  return data;
+}
+
+// The CA bundle of tls.caPublicCertRef, or "" when none is set.
+// Errors: the resolver's; kInvalidArgument when the referenced value is empty.
+absl::StatusOr<std::string> ReadCa(const v1::SourceTls& tls, Reader& reader) {
+  if (!tls.has_ca_public_cert_ref()) return std::string();
+  ASSIGN_OR_RETURN(std::string ca, reader.ObjectKey(tls.ca_public_cert_ref(), "ca.crt"));
+  if (ca.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tls.caPublicCertRef: ", reader.Describe(tls.ca_public_cert_ref(), "ca.crt"),
+        " is empty"));
+  }
+  return ca;
+}
+
+absl::Status VerifyGit(const v1::SourceSpec& source, const AuthData& auth,
+                       GitVerifyOptions options, Cancellation* cancel, SourceVerification& out) {
+  GitCredentials credentials;
+  KnownHosts known_hosts;
+  if (auth.type == kSourceAuthBasic) {
+    credentials.kind = GitCredentials::Kind::kBasic;
+    credentials.username = auth.username;
+    credentials.password = auth.password;
+  } else if (auth.type == kSourceAuthBearer) {
+    credentials.kind = GitCredentials::Kind::kBearer;
+    credentials.token = auth.token;
+  } else if (auth.type == kSourceAuthSshKey) {
+    std::vector<std::string> warnings;
+    absl::StatusOr<KnownHosts> parsed = KnownHosts::Parse(auth.known_hosts, &warnings);
+    for (const std::string& warning : warnings) {
+      out.notes.push_back(absl::StrCat("known_hosts: ", warning));
+    }
+    if (!parsed.ok()) return Annotate(parsed.status(), auth.known_hosts_origin);
+    known_hosts = *std::move(parsed);
+    credentials.kind = GitCredentials::Kind::kSshKey;
+    credentials.private_key = auth.identity;
+    credentials.passphrase = auth.passphrase;
+    credentials.known_hosts = &known_hosts;
+  }
+  ASSIGN_OR_RETURN(GitVerifyResult result,
+                   ListRemoteRefs(source.url(), credentials, options, cancel));
+  out.message = absl::StrCat("listed ", result.refs, " refs");
+  out.host_key_fingerprint = std::move(result.host_key_fingerprint);
+  return absl::OkStatus();
+}
+
+absl::Status VerifyHttp(const v1::SourceSpec& source, const AuthData& auth,
+                        HttpSourceOptions options, Cancellation* cancel,
+                        SourceVerification& out) {
+  HttpSourceCredentials credentials;
+  if (auth.type == kSourceAuthBasic) {
+    credentials.kind = HttpSourceCredentials::Kind::kBasic;
+    credentials.username = auth.username;
+    credentials.password = auth.password;
+  } else if (auth.type == kSourceAuthBearer) {
+    credentials.kind = HttpSourceCredentials::Kind::kBearer;
+    credentials.token = auth.token;
+  }
+  absl::StatusOr<HttpSourceCheck> check =
+      source.kind() == v1::SOURCE_KIND_HELM
+          ? VerifyHelmRepository(source.url(), credentials, options, cancel)
+          : VerifyOciRegistry(source.url(), credentials, options, cancel);
+  if (!check.ok()) return check.status();
+  out.message = std::move(check->message);
+  for (std::string& note : check->notes) out.notes.push_back(std::move(note));
+  return absl::OkStatus();
+}
+
+// Resolves the credentials and TLS settings of `source` and runs its verify step.
+absl::Status Run(SecretResolver* resolver, const SourceVerifierOptions& verifier_options,
+                 const v1::SourceSpec& source, Cancellation* cancel, SourceVerification& out) {
+  if (source.kind() != v1::SOURCE_KIND_GIT && source.kind() != v1::SOURCE_KIND_HELM &&
+      source.kind() != v1::SOURCE_KIND_OCI) {
+    std::string name = v1::SourceKind_Name(source.kind());
+    return UnsupportedError(absl::StrCat("source.kind ",
+                                         name.empty() ? absl::StrCat(source.kind()) : name,
+                                         " is not supported (Git, Helm, OCI)"));
+  }
+  Reader reader(resolver, source.namespace_(), cancel);
+  ASSIGN_OR_RETURN(AuthData auth, ReadAuth(source.auth(), source.kind(), reader));
+  ASSIGN_OR_RETURN(std::string ca_pem, ReadCa(source.tls(), reader));
+  bool insecure = source.tls().insecure_skip_verify();
+  if (source.kind() == v1::SOURCE_KIND_GIT) {
+    GitVerifyOptions options{insecure, std::move(ca_pem), verifier_options.timeout};
+    return VerifyGit(source, auth, std::move(options), cancel, out);
+  }
+  HttpSourceOptions options;
+  options.insecure_skip_tls_verify = insecure;
+  options.ca_pem = std::move(ca_pem);
+  options.timeout = verifier_options.timeout;
+  return VerifyHttp(source, auth, std::move(options), cancel, out);
+}
+
+}  // namespace
+
+SourceVerifier::SourceVerifier(SecretResolver* resolver, SourceVerifierOptions options)
+    : resolver_(resolver), options_(options) {}
+
+SourceVerification SourceVerifier::Verify(const v1::SourceSpec& source, Cancellation* cancel) {
+  SourceVerification out;
+  absl::Status status = Run(resolver_, options_, source, cancel, out);
+  if (status.ok()) {
+    out.reason = kReasonVerified;
+  } else {
+    out.reason = IsUnsupported(status) ? kReasonUnsupported : kReasonVerifyFailed;
+    out.message = std::string(status.message());
+  }
+  return out;
+}
+
+}  // namespace credledger::kubebridge

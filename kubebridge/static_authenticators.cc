@@ -1,0 +1,177 @@
+#include "kubebridge/static_authenticators.h"
+
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "kubebridge/connection_errors.h"
+#include "kubebridge/kubeconfig.h"
+
+namespace credledger::kubebridge {
+namespace {
+
+struct BioDeleter {
+  void operator()(BIO* bio) const { BIO_free(bio); }
+};
+struct X509Deleter {
+  void operator()(X509* cert) const { X509_free(cert); }
+};
+struct PkeyDeleter {
+  void operator()(EVP_PKEY* key) const { EVP_PKEY_free(key); }
+};
+using X509Ptr = std::unique_ptr<X509, X509Deleter>;
+using PkeyPtr = std::unique_ptr<EVP_PKEY, PkeyDeleter>;
+
+std::unique_ptr<BIO, BioDeleter> MemoryBio(const std::string& data) {
+  return std::unique_ptr<BIO, BioDeleter>(
+      BIO_new_mem_buf(data.data(), static_cast<int>(data.size())));
+}
+
+// The first PEM certificate in `pem`; nullptr when there is none. Leaves no OpenSSL errors
+// queued on this thread (libcurl reads the same queue).
+X509Ptr FirstCertificate(const std::string& pem) {
+  auto bio = MemoryBio(pem);
+  X509Ptr cert(bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr);
+  ERR_clear_error();
+  return cert;
+}
+
+PkeyPtr PrivateKey(const std::string& pem) {
+  auto bio = MemoryBio(pem);
+  PkeyPtr key(bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr) : nullptr);
+  ERR_clear_error();
+  return key;
+}
+
+// `<kind> "<ns>/<name>" key "<key>"` for messages about one value.
+std::string ValueLabel(absl::string_view kind, absl::string_view ns, absl::string_view name,
+                       absl::string_view key) {
+  return absl::StrCat(kind, " \"", ns, "/", name, "\" key \"", key, "\"");
+}
+
+std::string Source(const ClusterAuthRequest& request, absl::string_view type) {
+  return absl::StrCat("cluster \"", request.cluster, "\" (", type, ")");
+}
+
+absl::Status BlockUnset(absl::string_view type, absl::string_view block) {
+  return UnsupportedError(absl::StrCat("auth type \"", type, "\" needs spec.agentless.auth.", block,
+                                       ", which is not set"));
+}
+
+// A ConnectionConfig with the cluster's server (https://, trailing slashes dropped) and CA.
+absl::StatusOr<ConnectionConfig> ServerAndCa(const ClusterAuthRequest& request,
+                                             absl::string_view type, SecretResolver& resolver,
+                                             Cancellation* cancel) {
+  ConnectionConfig config;
+  config.server = request.spec.agentless().server();
+  if (config.server.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("auth type \"", type, "\" needs spec.agentless.server, which is not set"));
+  }
+  if (!absl::StartsWith(config.server, "https://")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("spec.agentless.server \"", config.server, "\" must start with https://"));
+  }
+  while (absl::EndsWith(config.server, "/")) config.server.pop_back();
+  RETURN_IF_ERROR(ResolveClusterCa(request, resolver, cancel, config));
+  config.source = Source(request, type);
+  return config;
+}
+
+}  // namespace
+
+absl::Status ResolveClusterCa(const ClusterAuthRequest& request, SecretResolver& resolver,
+                              Cancellation* cancel, ConnectionConfig& config) {
+  if (!request.spec.agentless().has_ca_ref()) return absl::OkStatus();
+  const v1::ObjectKeyRef& ref = request.spec.agentless().ca_ref();
+  ASSIGN_OR_RETURN(std::string pem,
+                   resolver.Resolve(request.spec.namespace_(), ref, kCaDefaultKey, cancel));
+  if (FirstCertificate(pem) == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ValueLabel(ref.kind(), request.spec.namespace_(), ref.name(),
+                                ref.key().empty() ? kCaDefaultKey : ref.key()),
+                     " (spec.agentless.ca_ref) holds no PEM certificate"));
+  }
+  config.ca_pem = std::move(pem);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ConnectionConfig> KubeconfigAuthenticator::Authenticate(
+    const ClusterAuthRequest& request, SecretResolver& resolver, Cancellation* cancel) {
+  const v1::ClusterAuth& auth = request.spec.agentless().auth();
+  if (!auth.has_kubeconfig()) return BlockUnset(kAuthKubeconfig, "kubeconfig");
+  const v1::SecretKeyRef& ref = auth.kubeconfig().secret_ref();
+  const std::string& ns = request.spec.namespace_();
+  ASSIGN_OR_RETURN(std::string yaml, resolver.Resolve(ns, ref, kKubeconfigDefaultKey, cancel));
+  std::string label =
+      ValueLabel("Secret", ns, ref.name(), ref.key().empty() ? kKubeconfigDefaultKey : ref.key());
+  absl::StatusOr<ConnectionConfig> config =
+      ParseKubeconfig(yaml, label, "", KubeconfigFiles::kRefuse);
+  if (config.status().code() == absl::StatusCode::kUnimplemented) {
+    return UnsupportedError(config.status().message());
+  }
+  if (!config.ok()) return config.status();
+  config->source = Source(request, kAuthKubeconfig);
+  return config;
+}
+
+absl::StatusOr<ConnectionConfig> TokenAuthenticator::Authenticate(const ClusterAuthRequest& request,
+                                                                  SecretResolver& resolver,
+                                                                  Cancellation* cancel) {
+  const v1::ClusterAuth& auth = request.spec.agentless().auth();
+  if (!auth.has_token()) return BlockUnset(kAuthToken, "token");
+  ASSIGN_OR_RETURN(ConnectionConfig config, ServerAndCa(request, kAuthToken, resolver, cancel));
+  const v1::SecretKeyRef& ref = auth.token().secret_ref();
+  const std::string& ns = request.spec.namespace_();
+  ASSIGN_OR_RETURN(std::string token, resolver.Resolve(ns, ref, kTokenDefaultKey, cancel));
+  config.token = std::string(absl::StripAsciiWhitespace(token));
+  if (config.token.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ValueLabel("Secret", ns, ref.name(), ref.key().empty() ? kTokenDefaultKey : ref.key()),
+        " holds an empty token"));
+  }
+  return config;
+}
+
+absl::StatusOr<ConnectionConfig> ClientCertAuthenticator::Authenticate(
+    const ClusterAuthRequest& request, SecretResolver& resolver, Cancellation* cancel) {
+  const v1::ClusterAuth& auth = request.spec.agentless().auth();
+  if (!auth.has_client_cert()) return BlockUnset(kAuthClientCert, "client_cert");
+  ASSIGN_OR_RETURN(ConnectionConfig config,
+                   ServerAndCa(request, kAuthClientCert, resolver, cancel));
+  const std::string& ns = request.spec.namespace_();
+  const std::string& name = auth.client_cert().secret_name();
+  ASSIGN_OR_RETURN(std::string cert_pem, resolver.ResolveSecretKey(ns, name, kTlsCertKey, cancel));
+  ASSIGN_OR_RETURN(std::string key_pem, resolver.ResolveSecretKey(ns, name, kTlsKeyKey, cancel));
+  X509Ptr cert = FirstCertificate(cert_pem);
+  if (cert == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ValueLabel("Secret", ns, name, kTlsCertKey), " holds no PEM certificate"));
+  }
+  PkeyPtr key = PrivateKey(key_pem);
+  if (key == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ValueLabel("Secret", ns, name, kTlsKeyKey), " holds no PEM private key"));
+  }
+  const bool matches = X509_check_private_key(cert.get(), key.get()) == 1;
+  ERR_clear_error();
+  if (!matches) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Secret \"", ns, "/", name, "\": the key in \"", kTlsKeyKey,
+                     "\" does not match the certificate in \"", kTlsCertKey, "\""));
+  }
+  config.client_certificate_pem = std::move(cert_pem);
+  config.client_key_pem = std::move(key_pem);
+  return config;
+}
+
+}  // namespace credledger::kubebridge

@@ -1,0 +1,419 @@
+#include "service/cluster_cli.h"
+
+#include <grpcpp/grpcpp.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "common/status_macros.h"
+#include "credledger/v1/api.grpc.pb.h"
+#include "kubebridge/file_util.h"
+#include "kubebridge/yaml_limits.h"
+#include "service/client_command.h"
+#include "service/cluster_printer.h"
+#include "service/yaml_fields.h"
+
+namespace credledger::service {
+namespace {
+
+using Stub = v1::ClusterService::Stub;
+
+constexpr char kNameArg[] = "<name>";
+constexpr char kInCluster[] = "inCluster";
+constexpr char kAgentless[] = "agentless";
+
+// ---- The spec file ---------------------------------------------------------------------
+
+// Sets `*out` from entry `key` of mapping `parent` when it is present.
+absl::Status OptionalString(const YAML::Node& parent, const char* key, absl::string_view path,
+                            std::string* out) {
+  const YAML::Node node = parent[key];
+  if (!YamlPresent(node)) return absl::OkStatus();
+  ASSIGN_OR_RETURN(*out, YamlString(node, YamlChild(path, key)));
+  return absl::OkStatus();
+}
+
+absl::Status ParseSecretKeyRef(const YAML::Node& node, absl::string_view path,
+                               v1::SecretKeyRef& ref) {
+  RETURN_IF_ERROR(YamlCheckKeys(node, path, {"name", "key"}));
+  RETURN_IF_ERROR(OptionalString(node, "name", path, ref.mutable_name()));
+  return OptionalString(node, "key", path, ref.mutable_key());
+}
+
+absl::Status ParseObjectKeyRef(const YAML::Node& node, absl::string_view path,
+                               v1::ObjectKeyRef& ref) {
+  RETURN_IF_ERROR(YamlCheckKeys(node, path, {"kind", "name", "key"}));
+  RETURN_IF_ERROR(OptionalString(node, "kind", path, ref.mutable_kind()));
+  RETURN_IF_ERROR(OptionalString(node, "name", path, ref.mutable_name()));
+  return OptionalString(node, "key", path, ref.mutable_key());
+}
+
+// A block holding one SecretKeyRef under `secretRef` (kubeconfig, token).
+absl::Status ParseSecretRefBlock(const YAML::Node& node, absl::string_view path,
+                                 v1::SecretKeyRef& ref) {
+  RETURN_IF_ERROR(YamlCheckKeys(node, path, {"secretRef"}));
+  if (!YamlPresent(node["secretRef"])) return absl::OkStatus();
+  return ParseSecretKeyRef(node["secretRef"], YamlChild(path, "secretRef"), ref);
+}
+
+absl::Status ParseExecPlugin(const YAML::Node& node, absl::string_view path,
+                             v1::ExecPluginAuth& exec) {
+  RETURN_IF_ERROR(YamlCheckKeys(node, path, {"url", "caRef", "tokenRef"}));
+  RETURN_IF_ERROR(OptionalString(node, "url", path, exec.mutable_url()));
+  if (YamlPresent(node["caRef"])) {
+    RETURN_IF_ERROR(
+        ParseObjectKeyRef(node["caRef"], YamlChild(path, "caRef"), *exec.mutable_ca_ref()));
+  }
+  if (!YamlPresent(node["tokenRef"])) return absl::OkStatus();
+  return ParseSecretKeyRef(node["tokenRef"], YamlChild(path, "tokenRef"),
+                           *exec.mutable_token_ref());
+}
+
+absl::Status ParseAuth(const YAML::Node& node, absl::string_view path, v1::ClusterAuth& auth) {
+  RETURN_IF_ERROR(
+      YamlCheckKeys(node, path, {"type", "kubeconfig", "token", "clientCert", "execPlugin"}));
+  RETURN_IF_ERROR(OptionalString(node, "type", path, auth.mutable_type()));
+  if (YamlPresent(node["kubeconfig"])) {
+    RETURN_IF_ERROR(ParseSecretRefBlock(node["kubeconfig"], YamlChild(path, "kubeconfig"),
+                                        *auth.mutable_kubeconfig()->mutable_secret_ref()));
+  }
+  if (YamlPresent(node["token"])) {
+    RETURN_IF_ERROR(ParseSecretRefBlock(node["token"], YamlChild(path, "token"),
+                                        *auth.mutable_token()->mutable_secret_ref()));
+  }
+  if (YamlPresent(node["clientCert"])) {
+    const std::string cert_path = YamlChild(path, "clientCert");
+    RETURN_IF_ERROR(YamlCheckKeys(node["clientCert"], cert_path, {"secretName"}));
+    RETURN_IF_ERROR(OptionalString(node["clientCert"], "secretName", cert_path,
+                                   auth.mutable_client_cert()->mutable_secret_name()));
+  }
+  if (!YamlPresent(node["execPlugin"])) return absl::OkStatus();
+  return ParseExecPlugin(node["execPlugin"], YamlChild(path, "execPlugin"),
+                         *auth.mutable_exec_plugin());
+}
+
+absl::Status ParseAgentless(const YAML::Node& node, v1::AgentlessConnection& agentless) {
+  constexpr char kPath[] = "agentless";
+  RETURN_IF_ERROR(YamlCheckKeys(node, kPath, {"server", "caRef", "auth"}));
+  RETURN_IF_ERROR(OptionalString(node, "server", kPath, agentless.mutable_server()));
+  if (YamlPresent(node["caRef"])) {
+    RETURN_IF_ERROR(
+        ParseObjectKeyRef(node["caRef"], YamlChild(kPath, "caRef"), *agentless.mutable_ca_ref()));
+  }
+  if (!YamlPresent(node["auth"])) return absl::OkStatus();
+  return ParseAuth(node["auth"], YamlChild(kPath, "auth"), *agentless.mutable_auth());
+}
+
+absl::StatusOr<v1::ClusterConnectionMode> ConnectionMode(absl::string_view field,
+                                                         absl::string_view mode) {
+  if (mode == kInCluster) return v1::CLUSTER_CONNECTION_MODE_IN_CLUSTER;
+  if (mode == kAgentless) return v1::CLUSTER_CONNECTION_MODE_AGENTLESS;
+  if (mode.empty()) return YamlInvalid(field, "required: inCluster or agentless");
+  return YamlInvalid(field, absl::StrCat("\"", mode, "\" is neither inCluster nor agentless"));
+}
+
+absl::StatusOr<v1::ClusterSpec> ParseSpecNode(const YAML::Node& root) {
+  RETURN_IF_ERROR(YamlCheckKeys(root, "", {"connectionMode", "namespace", "agentless"}));
+  v1::ClusterSpec spec;
+  std::string mode;
+  RETURN_IF_ERROR(OptionalString(root, "connectionMode", "", &mode));
+  ASSIGN_OR_RETURN(const v1::ClusterConnectionMode parsed, ConnectionMode("connectionMode", mode));
+  spec.set_connection_mode(parsed);
+  RETURN_IF_ERROR(OptionalString(root, "namespace", "", spec.mutable_namespace_()));
+  if (YamlPresent(root["agentless"])) {
+    RETURN_IF_ERROR(ParseAgentless(root["agentless"], *spec.mutable_agentless()));
+  }
+  return spec;
+}
+
+// ---- The spec flags ----------------------------------------------------------------------
+
+// `text` split at '/' into `min` to `max` non-empty parts.
+absl::StatusOr<std::vector<std::string>> FlagParts(absl::string_view flag, absl::string_view text,
+                                                   size_t min, size_t max,
+                                                   absl::string_view shape) {
+  std::vector<std::string> parts = absl::StrSplit(text, '/');
+  if (parts.size() < min || parts.size() > max ||
+      std::any_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty(); })) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, ": expected ", shape, ", got \"", text, "\""));
+  }
+  return parts;
+}
+
+absl::StatusOr<v1::ObjectKeyRef> ObjectKeyRefFlag(absl::string_view flag, absl::string_view text) {
+  ASSIGN_OR_RETURN(std::vector<std::string> parts,
+                   FlagParts(flag, text, 2, 3, "<kind>/<name>[/<key>]"));
+  v1::ObjectKeyRef ref;
+  ref.set_kind(parts[0]);
+  ref.set_name(parts[1]);
+  if (parts.size() == 3) ref.set_key(parts[2]);
+  return ref;
+}
+
+absl::StatusOr<v1::SecretKeyRef> SecretKeyRefFlag(absl::string_view flag, absl::string_view text) {
+  ASSIGN_OR_RETURN(std::vector<std::string> parts, FlagParts(flag, text, 1, 2, "<name>[/<key>]"));
+  v1::SecretKeyRef ref;
+  ref.set_name(parts[0]);
+  if (parts.size() == 2) ref.set_key(parts[1]);
+  return ref;
+}
+
+// The flags that describe an agentless connection, as "--flag" names, when given.
+std::vector<std::string> AgentlessFlagsGiven(const ClusterSpecFlags& f) {
+  std::vector<std::string> given;
+  const std::pair<const char*, const std::string*> flags[] = {
+      {"--api-server", &f.api_server},
+      {"--ca-ref", &f.ca_ref},
+      {"--auth-type", &f.auth_type},
+      {"--kubeconfig-secret", &f.kubeconfig_secret},
+      {"--token-secret", &f.token_secret},
+      {"--client-cert-secret", &f.client_cert_secret},
+      {"--exec-url", &f.exec_url},
+      {"--exec-ca-ref", &f.exec_ca_ref},
+      {"--exec-token-secret", &f.exec_token_secret}};
+  for (const auto& [name, value] : flags) {
+    if (!value->empty()) given.push_back(name);
+  }
+  return given;
+}
+
+absl::Status AuthFromFlags(const ClusterSpecFlags& flags, v1::ClusterAuth& auth) {
+  auth.set_type(flags.auth_type);
+  if (!flags.kubeconfig_secret.empty()) {
+    ASSIGN_OR_RETURN(*auth.mutable_kubeconfig()->mutable_secret_ref(),
+                     SecretKeyRefFlag("--kubeconfig-secret", flags.kubeconfig_secret));
+  }
+  if (!flags.token_secret.empty()) {
+    ASSIGN_OR_RETURN(*auth.mutable_token()->mutable_secret_ref(),
+                     SecretKeyRefFlag("--token-secret", flags.token_secret));
+  }
+  if (!flags.client_cert_secret.empty()) {
+    auth.mutable_client_cert()->set_secret_name(flags.client_cert_secret);
+  }
+  if (flags.exec_url.empty()) {
+    if (!flags.exec_ca_ref.empty() || !flags.exec_token_secret.empty()) {
+      return absl::InvalidArgumentError(
+          "--exec-ca-ref and --exec-token-secret need --exec-url (the credential provider)");
+    }
+    return absl::OkStatus();
+  }
+  v1::ExecPluginAuth& exec = *auth.mutable_exec_plugin();
+  exec.set_url(flags.exec_url);
+  if (!flags.exec_ca_ref.empty()) {
+    ASSIGN_OR_RETURN(*exec.mutable_ca_ref(), ObjectKeyRefFlag("--exec-ca-ref", flags.exec_ca_ref));
+  }
+  if (!flags.exec_token_secret.empty()) {
+    ASSIGN_OR_RETURN(*exec.mutable_token_ref(),
+                     SecretKeyRefFlag("--exec-token-secret", flags.exec_token_secret));
+  }
+  return absl::OkStatus();
+}
+
+// ---- Commands ----------------------------------------------------------------------------
+
+// A mutating cluster subcommand; prints the cluster after the change.
+template <typename Request>
+using ClusterMutation = MutationCommand<Stub, Request, v1::ClusterChangeResponse>;
+
+class RegisterCommand final : public ClusterMutation<v1::RegisterClusterRequest> {
+ public:
+  RegisterCommand()
+      : MutationCommand(&Stub::RegisterCluster, "registered", &FormatClusterChangeText) {}
+
+ private:
+  void DefineMutationFlags(FlagSet& flags) override {
+    flags.AddChoice("connection-mode", &spec_flags_.connection_mode, {kInCluster, kAgentless},
+                    "how credledger connects: inCluster (its own connection) or agentless");
+    flags.Add("namespace", &spec_flags_.namespace_name,
+              "namespace of the home cluster holding the referenced Secrets and ConfigMaps "
+              "(required for agentless)");
+    flags.Add("api-server", &spec_flags_.api_server, "https:// URL of the cluster's API server");
+    flags.Add("ca-ref", &spec_flags_.ca_ref,
+              "CA bundle of the API server: <kind>/<name>[/<key>] (Secret or ConfigMap; key "
+              "default ca.crt)");
+    flags.Add("auth-type", &spec_flags_.auth_type,
+              "kubeconfig, token, clientCert or execPlugin (other types are accepted and "
+              "reported as Unsupported)");
+    flags.Add("kubeconfig-secret", &spec_flags_.kubeconfig_secret,
+              "kubeconfig auth: <name>[/<key>] of the Secret holding it (key default value)");
+    flags.Add("token-secret", &spec_flags_.token_secret,
+              "token auth: <name>[/<key>] of the Secret holding the token (key default token)");
+    flags.Add("client-cert-secret", &spec_flags_.client_cert_secret,
+              "clientCert auth: name of the Secret with tls.crt and tls.key");
+    flags.Add("exec-url", &spec_flags_.exec_url,
+              "execPlugin auth: https:// URL of the credential provider");
+    flags.Add("exec-ca-ref", &spec_flags_.exec_ca_ref,
+              "execPlugin auth: CA of the provider, <kind>/<name>[/<key>]");
+    flags.Add("exec-token-secret", &spec_flags_.exec_token_secret,
+              "execPlugin auth: <name>[/<key>] of the Secret with the token for the provider");
+    flags.Add("file", &file_, "read the spec from this YAML file instead of the flags");
+    flags.AddAlias('f', "file");
+  }
+
+  int Prepare(const std::string& name, v1::RegisterClusterRequest& request,
+              std::ostream& err) override {
+    request.set_name(name);
+    if (!flags_->Given("file")) {
+      absl::StatusOr<v1::ClusterSpec> spec = ClusterSpecFromFlags(spec_flags_);
+      if (!spec.ok()) {
+        err << "error: " << spec.status().message() << "\n";
+        return kExitUsage;
+      }
+      *request.mutable_spec() = *std::move(spec);
+      return kExitOk;
+    }
+    if (flags_->Given("connection-mode") || flags_->Given("namespace") ||
+        !AgentlessFlagsGiven(spec_flags_).empty()) {
+      err << "error: -f and the spec flags (--connection-mode, --namespace, --api-server, "
+             "--ca-ref, --auth-type, ...) are exclusive\n";
+      return kExitUsage;
+    }
+    absl::StatusOr<std::string> text = kubebridge::ReadSmallFile(file_);
+    if (!text.ok()) return ReportError(text.status(), err);
+    absl::StatusOr<v1::ClusterSpec> spec = ParseClusterSpecYaml(*text);
+    if (!spec.ok()) {
+      const std::string message = absl::StrCat("\"", file_, "\": ", spec.status().message());
+      return ReportError(absl::Status(spec.status().code(), message), err);
+    }
+    *request.mutable_spec() = *std::move(spec);
+    return kExitOk;
+  }
+
+  ClusterSpecFlags spec_flags_;
+  std::string file_;
+};
+
+class DeregisterCommand final : public ClusterMutation<v1::DeregisterClusterRequest> {
+ public:
+  DeregisterCommand()
+      : MutationCommand(&Stub::DeregisterCluster, "deregistered", &FormatClusterChangeText) {}
+
+ private:
+  int Prepare(const std::string& name, v1::DeregisterClusterRequest& request,
+              std::ostream&) override {
+    request.set_name(name);
+    return kExitOk;
+  }
+};
+
+// cluster get / cluster probe: one cluster by name, printed with FormatClusterText.
+template <typename Request>
+class ShowCommand final : public ClientCommand {
+ public:
+  using Method = grpc::Status (Stub::*)(grpc::ClientContext*, const Request&,
+                                        v1::GetClusterResponse*);
+  explicit ShowCommand(Method method) : method_(method) {}
+
+  int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) override {
+    Request request;
+    request.set_name(args[0]);
+    return CallAndPrint(
+        method_, request,
+        [](const v1::GetClusterResponse& r) { return FormatClusterText(r.cluster()); }, out, err);
+  }
+
+ private:
+  Method method_;
+};
+
+class ListCommand final : public ClientCommand {
+ public:
+  int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
+    v1::ListClustersRequest request;
+    request.set_include_deregistered(include_deregistered_);
+    return CallAndPrint(
+        &Stub::ListClusters, request,
+        [](const v1::ListClustersResponse& r) {
+          std::string text = FormatClusterTableHeader();
+          for (const v1::ClusterView& cluster : r.clusters()) {
+            absl::StrAppend(&text, FormatClusterRow(cluster));
+          }
+          return text;
+        },
+        out, err);
+  }
+
+ private:
+  void DefineOwnFlags(FlagSet& flags) override {
+    flags.Add("include-deregistered", &include_deregistered_, "also list deregistered clusters");
+  }
+  bool include_deregistered_ = false;
+};
+
+constexpr char kSpecDescription[] =
+    "The spec comes from the flags or, with -f, from a YAML file with the Kubernetes field\n"
+    "names:\n"
+    "  connectionMode: agentless          # or inCluster\n"
+    "  namespace: fleet\n"
+    "  agentless:\n"
+    "    server: https://edge-1.example:6443\n"
+    "    caRef: {kind: ConfigMap, name: edge-1-ca, key: ca.crt}\n"
+    "    auth:\n"
+    "      type: token                    # kubeconfig, token, clientCert, execPlugin\n"
+    "      token: {secretRef: {name: edge-1-token, key: token}}\n"
+    "      # kubeconfig: {secretRef: {name: edge-1-kubeconfig, key: value}}\n"
+    "      # clientCert: {secretName: edge-1-client}\n"
+    "      # execPlugin: {url: https://creds.example/exec, caRef: {...}, tokenRef: {...}}\n"
+    "inCluster uses credledger's own connection (its --kubeconfig, else its service\n"
+    "account). agentless reads the referenced Secrets and ConfigMaps from the namespace on\n"
+    "the home cluster at every connection. The API server's URL is --api-server (--server\n"
+    "names the credledger server). Registering again with another spec replaces it.\n";
+
+}  // namespace
+
+absl::StatusOr<v1::ClusterSpec> ClusterSpecFromFlags(const ClusterSpecFlags& flags) {
+  v1::ClusterSpec spec;
+  ASSIGN_OR_RETURN(const v1::ClusterConnectionMode mode,
+                   ConnectionMode("--connection-mode", flags.connection_mode));
+  spec.set_connection_mode(mode);
+  spec.set_namespace_(flags.namespace_name);
+  if (mode == v1::CLUSTER_CONNECTION_MODE_IN_CLUSTER) {
+    const std::vector<std::string> given = AgentlessFlagsGiven(flags);
+    if (!given.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(absl::StrJoin(given, ", "), ": only for --connection-mode agentless"));
+    }
+    return spec;
+  }
+  v1::AgentlessConnection& agentless = *spec.mutable_agentless();
+  agentless.set_server(flags.api_server);
+  if (!flags.ca_ref.empty()) {
+    ASSIGN_OR_RETURN(*agentless.mutable_ca_ref(), ObjectKeyRefFlag("--ca-ref", flags.ca_ref));
+  }
+  RETURN_IF_ERROR(AuthFromFlags(flags, *agentless.mutable_auth()));
+  return spec;
+}
+
+absl::StatusOr<v1::ClusterSpec> ParseClusterSpecYaml(absl::string_view yaml) {
+  RETURN_IF_ERROR(kubebridge::CheckYamlLimits(yaml, kubebridge::kMaxConfigFileBytes,
+                                              kubebridge::kMaxYamlDepth));
+  try {
+    return ParseSpecNode(YAML::Load(std::string(yaml)));
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("not a valid spec: ", e.what()));
+  }
+}
+
+void AddClusterCommands(Dispatcher& d) {
+  d.Add({"cluster register", kNameArg, "register a cluster or replace its connection spec", 1, 1,
+         [] { return std::make_unique<RegisterCommand>(); }, kSpecDescription});
+  d.Add({"cluster deregister", kNameArg, "deregister a cluster no identity mirrors into", 1, 1,
+         [] { return std::make_unique<DeregisterCommand>(); }});
+  d.Add(
+      {"cluster probe", kNameArg,
+       "connect to a cluster now, read /version and the API groups, and show the outcome", 1, 1,
+       [] { return std::make_unique<ShowCommand<v1::ProbeClusterRequest>>(&Stub::ProbeCluster); }});
+  d.Add({"cluster get", kNameArg, "show a cluster, its Reachable condition and last probe", 1, 1,
+         [] { return std::make_unique<ShowCommand<v1::GetClusterRequest>>(&Stub::GetCluster); }});
+  d.Add(
+      {"cluster list", "", "list clusters", 0, 0, [] { return std::make_unique<ListCommand>(); }});
+}
+
+}  // namespace credledger::service

@@ -1,0 +1,160 @@
+#include "service/cluster_printer.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "kubebridge/static_authenticators.h"
+#include "service/cluster_api.h"
+#include "service/target_printer.h"
+
+namespace credledger::service {
+namespace {
+
+std::string Field(absl::string_view label, absl::string_view value) {
+  return absl::StrFormat("  %-15s %s\n", absl::StrCat(label, ":"), value);
+}
+
+std::string PhaseName(v1::ClusterState::Phase phase) {
+  switch (phase) {
+    case v1::ClusterState::PHASE_ACTIVE:
+      return "active";
+    case v1::ClusterState::PHASE_DEREGISTERED:
+      return "deregistered";
+    default:
+      return "unknown";
+  }
+}
+
+std::string OrDash(absl::string_view value) { return value.empty() ? "-" : std::string(value); }
+
+// "key <key>", or the reference's default when no key is given.
+std::string KeyText(absl::string_view key, absl::string_view default_key) {
+  return key.empty() ? absl::StrCat("key ", default_key, " (default)") : absl::StrCat("key ", key);
+}
+
+std::string SecretKeyText(const v1::SecretKeyRef& ref, absl::string_view default_key) {
+  return absl::StrCat("Secret ", ref.name(), ", ", KeyText(ref.key(), default_key));
+}
+
+std::string ObjectKeyText(const v1::ObjectKeyRef& ref, absl::string_view default_key) {
+  return absl::StrCat(ref.kind(), " ", ref.name(), ", ", KeyText(ref.key(), default_key));
+}
+
+// What the selected auth type's block names; "no <type> block" when it is unset.
+std::string AuthBlockText(const v1::ClusterAuth& auth) {
+  const std::string& type = auth.type();
+  if (type == kubebridge::kAuthKubeconfig && auth.has_kubeconfig()) {
+    return SecretKeyText(auth.kubeconfig().secret_ref(), kubebridge::kKubeconfigDefaultKey);
+  }
+  if (type == kubebridge::kAuthToken && auth.has_token()) {
+    return SecretKeyText(auth.token().secret_ref(), kubebridge::kTokenDefaultKey);
+  }
+  if (type == kubebridge::kAuthClientCert && auth.has_client_cert()) {
+    return absl::StrCat("Secret ", auth.client_cert().secret_name(), ", keys ",
+                        kubebridge::kTlsCertKey, " and ", kubebridge::kTlsKeyKey);
+  }
+  if (type == kubebridge::kAuthExecPlugin && auth.has_exec_plugin()) {
+    const v1::ExecPluginAuth& exec = auth.exec_plugin();
+    return absl::StrCat("provider ", exec.url(), ", CA ",
+                        exec.has_ca_ref() ? ObjectKeyText(exec.ca_ref(), kubebridge::kCaDefaultKey)
+                                          : "system trust store",
+                        ", token ",
+                        exec.has_token_ref()
+                            ? SecretKeyText(exec.token_ref(), kubebridge::kTokenDefaultKey)
+                            : "none");
+  }
+  return absl::StrCat("no ", type, " block");
+}
+
+std::string ReachableText(const v1::Condition& c) {
+  return absl::StrCat(OrDash(c.status()), "/", OrDash(c.reason()), " (since ",
+                      FormatTimestamp(c.last_transition_time(), c.has_last_transition_time()), ")");
+}
+
+}  // namespace
+
+std::string ConnectionModeName(v1::ClusterConnectionMode mode) {
+  switch (mode) {
+    case v1::CLUSTER_CONNECTION_MODE_IN_CLUSTER:
+      return "inCluster";
+    case v1::CLUSTER_CONNECTION_MODE_AGENTLESS:
+      return "agentless";
+    default:
+      return "unspecified";
+  }
+}
+
+std::string FormatClusterAuth(const v1::ClusterSpec& spec) {
+  if (spec.connection_mode() != v1::CLUSTER_CONNECTION_MODE_AGENTLESS) {
+    return ConnectionModeName(spec.connection_mode());
+  }
+  const v1::ClusterAuth& auth = spec.agentless().auth();
+  return absl::StrCat("agentless, auth ", auth.type(), ": ", AuthBlockText(auth));
+}
+
+std::string FormatClusterText(const v1::ClusterView& view) {
+  const v1::ClusterState& cluster = view.cluster();
+  const v1::ClusterSpec& spec = cluster.spec();
+  std::string out =
+      absl::StrCat("cluster ", cluster.name(), " (", PhaseName(cluster.phase()), ")\n");
+  absl::StrAppend(&out, Field("connection", FormatClusterAuth(spec)),
+                  Field("namespace", OrDash(spec.namespace_())));
+  if (spec.connection_mode() == v1::CLUSTER_CONNECTION_MODE_AGENTLESS) {
+    const v1::AgentlessConnection& agentless = spec.agentless();
+    absl::StrAppend(&out, Field("server", OrDash(agentless.server())),
+                    Field("ca", agentless.has_ca_ref()
+                                    ? ObjectKeyText(agentless.ca_ref(), kubebridge::kCaDefaultKey)
+                                    : "system trust store"));
+  }
+  const v1::Condition& reachable = cluster.reachable();
+  absl::StrAppend(
+      &out, Field("reachable", ReachableText(reachable)),
+      Field("message", OrDash(reachable.message())),
+      Field("server version", OrDash(cluster.server_version())),
+      Field("api groups", absl::StrCat(cluster.api_groups_size())),
+      Field("probe auth", OrDash(cluster.auth_type())),
+      Field("last probe", FormatTimestamp(view.last_probe_time(), view.has_last_probe_time())),
+      Field("registered", FormatTimestamp(cluster.registered_at(), cluster.has_registered_at())),
+      Field("updated", FormatTimestamp(cluster.updated_at(), cluster.has_updated_at())),
+      Field("seq", absl::StrCat(cluster.seq())));
+  return out;
+}
+
+std::string FormatClusterChangeText(absl::string_view verb,
+                                    const v1::ClusterChangeResponse& response) {
+  std::string summary = absl::StrCat(verb, " cluster ", response.cluster().name());
+  if (response.replayed()) {
+    absl::StrAppend(&summary, ": request already answered, nothing appended (seq ", response.seq(),
+                    ")");
+  } else if (response.seq() == 0) {
+    absl::StrAppend(&summary, ": already in that state, nothing appended");
+  } else {
+    absl::StrAppend(&summary, " (seq ", response.seq(), ")");
+  }
+  return absl::StrCat(summary, "\n",
+                      FormatClusterText(ToClusterView(response.cluster(), std::nullopt)));
+}
+
+std::string FormatClusterTableHeader() {
+  return absl::StrFormat("%-24s %-12s %-10s %-12s %-28s %-16s %-6s %s\n", "CLUSTER", "PHASE",
+                         "MODE", "AUTH", "REACHABLE", "VERSION", "GROUPS", "LAST PROBE");
+}
+
+std::string FormatClusterRow(const v1::ClusterView& view) {
+  const v1::ClusterState& cluster = view.cluster();
+  const v1::ClusterSpec& spec = cluster.spec();
+  const std::string auth = spec.connection_mode() == v1::CLUSTER_CONNECTION_MODE_AGENTLESS
+                               ? spec.agentless().auth().type()
+                               : "-";
+  const v1::Condition& reachable = cluster.reachable();
+  return absl::StrFormat("%-24s %-12s %-10s %-12s %-28s %-16s %-6d %s\n", cluster.name(),
+                         PhaseName(cluster.phase()), ConnectionModeName(spec.connection_mode()),
+                         OrDash(auth),
+                         absl::StrCat(OrDash(reachable.status()), "/", OrDash(reachable.reason())),
+                         OrDash(cluster.server_version()), cluster.api_groups_size(),
+                         FormatTimestamp(view.last_probe_time(), view.has_last_probe_time()));
+}
+
+}  // namespace credledger::service

@@ -1,0 +1,146 @@
+#include "service/cluster_validation.h"
+
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/dns_label.h"
+#include "common/status_macros.h"
+#include "kubebridge/cluster_auth.h"
+#include "service/reference_validation.h"
+
+namespace credledger::service {
+namespace {
+
+constexpr absl::string_view kHttpsScheme = "https://";
+// Longest auth type accepted.
+constexpr size_t kMaxAuthTypeBytes = 63;
+// Longest part of a refused value quoted in an error.
+constexpr size_t kMaxShownBytes = 80;
+
+absl::Status Invalid(absl::string_view field, absl::string_view rule) {
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ", rule));
+}
+
+std::string Quoted(absl::string_view value) {
+  return absl::StrCat("\"", value.substr(0, kMaxShownBytes),
+                      value.size() > kMaxShownBytes ? "...\"" : "\"");
+}
+
+absl::Status ValidateAuthType(absl::string_view field, absl::string_view type) {
+  if (type.empty()) return Invalid(field, "required");
+  bool ok = type.size() <= kMaxAuthTypeBytes && absl::ascii_isalpha(type[0]);
+  for (char c : type) ok = ok && absl::ascii_isalnum(c);
+  if (!ok) {
+    return Invalid(field, absl::StrCat(Quoted(type),
+                                       " is not an auth type (1-63 ASCII letters and digits, "
+                                       "starting with a letter)"));
+  }
+  return absl::OkStatus();
+}
+
+// A SecretKeyRef; an empty key means the reference's documented default.
+absl::Status ValidateSecretKeyRef(absl::string_view field, const v1::SecretKeyRef& ref) {
+  RETURN_IF_ERROR(common::ValidateDnsSubdomain(absl::StrCat(field, ".name"), ref.name()));
+  if (ref.key().empty()) return absl::OkStatus();
+  return ValidateDataKey(absl::StrCat(field, ".key"), ref.key());
+}
+
+// Every block of `auth` that is set, whichever type is selected: a block is checked for its
+// shape even when the type does not use it.
+absl::Status ValidateAuthBlocks(const v1::ClusterAuth& auth) {
+  constexpr char kAuth[] = "spec.agentless.auth";
+  if (auth.has_kubeconfig()) {
+    RETURN_IF_ERROR(ValidateSecretKeyRef(absl::StrCat(kAuth, ".kubeconfig.secret_ref"),
+                                         auth.kubeconfig().secret_ref()));
+  }
+  if (auth.has_token()) {
+    RETURN_IF_ERROR(
+        ValidateSecretKeyRef(absl::StrCat(kAuth, ".token.secret_ref"), auth.token().secret_ref()));
+  }
+  if (auth.has_client_cert()) {
+    RETURN_IF_ERROR(common::ValidateDnsSubdomain(absl::StrCat(kAuth, ".client_cert.secret_name"),
+                                                 auth.client_cert().secret_name()));
+  }
+  if (auth.has_exec_plugin()) {
+    const v1::ExecPluginAuth& exec = auth.exec_plugin();
+    RETURN_IF_ERROR(ValidateHttpsUrl(absl::StrCat(kAuth, ".exec_plugin.url"), exec.url()));
+    if (exec.has_ca_ref()) {
+      RETURN_IF_ERROR(
+          ValidateObjectKeyRef(absl::StrCat(kAuth, ".exec_plugin.ca_ref"), exec.ca_ref()));
+    }
+    if (exec.has_token_ref()) {
+      RETURN_IF_ERROR(
+          ValidateSecretKeyRef(absl::StrCat(kAuth, ".exec_plugin.token_ref"), exec.token_ref()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateAgentless(const v1::ClusterSpec& spec) {
+  RETURN_IF_ERROR(common::ValidateDnsLabel("spec.namespace", spec.namespace_()));
+  if (!spec.has_agentless())
+    return Invalid("spec.agentless", "required for connection mode agentless");
+  const v1::AgentlessConnection& agentless = spec.agentless();
+  const std::string& type = agentless.auth().type();
+  RETURN_IF_ERROR(ValidateAuthType("spec.agentless.auth.type", type));
+  const bool needs_server = type == kubebridge::kAuthToken || type == kubebridge::kAuthClientCert ||
+                            type == kubebridge::kAuthExecPlugin;
+  if (needs_server || !agentless.server().empty()) {
+    RETURN_IF_ERROR(ValidateHttpsUrl("spec.agentless.server", agentless.server()));
+  }
+  if (agentless.has_ca_ref()) {
+    RETURN_IF_ERROR(ValidateObjectKeyRef("spec.agentless.ca_ref", agentless.ca_ref()));
+  }
+  return ValidateAuthBlocks(agentless.auth());
+}
+
+}  // namespace
+
+absl::Status ValidateClusterName(absl::string_view field, absl::string_view name) {
+  return common::ValidateDnsLabel(field, name);
+}
+
+absl::Status ValidateHttpsUrl(absl::string_view field, absl::string_view value) {
+  if (value.empty()) return Invalid(field, "required");
+  if (value.size() > kMaxClusterUrlBytes) {
+    return Invalid(field,
+                   absl::StrCat(value.size(), " bytes; at most ", kMaxClusterUrlBytes, " allowed"));
+  }
+  for (char c : value) {
+    if (absl::ascii_isspace(c) || absl::ascii_iscntrl(c)) {
+      return Invalid(field, "must not contain whitespace or control characters");
+    }
+  }
+  if (!absl::StartsWithIgnoreCase(value, kHttpsScheme)) {
+    return Invalid(field, absl::StrCat(Quoted(value), " is not an https:// URL"));
+  }
+  const absl::string_view rest = value.substr(kHttpsScheme.size());
+  const absl::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
+  if (absl::StrContains(authority, '@')) {
+    // Not quoted: the userinfo may be a password.
+    return Invalid(field, "must not contain userinfo (user@ or user:password@)");
+  }
+  if (authority.empty() || authority[0] == ':') return Invalid(field, "has no host");
+  return absl::OkStatus();
+}
+
+absl::Status ValidateClusterSpec(const v1::ClusterSpec& spec) {
+  switch (spec.connection_mode()) {
+    case v1::CLUSTER_CONNECTION_MODE_IN_CLUSTER:
+      if (!spec.namespace_().empty()) {
+        RETURN_IF_ERROR(common::ValidateDnsLabel("spec.namespace", spec.namespace_()));
+      }
+      if (spec.has_agentless()) {
+        return Invalid("spec.agentless", "must be unset for connection mode inCluster");
+      }
+      return absl::OkStatus();
+    case v1::CLUSTER_CONNECTION_MODE_AGENTLESS:
+      return ValidateAgentless(spec);
+    default:
+      return Invalid("spec.connection_mode", "required: inCluster or agentless");
+  }
+}
+
+}  // namespace credledger::service

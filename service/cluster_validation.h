@@ -1,0 +1,46 @@
+// Input rules of a cluster's connection spec (proto/credledger/v1/connection.proto,
+// ClusterSpec; domain/convoy-cluster-auth.md, "Connector", "Authenticator registry",
+// "Secret and ConfigMap resolution"; docs/connections.md), shared by ClusterApi and the
+// cluster decider. Each error is kInvalidArgument and starts with the proto field path
+// ("spec.agentless.auth.token.secret_ref.name: ...") followed by the rule.
+//
+// The auth type is checked for its shape only: an unknown type is accepted here and
+// becomes Reachable=False/Unsupported when the cluster is probed (issue 6, "Clusters").
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "credledger/v1/connection.pb.h"
+
+namespace credledger::service {
+
+// Longest API server or credential provider URL accepted, in bytes.
+inline constexpr size_t kMaxClusterUrlBytes = 2048;
+
+// Checks a cluster name (ClusterService `name`, IdentitySpec.cluster): a DNS-1123 label,
+// as Kubernetes object names that are used as label values.
+// Errors: kInvalidArgument naming `field` and the rule.
+absl::Status ValidateClusterName(absl::string_view field, absl::string_view name);
+
+// Checks `spec`:
+//   connection_mode      CLUSTER_CONNECTION_MODE_IN_CLUSTER or _AGENTLESS.
+//   inCluster            agentless unset; namespace optional (a DNS-1123 label when given).
+//   agentless            namespace required (a DNS-1123 label); agentless set; auth.type
+//                        1-63 ASCII letters and digits starting with a letter; server
+//                        required for auth types "token", "clientCert" and "execPlugin"
+//                        (optional otherwise; "kubeconfig" ignores it) and, when given, an
+//                        https:// URL (ValidateHttpsUrl).
+//   every set reference  names a DNS-1123 subdomain (required); keys, when given, are
+//                        data keys (reference_validation.h, ValidateDataKey); ObjectKeyRef
+//                        as ValidateObjectKeyRef; exec_plugin.url required, an https:// URL.
+// Errors: kInvalidArgument naming the field path and the rule.
+absl::Status ValidateClusterSpec(const v1::ClusterSpec& spec);
+
+// `value` is an https:// URL with a host, at most kMaxClusterUrlBytes bytes, without
+// userinfo ("user@") and without whitespace or control characters.
+// Errors: kInvalidArgument naming `field` ("<field>: required" when empty).
+absl::Status ValidateHttpsUrl(absl::string_view field, absl::string_view value);
+
+}  // namespace credledger::service

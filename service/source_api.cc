@@ -1,0 +1,246 @@
+#include "service/source_api.h"
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "common/dns_label.h"
+#include "common/status_macros.h"
+#include "kubebridge/connection_errors.h"
+#include "service/prior_request.h"
+#include "service/reference_validation.h"
+#include "service/target_api.h"
+#include "service/validation.h"
+#include "store/event_codec.h"
+
+namespace credledger::service {
+namespace {
+
+constexpr char kPasswordMessage[] =
+    "source.url must not contain a password; put credentials in auth";
+
+// A Secret or ConfigMap the source names, by the field that names it.
+struct Reference {
+  std::string field;
+  std::string kind;
+  std::string name;
+  // The reference when the field is an ObjectKeyRef; null for a secret_name.
+  const v1::ObjectKeyRef* object_ref = nullptr;
+};
+
+// Every Secret and ConfigMap `source` names: the Secret of each auth block present (a
+// present block must name one) and each set ObjectKeyRef.
+std::vector<Reference> References(const v1::SourceSpec& source) {
+  std::vector<Reference> refs;
+  const v1::SourceAuth& auth = source.auth();
+  if (auth.has_basic()) {
+    refs.push_back({"source.auth.basic.secret_name", "Secret", auth.basic().secret_name()});
+  }
+  if (auth.has_bearer()) {
+    refs.push_back({"source.auth.bearer.secret_name", "Secret", auth.bearer().secret_name()});
+  }
+  if (auth.has_ssh_key()) {
+    refs.push_back({"source.auth.ssh_key.secret_name", "Secret", auth.ssh_key().secret_name()});
+    const v1::ObjectKeyRef& known_hosts = auth.ssh_key().known_hosts_ref();
+    if (IsSet(known_hosts)) {
+      refs.push_back({"source.auth.ssh_key.known_hosts_ref", known_hosts.kind(), known_hosts.name(),
+                      &known_hosts});
+    }
+  }
+  if (const v1::ObjectKeyRef& ca = source.tls().ca_public_cert_ref(); IsSet(ca)) {
+    refs.push_back({"source.tls.ca_public_cert_ref", ca.kind(), ca.name(), &ca});
+  }
+  return refs;
+}
+
+absl::Status ValidateSource(const v1::SourceSpec& source) {
+  if (source.kind() == v1::SOURCE_KIND_UNSPECIFIED) {
+    return absl::InvalidArgumentError("source.kind: required (git, helm or oci)");
+  }
+  if (!v1::SourceKind_IsValid(source.kind())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("source.kind: unknown value ", source.kind(), " (git, helm or oci)"));
+  }
+  RETURN_IF_ERROR(ValidateSourceUrl(source.url()));
+  if (!source.namespace_().empty()) {
+    RETURN_IF_ERROR(ValidateDnsLabel("source.namespace", source.namespace_()));
+  }
+  if (source.auth().type().empty()) {
+    return absl::InvalidArgumentError("source.auth.type: required (none, basic, bearer or sshKey)");
+  }
+  RETURN_IF_ERROR(ValidateToken("source.auth.type", source.auth().type(), kMaxSourceAuthTypeBytes));
+  for (const Reference& ref : References(source)) {
+    RETURN_IF_ERROR(ref.object_ref != nullptr ? ValidateObjectKeyRef(ref.field, *ref.object_ref)
+                                              : common::ValidateDnsSubdomain(ref.field, ref.name));
+  }
+  return absl::OkStatus();
+}
+
+// The position of "://" after a scheme (RFC 3986: a letter, then letters, digits, '+', '-'
+// and '.'), or npos when `url` does not start with one ("git@host:a://b" does not).
+size_t SchemeEnd(absl::string_view url) {
+  const size_t end = url.find("://");
+  if (end == absl::string_view::npos || end == 0 || !absl::ascii_isalpha(url[0])) {
+    return absl::string_view::npos;
+  }
+  for (char c : url.substr(0, end)) {
+    if (!absl::ascii_isalnum(c) && c != '+' && c != '-' && c != '.') return absl::string_view::npos;
+  }
+  return end;
+}
+
+// The position of the userinfo's end ('@') in a scheme://authority URL, or npos; sets
+// `*authority_start`.
+size_t UserinfoEnd(absl::string_view url, size_t* authority_start) {
+  const size_t scheme_end = SchemeEnd(url);
+  if (scheme_end == absl::string_view::npos) return absl::string_view::npos;
+  *authority_start = scheme_end + 3;
+  const absl::string_view authority =
+      url.substr(*authority_start, url.find_first_of("/?#", *authority_start) - *authority_start);
+  const size_t at = authority.rfind('@');
+  return at == absl::string_view::npos ? at : *authority_start + at;
+}
+
+bool IsSshScheme(absl::string_view url) {
+  const std::string scheme = absl::AsciiStrToLower(url.substr(0, SchemeEnd(url)));
+  return scheme == "ssh" || scheme == "git+ssh" || scheme == "ssh+git";
+}
+
+// The answer to a request from the event it appended.
+absl::StatusOr<v1::VerifySourceResponse> ResponseFrom(
+    const std::vector<store::RecordedEvent>& events, bool replayed) {
+  if (events.size() != 1) {
+    return absl::DataLossError(absl::StrCat("a VerifySource request appended ", events.size(),
+                                            " events; expected one SourceVerified"));
+  }
+  ASSIGN_OR_RETURN(v1::Event event, store::EventCodec::Default().Decode(events.front()));
+  if (!event.has_source_verified()) {
+    return absl::DataLossError(absl::StrCat("event seq ", events.front().seq, " of stream ",
+                                            events.front().stream, " is a ", events.front().type,
+                                            ", not a SourceVerified"));
+  }
+  v1::VerifySourceResponse response;
+  *response.mutable_result() = std::move(*event.mutable_source_verified());
+  response.set_retryable(response.result().reason() == kubebridge::kReasonVerifyFailed);
+  response.set_seq(events.front().seq);
+  response.set_replayed(replayed);
+  return response;
+}
+
+v1::Event SourceVerifiedEvent(const v1::SourceSpec& source,
+                              kubebridge::SourceVerification verification) {
+  v1::Event event;
+  v1::SourceVerified& verified = *event.mutable_source_verified();
+  verified.set_kind(source.kind());
+  verified.set_url(RecordedSourceUrl(source.url()));
+  verified.set_auth_type(source.auth().type());
+  verified.set_reason(std::move(verification.reason));
+  verified.set_message(std::move(verification.message));
+  for (std::string& note : verification.notes) verified.add_notes(std::move(note));
+  verified.set_host_key_fingerprint(std::move(verification.host_key_fingerprint));
+  verified.set_insecure_skip_verify(source.tls().insecure_skip_verify());
+  return event;
+}
+
+}  // namespace
+
+std::string SourceStream(absl::string_view source_namespace, absl::string_view name) {
+  return absl::StrCat("source/", source_namespace, "/", name);
+}
+
+std::string RecordedSourceUrl(absl::string_view url) {
+  size_t authority_start = 0;
+  const size_t at = UserinfoEnd(url, &authority_start);
+  if (at == absl::string_view::npos || IsSshScheme(url)) return std::string(url);
+  return absl::StrCat(url.substr(0, authority_start), url.substr(at + 1));
+}
+
+absl::Status ValidateSourceUrl(absl::string_view url) {
+  if (url.empty()) return absl::InvalidArgumentError("source.url: required");
+  if (url.size() > kMaxSourceUrlBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("source.url: ", url.size(), " bytes; at most ",
+                                                   kMaxSourceUrlBytes, " allowed"));
+  }
+  for (char c : url) {
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) {
+      return absl::InvalidArgumentError(
+          "source.url: must not contain whitespace or control characters");
+    }
+  }
+  size_t authority_start = 0;
+  absl::string_view userinfo;
+  if (const size_t at = UserinfoEnd(url, &authority_start); at != absl::string_view::npos) {
+    userinfo = url.substr(authority_start, at - authority_start);
+  } else if (SchemeEnd(url) == absl::string_view::npos) {
+    const size_t first_at = url.find('@');
+    if (first_at != absl::string_view::npos &&
+        url.substr(0, first_at).find('/') == absl::string_view::npos) {
+      userinfo = url.substr(0, first_at);
+    }
+  }
+  if (userinfo.find(':') != absl::string_view::npos) {
+    return absl::InvalidArgumentError(kPasswordMessage);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateVerifySourceRequest(const v1::VerifySourceRequest& request) {
+  RETURN_IF_ERROR(ValidateClientRequestId(request.request_id(), kMaxRequestIdBytes));
+  RETURN_IF_ERROR(ValidateDnsLabel("name", request.name()));
+  return ValidateSource(request.source());
+}
+
+SourceApi::SourceApi(store::EventStore* store, SourceVerifyFunction verify, bool has_home_cluster)
+    : store_(store), verify_(std::move(verify)), has_home_cluster_(has_home_cluster) {}
+
+absl::StatusOr<v1::VerifySourceResponse> SourceApi::VerifySource(
+    const v1::VerifySourceRequest& request, absl::string_view actor,
+    kubebridge::Cancellation* cancel) {
+  RETURN_IF_ERROR(ValidateVerifySourceRequest(request));
+  ASSIGN_OR_RETURN(const std::string resolved, ResolveActor(actor));
+  v1::SourceSpec source = request.source();
+  if (source.namespace_().empty()) source.set_namespace_(kDefaultSourceNamespace);
+  const std::string stream = SourceStream(source.namespace_(), request.name());
+
+  std::optional<std::vector<store::RecordedEvent>> prior;
+  RETURN_IF_ERROR(store_->Execute([&](store::WriteTransaction& tx) -> absl::Status {
+    ASSIGN_OR_RETURN(prior,
+                     FindPriorRequest(tx, request.request_id(), stream, kVerifySourceCommand));
+    return absl::OkStatus();
+  }));
+  if (prior.has_value()) return ResponseFrom(*prior, /*replayed=*/true);
+
+  if (const std::vector<Reference> refs = References(source); !has_home_cluster_ && !refs.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        refs.front().field, ": ", refs.front().kind, " \"", source.namespace_(), "/",
+        refs.front().name,
+        "\" is read from the home cluster, and this service has no home cluster connection "
+        "(--kubeconfig or in-cluster)"));
+  }
+
+  const v1::Event event = SourceVerifiedEvent(source, verify_(source, cancel));
+  const v1::EventMetadata metadata =
+      CommandMetadata(resolved, request.request_id(), kVerifySourceCommand);
+  ASSIGN_OR_RETURN(store::NewEvent encoded, store::EventCodec::Default().Encode(event, metadata));
+  std::vector<store::RecordedEvent> recorded;
+  bool replayed = false;
+  RETURN_IF_ERROR(store_->Execute([&](store::WriteTransaction& tx) -> absl::Status {
+    ASSIGN_OR_RETURN(prior,
+                     FindPriorRequest(tx, request.request_id(), stream, kVerifySourceCommand));
+    if (prior.has_value()) {
+      recorded = *std::move(prior);
+      replayed = true;
+      return absl::OkStatus();
+    }
+    ASSIGN_OR_RETURN(
+        store::AppendResult appended,
+        tx.Append({request.request_id(), {{stream, store::ExpectedVersion::Any(), {encoded}}}}));
+    recorded = std::move(appended.events);
+    return absl::OkStatus();
+  }));
+  return ResponseFrom(recorded, replayed);
+}
+
+}  // namespace credledger::service

@@ -1,0 +1,367 @@
+#include "service/source_cli.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "credledger/v1/api.grpc.pb.h"
+#include "kubebridge/connection_errors.h"
+#include "kubebridge/file_util.h"
+#include "kubebridge/source_verifier.h"
+#include "kubebridge/yaml_limits.h"
+#include "service/client_command.h"
+#include "service/source_printer.h"
+#include "service/yaml_fields.h"
+
+namespace credledger::service {
+namespace {
+
+using Stub = v1::SourceService::Stub;
+
+// The flags that describe the source; exclusive with -f.
+constexpr const char* kSpecFlags[] = {"kind",
+                                      "url",
+                                      "namespace",
+                                      "auth",
+                                      "secret",
+                                      "known-hosts-configmap",
+                                      "known-hosts-secret",
+                                      "known-hosts-key",
+                                      "ca-configmap",
+                                      "ca-secret",
+                                      "ca-key",
+                                      "insecure-skip-tls-verify"};
+
+absl::StatusOr<v1::SourceKind> ParseKind(absl::string_view field, absl::string_view text) {
+  for (v1::SourceKind kind : {v1::SOURCE_KIND_GIT, v1::SOURCE_KIND_HELM, v1::SOURCE_KIND_OCI}) {
+    if (SourceKindName(kind) == text) return kind;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, ": \"", text, "\" is not a source kind (git, helm or oci)"));
+}
+
+// The reference named by --<prefix>-configmap or --<prefix>-secret and --<prefix>-key;
+// nullopt when neither object is given.
+absl::StatusOr<std::optional<v1::ObjectKeyRef>> RefFromFlags(absl::string_view prefix,
+                                                             const std::string& configmap,
+                                                             const std::string& secret,
+                                                             const std::string& key) {
+  if (!configmap.empty() && !secret.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", prefix, "-configmap and --", prefix, "-secret are exclusive"));
+  }
+  if (configmap.empty() && secret.empty()) {
+    if (key.empty()) return std::optional<v1::ObjectKeyRef>();
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", prefix, "-key needs --", prefix, "-configmap or --", prefix, "-secret"));
+  }
+  v1::ObjectKeyRef ref;
+  ref.set_kind(configmap.empty() ? "Secret" : "ConfigMap");
+  ref.set_name(configmap.empty() ? secret : configmap);
+  ref.set_key(key);
+  return std::optional<v1::ObjectKeyRef>(std::move(ref));
+}
+
+absl::Status FillAuthFromFlags(const SourceFlags& flags, v1::SourceAuth& auth) {
+  auth.set_type(flags.auth);
+  ASSIGN_OR_RETURN(std::optional<v1::ObjectKeyRef> known_hosts,
+                   RefFromFlags("known-hosts", flags.known_hosts_configmap,
+                                flags.known_hosts_secret, flags.known_hosts_key));
+  const bool ssh = flags.auth == kubebridge::kSourceAuthSshKey;
+  if (known_hosts.has_value() && !ssh) {
+    return absl::InvalidArgumentError(
+        "--known-hosts-configmap, --known-hosts-secret: only "
+        "with --auth sshKey");
+  }
+  const bool needs_secret = flags.auth == kubebridge::kSourceAuthBasic ||
+                            flags.auth == kubebridge::kSourceAuthBearer || ssh;
+  if (!needs_secret) {
+    if (!flags.secret.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--secret: only with --auth basic, bearer or sshKey (got --auth ", flags.auth, ")"));
+    }
+    return absl::OkStatus();
+  }
+  if (flags.secret.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("--secret: required with --auth ", flags.auth));
+  }
+  if (flags.auth == kubebridge::kSourceAuthBasic) {
+    auth.mutable_basic()->set_secret_name(flags.secret);
+  } else if (flags.auth == kubebridge::kSourceAuthBearer) {
+    auth.mutable_bearer()->set_secret_name(flags.secret);
+  } else {
+    if (!known_hosts.has_value()) {
+      return absl::InvalidArgumentError(
+          "--auth sshKey: requires --known-hosts-configmap or --known-hosts-secret (no mode "
+          "skips the host key check)");
+    }
+    auth.mutable_ssh_key()->set_secret_name(flags.secret);
+    *auth.mutable_ssh_key()->mutable_known_hosts_ref() = *std::move(known_hosts);
+  }
+  return absl::OkStatus();
+}
+
+// ---- The source file ---------------------------------------------------------------------
+
+// Sets `*out` from `parent[key]` when present.
+absl::Status OptionalString(const YAML::Node& parent, absl::string_view path,
+                            const std::string& key, std::string* out) {
+  const YAML::Node node = parent[key];
+  if (!YamlPresent(node)) return absl::OkStatus();
+  ASSIGN_OR_RETURN(*out, YamlString(node, YamlChild(path, key)));
+  return absl::OkStatus();
+}
+
+absl::Status ParseObjectRef(const YAML::Node& node, absl::string_view path, v1::ObjectKeyRef& ref) {
+  RETURN_IF_ERROR(YamlCheckKeys(node, path, {"kind", "name", "key"}));
+  RETURN_IF_ERROR(OptionalString(node, path, "kind", ref.mutable_kind()));
+  RETURN_IF_ERROR(OptionalString(node, path, "name", ref.mutable_name()));
+  return OptionalString(node, path, "key", ref.mutable_key());
+}
+
+// A {secretName} block.
+absl::Status ParseSecretBlock(const YAML::Node& node, absl::string_view path,
+                              std::string* secret_name) {
+  RETURN_IF_ERROR(YamlCheckKeys(node, path, {"secretName"}));
+  return OptionalString(node, path, "secretName", secret_name);
+}
+
+absl::Status ParseAuth(const YAML::Node& node, v1::SourceAuth& auth) {
+  constexpr char kPath[] = "auth";
+  RETURN_IF_ERROR(YamlCheckKeys(node, kPath, {"type", "basic", "bearer", "sshKey"}));
+  if (!YamlPresent(node["type"])) {
+    return YamlInvalid("auth.type", "required when auth is given (none, basic, bearer or sshKey)");
+  }
+  RETURN_IF_ERROR(OptionalString(node, kPath, "type", auth.mutable_type()));
+  if (const YAML::Node basic = node["basic"]; YamlPresent(basic)) {
+    RETURN_IF_ERROR(
+        ParseSecretBlock(basic, "auth.basic", auth.mutable_basic()->mutable_secret_name()));
+  }
+  if (const YAML::Node bearer = node["bearer"]; YamlPresent(bearer)) {
+    RETURN_IF_ERROR(
+        ParseSecretBlock(bearer, "auth.bearer", auth.mutable_bearer()->mutable_secret_name()));
+  }
+  if (const YAML::Node ssh = node["sshKey"]; YamlPresent(ssh)) {
+    constexpr char kSshPath[] = "auth.sshKey";
+    RETURN_IF_ERROR(YamlCheckKeys(ssh, kSshPath, {"secretName", "knownHostsRef"}));
+    v1::SshKeySourceAuth& ssh_key = *auth.mutable_ssh_key();
+    RETURN_IF_ERROR(OptionalString(ssh, kSshPath, "secretName", ssh_key.mutable_secret_name()));
+    if (const YAML::Node ref = ssh["knownHostsRef"]; YamlPresent(ref)) {
+      RETURN_IF_ERROR(
+          ParseObjectRef(ref, "auth.sshKey.knownHostsRef", *ssh_key.mutable_known_hosts_ref()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseTls(const YAML::Node& node, v1::SourceTls& tls) {
+  constexpr char kPath[] = "tls";
+  RETURN_IF_ERROR(YamlCheckKeys(node, kPath, {"insecureSkipVerify", "caPublicCertRef"}));
+  if (const YAML::Node insecure = node["insecureSkipVerify"]; YamlPresent(insecure)) {
+    ASSIGN_OR_RETURN(const bool value, YamlBool(insecure, "tls.insecureSkipVerify"));
+    tls.set_insecure_skip_verify(value);
+  }
+  if (const YAML::Node ref = node["caPublicCertRef"]; YamlPresent(ref)) {
+    RETURN_IF_ERROR(ParseObjectRef(ref, "tls.caPublicCertRef", *tls.mutable_ca_public_cert_ref()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::SourceSpec> ParseSpecNode(const YAML::Node& root) {
+  RETURN_IF_ERROR(YamlCheckKeys(root, "", {"kind", "url", "namespace", "auth", "tls"}));
+  v1::SourceSpec spec;
+  std::string kind;
+  RETURN_IF_ERROR(OptionalString(root, "", "kind", &kind));
+  if (!kind.empty()) {
+    ASSIGN_OR_RETURN(const v1::SourceKind parsed, ParseKind("kind", kind));
+    spec.set_kind(parsed);
+  }
+  RETURN_IF_ERROR(OptionalString(root, "", "url", spec.mutable_url()));
+  RETURN_IF_ERROR(OptionalString(root, "", "namespace", spec.mutable_namespace_()));
+  if (const YAML::Node auth = root["auth"]; YamlPresent(auth)) {
+    RETURN_IF_ERROR(ParseAuth(auth, *spec.mutable_auth()));
+  } else {
+    spec.mutable_auth()->set_type(kubebridge::kSourceAuthNone);
+  }
+  if (const YAML::Node tls = root["tls"]; YamlPresent(tls)) {
+    RETURN_IF_ERROR(ParseTls(tls, *spec.mutable_tls()));
+  }
+  return spec;
+}
+
+// ---- The command -------------------------------------------------------------------------
+
+class VerifyCommand final : public ClientCommand {
+ public:
+  int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
+    if (flags_->Given("request-id") && request_id_.empty()) {
+      err << "error: --request-id is given but empty; leave it out to have one generated\n";
+      return kExitUsage;
+    }
+    if (name_.empty()) {
+      err << "error: --name: required (names the source in the log)\n";
+      return kExitUsage;
+    }
+    v1::VerifySourceRequest request;
+    request.set_name(name_);
+    if (const int prepared = PrepareSource(request, err); prepared != kExitOk) return prepared;
+    absl::StatusOr<std::string> request_id = RequestIdOrNew(request_id_, err);
+    if (!request_id.ok()) return ReportError(request_id.status(), err);
+    request.set_request_id(*request_id);
+    v1::VerifySourceResponse response;
+    if (absl::Status status = Call(&Stub::VerifySource, request, &response); !status.ok()) {
+      return ReportError(status, err);
+    }
+    if (const int printed = Print(response, FormatVerifySourceText(request, response), out, err);
+        printed != kExitOk) {
+      return printed;
+    }
+    return VerifySourceExitCode(response);
+  }
+
+ private:
+  void DefineOwnFlags(FlagSet& flags) override {
+    flags_ = &flags;
+    flags.Add("name", &name_,
+              "names the source in the log: stream source/<namespace>/<name> (required)");
+    flags.AddChoice("kind", &spec_flags_.kind, {"git", "helm", "oci"}, "the source's kind");
+    flags.Add("url", &spec_flags_.url,
+              "the source's address; credentials go in --auth and --secret, never in the URL");
+    flags.Add("namespace", &spec_flags_.source_namespace,
+              "namespace of the Secrets and ConfigMaps (default \"default\")");
+    flags.Add("auth", &spec_flags_.auth, "auth type: none, basic, bearer or sshKey");
+    flags.Add("secret", &spec_flags_.secret,
+              "Secret with the credentials of --auth basic (username, password), bearer (token) "
+              "or sshKey (identity, password)");
+    flags.Add("known-hosts-configmap", &spec_flags_.known_hosts_configmap,
+              "ConfigMap with the known_hosts data (--auth sshKey)");
+    flags.Add("known-hosts-secret", &spec_flags_.known_hosts_secret,
+              "Secret with the known_hosts data (--auth sshKey)");
+    flags.Add("known-hosts-key", &spec_flags_.known_hosts_key,
+              "key of the known_hosts data (default known_hosts)");
+    flags.Add("ca-configmap", &spec_flags_.ca_configmap,
+              "ConfigMap with the CA bundle to trust instead of the system store");
+    flags.Add("ca-secret", &spec_flags_.ca_secret,
+              "Secret with the CA bundle to trust instead of the system store");
+    flags.Add("ca-key", &spec_flags_.ca_key, "key of the CA bundle (default ca.crt)");
+    flags.Add("insecure-skip-tls-verify", &spec_flags_.insecure_skip_tls_verify,
+              "do not verify the server's certificate");
+    flags.Add("file", &file_, "read the source from this YAML file instead of the flags");
+    flags.AddAlias('f', "file");
+    flags.Add("request-id", &request_id_,
+              "idempotency key of the call; generated and printed when absent");
+  }
+
+  // Fills `request.source` from the flags or the file; kExitOk, or the exit code after
+  // printing why not.
+  int PrepareSource(v1::VerifySourceRequest& request, std::ostream& err) const {
+    if (!flags_->Given("file")) {
+      absl::StatusOr<v1::SourceSpec> spec = SourceSpecFromFlags(spec_flags_);
+      if (!spec.ok()) {
+        err << "error: " << spec.status().message() << "\n";
+        return kExitUsage;
+      }
+      *request.mutable_source() = *std::move(spec);
+      return kExitOk;
+    }
+    for (const char* flag : kSpecFlags) {
+      if (flags_->Given(flag)) {
+        err << "error: -f and --" << flag << " are exclusive: the file describes the source\n";
+        return kExitUsage;
+      }
+    }
+    absl::StatusOr<std::string> text = kubebridge::ReadSmallFile(file_);
+    if (!text.ok()) return ReportError(text.status(), err);
+    absl::StatusOr<v1::SourceSpec> spec = ParseSourceSpecYaml(*text);
+    if (!spec.ok()) {
+      return ReportError(absl::Status(spec.status().code(),
+                                      absl::StrCat("\"", file_, "\": ", spec.status().message())),
+                         err);
+    }
+    *request.mutable_source() = *std::move(spec);
+    return kExitOk;
+  }
+
+  const FlagSet* flags_ = nullptr;  // the set DefineOwnFlags filled; outlives Run
+  std::string name_;
+  SourceFlags spec_flags_;
+  std::string file_;
+  std::string request_id_;
+};
+
+constexpr char kVerifyDescription[] =
+    "Asks the service to check a Git, Helm or OCI source's address and credentials: Git\n"
+    "lists the remote's refs, Helm downloads index.yaml, OCI sends GET /v2/ (200 and 401\n"
+    "pass, so OCI credentials are only checked at the first pull). Credentials are read by\n"
+    "the service from Secrets in the source's namespace; the outcome is recorded in the log\n"
+    "(stream source/<namespace>/<name>) with the URL and auth type, never the credential.\n"
+    "\n"
+    "With -f, the source comes from a YAML file:\n"
+    "  kind: git\n"
+    "  url: ssh://git@example.com/org/repo.git\n"
+    "  namespace: flux-system\n"
+    "  auth:\n"
+    "    type: sshKey          # none, basic, bearer or sshKey\n"
+    "    basic: {secretName: NAME}\n"
+    "    bearer: {secretName: NAME}\n"
+    "    sshKey:\n"
+    "      secretName: NAME\n"
+    "      knownHostsRef: {kind: ConfigMap, name: NAME, key: known_hosts}\n"
+    "  tls:\n"
+    "    insecureSkipVerify: false\n"
+    "    caPublicCertRef: {kind: Secret, name: NAME, key: ca.crt}\n"
+    "\n"
+    "Exit codes:\n"
+    "  0  Verified\n"
+    "  1  the call failed (error: <CODE>: <message>), or the file could not be read\n"
+    "  2  usage error; nothing was sent\n"
+    "  3  VerifyFailed: the check failed; a retry may succeed\n"
+    "  4  Unsupported: retrying cannot help until the source's spec changes\n";
+
+}  // namespace
+
+absl::StatusOr<v1::SourceSpec> SourceSpecFromFlags(const SourceFlags& flags) {
+  v1::SourceSpec spec;
+  if (flags.kind.empty()) return absl::InvalidArgumentError("--kind: required (git, helm or oci)");
+  ASSIGN_OR_RETURN(const v1::SourceKind kind, ParseKind("--kind", flags.kind));
+  spec.set_kind(kind);
+  if (flags.url.empty()) return absl::InvalidArgumentError("--url: required");
+  spec.set_url(flags.url);
+  spec.set_namespace_(flags.source_namespace);
+  RETURN_IF_ERROR(FillAuthFromFlags(flags, *spec.mutable_auth()));
+  ASSIGN_OR_RETURN(std::optional<v1::ObjectKeyRef> ca,
+                   RefFromFlags("ca", flags.ca_configmap, flags.ca_secret, flags.ca_key));
+  if (ca.has_value()) *spec.mutable_tls()->mutable_ca_public_cert_ref() = *std::move(ca);
+  if (flags.insecure_skip_tls_verify) spec.mutable_tls()->set_insecure_skip_verify(true);
+  return spec;
+}
+
+absl::StatusOr<v1::SourceSpec> ParseSourceSpecYaml(absl::string_view yaml) {
+  RETURN_IF_ERROR(kubebridge::CheckYamlLimits(yaml, kubebridge::kMaxConfigFileBytes,
+                                              kubebridge::kMaxYamlDepth));
+  try {
+    return ParseSpecNode(YAML::Load(std::string(yaml)));
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("not a valid source: ", e.what()));
+  }
+}
+
+int VerifySourceExitCode(const v1::VerifySourceResponse& response) {
+  const std::string& reason = response.result().reason();
+  if (reason == kubebridge::kReasonVerified) return kExitOk;
+  if (reason == kubebridge::kReasonVerifyFailed) return kExitVerifyFailed;
+  if (reason == kubebridge::kReasonUnsupported) return kExitUnsupported;
+  return kExitFailure;
+}
+
+void AddSourceCommands(Dispatcher& dispatcher) {
+  dispatcher.Add({"source verify", "",
+                  "verify a Git, Helm or OCI source's address and credentials from the service", 0,
+                  0, [] { return std::make_unique<VerifyCommand>(); }, kVerifyDescription});
+}
+
+}  // namespace credledger::service

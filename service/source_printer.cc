@@ -1,0 +1,64 @@
+#include "service/source_printer.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "kubebridge/connection_errors.h"
+#include "service/source_api.h"
+
+namespace credledger::service {
+namespace {
+
+std::string Field(absl::string_view name, absl::string_view value) {
+  return absl::StrFormat("  %-10s %s\n", absl::StrCat(name, ":"), value.empty() ? "-" : value);
+}
+
+absl::string_view RetryText(absl::string_view reason) {
+  if (reason == kubebridge::kReasonVerifyFailed) return "yes, with backoff";
+  if (reason == kubebridge::kReasonUnsupported) return "no: change the source's spec first";
+  return "no";
+}
+
+}  // namespace
+
+absl::string_view SourceKindName(v1::SourceKind kind) {
+  switch (kind) {
+    case v1::SOURCE_KIND_GIT:
+      return "git";
+    case v1::SOURCE_KIND_HELM:
+      return "helm";
+    case v1::SOURCE_KIND_OCI:
+      return "oci";
+    case v1::SOURCE_KIND_UNSPECIFIED:
+    case v1::SourceKind_INT_MIN_SENTINEL_DO_NOT_USE_:
+    case v1::SourceKind_INT_MAX_SENTINEL_DO_NOT_USE_:
+      break;
+  }
+  return "unspecified";
+}
+
+std::string FormatVerifySourceText(const v1::VerifySourceRequest& request,
+                                   const v1::VerifySourceResponse& response) {
+  const v1::SourceVerified& result = response.result();
+  const std::string& ns = request.source().namespace_();
+  std::string out = absl::StrCat("source ", ns.empty() ? kDefaultSourceNamespace : ns, "/",
+                                 request.name(), ": ", result.reason());
+  if (response.replayed()) {
+    absl::StrAppend(&out, " (request already answered, nothing appended; seq ", response.seq(),
+                    ")\n");
+  } else {
+    absl::StrAppend(&out, " (seq ", response.seq(), ")\n");
+  }
+  absl::StrAppend(&out, Field("kind", SourceKindName(result.kind())), Field("url", result.url()),
+                  Field("auth", result.auth_type()), Field("message", result.message()));
+  if (!result.host_key_fingerprint().empty()) {
+    absl::StrAppend(&out, Field("host key", result.host_key_fingerprint()));
+  }
+  if (result.insecure_skip_verify()) {
+    absl::StrAppend(&out, Field("tls", "server certificate not verified (insecureSkipVerify)"));
+  }
+  for (const std::string& note : result.notes()) absl::StrAppend(&out, Field("note", note));
+  absl::StrAppend(&out, Field("retry", RetryText(result.reason())));
+  return out;
+}
+
+}  // namespace credledger::service

@@ -1,0 +1,412 @@
+// The cluster CLI's inputs and text formats: the spec flags and spec file (-f) as they reach
+// the request (duplicate keys and bad values refused naming their path), the shapes of
+// `cluster get|list` output, and the subcommands end to end against ClusterService served
+// over gRPC on 127.0.0.1:0.
+#include "service/cluster_cli.h"
+
+#include <google/protobuf/util/message_differencer.h>
+#include <grpcpp/grpcpp.h>
+
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "projections/proto_time.h"
+#include "service/cluster_grpc_service.h"
+#include "service/cluster_printer.h"
+#include "test/service/cluster_api_fixture.h"
+
+namespace credledger::service {
+namespace {
+
+using google::protobuf::util::MessageDifferencer;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+using testing::StatusIs;
+
+// The agentless spec every input form below describes, built field by field.
+v1::ClusterSpec FullAgentlessSpec() {
+  v1::ClusterSpec spec;
+  spec.set_connection_mode(v1::CLUSTER_CONNECTION_MODE_AGENTLESS);
+  spec.set_namespace_("fleet");
+  v1::AgentlessConnection& agentless = *spec.mutable_agentless();
+  agentless.set_server("https://edge-1.example:6443");
+  agentless.mutable_ca_ref()->set_kind("ConfigMap");
+  agentless.mutable_ca_ref()->set_name("edge-1-ca");
+  agentless.mutable_ca_ref()->set_key("ca.crt");
+  v1::ClusterAuth& auth = *agentless.mutable_auth();
+  auth.set_type("execPlugin");
+  auth.mutable_kubeconfig()->mutable_secret_ref()->set_name("edge-1-kubeconfig");
+  auth.mutable_token()->mutable_secret_ref()->set_name("edge-1-token");
+  auth.mutable_token()->mutable_secret_ref()->set_key("bearer");
+  auth.mutable_client_cert()->set_secret_name("edge-1-client");
+  v1::ExecPluginAuth& exec = *auth.mutable_exec_plugin();
+  exec.set_url("https://creds.example/exec");
+  exec.mutable_ca_ref()->set_kind("Secret");
+  exec.mutable_ca_ref()->set_name("creds-ca");
+  exec.mutable_token_ref()->set_name("creds-token");
+  exec.mutable_token_ref()->set_key("t");
+  return spec;
+}
+
+void ExpectSpec(const absl::StatusOr<v1::ClusterSpec>& got, const v1::ClusterSpec& want) {
+  ASSERT_OK(got);
+  EXPECT_TRUE(MessageDifferencer::Equals(*got, want))
+      << "got " << got->ShortDebugString() << "\nwant " << want.ShortDebugString();
+}
+
+// --- Flags ---
+
+TEST(ClusterSpecInputTest, FlagsBecomeTheSpec) {
+  ClusterSpecFlags flags;
+  flags.connection_mode = "agentless";
+  flags.namespace_name = "fleet";
+  flags.api_server = "https://edge-1.example:6443";
+  flags.ca_ref = "ConfigMap/edge-1-ca/ca.crt";
+  flags.auth_type = "execPlugin";
+  flags.kubeconfig_secret = "edge-1-kubeconfig";
+  flags.token_secret = "edge-1-token/bearer";
+  flags.client_cert_secret = "edge-1-client";
+  flags.exec_url = "https://creds.example/exec";
+  flags.exec_ca_ref = "Secret/creds-ca";
+  flags.exec_token_secret = "creds-token/t";
+  ExpectSpec(ClusterSpecFromFlags(flags), FullAgentlessSpec());
+
+  ClusterSpecFlags home;
+  home.connection_mode = "inCluster";
+  ExpectSpec(ClusterSpecFromFlags(home), InClusterSpec());
+  home.namespace_name = "fleet";
+  v1::ClusterSpec with_namespace = InClusterSpec();
+  with_namespace.set_namespace_("fleet");
+  ExpectSpec(ClusterSpecFromFlags(home), with_namespace);
+}
+
+TEST(ClusterSpecInputTest, BadFlagsNameTheFlag) {
+  struct Case {
+    ClusterSpecFlags flags;
+    std::string message;
+  };
+  auto agentless = [](auto mutate) {
+    ClusterSpecFlags flags;
+    flags.connection_mode = "agentless";
+    flags.namespace_name = "fleet";
+    flags.auth_type = "token";
+    mutate(flags);
+    return flags;
+  };
+  const std::vector<Case> cases = {
+      {ClusterSpecFlags(), "--connection-mode: required: inCluster or agentless"},
+      {agentless([](auto& f) { f.connection_mode = "agentLess"; }),
+       "--connection-mode: \"agentLess\" is neither inCluster nor agentless"},
+      {agentless([](auto& f) {
+         f.connection_mode = "inCluster";
+         f.api_server = "https://x";
+         f.exec_url = "https://y";
+       }),
+       "--api-server, --auth-type, --exec-url: only for --connection-mode agentless"},
+      {agentless([](auto& f) { f.ca_ref = "edge-1-ca"; }),
+       "--ca-ref: expected <kind>/<name>[/<key>], got \"edge-1-ca\""},
+      {agentless([](auto& f) { f.ca_ref = "ConfigMap//ca.crt"; }), "--ca-ref: expected"},
+      {agentless([](auto& f) { f.token_secret = "a/b/c"; }),
+       "--token-secret: expected <name>[/<key>]"},
+      {agentless([](auto& f) { f.kubeconfig_secret = "/value"; }), "--kubeconfig-secret"},
+      {agentless([](auto& f) { f.exec_token_secret = "creds-token"; }), "need --exec-url"},
+      {agentless([](auto& f) {
+         f.exec_url = "https://creds.example";
+         f.exec_ca_ref = "Secret";
+       }),
+       "--exec-ca-ref: expected"},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_THAT(ClusterSpecFromFlags(cases[i].flags),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(cases[i].message)))
+        << "case " << i;
+  }
+}
+
+// --- The spec file ---
+
+TEST(ClusterSpecInputTest, TheSpecFileUsesKubernetesFieldNames) {
+  ExpectSpec(ParseClusterSpecYaml(R"(connectionMode: agentless
+namespace: fleet
+agentless:
+  server: https://edge-1.example:6443
+  caRef: {kind: ConfigMap, name: edge-1-ca, key: ca.crt}
+  auth:
+    type: execPlugin
+    kubeconfig:
+      secretRef: {name: edge-1-kubeconfig}
+    token:
+      secretRef: {name: edge-1-token, key: bearer}
+    clientCert: {secretName: edge-1-client}
+    execPlugin:
+      url: https://creds.example/exec
+      caRef: {kind: Secret, name: creds-ca}
+      tokenRef: {name: creds-token, key: t}
+)"),
+             FullAgentlessSpec());
+  ExpectSpec(ParseClusterSpecYaml("connectionMode: inCluster\n"), InClusterSpec());
+  // A present but empty block stays present (its type's block is then set, and its empty
+  // reference is refused by the server naming the field).
+  absl::StatusOr<v1::ClusterSpec> empty_token =
+      ParseClusterSpecYaml("connectionMode: agentless\nagentless: {auth: {token: {}}}\n");
+  ASSERT_OK(empty_token);
+  EXPECT_TRUE(empty_token->agentless().auth().has_token());
+}
+
+TEST(ClusterSpecInputTest, BadSpecFilesNameThePath) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"connectionMode: agentless\nconnectionMode: inCluster\n", "connectionMode: duplicate key"},
+      {"connectionMode: agentless\nagentless:\n  auth:\n    type: token\n    type: oidc\n",
+       "agentless.auth.type: duplicate key"},
+      {"connectionMode: agentless\nagentless:\n  caRef: {kind: Secret, name: a, name: b}\n",
+       "agentless.caRef.name: duplicate key"},
+      {"connectionMode: agentless\nagentless:\n  auth:\n    token:\n      secretRef: {name: a, "
+       "key: b, key: c}\n",
+       "agentless.auth.token.secretRef.key: duplicate key"},
+      {"connectionMode: agentless\nagentless: {serverUrl: https://x}\n",
+       "agentless.serverUrl: unknown key"},
+      {"connectionMode: agentless\nagentless: {auth: {oidc: {}}}\n",
+       "agentless.auth.oidc: unknown key"},
+      {"connectionMode: Agentless\n", "connectionMode: \"Agentless\" is neither"},
+      {"namespace: fleet\n", "connectionMode: required"},
+      {"connectionMode: agentless\nagentless: {server: {host: x}}\n",
+       "agentless.server: must be a string"},
+      {"connectionMode: agentless\nagentless: {auth: {clientCert: edge-1-client}}\n",
+       "agentless.auth.clientCert: must be a mapping"},
+      {"- connectionMode: agentless\n", "must be a mapping"},
+      {"connectionMode: [agentless\n", "not a valid spec"},
+      {std::string(2 << 20, '#'), "larger than the limit"},
+  };
+  for (const auto& [yaml, message] : cases) {
+    EXPECT_THAT(ParseClusterSpecYaml(yaml),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(message)))
+        << yaml.substr(0, 80);
+  }
+}
+
+// --- The printer ---
+
+v1::ClusterView ProbedView() {
+  v1::ClusterView view;
+  v1::ClusterState& cluster = *view.mutable_cluster();
+  cluster.set_name("edge-1");
+  cluster.set_phase(v1::ClusterState::PHASE_ACTIVE);
+  *cluster.mutable_spec() = TokenSpec();
+  cluster.set_seq(42);
+  v1::Condition& reachable = *cluster.mutable_reachable();
+  reachable.set_type("Reachable");
+  reachable.set_status("False");
+  reachable.set_reason("ProbeFailed");
+  reachable.set_message("GET /version: connection refused");
+  *reachable.mutable_last_transition_time() =
+      projections::ToProto(absl::FromUnixSeconds(1767225600));  // 2026-01-01T00:00:00Z
+  cluster.set_server_version("v1.29.2");
+  cluster.add_api_groups("apps");
+  cluster.add_api_groups("batch");
+  cluster.add_api_groups("networking.k8s.io");
+  cluster.set_auth_type("token");
+  *cluster.mutable_last_probe_time() = projections::ToProto(absl::FromUnixSeconds(1767225660));
+  *view.mutable_last_probe_time() = projections::ToProto(absl::FromUnixSeconds(1767229200));
+  return view;
+}
+
+TEST(ClusterPrinterTest, TextShowsTheConnectionTheReachableConditionAndTheLastProbe) {
+  const std::string text = FormatClusterText(ProbedView());
+  EXPECT_THAT(text, StartsWith("cluster edge-1 (active)\n"));
+  EXPECT_THAT(text,
+              HasSubstr("connection:     agentless, auth token: Secret edge-1-token, key token\n"));
+  EXPECT_THAT(text, HasSubstr("namespace:      fleet\n"));
+  EXPECT_THAT(text, HasSubstr("server:         https://edge-1.example:6443\n"));
+  EXPECT_THAT(text, HasSubstr("ca:             ConfigMap edge-1-ca, key ca.crt (default)\n"));
+  EXPECT_THAT(text, HasSubstr("reachable:      False/ProbeFailed (since 2026-01-01T00:00:00Z)\n"));
+  EXPECT_THAT(text, HasSubstr("message:        GET /version: connection refused\n"));
+  EXPECT_THAT(text, HasSubstr("server version: v1.29.2\n"));
+  EXPECT_THAT(text, HasSubstr("api groups:     3\n"));
+  EXPECT_THAT(text, HasSubstr("probe auth:     token\n"));
+  // The view's time (a later unrecorded probe), not the recorded 00:01:00.
+  EXPECT_THAT(text, HasSubstr("last probe:     2026-01-01T01:00:00Z\n"));
+  EXPECT_THAT(text, HasSubstr("seq:            42\n"));
+
+  v1::ClusterView home;
+  home.mutable_cluster()->set_name("home");
+  *home.mutable_cluster()->mutable_spec() = InClusterSpec();
+  const std::string home_text = FormatClusterText(home);
+  EXPECT_THAT(home_text, HasSubstr("connection:     inCluster\n"));
+  EXPECT_THAT(home_text, Not(HasSubstr("server:")));
+  EXPECT_THAT(home_text, HasSubstr("last probe:     -\n"));
+  EXPECT_THAT(home_text, HasSubstr("reachable:      -/- (since -)\n"));
+}
+
+TEST(ClusterPrinterTest, AuthBlocksInWords) {
+  v1::ClusterSpec spec = FullAgentlessSpec();
+  EXPECT_EQ(FormatClusterAuth(spec),
+            "agentless, auth execPlugin: provider https://creds.example/exec, CA Secret "
+            "creds-ca, key ca.crt (default), token Secret creds-token, key t");
+  spec.mutable_agentless()->mutable_auth()->set_type("clientCert");
+  EXPECT_EQ(FormatClusterAuth(spec),
+            "agentless, auth clientCert: Secret edge-1-client, keys tls.crt and tls.key");
+  spec.mutable_agentless()->mutable_auth()->set_type("kubeconfig");
+  EXPECT_EQ(FormatClusterAuth(spec),
+            "agentless, auth kubeconfig: Secret edge-1-kubeconfig, key value (default)");
+  spec.mutable_agentless()->mutable_auth()->set_type("oidc");
+  EXPECT_EQ(FormatClusterAuth(spec), "agentless, auth oidc: no oidc block");
+}
+
+TEST(ClusterPrinterTest, ChangeSummaryTellsWhatWasAppended) {
+  v1::ClusterChangeResponse response;
+  *response.mutable_cluster() = ProbedView().cluster();
+  response.set_seq(7);
+  EXPECT_THAT(FormatClusterChangeText("registered", response),
+              StartsWith("registered cluster edge-1 (seq 7)\ncluster edge-1 (active)\n"));
+  // Without a live time, the recorded last probe.
+  EXPECT_THAT(FormatClusterChangeText("registered", response),
+              HasSubstr("last probe:     2026-01-01T00:01:00Z\n"));
+  response.set_replayed(true);
+  EXPECT_THAT(FormatClusterChangeText("registered", response),
+              StartsWith("registered cluster edge-1: request already answered, nothing appended "
+                         "(seq 7)\n"));
+  response.set_replayed(false);
+  response.set_seq(0);
+  EXPECT_THAT(FormatClusterChangeText("registered", response),
+              StartsWith("registered cluster edge-1: already in that state, nothing appended\n"));
+}
+
+TEST(ClusterPrinterTest, TableRowsShowModeAuthReachabilityAndGroups) {
+  EXPECT_THAT(FormatClusterTableHeader(),
+              AllOf(StartsWith("CLUSTER "), HasSubstr(" REACHABLE "), HasSubstr(" LAST PROBE\n")));
+  const std::string row = FormatClusterRow(ProbedView());
+  std::vector<std::string> columns = absl::StrSplit(row, ' ', absl::SkipEmpty());
+  EXPECT_THAT(columns,
+              ::testing::ElementsAre("edge-1", "active", "agentless", "token", "False/ProbeFailed",
+                                     "v1.29.2", "3", "2026-01-01T01:00:00Z\n"));
+}
+
+// --- The subcommands against ClusterService served over gRPC ---
+
+class ClusterCliTest : public ClusterApiFixture {
+ protected:
+  void SetUp() override {
+    ClusterApiFixture::SetUp();
+    grpc_service_ = std::make_unique<ClusterGrpcService>(clusters_api_.get(), &allow_all_);
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(grpc_service_.get());
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(server_, nullptr);
+    address_ = "127.0.0.1:" + std::to_string(port);
+    AddClusterCommands(dispatcher_);
+  }
+  void TearDown() override {
+    if (server_ != nullptr) server_->Shutdown();
+  }
+
+  int Run(std::vector<std::string> args) {
+    args.push_back("--server=" + address_);
+    args.push_back("--as=alice");
+    out_.str("");
+    err_.str("");
+    return dispatcher_.Run(args, out_, err_);
+  }
+
+  std::string WriteFile(const std::string& name, const std::string& text) {
+    const std::string path = (dir_.path() / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  // The fixture's policy names IdentityService only.
+  const AuthorizationPolicy allow_all_ = AuthorizationPolicy::AllowAll();
+  Dispatcher dispatcher_{"credledger"};
+  std::unique_ptr<ClusterGrpcService> grpc_service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::string address_;
+  std::ostringstream out_;
+  std::ostringstream err_;
+};
+
+TEST_F(ClusterCliTest, RegisterProbeGetListAndDeregister) {
+  ASSERT_EQ(Run({"cluster", "register", "edge-1", "--connection-mode", "agentless", "--namespace",
+                 "fleet", "--api-server", "https://edge-1.example:6443", "--auth-type", "token",
+                 "--token-secret", "edge-1-token", "--request-id", "r1"}),
+            0)
+      << err_.str();
+  EXPECT_THAT(out_.str(), StartsWith("registered cluster edge-1 (seq "));
+  EXPECT_THAT(out_.str(), HasSubstr("reachable:      Unknown/ProbePending"));
+  ASSERT_OK_AND_ASSIGN(v1::GetClusterResponse stored, [&] {
+    v1::GetClusterRequest request;
+    request.set_name("edge-1");
+    return clusters_api_->GetCluster(request);
+  }());
+  EXPECT_EQ(stored.cluster().cluster().spec().agentless().auth().token().secret_ref().name(),
+            "edge-1-token");
+
+  const std::string file = WriteFile("home.yaml", "connectionMode: inCluster\n");
+  ASSERT_EQ(Run({"cluster", "register", "home", "-f", file}), 0) << err_.str();
+  EXPECT_THAT(err_.str(), StartsWith("request-id: "));  // generated and printed
+
+  outcome_ = Succeeded(0, "v1.30.0", {"apps"});
+  ASSERT_EQ(Run({"cluster", "probe", "edge-1"}), 0) << err_.str();
+  EXPECT_THAT(out_.str(), AllOf(HasSubstr("reachable:      True/ProbeSucceeded"),
+                                HasSubstr("server version: v1.30.0")));
+
+  ASSERT_EQ(Run({"cluster", "get", "edge-1", "--output", "json"}), 0) << err_.str();
+  EXPECT_THAT(out_.str(), HasSubstr("\"reason\":\"ProbeSucceeded\""));
+
+  ASSERT_EQ(Run({"cluster", "deregister", "home"}), 0) << err_.str();
+  EXPECT_THAT(out_.str(), AllOf(StartsWith("deregistered cluster home (seq "),
+                                HasSubstr("cluster home (deregistered)")));
+  ASSERT_EQ(Run({"cluster", "list"}), 0) << err_.str();
+  EXPECT_THAT(out_.str(), AllOf(HasSubstr("edge-1 "), Not(HasSubstr("home "))));
+  ASSERT_EQ(Run({"cluster", "list", "--include-deregistered"}), 0) << err_.str();
+  EXPECT_THAT(out_.str(), HasSubstr("home "));
+
+  EXPECT_EQ(Run({"cluster", "get", "home"}), 1);
+  EXPECT_THAT(err_.str(), HasSubstr("error: NOT_FOUND: cluster \"home\": not registered"));
+}
+
+TEST_F(ClusterCliTest, UsageErrorsAndSpecFileErrorsSendNothing) {
+  const int64_t head = store_->HeadSeq();
+  EXPECT_EQ(Run({"cluster", "register", "edge-1"}), 2);
+  EXPECT_THAT(err_.str(), HasSubstr("--connection-mode: required"));
+  EXPECT_EQ(Run({"cluster", "register", "edge-1", "--connection-mode", "remote"}), 2);
+  EXPECT_THAT(err_.str(), HasSubstr("connection-mode"));
+  EXPECT_EQ(Run({"cluster", "register", "edge-1", "--connection-mode", "inCluster", "--auth-type",
+                 "token"}),
+            2);
+  EXPECT_THAT(err_.str(), HasSubstr("--auth-type: only for --connection-mode agentless"));
+  const std::string file = WriteFile("dup.yaml",
+                                     "connectionMode: inCluster\nnamespace: a\n"
+                                     "namespace: b\n");
+  EXPECT_EQ(Run({"cluster", "register", "edge-1", "-f", file}), 1);
+  EXPECT_THAT(err_.str(), HasSubstr("namespace: duplicate key"));
+  EXPECT_EQ(Run({"cluster", "register", "edge-1", "-f", file, "--namespace", "fleet"}), 2);
+  EXPECT_THAT(err_.str(), HasSubstr("are exclusive"));
+  EXPECT_EQ(
+      Run({"cluster", "register", "edge-1", "--connection-mode", "inCluster", "--request-id="}), 2);
+  // The server's validation comes back naming the field.
+  EXPECT_EQ(Run({"cluster", "register", "edge-1", "--connection-mode", "agentless", "--namespace",
+                 "fleet", "--auth-type", "token", "--token-secret", "t"}),
+            1);
+  EXPECT_THAT(err_.str(), HasSubstr("INVALID_ARGUMENT: spec.agentless.server: required"));
+  EXPECT_EQ(store_->HeadSeq(), head);
+}
+
+TEST_F(ClusterCliTest, HelpDescribesTheSpecFile) {
+  ASSERT_EQ(Run({"cluster", "register", "--help"}), 0);
+  EXPECT_THAT(out_.str(), AllOf(HasSubstr("connectionMode: agentless"), HasSubstr("--api-server"),
+                                HasSubstr("--exec-token-secret"), HasSubstr("-f")));
+  ASSERT_EQ(Run({"cluster", "--help"}), 0);
+  EXPECT_THAT(out_.str(), AllOf(HasSubstr("cluster probe"), HasSubstr("cluster deregister")));
+}
+
+}  // namespace
+}  // namespace credledger::service
