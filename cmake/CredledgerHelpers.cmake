@@ -17,14 +17,6 @@ function(credledger_add_library name)
   credledger_set_warnings(${name})
 endfunction()
 
-# credledger_test_compile_options(<target>): test code is compiled without debug information
-# unless CREDLEDGER_TEST_DEBUG_INFO is ON (it is a quarter of the test build's time).
-function(credledger_test_compile_options target)
-  if(NOT CREDLEDGER_TEST_DEBUG_INFO)
-    target_compile_options(${target} PRIVATE -g0)
-  endif()
-endfunction()
-
 # credledger_add_test(<name> SOURCES ... DEPS ... [LABELS ...]): a gtest binary registered
 # with ctest, one ctest entry per test case.
 function(credledger_add_test name)
@@ -32,7 +24,6 @@ function(credledger_add_test name)
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
   credledger_set_warnings(${name})
-  credledger_test_compile_options(${name})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 120)
   endif()

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "kubebridge/connection_errors.h"
+#include "kubebridge/status_mapping.h"
 #include "nlohmann/json.hpp"
 
 namespace credledger::kubebridge {
@@ -89,7 +90,9 @@ v1::ClusterProbed ProbeCluster(ClusterConnector& connector, const v1::ClusterSta
   }
   if (!discovery.ok()) {
     probed.set_reason(IsUnsupported(discovery.status()) ? kReasonUnsupported : kReasonProbeFailed);
-    probed.set_message(std::string(discovery.status().message()));
+    // A registered cluster's API server is not ours to trust: its words stay out of the
+    // log (it could echo the credential it was sent).
+    probed.set_message(ServerFreeMessage(discovery.status()));
     return probed;
   }
   probed.set_reason(kReasonProbeSucceeded);

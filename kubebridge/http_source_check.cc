@@ -66,13 +66,13 @@ absl::StatusOr<Url> ParseUrl(absl::string_view text) {
     port = authority.substr(colon + 1);
   }
   if (host.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("URL \"", url.display, "\" has no host"));
+    return UnsupportedError(absl::StrCat("URL \"", url.display, "\" has no host"));
   }
   url.host = absl::AsciiStrToLower(host);
   url.port = url.scheme == "http" ? 80 : 443;
   if (!port.empty() && (!std::all_of(port.begin(), port.end(), absl::ascii_isdigit) ||
                         !absl::SimpleAtoi(port, &url.port) || url.port < 1 || url.port > 65535)) {
-    return absl::InvalidArgumentError(
+    return UnsupportedError(
         absl::StrCat("URL \"", url.display, "\" has an invalid port \"", port, "\""));
   }
   return url;
@@ -236,8 +236,7 @@ absl::StatusOr<HttpSourceCheck> VerifyHelmRepository(absl::string_view url_text,
     return UnsupportedError(absl::StrCat(prefix, ": only https:// URLs are supported"));
   }
   if (url.rest.find_first_of("?#") != std::string::npos) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(prefix, ": a repository URL has no query or fragment"));
+    return UnsupportedError(absl::StrCat(prefix, ": a repository URL has no query or fragment"));
   }
   std::string path_prefix = url.rest;
   while (!path_prefix.empty() && path_prefix.back() == '/') path_prefix.pop_back();

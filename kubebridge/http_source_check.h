@@ -51,11 +51,11 @@ struct HttpSourceCheck {
 };
 
 // Errors (messages name the URL without userinfo, never a credential): UnsupportedError
-// when the URL is not https:// (Helm) or not oci:// or https:// (OCI); kUnauthenticated
-// for 401 (Helm); kPermissionDenied for 403; kNotFound for 404; kUnavailable for 5xx,
-// 429, connection failures and timeouts; kFailedPrecondition for TLS verification
-// failures; kInvalidArgument when the URL has no host or a bad port (or, for Helm, a query),
-// when index.yaml is not a Helm index or is larger than max_index_bytes, when a bearer
+// when the URL is not https:// (Helm) or not oci:// or https:// (OCI), has no host or a
+// bad port, or (Helm) a query or fragment; kUnauthenticated for 401 (Helm);
+// kPermissionDenied for 403; kNotFound for 404; kUnavailable for 5xx, 429, connection
+// failures and timeouts; kFailedPrecondition for TLS verification failures;
+// kInvalidArgument when index.yaml is not a Helm index or is larger than max_index_bytes, when a bearer
 // token holds a control character, or for any other status (redirects included);
 // kCancelled.
 absl::StatusOr<HttpSourceCheck> VerifyHelmRepository(absl::string_view url,

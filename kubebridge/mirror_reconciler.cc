@@ -14,6 +14,7 @@
 #include "kubebridge/json_util.h"
 #include "kubebridge/mirror_objects.h"
 #include "kubebridge/namespace_labels.h"
+#include "kubebridge/status_mapping.h"
 #include "projections/identity_state.h"
 #include "projections/mirror_naming.h"
 
@@ -220,6 +221,19 @@ absl::StatusOr<MirrorReconcileResult> MirrorReconciler::Reconcile(const v1::Iden
   MirrorReconcileResult result;
   if (state.phase() != v1::IdentityState::PHASE_ACTIVE) return result;
   KubeClient& mirrors = target != nullptr ? *target : client_;
+  // The words of a registered cluster's API server stay out of the log (it could echo a
+  // credential); a failure to read it is recorded as the cluster being unreachable.
+  const bool remote = target != nullptr;
+  auto describe = [remote](const absl::Status& status) {
+    return remote ? ServerFreeMessage(status) : std::string(status.message());
+  };
+  auto unreachable = [&](const v1::IdentityState& at, const absl::Status& status) {
+    if (!remote || absl::IsCancelled(status)) return status;
+    RETURN_IF_ERROR(RecordClusterFailure(
+        at, v1::MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE,
+        absl::StrCat("cluster \"", at.spec().cluster(), "\": ", describe(status))));
+    return status;
+  };
 
   ASSIGN_OR_RETURN(SourceRead read, ReadSource(client_, state.spec().secret_ref(), cancel));
   result.source_found = read.source.found;
@@ -227,9 +241,10 @@ absl::StatusOr<MirrorReconcileResult> MirrorReconciler::Reconcile(const v1::Iden
   std::vector<MirrorOutcome> observations = {std::move(read.observed)};
   if (state.spec().allowed_namespaces().has_selector()) {
     for (const v1::IdentityNamespaceState& entry : state.namespaces()) {
-      ASSIGN_OR_RETURN(NamespaceLabels labels, LabelsOf(mirrors, entry.namespace_(), cancel));
+      absl::StatusOr<NamespaceLabels> labels = LabelsOf(mirrors, entry.namespace_(), cancel);
+      if (!labels.ok()) return unreachable(state, labels.status());
       observations.push_back(
-          RecordNamespaceLabels{entry.namespace_(), labels.found, std::move(labels.labels)});
+          RecordNamespaceLabels{entry.namespace_(), labels->found, std::move(labels->labels)});
     }
   }
   ASSIGN_OR_RETURN(
@@ -240,9 +255,10 @@ absl::StatusOr<MirrorReconcileResult> MirrorReconciler::Reconcile(const v1::Iden
   const std::string mirror_name = projections::MirrorSecretName(current.name());
   ListOptions by_name;
   by_name.field_selector = absl::StrCat("metadata.name=", mirror_name);
-  ASSIGN_OR_RETURN(ObjectList listed, mirrors.List(SecretResource(""), by_name, cancel));
+  absl::StatusOr<ObjectList> listed = mirrors.List(SecretResource(""), by_name, cancel);
+  if (!listed.ok()) return unreachable(current, listed.status());
   std::map<std::string, nlohmann::json> existing;
-  for (nlohmann::json& secret : listed.items) {
+  for (nlohmann::json& secret : listed->items) {
     std::string ns = StringAt(secret, {"metadata", "namespace"});
     existing.emplace(std::move(ns), std::move(secret));
   }
@@ -263,7 +279,7 @@ absl::StatusOr<MirrorReconcileResult> MirrorReconciler::Reconcile(const v1::Iden
       recorder.Add(
           RecordMirrorFailed{action.namespace_name, v1::MIRROR_FAILURE_KIND_WRITE_FAILED,
                              absl::StrCat("mirror \"", action.namespace_name, "/", mirror_name,
-                                          "\" could not be made current: ", status.message())});
+                                          "\" could not be made current: ", describe(status))});
       ++result.failed;
       if (first_error.ok()) first_error = status;
     }

@@ -81,7 +81,10 @@ class MirrorReconciler {
   // state.phase() is PHASE_ACTIVE. The source is read with the home client; namespaces and
   // mirrors are read and written with `target`, the client of the registered cluster that
   // spec.cluster names (null: the home client, and the namespace lookup). Returns what the
-  // pass did; `retry` set asks the caller for another pass with backoff.
+  // pass did; `retry` set asks the caller for another pass with backoff. On a registered
+  // cluster, a failure to read its namespaces or mirrors is recorded as
+  // CLUSTER_UNREACHABLE in every bound namespace before it is returned, and messages of its
+  // API server are reduced to ServerFreeMessage (status_mapping.h) in every record.
   // Errors (the work queue retries with backoff): reading the source Secret, a namespace or
   // the mirror list fails (mapped client errors); kDataLoss when the source's data does not
   // decode (SourceSecretDigest); the sink's errors; kCancelled; otherwise the first

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
@@ -92,11 +93,36 @@ absl::StatusCode CodeForKubernetesError(int http_code, absl::string_view reason)
   return CodeForHttp(http_code);
 }
 
+namespace {
+
+// Payload type URL holding ServerFreeMessage's text for response-mapped errors.
+constexpr char kServerFreePayload[] = "type.credledger.dev/server-free-message";
+
+// Attaches the server-free form of a response-mapped error (ServerFreeMessage).
+absl::Status WithServerFreeMessage(absl::Status status, absl::string_view what, int http_code,
+                                   absl::string_view reason) {
+  bool known = false;
+  for (const auto& entry : kReasons) known = known || entry.reason == reason;
+  status.SetPayload(kServerFreePayload,
+                    absl::Cord(absl::StrCat(what, ": HTTP ", http_code,
+                                            known ? absl::StrCat(" ", reason) : "")));
+  return status;
+}
+
+}  // namespace
+
+std::string ServerFreeMessage(const absl::Status& status) {
+  const auto payload = status.GetPayload(kServerFreePayload);
+  if (payload.has_value()) return std::string(*payload);
+  return std::string(status.message());
+}
+
 absl::Status StatusFromStatusObject(absl::string_view what, const nlohmann::json& status,
                                     int fallback_http_code) {
   if (!status.is_object()) {
-    return absl::Status(CodeForHttp(fallback_http_code),
-                        absl::StrCat(what, ": HTTP ", fallback_http_code));
+    return WithServerFreeMessage(absl::Status(CodeForHttp(fallback_http_code),
+                                              absl::StrCat(what, ": HTTP ", fallback_http_code)),
+                                 what, fallback_http_code, "");
   }
   if (StringField(status, "status") == "Success") return absl::OkStatus();
   int http_code = fallback_http_code;
@@ -109,8 +135,10 @@ absl::Status StatusFromStatusObject(absl::string_view what, const nlohmann::json
   absl::StatusCode code = CodeForKubernetesError(http_code, reason);
   if (code == absl::StatusCode::kOk) code = absl::StatusCode::kUnknown;
   std::string head = reason.empty() ? absl::StrCat("HTTP ", http_code) : reason;
-  return absl::Status(code, message.empty() ? absl::StrCat(what, ": ", head)
-                                            : absl::StrCat(what, ": ", head, ": ", message));
+  return WithServerFreeMessage(
+      absl::Status(code, message.empty() ? absl::StrCat(what, ": ", head)
+                                         : absl::StrCat(what, ": ", head, ": ", message)),
+      what, http_code, reason);
 }
 
 absl::Status StatusFromHttpResponse(absl::string_view what, int http_code, absl::string_view body) {
@@ -123,9 +151,11 @@ absl::Status StatusFromHttpResponse(absl::string_view what, int http_code, absl:
     if (!status.ok()) return status;
   }
   std::string text = Snippet(body);
-  return absl::Status(CodeForHttp(http_code),
-                      text.empty() ? absl::StrCat(what, ": HTTP ", http_code)
-                                   : absl::StrCat(what, ": HTTP ", http_code, ": ", text));
+  return WithServerFreeMessage(
+      absl::Status(CodeForHttp(http_code),
+                   text.empty() ? absl::StrCat(what, ": HTTP ", http_code)
+                                : absl::StrCat(what, ": HTTP ", http_code, ": ", text)),
+      what, http_code, "");
 }
 
 absl::Status StatusFromCurlCode(absl::string_view what, int curl_code, absl::string_view detail) {

@@ -56,6 +56,15 @@ absl::Status StatusFromHttpResponse(absl::string_view what, int http_code, absl:
 absl::Status StatusFromStatusObject(absl::string_view what, const nlohmann::json& status,
                                     int fallback_http_code);
 
+// The message of `status` without text the server wrote: for an error mapped from an HTTP
+// response (StatusFromHttpResponse, StatusFromStatusObject) "<what>: HTTP <code>" and the
+// reason when it is one of the Kubernetes reasons listed above; otherwise (transport errors,
+// our own messages) the message itself. Used wherever a message of a server credledger does
+// not control (a registered cluster) is recorded or shown: such a server may echo a
+// credential or inject line breaks (docs/connections.md, "Probes and the Reachable
+// condition").
+std::string ServerFreeMessage(const absl::Status& status);
+
 // Maps a failed libcurl transfer of `what`: `curl_code` is the CURLcode, `detail` libcurl's
 // error text (never contains headers). Timeouts, connection, TLS-handshake, send/receive
 // errors -> kUnavailable; aborted by our progress callback -> kCancelled; certificate

@@ -20,9 +20,15 @@ namespace {
 
 using google::protobuf::RepeatedPtrField;
 using google::protobuf::util::MessageDifferencer;
+
 using projections::FindIdentityNamespace;
 using v1::Event;
 using v1::IdentityState;
+
+// "the home cluster" or `cluster "<name>"`.
+std::string ClusterWords(const std::string& cluster) {
+  return cluster.empty() ? "the home cluster" : absl::StrCat("cluster \"", cluster, "\"");
+}
 
 std::string SecretName(const v1::SourceSecretRef& ref) {
   return absl::StrCat(ref.namespace_(), "/", ref.name());
@@ -118,6 +124,22 @@ class Decision {
     RETURN_IF_ERROR(RequireActive());
     RETURN_IF_ERROR(projections::ValidateIdentitySpec(c.spec));
     if (MessageDifferencer::Equals(state_.spec(), c.spec)) return Done();
+    if (c.spec.cluster() != state_.spec().cluster()) {
+      // The mirrors live in the old cluster; moving the identity would orphan them there
+      // while the log stopped following them (docs/connections.md, "Mirrors into a
+      // registered cluster").
+      std::vector<std::string> mirrored;
+      for (const v1::IdentityNamespaceState& ns : state_.namespaces()) {
+        if (ns.has_mirror()) mirrored.push_back(ns.namespace_());
+      }
+      if (!mirrored.empty()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "spec.cluster: identity \"", state_.name(), "\" still has mirrors in ",
+            ClusterWords(state_.spec().cluster()), " (namespaces ", absl::StrJoin(mirrored, ", "),
+            "); remove them first (unbind, or update allowedNamespaces to exclude them), then "
+            "change the cluster"));
+      }
+    }
     if (c.review.has_value()) {
       RETURN_IF_ERROR(CheckReview(*c.review, c.spec.secret_ref()));
     } else if (projections::NeedsAccessReview(state_.spec(), c.spec)) {

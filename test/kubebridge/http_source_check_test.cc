@@ -288,11 +288,19 @@ TEST_F(HttpSourceCheckTest, BearerTokenWithALineBreakIsRefusedBeforeSending) {
   EXPECT_THAT(server_->requests(), IsEmpty());
 }
 
-TEST_F(HttpSourceCheckTest, BadPortIsInvalidArgument) {
-  EXPECT_THAT(VerifyHelmRepository("https://127.0.0.1:99999/x", {}, options_).status(),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("invalid port")));
-  EXPECT_THAT(VerifyOciRegistry("oci://:5000/x", {}, options_).status(),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("has no host")));
+// A URL that can never work is Unsupported (no retry), not a retryable failure.
+TEST_F(HttpSourceCheckTest, UnusableUrlsAreUnsupported) {
+  const absl::Status port = VerifyHelmRepository("https://127.0.0.1:99999/x", {}, options_).status();
+  EXPECT_TRUE(IsUnsupported(port)) << port;
+  EXPECT_THAT(port.message(), HasSubstr("invalid port"));
+  const absl::Status host = VerifyOciRegistry("oci://:5000/x", {}, options_).status();
+  EXPECT_TRUE(IsUnsupported(host)) << host;
+  EXPECT_THAT(host.message(), HasSubstr("has no host"));
+  const absl::Status query =
+      VerifyHelmRepository(server_->url() + "/charts?x=1#f", {}, options_).status();
+  EXPECT_TRUE(IsUnsupported(query)) << query;
+  EXPECT_THAT(query.message(), HasSubstr("no query or fragment"));
+  EXPECT_THAT(server_->requests(), IsEmpty());
 }
 
 TEST_F(HttpSourceCheckTest, ClosedPortIsUnavailable) {

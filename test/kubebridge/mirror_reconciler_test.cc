@@ -394,8 +394,18 @@ TEST_F(MirrorReconcilerTest, MirrorsOfARegisteredClusterAreWrittenThereFromTheHo
   ASSERT_OK_AND_ASSIGN(nlohmann::json after,
                        client_->Get(SecretResource("ops", "captf-creds-cloud")));
   EXPECT_EQ(after, home_source);
-  target->Stop();
+
+  // The cluster goes away: the pass fails and says so in every bound namespace.
   target_server->Stop();
+  EXPECT_FALSE(reconciler.Reconcile(log_.state(), nullptr, target.get()).ok());
+  const v1::IdentityState state = log_.state();
+  for (const std::string ns : {"team-a", "ops"}) {
+    const v1::IdentityNamespaceState* entry = projections::FindIdentityNamespace(state, ns);
+    ASSERT_NE(entry, nullptr);
+    EXPECT_EQ(entry->failure().kind(), v1::MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE);
+    EXPECT_THAT(entry->failure().message(), HasSubstr("cluster \"edge\": "));
+  }
+  target->Stop();
 }
 
 TEST_F(MirrorReconcilerTest, AClusterFailureIsRecordedInEveryBoundNamespace) {

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace credledger::kubebridge {
@@ -70,6 +71,25 @@ TEST(StatusMappingMessageTest, NonStatusBodyIsQuotedShortAndPrintable) {
   absl::Status status = StatusFromHttpResponse("GET /x", 502, body);
   EXPECT_EQ(status.message().substr(0, 40), "GET /x: HTTP 502: <html>bad?gateway</htm");
   EXPECT_EQ(status.message().size(), std::string("GET /x: HTTP 502: ").size() + 200);
+}
+
+// Regression: a registered cluster's server echoed the bearer token in its Status message,
+// and the probe recorded it in the log.
+TEST(StatusMappingMessageTest, ServerFreeMessageDropsWhatTheServerWrote) {
+  const absl::Status echoed = StatusFromHttpResponse(
+      "GET /version", 403,
+      StatusBody(403, "Forbidden", "invalid bearer token Bearer s3cr3t-token\n{\"level\":1}"));
+  EXPECT_THAT(std::string(echoed.message()), ::testing::HasSubstr("s3cr3t-token"));
+  EXPECT_EQ(ServerFreeMessage(echoed), "GET /version: HTTP 403 Forbidden");
+  // A reason that is not a Kubernetes one is the server's text too.
+  EXPECT_EQ(ServerFreeMessage(StatusFromHttpResponse(
+                "GET /apis", 401, StatusBody(401, "token s3cr3t-token", "x"))),
+            "GET /apis: HTTP 401");
+  EXPECT_EQ(ServerFreeMessage(StatusFromHttpResponse("GET /x", 502, "<html>token</html>")),
+            "GET /x: HTTP 502");
+  // Errors of our own (transport, cancellation) keep their message.
+  const absl::Status refused = absl::UnavailableError("GET /x: Couldn't connect to server");
+  EXPECT_EQ(ServerFreeMessage(refused), "GET /x: Couldn't connect to server");
 }
 
 TEST(StatusMappingMessageTest, SuccessCodesAreOk) {

@@ -318,6 +318,26 @@ TEST_F(IdentityDeciderTest, UpdateWithTheSameSpecEmitsNothing) {
   Then(When(UpdateIdentity{ListSpec({"team-a", "team-b", "team-c"}), std::nullopt}), {});
 }
 
+// Regression: moving an identity to another cluster left its mirrors in the old cluster,
+// unfollowed, while the next pass recorded them as deleted externally.
+TEST_F(IdentityDeciderTest, TheClusterCannotChangeWhileMirrorsExist) {
+  GivenCreated();
+  const v1::OwnerReference c1 = Owner("c1", kUid1);
+  Given({Bound("team-a", c1),
+         Written("team-a", Mirror("m-1"), Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)});
+  v1::IdentitySpec moved = ListSpec({"team-a", "team-b", "team-c"});
+  moved.set_cluster("edge");
+  EXPECT_THAT(When(UpdateIdentity{moved, std::nullopt}),
+              Refused(absl::StatusCode::kFailedPrecondition,
+                      "still has mirrors in the home cluster (namespaces team-a)"));
+  // Once the mirror is gone (unbound), the cluster may change.
+  Given({Unbound("team-a", c1),
+         MirrorDeleted("team-a", Mirror("m-1"), v1::MIRROR_DELETION_REASON_UNBOUND)});
+  Event updated;
+  *updated.mutable_identity_updated()->mutable_spec() = moved;
+  Then(When(UpdateIdentity{moved, std::nullopt}), {updated});
+}
+
 TEST_F(IdentityDeciderTest, UpdateWithAnInvalidSpecIsInvalidArgument) {
   GivenCreated();
   EXPECT_THAT(When(UpdateIdentity{ListSpec({"Team_A"}), Review()}),
