@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/quote_cut.h"
 
 namespace credledger::common {
 namespace {
@@ -18,10 +19,13 @@ bool LabelShape(absl::string_view value) {
   return true;
 }
 
+// Characters of a too long value shown in its error.
+constexpr size_t kShownChars = 20;
+
 absl::Status TooLong(absl::string_view field, absl::string_view value, absl::string_view rule,
                      size_t max) {
-  return absl::InvalidArgumentError(absl::StrCat(field, ": \"", value.substr(0, 70), "...\" has ",
-                                                 value.size(), " characters; a ", rule,
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ", QuoteCut(value, kShownChars),
+                                                 " has ", value.size(), " characters; a ", rule,
                                                  " has at most ", max));
 }
 

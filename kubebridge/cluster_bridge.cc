@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "common/log.h"
+#include "common/status_macros.h"
 #include "kubebridge/cluster_prober.h"
 #include "kubebridge/connection_errors.h"
 
@@ -76,15 +77,12 @@ absl::StatusOr<v1::ClusterState> ClusterBridge::ProbeNow(const std::string& name
 
 absl::StatusOr<v1::ClusterState> ClusterBridge::Pass(const std::string& name, Cancellation& cancel,
                                                      v1::ClusterProbed* probe) {
-  const std::optional<v1::ClusterState> state = projector_->GetCluster(name);
-  if (!state.has_value() || state->phase() != v1::ClusterState::PHASE_ACTIVE) {
-    return absl::NotFoundError(absl::StrCat("cluster \"", name, "\" is not registered"));
-  }
+  ASSIGN_OR_RETURN(const v1::ClusterState state, projector_->GetActive(name));
   KubeClientOptions client = options_.client;
   // One short attempt: the queue's backoff paces the retries of a failed probe.
   client.retry.max_attempts = 1;
   client.request_timeout = options_.probe_timeout;
-  *probe = ProbeCluster(*connector_, *state, client, &cancel);
+  *probe = ProbeCluster(*connector_, state, client, &cancel);
   // A probe cut short by Stop or the caller says nothing about the cluster.
   if (cancel.cancelled()) {
     return absl::CancelledError(absl::StrCat("probe of cluster \"", name, "\" cancelled"));
@@ -133,8 +131,8 @@ void ClusterBridge::ChangeLoop() {
     }
     // The projector is read without mu_ held: its listener takes mu_ under its own lock.
     for (const std::string& name : changed) {
-      const std::optional<v1::ClusterState> state = projector_->GetCluster(name);
-      if (!state.has_value() || state->phase() != v1::ClusterState::PHASE_ACTIVE) {
+      const absl::StatusOr<v1::ClusterState> state = projector_->GetActive(name);
+      if (!state.ok()) {
         absl::MutexLock lock(&mu_);
         known_spec_.erase(name);
         continue;

@@ -42,8 +42,9 @@ class ClusterConnector {
   // later step fails, as soon as the mode is known.
   // Errors: kFailedPrecondition when the service has no home connection; UnsupportedError
   // for an unset or unspecified connection mode, an agentless cluster without its block, an
-  // auth type with no authenticator ("oidc" and unknown types); the authenticator's errors
-  // prefixed with `cluster "<name>"`.
+  // auth type with no authenticator ("oidc" and unknown types); the authenticator's errors.
+  // Every message starts with `cluster "<name>": ` and names the cluster only there, so
+  // callers record it as is.
   absl::StatusOr<ConnectionConfig> Connect(const v1::ClusterState& cluster,
                                            std::string* auth_type = nullptr,
                                            Cancellation* cancel = nullptr);

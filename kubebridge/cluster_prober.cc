@@ -61,16 +61,25 @@ absl::StatusOr<Discovery> Discover(KubeClient& client, Cancellation* cancel) {
   return discovery;
 }
 
+// Connects to `cluster` and reads its discovery endpoints. The message of an error is the
+// text to record: it names the cluster once, and of what the probed cluster's API server
+// answered it keeps only the request and the HTTP status (ServerFreeMessage), since a
+// registered cluster's words are not ours to trust (it could echo the credential it was
+// sent). Connect's errors come from the home cluster and the credential provider (never
+// quoted) and already name the cluster.
 absl::StatusOr<Discovery> Probe(ClusterConnector& connector, const v1::ClusterState& cluster,
                                 const KubeClientOptions& options, std::string* auth_type,
                                 Cancellation* cancel) {
   ASSIGN_OR_RETURN(ConnectionConfig config, connector.Connect(cluster, auth_type, cancel));
+  const std::string label = absl::StrCat("cluster \"", cluster.name(), "\"");
   absl::StatusOr<std::unique_ptr<KubeClient>> client = KubeClient::New(std::move(config), options);
-  if (!client.ok()) {
-    return Annotate(client.status(), absl::StrCat("cluster \"", cluster.name(), "\""));
-  }
+  if (!client.ok()) return Annotate(client.status(), label);
   absl::StatusOr<Discovery> discovery = Discover(**client, cancel);
   (*client)->Stop();
+  if (!discovery.ok()) {
+    return absl::Status(discovery.status().code(),
+                        absl::StrCat(label, ": ", ServerFreeMessage(discovery.status())));
+  }
   return discovery;
 }
 
@@ -90,9 +99,7 @@ v1::ClusterProbed ProbeCluster(ClusterConnector& connector, const v1::ClusterSta
   }
   if (!discovery.ok()) {
     probed.set_reason(IsUnsupported(discovery.status()) ? kReasonUnsupported : kReasonProbeFailed);
-    // A registered cluster's API server is not ours to trust: its words stay out of the
-    // log (it could echo the credential it was sent).
-    probed.set_message(ServerFreeMessage(discovery.status()));
+    probed.set_message(std::string(discovery.status().message()));
     return probed;
   }
   probed.set_reason(kReasonProbeSucceeded);

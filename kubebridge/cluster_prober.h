@@ -22,8 +22,10 @@ namespace credledger::kubebridge {
 // Probes `cluster` with a new client (`options`; callers usually set retry.max_attempts = 1
 // so a probe stays short). GETs /version (gitVersion) and /apis (the group names, sorted;
 // the core group "" is not listed). Returns the ClusterProbed payload to record:
-// spec_version from the state, reason, message (empty on success; names the endpoint or
-// object that failed, never a credential), server_version, api_groups, auth_type.
+// spec_version from the state, reason, message (empty on success; otherwise
+// `cluster "<name>": ` and the endpoint or object that failed, e.g. `cluster "edge-1": GET
+// /apis: HTTP 401 Unauthorized`; never a credential, nor what the probed cluster's API
+// server wrote), server_version, api_groups, auth_type.
 // A cancelled probe returns reason ProbeFailed with message "cancelled".
 v1::ClusterProbed ProbeCluster(ClusterConnector& connector, const v1::ClusterState& cluster,
                                const KubeClientOptions& options, Cancellation* cancel);

@@ -47,18 +47,41 @@ struct RemoteUrl {
   std::string user;      // ssh: the URL's user, "git" when it names none
   std::string userinfo;  // as written in the URL
   std::string raw;       // the URL as given (may hold a password)
-  std::string display;   // the URL without userinfo
+  // The URL for messages: never a password. An SSH URL keeps its user (`git@host:repo`,
+  // `ssh://git@host/repo`): the login is part of the address and no secret. Any other URL
+  // loses its whole userinfo, which may be a token given as the user name.
+  std::string display;
 };
 
-// `url` without the userinfo of a `scheme://userinfo@host...` URL (or `user@` of an
-// scp-like one), for messages.
-std::string WithoutUserinfo(absl::string_view url) {
+// Finds the userinfo of `url`: sets `start` to where it begins (or would begin) and `end` to
+// its '@', and returns whether there is one. For a scheme://authority URL it is the
+// authority's part before its last '@'; for an scp-like `user@host:path` the part before the
+// first '@' when no '/' precedes it (the rule of the API's URL check, so that a
+// `user:password@` is always found).
+bool FindUserinfo(absl::string_view url, size_t& start, size_t& end) {
   const size_t scheme_end = url.find("://");
-  const size_t start = scheme_end == absl::string_view::npos ? 0 : scheme_end + 3;
-  const size_t end = std::min(url.find('/', start), url.size());
-  const size_t at = url.substr(0, end).rfind('@');
-  if (at == absl::string_view::npos || at < start) return std::string(url);
-  return absl::StrCat(url.substr(0, start), url.substr(at + 1));
+  if (scheme_end == absl::string_view::npos) {
+    start = 0;
+    end = url.find('@');
+    return end != absl::string_view::npos && url.substr(0, end).find('/') == url.npos;
+  }
+  start = scheme_end + 3;
+  const absl::string_view authority = url.substr(start, url.find('/', start) - start);
+  const size_t at = authority.rfind('@');
+  if (at == absl::string_view::npos) return false;
+  end = start + at;
+  return true;
+}
+
+// `url` for messages (RemoteUrl::display); `ssh` says whether it is an SSH URL.
+std::string DisplayUrl(absl::string_view url, bool ssh) {
+  size_t start = 0;
+  size_t end = 0;
+  if (!FindUserinfo(url, start, end)) return std::string(url);
+  if (!ssh) return absl::StrCat(url.substr(0, start), url.substr(end + 1));
+  const absl::string_view userinfo = url.substr(start, end - start);
+  return absl::StrCat(url.substr(0, start), userinfo.substr(0, userinfo.find(':')),
+                      url.substr(end));
 }
 
 // Splits "host[:port]" or "[v6]:port"; `port` keeps its value when none is given.
@@ -88,46 +111,47 @@ absl::Status SplitHostPort(absl::string_view hostport, std::string& host, int& p
 absl::StatusOr<RemoteUrl> ParseRemoteUrl(absl::string_view url) {
   RemoteUrl remote;
   remote.raw = std::string(url);
-  remote.display = WithoutUserinfo(url);
-  const std::string prefix = absl::StrCat("git remote ", remote.display, ": ");
   const size_t scheme_end = url.find("://");
-  absl::string_view hostport;
+  const std::string scheme =
+      scheme_end == absl::string_view::npos ? "" : absl::AsciiStrToLower(url.substr(0, scheme_end));
+  remote.ssh = scheme_end == absl::string_view::npos || scheme == "ssh";
+  size_t userinfo_start = 0;
+  size_t userinfo_end = 0;
+  const bool has_userinfo = FindUserinfo(url, userinfo_start, userinfo_end);
+  if (has_userinfo) {
+    remote.userinfo = std::string(url.substr(userinfo_start, userinfo_end - userinfo_start));
+  }
+  const size_t host_start = has_userinfo ? userinfo_end + 1 : userinfo_start;
+  // An scp-like URL without a ':' before any '/' is a local path, which is not SSH.
+  const size_t scp_colon = url.find(':', host_start);
+  const bool local_path =
+      scheme_end == absl::string_view::npos &&
+      (scp_colon == absl::string_view::npos ||
+       url.substr(host_start, scp_colon - host_start).find('/') != absl::string_view::npos);
+  if (local_path) remote.ssh = false;
+  remote.display = DisplayUrl(url, remote.ssh);
+  const std::string prefix = absl::StrCat("git remote ", remote.display, ": ");
+  if (local_path) {
+    return UnsupportedError(absl::StrCat(
+        prefix, "local paths are not supported (https://, ssh:// and user@host:path only)"));
+  }
   if (scheme_end == absl::string_view::npos) {
-    // scp-like `[user@]host:path`: a ':' before any '/'; anything else is a local path.
-    const size_t colon = url.find(':');
-    if (colon == absl::string_view::npos || url.substr(0, colon).find('/') != url.npos) {
-      return UnsupportedError(absl::StrCat(
-          prefix, "local paths are not supported (https://, ssh:// and user@host:path only)"));
-    }
-    remote.ssh = true;
     remote.port = 22;
-    hostport = url.substr(0, colon);
-    const size_t at = hostport.rfind('@');
-    if (at != absl::string_view::npos) {
-      remote.userinfo = std::string(hostport.substr(0, at));
-      hostport.remove_prefix(at + 1);
+    absl::string_view host = url.substr(host_start, scp_colon - host_start);
+    if (absl::StartsWith(host, "[") && absl::EndsWith(host, "]")) {
+      host = host.substr(1, host.size() - 2);
     }
-    if (absl::StartsWith(hostport, "[") && absl::EndsWith(hostport, "]")) {
-      hostport = hostport.substr(1, hostport.size() - 2);
-    }
-    remote.host = std::string(hostport);
+    remote.host = std::string(host);
     if (remote.host.empty()) return absl::InvalidArgumentError(prefix + "no host");
   } else {
-    const std::string scheme = absl::AsciiStrToLower(url.substr(0, scheme_end));
     if (scheme != "https" && scheme != "ssh") {
       return UnsupportedError(absl::StrCat(prefix, "scheme \"", scheme,
                                            "\" is not supported (https://, ssh:// and "
                                            "user@host:path only)"));
     }
-    remote.ssh = scheme == "ssh";
     remote.port = remote.ssh ? 22 : 443;
-    absl::string_view authority = url.substr(scheme_end + 3);
-    authority = authority.substr(0, authority.find('/'));
-    const size_t at = authority.rfind('@');
-    if (at != absl::string_view::npos) {
-      remote.userinfo = std::string(authority.substr(0, at));
-      authority.remove_prefix(at + 1);
-    }
+    const absl::string_view authority =
+        url.substr(host_start, url.find('/', host_start) - host_start);
     absl::Status split = SplitHostPort(authority, remote.host, remote.port);
     if (!split.ok()) return absl::InvalidArgumentError(prefix + std::string(split.message()));
   }
@@ -144,14 +168,15 @@ absl::Status CheckCredentialKind(const RemoteUrl& remote, const GitCredentials& 
   using Kind = GitCredentials::Kind;
   if (!remote.ssh) {
     if (credentials.kind == Kind::kSshKey) {
-      return UnsupportedError(prefix + "sshKey credentials need an ssh:// or user@host:path URL");
+      return UnsupportedError(
+          prefix + "auth.type sshKey needs an ssh:// or user@host:path url, not https://");
     }
     return absl::OkStatus();
   }
   if (credentials.kind != Kind::kSshKey) {
     return UnsupportedError(
-        prefix + "SSH remotes need sshKey credentials with known_hosts (basic, bearer and "
-                 "none are for https:// only)");
+        prefix + "an ssh:// or user@host:path url needs auth.type sshKey with known_hosts "
+                 "(none, basic and bearer are for https:// only)");
   }
   if (credentials.known_hosts == nullptr) {
     return UnsupportedError(prefix +

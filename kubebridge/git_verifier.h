@@ -58,8 +58,8 @@ struct GitVerifyResult {
 };
 
 // Lists the refs of `url` with `credentials`.
-// Errors (messages name the URL without userinfo, never a credential): UnsupportedError for
-// an unsupported scheme or a local path, for sshKey credentials on https:// or anything but
+// Errors (messages name the URL without a password: an SSH URL keeps its user, any other
+// loses its whole userinfo; never a credential): UnsupportedError for an unsupported scheme or a local path, for sshKey credentials on https:// or anything but
 // sshKey on ssh:// (none included), and for sshKey without known_hosts; kInvalidArgument
 // for an unparsable host or port, a bearer token with a line break, or a private key that
 // libssh2 cannot load (format or passphrase); kPermissionDenied

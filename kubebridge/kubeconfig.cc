@@ -161,6 +161,20 @@ class KubeconfigParser {
                  absl::StrCat(file_key, " names a file; this kubeconfig may not refer to files"));
   }
 
+  // kUnimplemented naming `path` (the field's place in a kubeconfig) when `key` of `map` is
+  // set (not null, not an empty string, list or mapping): a field credledger does not
+  // honour, which would otherwise be ignored and change what the connection does.
+  absl::Status RefuseSet(const YAML::Node& map, const char* key, absl::string_view path,
+                         absl::string_view why, absl::string_view scope) const {
+    YAML::Node value = map[key];
+    const bool set = value.IsDefined() && !value.IsNull() &&
+                     !(value.IsScalar() && value.Scalar().empty()) &&
+                     !((value.IsSequence() || value.IsMap()) && value.size() == 0);
+    if (!set) return absl::OkStatus();
+    return Error(absl::StatusCode::kUnimplemented, scope,
+                 absl::StrCat(path, " is not supported: ", why));
+  }
+
   std::filesystem::path Resolve(const std::string& file) const {
     std::filesystem::path p(file);
     return p.is_relative() ? base_dir_ / p : p;
@@ -168,6 +182,14 @@ class KubeconfigParser {
 
   absl::Status ParseCluster(const YAML::Node& cluster, const std::string& scope,
                             ConnectionConfig& config) const {
+    RETURN_IF_ERROR(RefuseSet(cluster, "proxy-url", "clusters[].cluster.proxy-url",
+                              "credledger connects to the server directly, never through a proxy",
+                              scope));
+    RETURN_IF_ERROR(RefuseSet(cluster, "tls-server-name", "clusters[].cluster.tls-server-name",
+                              "the server certificate is checked against the host of server",
+                              scope));
+    // Responses are never asked for compressed, so compression is off either way.
+    RETURN_IF_ERROR(OptionalBool(cluster, "disable-compression", scope).status());
     ASSIGN_OR_RETURN(config.server, OptionalString(cluster, "server", scope));
     if (config.server.empty()) return Invalid(scope, "server is not set");
     if (!absl::StartsWith(config.server, "https://") &&
@@ -198,6 +220,12 @@ class KubeconfigParser {
     if (user["username"].IsDefined() || user["password"].IsDefined()) {
       return Error(absl::StatusCode::kUnimplemented, scope,
                    "username/password credentials are not supported");
+    }
+    for (const char* key : {"as", "as-uid", "as-groups", "as-user-extra"}) {
+      RETURN_IF_ERROR(RefuseSet(user, key, absl::StrCat("users[].user.", key),
+                                "credledger does not impersonate; give the credentials of the "
+                                "user to act as",
+                                scope));
     }
     ASSIGN_OR_RETURN(config.token, OptionalString(user, "token", scope));
     ASSIGN_OR_RETURN(std::string token_file, OptionalString(user, "tokenFile", scope));

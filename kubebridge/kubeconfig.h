@@ -3,10 +3,15 @@
 //
 // Supported: current-context or a named context; the context's namespace; cluster server,
 // certificate-authority-data (base64) or certificate-authority (a file; a relative path is
-// resolved against the kubeconfig's own folder), insecure-skip-tls-verify; user token,
-// tokenFile (relative paths resolved the same way; re-read on change by the transport),
+// resolved against the kubeconfig's own folder), insecure-skip-tls-verify,
+// disable-compression (responses are never asked for compressed); user token, tokenFile
+// (relative paths resolved the same way; re-read on change by the transport),
 // client-certificate(-data) and client-key(-data). An inline "-data" field wins over its
-// file field. Not supported (kUnimplemented): exec and auth-provider plugins, basic auth.
+// file field. `extensions` are ignored, as by kubectl.
+// Not supported (kUnimplemented), rather than ignored, because ignoring them would change
+// where or as whom requests go: cluster proxy-url and tls-server-name; user exec and
+// auth-provider plugins, basic auth, and impersonation (as, as-uid, as-groups,
+// as-user-extra). The message names the field, e.g. clusters[].cluster.proxy-url.
 //
 // The YAML is untrusted: its size and nesting are bounded before parsing (yaml_limits.h) and
 // every yaml-cpp exception is caught here. Error messages start with "kubeconfig <path>: "
@@ -46,10 +51,9 @@ enum class KubeconfigFiles { kRead, kRefuse };
 // levels, not valid YAML, not a mapping, has no usable context, names a context, cluster
 // or user that is missing or duplicated, lacks the cluster's server, has a field of the
 // wrong type, bad base64 in a -data field, a certificate without its key (or the reverse),
-// or a CA together with insecure-skip-tls-verify; kUnimplemented for exec, auth-provider
-// and username/password users, and with kRefuse for any file field that is set (the
-// message names the field); kNotFound / kFailedPrecondition for referenced files as in
-// LoadKubeconfig.
+// or a CA together with insecure-skip-tls-verify; kUnimplemented for the unsupported
+// fields above (the message names the field), and with kRefuse for any file field that is
+// set; kNotFound / kFailedPrecondition for referenced files as in LoadKubeconfig.
 absl::StatusOr<ConnectionConfig> ParseKubeconfig(absl::string_view yaml,
                                                  const std::filesystem::path& path,
                                                  absl::string_view context = "",

@@ -249,7 +249,8 @@ absl::StatusOr<MirrorReconcileResult> MirrorBridge::Pass(const v1::IdentityState
       options_.cluster_clients
           ? options_.cluster_clients(cluster, &stop_)
           : absl::StatusOr<std::unique_ptr<KubeClient>>(absl::FailedPreconditionError(
-                "this service mirrors into no registered cluster"));
+                absl::StrCat("cluster \"", cluster,
+                             "\": this service mirrors into no registered cluster")));
   if (target.ok()) return reconciler_->Reconcile(state, &stop_, target->get());
   if (stop_.cancelled()) return absl::CancelledError("mirror bridge stopped");
   const bool unsupported = IsUnsupported(target.status());
@@ -257,7 +258,8 @@ absl::StatusOr<MirrorReconcileResult> MirrorBridge::Pass(const v1::IdentityState
       state,
       unsupported ? v1::MIRROR_FAILURE_KIND_CLUSTER_UNSUPPORTED
                   : v1::MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE,
-      absl::StrCat("cluster \"", cluster, "\": ", target.status().message())));
+      // The factory's errors name the cluster already.
+      std::string(target.status().message())));
   // Unsupported waits for a change of the identity or the next resync; anything else is
   // retried with backoff.
   if (unsupported) return MirrorReconcileResult{};

@@ -49,7 +49,8 @@ namespace credledger::kubebridge {
 // Connects to the registered cluster `cluster` (by name) for one pass: a new client each
 // time, so nothing about a connection is cached (docs/connections.md).
 // Errors: UnsupportedError (connection_errors.h) when the cluster's configuration cannot be
-// used; any other error when it is not registered or cannot be connected to now.
+// used; any other error when it is not registered or cannot be connected to now. Each
+// message names the cluster once (`cluster "edge-1": ...`); the bridge records it as is.
 using ClusterClientFactory = std::function<absl::StatusOr<std::unique_ptr<KubeClient>>(
     const std::string& cluster, Cancellation* cancel)>;
 

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "kubebridge/connection_errors.h"
@@ -62,6 +63,18 @@ class Reader {
   Cancellation* cancel_;
 };
 
+// "; auth types are case-sensitive; did you mean <known>?" when unknown `type` differs from a
+// known type only in case ("SSHKey", "Basic"); "" otherwise.
+std::string CaseHint(absl::string_view type) {
+  for (const char* known : {kSourceAuthNone, kSourceAuthBasic, kSourceAuthBearer,
+                            kSourceAuthSshKey}) {
+    if (absl::EqualsIgnoreCase(type, known)) {
+      return absl::StrCat("; auth types are case-sensitive; did you mean ", known, "?");
+    }
+  }
+  return "";
+}
+
 absl::Status MissingBlock(absl::string_view type, absl::string_view block) {
   return UnsupportedError(
       absl::StrCat("auth.type \"", type, "\" needs the auth.", block, " block"));
@@ -89,8 +102,8 @@ absl::StatusOr<AuthData> ReadAuth(const v1::SourceAuth& auth, v1::SourceKind kin
     return data;
   }
   if (data.type != kSourceAuthSshKey) {
-    return UnsupportedError(
-        absl::StrCat("auth.type \"", data.type, "\" is not supported (", kSupportedTypes, ")"));
+    return UnsupportedError(absl::StrCat("auth.type \"", data.type, "\" is not supported (",
+                                         kSupportedTypes, ")", CaseHint(data.type)));
   }
   if (kind != v1::SOURCE_KIND_GIT) {
     return UnsupportedError(absl::StrCat("auth.type \"sshKey\" is not supported for ",

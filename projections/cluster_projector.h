@@ -42,6 +42,10 @@ class ClusterProjector final : public Projector<ClusterProjection> {
 
   // One cluster by name; nullopt when its stream has no events.
   std::optional<v1::ClusterState> GetCluster(absl::string_view name) const;
+  // Cluster `name` when it is registered and not deregistered (PHASE_ACTIVE): what mirrors
+  // and probes may use.
+  // Errors: kNotFound `cluster "<name>" is not registered` otherwise.
+  absl::StatusOr<v1::ClusterState> GetActive(absl::string_view name) const;
   // Clusters ordered by name (active ones; also deregistered ones when asked). `seq` (may
   // be null) receives the position the list is consistent with.
   std::vector<v1::ClusterState> List(bool include_deregistered, int64_t* seq) const;

@@ -20,9 +20,7 @@ void AwaitProbe(v1::ClusterState& state, absl::Time at) {
   state.clear_last_probe_time();
   state.clear_auth_type();
   SetCondition(*state.mutable_reachable(), kReachableCondition, "Unknown", kReasonProbePending,
-               absl::StrCat("waiting for the first probe of the spec of stream version ",
-                            state.spec_version()),
-               at);
+               "waiting for the first probe of this spec", at);
 }
 
 void StartIncarnation(v1::ClusterState& state, const v1::ClusterRegistered& e,

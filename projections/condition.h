@@ -15,9 +15,13 @@
 namespace credledger::projections {
 
 // Sets `c` to `type`, `status`, `reason` and `message`; its last_transition_time moves to
-// `at` only when the status changes (or it had none).
-inline void SetCondition(v1::Condition& c, absl::string_view type, absl::string_view status,
+// `at` only when the status changes (or it had none). Returns whether any field changed.
+inline bool SetCondition(v1::Condition& c, absl::string_view type, absl::string_view status,
                          absl::string_view reason, std::string message, absl::Time at) {
+  if (c.type() == type && c.status() == status && c.reason() == reason &&
+      c.message() == message && c.has_last_transition_time()) {
+    return false;
+  }
   if (c.status() != status || !c.has_last_transition_time()) {
     *c.mutable_last_transition_time() = ToProto(at);
   }
@@ -25,6 +29,7 @@ inline void SetCondition(v1::Condition& c, absl::string_view type, absl::string_
   c.set_status(std::string(status));
   c.set_reason(std::string(reason));
   c.set_message(std::move(message));
+  return true;
 }
 
 }  // namespace credledger::projections

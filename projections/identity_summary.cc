@@ -55,7 +55,9 @@ std::string AllowedWords(const v1::IdentitySpec& spec) {
 }
 
 std::string SpecWords(const v1::IdentitySpec& spec) {
-  return absl::StrCat(SecretWords(spec.secret_ref()), ", ", AllowedWords(spec));
+  return absl::StrCat(SecretWords(spec.secret_ref()), ", ", AllowedWords(spec),
+                      spec.cluster().empty() ? ""
+                                             : absl::StrCat(", mirrors in cluster ", spec.cluster()));
 }
 
 std::string ReviewWords(const v1::AccessReview& review) {

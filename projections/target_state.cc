@@ -1,9 +1,11 @@
 #include "projections/target_state.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/sha256.h"
+#include "projections/condition.h"
 #include "projections/proto_time.h"
 
 namespace credledger::projections {
@@ -266,14 +268,8 @@ void UpdateCondition(v1::TargetState& state, absl::Time at, const v1::ServiceCon
     reason = kReasonMintPending;
     message = "waiting for a credential to be minted";
   }
-  v1::Condition* c = state.mutable_agent_credential_ready();
-  if (c->status() != status || !c->has_last_transition_time()) {
-    *c->mutable_last_transition_time() = ToProto(at);
-  }
-  c->set_type(kAgentCredentialReady);
-  c->set_status(status);
-  c->set_reason(reason);
-  c->set_message(message);
+  SetCondition(*state.mutable_agent_credential_ready(), kAgentCredentialReady, status, reason,
+               std::move(message), at);
 }
 
 const v1::CredentialRecord* CurrentCredential(const v1::TargetState& state) {

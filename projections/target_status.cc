@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/rfc3339.h"
+#include "projections/condition.h"
 #include "projections/proto_time.h"
 #include "projections/release_phase.h"
 
@@ -15,24 +16,6 @@ namespace {
 
 // Releases named in a ReleasesReady message before "and N more".
 constexpr size_t kMaxNamedReleases = 5;
-
-// Sets `c` and moves its last_transition_time to `at` when its status changes (or it had
-// none). Returns whether any field changed.
-bool SetCondition(v1::Condition& c, absl::string_view type, absl::string_view status,
-                  absl::string_view reason, const std::string& message, absl::Time at) {
-  if (c.type() == type && c.status() == status && c.reason() == reason && c.message() == message &&
-      c.has_last_transition_time()) {
-    return false;
-  }
-  if (c.status() != status || !c.has_last_transition_time()) {
-    *c.mutable_last_transition_time() = ToProto(at);
-  }
-  c.set_type(std::string(type));
-  c.set_status(std::string(status));
-  c.set_reason(std::string(reason));
-  c.set_message(message);
-  return true;
-}
 
 // --- PreflightReady (issue 3, "Rollups") ---
 

@@ -359,6 +359,7 @@ absl::StatusOr<std::optional<v1::TimelineEntry>> TimelineBuilder::Apply(
   v1::TimelineEntry entry;
   if (own) {
     Describe(event, entry);
+    NameCluster(event, entry);
     // A ReportingStale opens a silence; a report ends it; a new incarnation or a finalization
     // leaves none open.
     if (event.has_reporting_stale()) {
@@ -384,6 +385,21 @@ absl::StatusOr<std::optional<v1::TimelineEntry>> TimelineBuilder::Apply(
   entry.set_request_id(metadata.request_id());
   entry.set_event_type(ShortType(recorded.type));
   return entry;
+}
+
+void TimelineBuilder::NameCluster(const v1::Event& event, v1::TimelineEntry& entry) {
+  if (event.has_identity_created()) cluster_ = event.identity_created().spec().cluster();
+  if (event.has_identity_updated()) cluster_ = event.identity_updated().spec().cluster();
+  if (cluster_.empty()) return;
+  const bool cluster_failure =
+      event.has_mirror_failed() &&
+      (event.mirror_failed().kind() == v1::MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE ||
+       event.mirror_failed().kind() == v1::MIRROR_FAILURE_KIND_CLUSTER_UNSUPPORTED);
+  const bool in_cluster = event.has_mirror_written() || event.has_mirror_deleted() ||
+                          event.has_mirror_deleted_externally() ||
+                          (event.has_mirror_failed() && !cluster_failure) ||
+                          event.has_namespace_labels_observed();
+  if (in_cluster) entry.set_summary(absl::StrCat("in cluster ", cluster_, ": ", entry.summary()));
 }
 
 std::string SummarizeEvent(const v1::Event& event) {

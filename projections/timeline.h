@@ -30,6 +30,10 @@ class TimelineBuilder {
   TimelineBuilder(std::string target_namespace, std::string name);
   // The history of identity `identity` (already validated) instead: one entry per event of
   // its stream identity/<identity> (docs/mirrors.md, "History"); liveness batches give none.
+  // While the identity's spec.cluster names a registered cluster, the summaries of events
+  // that happened in that cluster (mirrors written, deleted or failed, namespace labels
+  // observed) start with "in cluster <name>: "; a failure whose kind is about the cluster
+  // itself names it in its message already. Home-cluster entries are unchanged.
   static TimelineBuilder ForIdentity(const std::string& identity);
 
   // The entry for `event`; nullopt for an event of another stream, a heartbeat that ends no
@@ -41,6 +45,10 @@ class TimelineBuilder {
   TimelineBuilder(std::string target_namespace, std::string name, std::string own_stream,
                   std::string report_stream);
 
+  // Names the identity's cluster in `entry` for an event in that cluster, after following
+  // the spec.cluster of IdentityCreated and IdentityUpdated.
+  void NameCluster(const v1::Event& event, v1::TimelineEntry& entry);
+
   std::string namespace_;
   std::string name_;
   std::string target_stream_;
@@ -48,6 +56,8 @@ class TimelineBuilder {
   // A ReportingStale was the Target's last liveness fact (no report, new incarnation or
   // finalization since): the next heartbeat ends a gap.
   bool silent_ = false;
+  // spec.cluster of the identity as of the events applied so far; empty: the home cluster.
+  std::string cluster_;
 };
 
 // What `event` says, as one sentence without secret material: the summary of its timeline

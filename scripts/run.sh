@@ -8,7 +8,9 @@
 # API server URL is then AGENT_APISERVER_URL (default: the kubeconfig's server) and the CA
 # AGENT_CA_FILE (optional). Checkpoints and exports are signed with var/signing-key.pem, made
 # on the first run (`credledger keygen`); auditors verify with var/signing-key.pub.pem.
-# Extra arguments go to `credledger serve`. Ctrl-C stops everything.
+# Extra arguments go to `credledger serve`. CREDLEDGER_LISTEN sets the listen address
+# (default 127.0.0.1:7443); the example commands printed at the end dial it. Ctrl-C stops
+# everything.
 set -euo pipefail
 
 build="${1:-build}"
@@ -68,12 +70,21 @@ rm -f var/credledger.port
 pids+=($!)
 wait_for_file var/credledger.port "credledger serve"
 
+# The address the client commands dial: the listen address (loopback or a unix socket, as
+# `serve` requires), with the bound port when it asked for port 0.
+server="$listen"
+case "$listen" in
+  unix:* | unix-abstract:*) ;;
+  *:0) server="${listen%:0}:$(tr -d '[:space:]' < var/credledger.port)" ;;
+esac
+
 cat <<TXT
 
-credledger is serving gRPC on $listen, writing to $cluster.
+credledger is serving gRPC on $server, writing to $cluster.
 Event log: $root/var/credledger.db
 
-Try, in another terminal:
+Try, in another terminal (the commands dial \$CREDLEDGER_SERVER, default 127.0.0.1:7443):
+  export CREDLEDGER_SERVER=$server
   $credledger target register demo/edge-1
   $credledger target get demo/edge-1
   kubectl --kubeconfig $kubeconfig -n demo get secrets,serviceaccounts,roles,rolebindings,targetreports

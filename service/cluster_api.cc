@@ -63,13 +63,14 @@ v1::ClusterView ClusterApi::View(v1::ClusterState cluster) const {
 
 absl::StatusOr<v1::ClusterChangeResponse> ClusterApi::Run(const ClusterCommand& command,
                                                           absl::string_view name,
-                                                          absl::string_view request_id,
+                                                          const RequestKey& request,
                                                           const std::string& actor) {
   ClusterCommandContext context;
   context.cluster = std::string(name);
   context.now = clock_->Now();
   context.actor = actor;
-  context.request_id = std::string(request_id);
+  context.request_id = request.id;
+  context.request_digest = request.digest;
   ASSIGN_OR_RETURN(ClusterCommandResult result, bus_->Execute(command, context));
 
   v1::ClusterChangeResponse response;
@@ -88,7 +89,7 @@ absl::StatusOr<v1::ClusterChangeResponse> ClusterApi::RegisterCluster(
   RETURN_IF_ERROR(ValidateClientRequestId(request.request_id(), kMaxRequestIdBytes));
   RETURN_IF_ERROR(ValidateClusterSpec(request.spec()));
   ASSIGN_OR_RETURN(const std::string resolved, ResolveActor(actor));
-  return Run(service::RegisterCluster{request.spec()}, request.name(), request.request_id(),
+  return Run(service::RegisterCluster{request.spec()}, request.name(), KeyOf(request),
              resolved);
 }
 
@@ -101,7 +102,7 @@ absl::StatusOr<v1::ClusterChangeResponse> ClusterApi::DeregisterCluster(
   identities_->VisitActive([&](const v1::IdentityState& identity) {
     if (identity.spec().cluster() == request.name()) command.identities.push_back(identity.name());
   });
-  return Run(command, request.name(), request.request_id(), resolved);
+  return Run(command, request.name(), KeyOf(request), resolved);
 }
 
 absl::StatusOr<v1::GetClusterResponse> ClusterApi::ProbeCluster(
@@ -125,9 +126,7 @@ absl::StatusOr<v1::GetClusterResponse> ClusterApi::GetCluster(
     const v1::GetClusterRequest& request) const {
   RETURN_IF_ERROR(ValidateClusterName("name", request.name()));
   std::optional<v1::ClusterState> state = projector_->GetCluster(request.name());
-  if (!state.has_value() || state->phase() != v1::ClusterState::PHASE_ACTIVE) {
-    return NotRegistered(request.name());
-  }
+  if (!state.has_value()) return NotRegistered(request.name());
   v1::GetClusterResponse response;
   *response.mutable_cluster() = View(*std::move(state));
   return response;

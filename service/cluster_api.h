@@ -37,6 +37,7 @@
 #include "projections/cluster_projector.h"
 #include "projections/identity_projector.h"
 #include "service/cluster_command_bus.h"
+#include "service/prior_request.h"
 
 namespace credledger::service {
 
@@ -86,8 +87,10 @@ class ClusterApi {
   absl::StatusOr<v1::GetClusterResponse> ProbeCluster(const v1::ProbeClusterRequest& request,
                                                       kubebridge::Cancellation* cancel);
 
-  // Reads from the projector. Errors: kInvalidArgument (name); kNotFound for a cluster that
-  // was never registered or is deregistered (GetCluster).
+  // Reads from the projector. GetCluster answers a deregistered cluster too (phase
+  // Deregistered, its last spec and probe), for audits; ListClusters only with
+  // include_deregistered. Errors: kInvalidArgument (name); kNotFound for a cluster that was
+  // never registered (GetCluster).
   absl::StatusOr<v1::GetClusterResponse> GetCluster(const v1::GetClusterRequest& request) const;
   absl::StatusOr<v1::ListClustersResponse> ListClusters(
       const v1::ListClustersRequest& request) const;
@@ -96,7 +99,7 @@ class ClusterApi {
   // Runs `command` for cluster `name` and answers with the cluster after it.
   absl::StatusOr<v1::ClusterChangeResponse> Run(const ClusterCommand& command,
                                                 absl::string_view name,
-                                                absl::string_view request_id,
+                                                const RequestKey& request,
                                                 const std::string& actor);
   // The cluster as the projector holds it once it has folded `seq`; `fallback` when it has
   // not within the read-your-writes timeout.

@@ -13,10 +13,11 @@
 #include "absl/strings/str_split.h"
 #include "common/status_macros.h"
 #include "credledger/v1/api.grpc.pb.h"
-#include "kubebridge/file_util.h"
-#include "kubebridge/yaml_limits.h"
+#include "kubebridge/cluster_auth.h"
+#include "kubebridge/connection_errors.h"
 #include "service/client_command.h"
 #include "service/cluster_printer.h"
+#include "service/spec_file.h"
 #include "service/yaml_fields.h"
 
 namespace credledger::service {
@@ -165,26 +166,72 @@ absl::StatusOr<v1::SecretKeyRef> SecretKeyRefFlag(absl::string_view flag, absl::
   return ref;
 }
 
-// The flags that describe an agentless connection, as "--flag" names, when given.
-std::vector<std::string> AgentlessFlagsGiven(const ClusterSpecFlags& f) {
+// The flags that describe an agentless connection, by name (without "--") and value.
+std::vector<std::pair<const char*, const std::string*>> AgentlessFlags(const ClusterSpecFlags& f) {
+  return {{"api-server", &f.api_server},
+          {"ca-ref", &f.ca_ref},
+          {"auth-type", &f.auth_type},
+          {"kubeconfig-secret", &f.kubeconfig_secret},
+          {"token-secret", &f.token_secret},
+          {"client-cert-secret", &f.client_cert_secret},
+          {"exec-url", &f.exec_url},
+          {"exec-ca-ref", &f.exec_ca_ref},
+          {"exec-token-secret", &f.exec_token_secret}};
+}
+
+// The agentless flags given, as "--flag" names.
+std::vector<std::string> AgentlessFlagsGiven(const ClusterSpecFlags& flags) {
   std::vector<std::string> given;
-  const std::pair<const char*, const std::string*> flags[] = {
-      {"--api-server", &f.api_server},
-      {"--ca-ref", &f.ca_ref},
-      {"--auth-type", &f.auth_type},
-      {"--kubeconfig-secret", &f.kubeconfig_secret},
-      {"--token-secret", &f.token_secret},
-      {"--client-cert-secret", &f.client_cert_secret},
-      {"--exec-url", &f.exec_url},
-      {"--exec-ca-ref", &f.exec_ca_ref},
-      {"--exec-token-secret", &f.exec_token_secret}};
-  for (const auto& [name, value] : flags) {
-    if (!value->empty()) given.push_back(name);
+  for (const auto& [name, value] : AgentlessFlags(flags)) {
+    if (!value->empty()) given.push_back(absl::StrCat("--", name));
   }
   return given;
 }
 
+// A flag that fills the block of one auth type; `required` when that type needs it.
+struct AuthBlockFlag {
+  const char* flag;
+  const char* type;
+  bool required;
+  std::string ClusterSpecFlags::*value;
+};
+constexpr AuthBlockFlag kAuthBlockFlags[] = {
+    {"--kubeconfig-secret", kubebridge::kAuthKubeconfig, true,
+     &ClusterSpecFlags::kubeconfig_secret},
+    {"--token-secret", kubebridge::kAuthToken, true, &ClusterSpecFlags::token_secret},
+    {"--client-cert-secret", kubebridge::kAuthClientCert, true,
+     &ClusterSpecFlags::client_cert_secret},
+    {"--exec-url", kubebridge::kAuthExecPlugin, true, &ClusterSpecFlags::exec_url},
+    {"--exec-ca-ref", kubebridge::kAuthExecPlugin, false, &ClusterSpecFlags::exec_ca_ref},
+    {"--exec-token-secret", kubebridge::kAuthExecPlugin, false,
+     &ClusterSpecFlags::exec_token_secret},
+};
+
+// Checks that the block flags given are those of --auth-type: none of another type (so none
+// at all for a type credledger does not know), and the one a known type requires.
+absl::Status CheckAuthBlockFlags(const ClusterSpecFlags& flags) {
+  if (flags.auth_type.empty()) {
+    return absl::InvalidArgumentError(
+        "--auth-type: required with --connection-mode agentless (kubeconfig, token, "
+        "clientCert or execPlugin)");
+  }
+  for (const AuthBlockFlag& block : kAuthBlockFlags) {
+    if (!(flags.*block.value).empty() && flags.auth_type != block.type) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(block.flag, ": only with --auth-type ", block.type));
+    }
+  }
+  for (const AuthBlockFlag& block : kAuthBlockFlags) {
+    if (block.required && flags.auth_type == block.type && (flags.*block.value).empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(block.flag, ": required with --auth-type ", block.type));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status AuthFromFlags(const ClusterSpecFlags& flags, v1::ClusterAuth& auth) {
+  RETURN_IF_ERROR(CheckAuthBlockFlags(flags));
   auth.set_type(flags.auth_type);
   if (!flags.kubeconfig_secret.empty()) {
     ASSIGN_OR_RETURN(*auth.mutable_kubeconfig()->mutable_secret_ref(),
@@ -197,13 +244,7 @@ absl::Status AuthFromFlags(const ClusterSpecFlags& flags, v1::ClusterAuth& auth)
   if (!flags.client_cert_secret.empty()) {
     auth.mutable_client_cert()->set_secret_name(flags.client_cert_secret);
   }
-  if (flags.exec_url.empty()) {
-    if (!flags.exec_ca_ref.empty() || !flags.exec_token_secret.empty()) {
-      return absl::InvalidArgumentError(
-          "--exec-ca-ref and --exec-token-secret need --exec-url (the credential provider)");
-    }
-    return absl::OkStatus();
-  }
+  if (flags.exec_url.empty()) return absl::OkStatus();
   v1::ExecPluginAuth& exec = *auth.mutable_exec_plugin();
   exec.set_url(flags.exec_url);
   if (!flags.exec_ca_ref.empty()) {
@@ -214,6 +255,23 @@ absl::Status AuthFromFlags(const ClusterSpecFlags& flags, v1::ClusterAuth& auth)
                      SecretKeyRefFlag("--exec-token-secret", flags.exec_token_secret));
   }
   return absl::OkStatus();
+}
+
+// With kubeconfig auth the kubeconfig names the API server and its CA, and the Cluster's own
+// fields are ignored (domain/convoy-cluster-auth.md, "Authenticator registry"): when `spec`
+// sets them anyway, says so on `err` as "note: <server_name>, <ca_name>: ignored with
+// <type_name>; ...", naming only those set.
+void PrintKubeconfigNote(const v1::ClusterSpec& spec, absl::string_view server_name,
+                         absl::string_view ca_name, absl::string_view type_name,
+                         std::ostream& err) {
+  const v1::AgentlessConnection& agentless = spec.agentless();
+  if (agentless.auth().type() != kubebridge::kAuthKubeconfig) return;
+  std::vector<absl::string_view> ignored;
+  if (!agentless.server().empty()) ignored.push_back(server_name);
+  if (agentless.has_ca_ref()) ignored.push_back(ca_name);
+  if (ignored.empty()) return;
+  err << "note: " << absl::StrJoin(ignored, ", ") << ": ignored with " << type_name
+      << "; the kubeconfig names the API server and its CA\n";
 }
 
 // ---- Commands ----------------------------------------------------------------------------
@@ -239,8 +297,8 @@ class RegisterCommand final : public ClusterMutation<v1::RegisterClusterRequest>
               "CA bundle of the API server: <kind>/<name>[/<key>] (Secret or ConfigMap; key "
               "default ca.crt)");
     flags.Add("auth-type", &spec_flags_.auth_type,
-              "kubeconfig, token, clientCert or execPlugin (other types are accepted and "
-              "reported as Unsupported)");
+              "kubeconfig, token, clientCert or execPlugin; only its own block flags are "
+              "allowed (other types take none, and are accepted and reported as Unsupported)");
     flags.Add("kubeconfig-secret", &spec_flags_.kubeconfig_secret,
               "kubeconfig auth: <name>[/<key>] of the Secret holding it (key default value)");
     flags.Add("token-secret", &spec_flags_.token_secret,
@@ -260,12 +318,14 @@ class RegisterCommand final : public ClusterMutation<v1::RegisterClusterRequest>
   int Prepare(const std::string& name, v1::RegisterClusterRequest& request,
               std::ostream& err) override {
     request.set_name(name);
+    if (const int refused = RefuseEmptyValues(err); refused != kExitOk) return refused;
     if (!flags_->Given("file")) {
       absl::StatusOr<v1::ClusterSpec> spec = ClusterSpecFromFlags(spec_flags_);
       if (!spec.ok()) {
         err << "error: " << spec.status().message() << "\n";
         return kExitUsage;
       }
+      PrintKubeconfigNote(*spec, "--api-server", "--ca-ref", "--auth-type kubeconfig", err);
       *request.mutable_spec() = *std::move(spec);
       return kExitOk;
     }
@@ -275,14 +335,26 @@ class RegisterCommand final : public ClusterMutation<v1::RegisterClusterRequest>
              "--ca-ref, --auth-type, ...) are exclusive\n";
       return kExitUsage;
     }
-    absl::StatusOr<std::string> text = kubebridge::ReadSmallFile(file_);
-    if (!text.ok()) return ReportError(text.status(), err);
-    absl::StatusOr<v1::ClusterSpec> spec = ParseClusterSpecYaml(*text);
-    if (!spec.ok()) {
-      const std::string message = absl::StrCat("\"", file_, "\": ", spec.status().message());
-      return ReportError(absl::Status(spec.status().code(), message), err);
-    }
+    absl::StatusOr<v1::ClusterSpec> spec = ReadSpecFile(file_, &ParseSpecNode);
+    if (!spec.ok()) return ReportError(spec.status(), err);
+    PrintKubeconfigNote(*spec, "agentless.server", "agentless.caRef", "auth type kubeconfig",
+                        err);
     *request.mutable_spec() = *std::move(spec);
+    return kExitOk;
+  }
+
+  // Refuses a spec flag or -f given with an empty value (`--token-secret ""`), which would
+  // otherwise read as "not given": kExitUsage after naming the flag, else kExitOk.
+  int RefuseEmptyValues(std::ostream& err) const {
+    std::vector<std::pair<const char*, const std::string*>> given = AgentlessFlags(spec_flags_);
+    given.push_back({"namespace", &spec_flags_.namespace_name});
+    given.push_back({"file", &file_});
+    for (const auto& [flag, value] : given) {
+      if (flags_->Given(flag) && value->empty()) {
+        err << "error: --" << flag << ": empty value; give a value or leave the flag out\n";
+        return kExitUsage;
+      }
+    }
     return kExitOk;
   }
 
@@ -303,24 +375,34 @@ class DeregisterCommand final : public ClusterMutation<v1::DeregisterClusterRequ
   }
 };
 
-// cluster get / cluster probe: one cluster by name, printed with FormatClusterText.
+// cluster get / cluster probe: one cluster by name, printed with FormatClusterText; the exit
+// code is `exit_code(view)` when given (probe), else kExitOk.
 template <typename Request>
 class ShowCommand final : public ClientCommand {
  public:
   using Method = grpc::Status (Stub::*)(grpc::ClientContext*, const Request&,
                                         v1::GetClusterResponse*);
-  explicit ShowCommand(Method method) : method_(method) {}
+  using ExitCode = int (*)(const v1::ClusterView& view);
+  explicit ShowCommand(Method method, ExitCode exit_code = nullptr)
+      : method_(method), exit_code_(exit_code) {}
 
   int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) override {
     Request request;
     request.set_name(args[0]);
-    return CallAndPrint(
-        method_, request,
-        [](const v1::GetClusterResponse& r) { return FormatClusterText(r.cluster()); }, out, err);
+    v1::GetClusterResponse response;
+    if (absl::Status status = Call(method_, request, &response); !status.ok()) {
+      return ReportError(status, err);
+    }
+    if (const int printed = Print(response, FormatClusterText(response.cluster()), out, err);
+        printed != kExitOk) {
+      return printed;
+    }
+    return exit_code_ == nullptr ? kExitOk : exit_code_(response.cluster());
   }
 
  private:
   Method method_;
+  ExitCode exit_code_;
 };
 
 class ListCommand final : public ClientCommand {
@@ -330,13 +412,7 @@ class ListCommand final : public ClientCommand {
     request.set_include_deregistered(include_deregistered_);
     return CallAndPrint(
         &Stub::ListClusters, request,
-        [](const v1::ListClustersResponse& r) {
-          std::string text = FormatClusterTableHeader();
-          for (const v1::ClusterView& cluster : r.clusters()) {
-            absl::StrAppend(&text, FormatClusterRow(cluster));
-          }
-          return text;
-        },
+        [](const v1::ListClustersResponse& r) { return FormatClusterTable(r.clusters()); },
         out, err);
   }
 
@@ -366,6 +442,15 @@ constexpr char kSpecDescription[] =
     "the home cluster at every connection. The API server's URL is --api-server (--server\n"
     "names the credledger server). Registering again with another spec replaces it.\n";
 
+constexpr char kProbeDescription[] =
+    "Probes the cluster now, as the service does periodically, prints the cluster with its\n"
+    "Reachable condition, and exits with the outcome:\n"
+    "  0  Reachable True (ProbeSucceeded)\n"
+    "  1  the call failed (error: <CODE>: <message>), or any other outcome\n"
+    "  2  usage error; nothing was sent\n"
+    "  3  ProbeFailed: the probe failed; a retry may succeed\n"
+    "  4  Unsupported: retrying cannot help until the cluster's spec changes\n";
+
 }  // namespace
 
 absl::StatusOr<v1::ClusterSpec> ClusterSpecFromFlags(const ClusterSpecFlags& flags) {
@@ -392,13 +477,15 @@ absl::StatusOr<v1::ClusterSpec> ClusterSpecFromFlags(const ClusterSpecFlags& fla
 }
 
 absl::StatusOr<v1::ClusterSpec> ParseClusterSpecYaml(absl::string_view yaml) {
-  RETURN_IF_ERROR(kubebridge::CheckYamlLimits(yaml, kubebridge::kMaxConfigFileBytes,
-                                              kubebridge::kMaxYamlDepth));
-  try {
-    return ParseSpecNode(YAML::Load(std::string(yaml)));
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("not a valid spec: ", e.what()));
-  }
+  return ParseSpecYaml(yaml, &ParseSpecNode);
+}
+
+int ProbeClusterExitCode(const v1::ClusterView& view) {
+  const v1::Condition& reachable = view.cluster().reachable();
+  if (reachable.status() == "True") return kExitOk;
+  if (reachable.reason() == kubebridge::kReasonProbeFailed) return kExitCheckFailed;
+  if (reachable.reason() == kubebridge::kReasonUnsupported) return kExitUnsupported;
+  return kExitFailure;
 }
 
 void AddClusterCommands(Dispatcher& d) {
@@ -406,10 +493,14 @@ void AddClusterCommands(Dispatcher& d) {
          [] { return std::make_unique<RegisterCommand>(); }, kSpecDescription});
   d.Add({"cluster deregister", kNameArg, "deregister a cluster no identity mirrors into", 1, 1,
          [] { return std::make_unique<DeregisterCommand>(); }});
-  d.Add(
-      {"cluster probe", kNameArg,
-       "connect to a cluster now, read /version and the API groups, and show the outcome", 1, 1,
-       [] { return std::make_unique<ShowCommand<v1::ProbeClusterRequest>>(&Stub::ProbeCluster); }});
+  d.Add({"cluster probe", kNameArg,
+         "connect to a cluster now, read /version and the API groups, and show the outcome", 1,
+         1,
+         [] {
+           return std::make_unique<ShowCommand<v1::ProbeClusterRequest>>(&Stub::ProbeCluster,
+                                                                         &ProbeClusterExitCode);
+         },
+         kProbeDescription});
   d.Add({"cluster get", kNameArg, "show a cluster, its Reachable condition and last probe", 1, 1,
          [] { return std::make_unique<ShowCommand<v1::GetClusterRequest>>(&Stub::GetCluster); }});
   d.Add(

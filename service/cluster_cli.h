@@ -15,7 +15,10 @@
 //   cluster get NAME
 //   cluster list [--include-deregistered]
 //
-// The API server's URL is --api-server, since --server names the credledger server.
+// The API server's URL is --api-server, since --server names the credledger server. A spec
+// flag given with an empty value is a usage error. With --auth-type kubeconfig (or auth type
+// kubeconfig in -f), a server or CA given as well is ignored by the service (the kubeconfig
+// names both): a "note: ..." line on stderr says so.
 //
 // The spec file (-f) holds the spec with the Kubernetes field names:
 //   connectionMode: agentless            # or inCluster
@@ -35,13 +38,14 @@
 //
 // Mutating subcommands send --request-id, or generate one and print "request-id: <id>" on
 // stderr first. A failed call prints "error: <CODE>: <message>" on stderr and exits 1;
-// usage errors exit 2.
+// usage errors exit 2. `cluster probe` exits with ProbeClusterExitCode.
 #pragma once
 
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "credledger/v1/api.pb.h"
 #include "credledger/v1/connection.pb.h"
 #include "service/subcommands.h"
 
@@ -65,20 +69,30 @@ struct ClusterSpecFlags {
   std::string exec_token_secret;   // --exec-token-secret "<name>[/<key>]"
 };
 
-// The spec the flags describe. Each auth block flag sets its block whatever --auth-type
-// says (a type without its block is Unsupported at probe time). Names, keys and URLs are
-// checked by the server.
+// The spec the flags describe; an empty string is a flag not given. Only the block of
+// --auth-type is set: --kubeconfig-secret for kubeconfig, --token-secret for token,
+// --client-cert-secret for clientCert, --exec-url (required) with --exec-ca-ref and
+// --exec-token-secret for execPlugin; another type (accepted, and reported Unsupported by the
+// service) takes none of them. Names, keys and URLs are checked by the server.
 // Errors: kInvalidArgument naming the flag: --connection-mode missing or neither inCluster
-// nor agentless; an agentless-only flag with inCluster; a reference not of the shape
-// "<kind>/<name>[/<key>]" or "<name>[/<key>]"; --exec-ca-ref or --exec-token-secret
-// without --exec-url.
+// nor agentless; an agentless-only flag with inCluster; --auth-type missing with agentless;
+// a block flag of another type than --auth-type ("--client-cert-secret: only with
+// --auth-type clientCert"); the block flag a known type requires missing ("--token-secret:
+// required with --auth-type token"); a reference not of the shape "<kind>/<name>[/<key>]"
+// or "<name>[/<key>]".
 absl::StatusOr<v1::ClusterSpec> ClusterSpecFromFlags(const ClusterSpecFlags& flags);
 
-// Parses a spec file (format in the file comment). Checks size (1 MiB) and nesting
-// (kubebridge/yaml_limits.h) before yaml-cpp sees the text.
-// Errors: kInvalidArgument for text over the limits, malformed YAML, unknown or duplicated
-// keys (naming the path, "agentless.auth.token.secretRef.name"), and values of the wrong
-// shape.
+// Parses a spec file (format in the file comment) with the rules of spec_file.h: size
+// (1 MiB) and nesting checked first, exactly one non-empty YAML document.
+// Errors: kInvalidArgument for ParseSpecDocument's cases (over the limits, malformed YAML,
+// no or several documents, an empty one), unknown or duplicated keys (naming the path,
+// "agentless.auth.token.secretRef.name"), and values of the wrong shape.
 absl::StatusOr<v1::ClusterSpec> ParseClusterSpecYaml(absl::string_view yaml);
+
+// The exit code of `cluster probe` for the probed cluster `view`, as `source verify` has
+// them (subcommands.h): kExitOk for Reachable True, kExitCheckFailed for reason ProbeFailed
+// (retried with backoff), kExitUnsupported for reason Unsupported (fix the spec), and
+// kExitFailure for any other condition.
+int ProbeClusterExitCode(const v1::ClusterView& view);
 
 }  // namespace credledger::service

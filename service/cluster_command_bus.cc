@@ -17,6 +17,7 @@ absl::StatusOr<ClusterCommandResult> ClusterCommandBus::Execute(
     const ClusterCommand& command, const ClusterCommandContext& context) {
   return bus_.Execute(context.cluster, projections::ClusterStream(context.cluster),
                       ClusterCommandName(command), context.actor, context.request_id,
+                      context.request_digest,
                       [&](const v1::ClusterState& state) {
                         return DecideCluster(command, state, context);
                       });

@@ -84,9 +84,11 @@ class Decision {
   absl::StatusOr<std::vector<Event>> operator()(const DeregisterCluster& c) const {
     RETURN_IF_ERROR(RequireActive(state_));
     if (!c.identities.empty()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("identities ", absl::StrJoin(c.identities, ", "),
-                       " mirror into it; change their spec.cluster or delete them first"));
+      const bool one = c.identities.size() == 1;
+      return absl::FailedPreconditionError(absl::StrCat(
+          one ? "identity " : "identities ", absl::StrJoin(c.identities, ", "),
+          one ? " mirrors into it; change its spec.cluster or delete it first"
+              : " mirror into it; change their spec.cluster or delete them first"));
     }
     Event e;
     e.mutable_cluster_deregistered();

@@ -53,6 +53,9 @@ struct ClusterCommandContext {
   absl::Time now;
   std::string actor;
   std::string request_id;
+  // RequestDigest of the client's request (service/prior_request.h); empty for the service's
+  // own commands.
+  std::string request_digest = {};  // defaulted, so aggregate initializers may omit it
 };
 
 // Decides `command` against `state`:

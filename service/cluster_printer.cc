@@ -1,5 +1,6 @@
 #include "service/cluster_printer.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -137,24 +138,34 @@ std::string FormatClusterChangeText(absl::string_view verb,
                       FormatClusterText(ToClusterView(response.cluster(), std::nullopt)));
 }
 
-std::string FormatClusterTableHeader() {
-  return absl::StrFormat("%-24s %-12s %-10s %-12s %-28s %-16s %-6s %s\n", "CLUSTER", "PHASE",
-                         "MODE", "AUTH", "REACHABLE", "VERSION", "GROUPS", "LAST PROBE");
-}
-
-std::string FormatClusterRow(const v1::ClusterView& view) {
-  const v1::ClusterState& cluster = view.cluster();
-  const v1::ClusterSpec& spec = cluster.spec();
-  const std::string auth = spec.connection_mode() == v1::CLUSTER_CONNECTION_MODE_AGENTLESS
-                               ? spec.agentless().auth().type()
-                               : "-";
-  const v1::Condition& reachable = cluster.reachable();
-  return absl::StrFormat("%-24s %-12s %-10s %-12s %-28s %-16s %-6d %s\n", cluster.name(),
-                         PhaseName(cluster.phase()), ConnectionModeName(spec.connection_mode()),
-                         OrDash(auth),
-                         absl::StrCat(OrDash(reachable.status()), "/", OrDash(reachable.reason())),
-                         OrDash(cluster.server_version()), cluster.api_groups_size(),
-                         FormatTimestamp(view.last_probe_time(), view.has_last_probe_time()));
+std::string FormatClusterTable(const google::protobuf::RepeatedPtrField<v1::ClusterView>& views) {
+  std::vector<std::vector<std::string>> rows = {
+      {"CLUSTER", "PHASE", "MODE", "AUTH", "REACHABLE", "VERSION", "GROUPS", "LAST PROBE"}};
+  for (const v1::ClusterView& view : views) {
+    const v1::ClusterState& cluster = view.cluster();
+    const v1::ClusterSpec& spec = cluster.spec();
+    const v1::Condition& reachable = cluster.reachable();
+    rows.push_back(
+        {cluster.name(), PhaseName(cluster.phase()), ConnectionModeName(spec.connection_mode()),
+         spec.connection_mode() == v1::CLUSTER_CONNECTION_MODE_AGENTLESS
+             ? OrDash(spec.agentless().auth().type())
+             : "-",
+         absl::StrCat(OrDash(reachable.status()), "/", OrDash(reachable.reason())),
+         OrDash(cluster.server_version()), absl::StrCat(cluster.api_groups_size()),
+         FormatTimestamp(view.last_probe_time(), view.has_last_probe_time())});
+  }
+  std::vector<size_t> widths(rows.front().size(), 0);
+  for (const std::vector<std::string>& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::string out;
+  for (const std::vector<std::string>& row : rows) {
+    for (size_t i = 0; i + 1 < row.size(); ++i) {
+      absl::StrAppend(&out, row[i], std::string(widths[i] - row[i].size() + 2, ' '));
+    }
+    absl::StrAppend(&out, row.back(), "\n");
+  }
+  return out;
 }
 
 }  // namespace credledger::service

@@ -34,9 +34,11 @@ std::string FormatClusterText(const v1::ClusterView& view);
 std::string FormatClusterChangeText(absl::string_view verb,
                                     const v1::ClusterChangeResponse& response);
 
-// The header and one row per cluster of `cluster list`: name, phase, mode, auth type,
-// Reachable status/reason, server version, API groups, last probe time.
-std::string FormatClusterTableHeader();
-std::string FormatClusterRow(const v1::ClusterView& view);
+// The table of `cluster list`: a header, then one row per cluster of `views` in order, with
+// name, phase, mode, auth type, Reachable status/reason, server version, number of API
+// groups, last probe time. Each column is as wide as its widest cell (long server versions
+// such as "v1.29.3+k3s1-gke.100" are shown whole), columns are separated by two spaces, and
+// an empty value is "-".
+std::string FormatClusterTable(const google::protobuf::RepeatedPtrField<v1::ClusterView>& views);
 
 }  // namespace credledger::service

@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/dns_label.h"
+#include "common/quote_cut.h"
 #include "common/status_macros.h"
 #include "kubebridge/cluster_auth.h"
 #include "service/reference_validation.h"
@@ -23,17 +24,12 @@ absl::Status Invalid(absl::string_view field, absl::string_view rule) {
   return absl::InvalidArgumentError(absl::StrCat(field, ": ", rule));
 }
 
-std::string Quoted(absl::string_view value) {
-  return absl::StrCat("\"", value.substr(0, kMaxShownBytes),
-                      value.size() > kMaxShownBytes ? "...\"" : "\"");
-}
-
 absl::Status ValidateAuthType(absl::string_view field, absl::string_view type) {
   if (type.empty()) return Invalid(field, "required");
   bool ok = type.size() <= kMaxAuthTypeBytes && absl::ascii_isalpha(type[0]);
   for (char c : type) ok = ok && absl::ascii_isalnum(c);
   if (!ok) {
-    return Invalid(field, absl::StrCat(Quoted(type),
+    return Invalid(field, absl::StrCat(common::QuoteCut(type, kMaxShownBytes),
                                        " is not an auth type (1-63 ASCII letters and digits, "
                                        "starting with a letter)"));
   }
@@ -47,35 +43,72 @@ absl::Status ValidateSecretKeyRef(absl::string_view field, const v1::SecretKeyRe
   return ValidateDataKey(absl::StrCat(field, ".key"), ref.key());
 }
 
-// Every block of `auth` that is set, whichever type is selected: a block is checked for its
-// shape even when the type does not use it.
-absl::Status ValidateAuthBlocks(const v1::ClusterAuth& auth) {
-  constexpr char kAuth[] = "spec.agentless.auth";
-  if (auth.has_kubeconfig()) {
-    RETURN_IF_ERROR(ValidateSecretKeyRef(absl::StrCat(kAuth, ".kubeconfig.secret_ref"),
-                                         auth.kubeconfig().secret_ref()));
-  }
-  if (auth.has_token()) {
+constexpr char kAuthField[] = "spec.agentless.auth";
+
+// The shape of each auth block (which is set).
+absl::Status ValidateKubeconfigBlock(const v1::ClusterAuth& auth) {
+  return ValidateSecretKeyRef(absl::StrCat(kAuthField, ".kubeconfig.secret_ref"),
+                              auth.kubeconfig().secret_ref());
+}
+absl::Status ValidateTokenBlock(const v1::ClusterAuth& auth) {
+  return ValidateSecretKeyRef(absl::StrCat(kAuthField, ".token.secret_ref"),
+                              auth.token().secret_ref());
+}
+absl::Status ValidateClientCertBlock(const v1::ClusterAuth& auth) {
+  return common::ValidateDnsSubdomain(absl::StrCat(kAuthField, ".client_cert.secret_name"),
+                                      auth.client_cert().secret_name());
+}
+absl::Status ValidateExecPluginBlock(const v1::ClusterAuth& auth) {
+  const v1::ExecPluginAuth& exec = auth.exec_plugin();
+  RETURN_IF_ERROR(ValidateHttpsUrl(absl::StrCat(kAuthField, ".exec_plugin.url"), exec.url()));
+  if (exec.has_ca_ref()) {
     RETURN_IF_ERROR(
-        ValidateSecretKeyRef(absl::StrCat(kAuth, ".token.secret_ref"), auth.token().secret_ref()));
+        ValidateObjectKeyRef(absl::StrCat(kAuthField, ".exec_plugin.ca_ref"), exec.ca_ref()));
   }
-  if (auth.has_client_cert()) {
-    RETURN_IF_ERROR(common::ValidateDnsSubdomain(absl::StrCat(kAuth, ".client_cert.secret_name"),
-                                                 auth.client_cert().secret_name()));
-  }
-  if (auth.has_exec_plugin()) {
-    const v1::ExecPluginAuth& exec = auth.exec_plugin();
-    RETURN_IF_ERROR(ValidateHttpsUrl(absl::StrCat(kAuth, ".exec_plugin.url"), exec.url()));
-    if (exec.has_ca_ref()) {
-      RETURN_IF_ERROR(
-          ValidateObjectKeyRef(absl::StrCat(kAuth, ".exec_plugin.ca_ref"), exec.ca_ref()));
-    }
-    if (exec.has_token_ref()) {
-      RETURN_IF_ERROR(
-          ValidateSecretKeyRef(absl::StrCat(kAuth, ".exec_plugin.token_ref"), exec.token_ref()));
-    }
+  if (exec.has_token_ref()) {
+    RETURN_IF_ERROR(ValidateSecretKeyRef(absl::StrCat(kAuthField, ".exec_plugin.token_ref"),
+                                         exec.token_ref()));
   }
   return absl::OkStatus();
+}
+
+// The auth blocks of ClusterAuth: the proto field, the type that uses it, whether it is set
+// and its shape.
+struct AuthBlock {
+  const char* field;
+  const char* type;
+  bool (v1::ClusterAuth::*is_set)() const;
+  absl::Status (*validate)(const v1::ClusterAuth&);
+};
+constexpr AuthBlock kAuthBlocks[] = {
+    {"kubeconfig", kubebridge::kAuthKubeconfig, &v1::ClusterAuth::has_kubeconfig,
+     &ValidateKubeconfigBlock},
+    {"token", kubebridge::kAuthToken, &v1::ClusterAuth::has_token, &ValidateTokenBlock},
+    {"client_cert", kubebridge::kAuthClientCert, &v1::ClusterAuth::has_client_cert,
+     &ValidateClientCertBlock},
+    {"exec_plugin", kubebridge::kAuthExecPlugin, &v1::ClusterAuth::has_exec_plugin,
+     &ValidateExecPluginBlock},
+};
+
+// The blocks of `auth` against its (well-formed) type: a known type needs its own block and
+// no other; an unknown type may have none of the known blocks.
+absl::Status ValidateAuthBlocks(const v1::ClusterAuth& auth) {
+  const AuthBlock* selected = nullptr;
+  for (const AuthBlock& block : kAuthBlocks) {
+    if (auth.type() == block.type) selected = &block;
+  }
+  if (selected != nullptr && !(auth.*(selected->is_set))()) {
+    return Invalid(absl::StrCat(kAuthField, ".", selected->field),
+                   absl::StrCat("required for auth type ", selected->type));
+  }
+  for (const AuthBlock& block : kAuthBlocks) {
+    if (&block != selected && (auth.*(block.is_set))()) {
+      return Invalid(absl::StrCat(kAuthField, ".", block.field),
+                     absl::StrCat("only for auth type ", block.type, " (type is ", auth.type(),
+                                  ")"));
+    }
+  }
+  return selected == nullptr ? absl::OkStatus() : selected->validate(auth);
 }
 
 absl::Status ValidateAgentless(const v1::ClusterSpec& spec) {
@@ -114,7 +147,8 @@ absl::Status ValidateHttpsUrl(absl::string_view field, absl::string_view value) 
     }
   }
   if (!absl::StartsWithIgnoreCase(value, kHttpsScheme)) {
-    return Invalid(field, absl::StrCat(Quoted(value), " is not an https:// URL"));
+    return Invalid(field, absl::StrCat(common::QuoteCut(value, kMaxShownBytes),
+                                       " is not an https:// URL"));
   }
   const absl::string_view rest = value.substr(kHttpsScheme.size());
   const absl::string_view authority = rest.substr(0, rest.find_first_of("/?#"));

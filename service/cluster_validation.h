@@ -4,8 +4,10 @@
 // cluster decider. Each error is kInvalidArgument and starts with the proto field path
 // ("spec.agentless.auth.token.secret_ref.name: ...") followed by the rule.
 //
-// The auth type is checked for its shape only: an unknown type is accepted here and
-// becomes Reachable=False/Unsupported when the cluster is probed (issue 6, "Clusters").
+// An unknown auth type is accepted here (checked for its shape only) and becomes
+// Reachable=False/Unsupported when the cluster is probed (issue 6, "Clusters"). The auth
+// blocks must fit the type: a known type needs its own block and no other, an unknown type
+// none of the known blocks, so that a spec says what it uses.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -32,9 +34,16 @@ absl::Status ValidateClusterName(absl::string_view field, absl::string_view name
 //                        required for auth types "token", "clientCert" and "execPlugin"
 //                        (optional otherwise; "kubeconfig" ignores it) and, when given, an
 //                        https:// URL (ValidateHttpsUrl).
-//   every set reference  names a DNS-1123 subdomain (required); keys, when given, are
-//                        data keys (reference_validation.h, ValidateDataKey); ObjectKeyRef
-//                        as ValidateObjectKeyRef; exec_plugin.url required, an https:// URL.
+//   auth blocks          for auth types "kubeconfig", "token", "clientCert" and
+//                        "execPlugin" their block (kubeconfig, token, client_cert,
+//                        exec_plugin) is required ("spec.agentless.auth.token: required for
+//                        auth type token"); every other block is refused, also for unknown
+//                        types ("spec.agentless.auth.client_cert: only for auth type
+//                        clientCert (type is token)").
+//   references           agentless.ca_ref and those of the selected block: a DNS-1123
+//                        subdomain name (required); keys, when given, data keys
+//                        (reference_validation.h, ValidateDataKey); ObjectKeyRef as
+//                        ValidateObjectKeyRef; exec_plugin.url required, an https:// URL.
 // Errors: kInvalidArgument naming the field path and the rule.
 absl::Status ValidateClusterSpec(const v1::ClusterSpec& spec);
 

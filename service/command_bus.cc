@@ -61,7 +61,7 @@ absl::StatusOr<CommandResult> TargetCommandBus::Execute(const TargetCommand& com
     v1::TargetState state;
     RETURN_IF_ERROR(FoldTargetEvents(history, context.service, state));
 
-    ASSIGN_OR_RETURN(auto prior, FindPriorRequest(tx, context.request_id, stream, name));
+    ASSIGN_OR_RETURN(auto prior, FindPriorRequest(tx, context.request_id, context.request_digest, stream, name));
     if (prior.has_value()) {
       result = {*std::move(prior), /*replayed=*/true, std::move(state)};
       return absl::OkStatus();

@@ -49,13 +49,11 @@ kubebridge::ClusterClientFactory ConnectionServices::ClusterClients() {
   return [this](const std::string& name, kubebridge::Cancellation* cancel)
              -> absl::StatusOr<std::unique_ptr<kubebridge::KubeClient>> {
     if (connector_ == nullptr) {
-      return absl::FailedPreconditionError("the service has no home cluster connection");
+      return absl::FailedPreconditionError(
+          absl::StrCat("cluster \"", name, "\": the service has no home cluster connection"));
     }
-    std::optional<v1::ClusterState> cluster = projector_->GetCluster(name);
-    if (!cluster.has_value() || cluster->phase() != v1::ClusterState::PHASE_ACTIVE) {
-      return absl::NotFoundError(absl::StrCat("cluster \"", name, "\" is not registered"));
-    }
-    return connector_->NewClient(*cluster, options_.cluster_client, cancel);
+    ASSIGN_OR_RETURN(const v1::ClusterState cluster, projector_->GetActive(name));
+    return connector_->NewClient(cluster, options_.cluster_client, cancel);
   };
 }
 

@@ -78,8 +78,9 @@ class ConnectionServices {
 
   // Clients for identities that mirror into a registered cluster: the cluster must be
   // registered and active, and a new client is made at each call (no cache).
-  // Errors: kFailedPrecondition before ConnectHome; kNotFound naming an unknown or
-  // deregistered cluster; ClusterConnector::NewClient's (Unsupported ones marked).
+  // Errors (each naming the cluster once): kFailedPrecondition before ConnectHome;
+  // kNotFound for an unknown or deregistered cluster (ClusterProjector::GetActive);
+  // ClusterConnector::NewClient's (Unsupported ones marked).
   kubebridge::ClusterClientFactory ClusterClients();
 
   // Calls `changed(name)` for every cluster whose stream changes from now on (the mirror

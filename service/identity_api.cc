@@ -83,14 +83,13 @@ IdentityApi::IdentityApi(IdentityCommandBus* bus, projections::IdentityProjector
 absl::Status IdentityApi::CheckCluster(const v1::IdentitySpec& spec) const {
   if (spec.cluster().empty()) return absl::OkStatus();
   RETURN_IF_ERROR(ValidateClusterName("spec.cluster", spec.cluster()));
-  const std::optional<v1::ClusterState> cluster =
-      clusters_ == nullptr ? std::nullopt : clusters_->GetCluster(spec.cluster());
-  if (!cluster.has_value() || cluster->phase() != v1::ClusterState::PHASE_ACTIVE) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "spec.cluster: cluster \"", spec.cluster(),
-        "\" is not registered; register it first (`credledger cluster register`)"));
-  }
-  return absl::OkStatus();
+  const absl::Status active =
+      clusters_ == nullptr
+          ? absl::NotFoundError(absl::StrCat("cluster \"", spec.cluster(), "\" is not registered"))
+          : clusters_->GetActive(spec.cluster()).status();
+  if (active.ok()) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "spec.cluster: ", active.message(), "; register it first (`credledger cluster register`)"));
 }
 
 absl::StatusOr<v1::AccessReview> IdentityApi::ReviewAccess(const v1::SourceSecretRef& secret,
@@ -115,13 +114,14 @@ absl::StatusOr<v1::AccessReview> IdentityApi::ReviewAccess(const v1::SourceSecre
 
 absl::StatusOr<v1::IdentityChangeResponse> IdentityApi::Run(const IdentityCommand& command,
                                                             absl::string_view name,
-                                                            absl::string_view request_id,
+                                                            const RequestKey& request,
                                                             const std::string& actor) {
   IdentityCommandContext context;
   context.identity = std::string(name);
   context.now = clock_->Now();
   context.actor = actor;
-  context.request_id = std::string(request_id);
+  context.request_id = request.id;
+  context.request_digest = request.digest;
   ASSIGN_OR_RETURN(IdentityCommandResult result, bus_->Execute(command, context));
 
   v1::IdentityChangeResponse response;
@@ -149,7 +149,7 @@ absl::StatusOr<v1::IdentityChangeResponse> IdentityApi::CreateIdentity(
   RETURN_IF_ERROR(CheckCluster(command.spec));
   ASSIGN_OR_RETURN(const std::string resolved, ResolveActor(actor));
   ASSIGN_OR_RETURN(command.review, ReviewAccess(command.spec.secret_ref(), resolved));
-  return Run(command, request.name(), request.request_id(), resolved);
+  return Run(command, request.name(), KeyOf(request), resolved);
 }
 
 absl::StatusOr<v1::IdentityChangeResponse> IdentityApi::UpdateIdentity(
@@ -167,7 +167,7 @@ absl::StatusOr<v1::IdentityChangeResponse> IdentityApi::UpdateIdentity(
       projections::NeedsAccessReview(current.spec(), command.spec)) {
     ASSIGN_OR_RETURN(command.review, ReviewAccess(command.spec.secret_ref(), resolved));
   }
-  return Run(command, request.name(), request.request_id(), resolved);
+  return Run(command, request.name(), KeyOf(request), resolved);
 }
 
 absl::StatusOr<v1::IdentityChangeResponse> IdentityApi::DeleteIdentity(
@@ -175,7 +175,7 @@ absl::StatusOr<v1::IdentityChangeResponse> IdentityApi::DeleteIdentity(
   RETURN_IF_ERROR(ValidateIdentityName("name", request.name()));
   RETURN_IF_ERROR(ValidateClientRequestId(request.request_id(), kMaxRequestIdBytes));
   ASSIGN_OR_RETURN(const std::string resolved, ResolveActor(actor));
-  return Run(service::DeleteIdentity{}, request.name(), request.request_id(), resolved);
+  return Run(service::DeleteIdentity{}, request.name(), KeyOf(request), resolved);
 }
 
 absl::StatusOr<v1::IdentityChangeResponse> IdentityApi::BindIdentity(
@@ -186,7 +186,7 @@ absl::StatusOr<v1::IdentityChangeResponse> IdentityApi::BindIdentity(
   RETURN_IF_ERROR(ValidateOwnerReference(request.owner(), /*require_uid=*/true));
   ASSIGN_OR_RETURN(const std::string resolved, ResolveActor(actor));
   return Run(service::BindIdentity{request.namespace_(), request.owner()}, request.identity(),
-             request.request_id(), resolved);
+             KeyOf(request), resolved);
 }
 
 absl::StatusOr<v1::IdentityChangeResponse> IdentityApi::UnbindIdentity(
@@ -197,7 +197,7 @@ absl::StatusOr<v1::IdentityChangeResponse> IdentityApi::UnbindIdentity(
   RETURN_IF_ERROR(ValidateOwnerReference(request.owner(), /*require_uid=*/false));
   ASSIGN_OR_RETURN(const std::string resolved, ResolveActor(actor));
   return Run(service::UnbindIdentity{request.namespace_(), request.owner()}, request.identity(),
-             request.request_id(), resolved);
+             KeyOf(request), resolved);
 }
 
 absl::StatusOr<v1::GetIdentityResponse> IdentityApi::GetIdentity(

@@ -52,6 +52,7 @@
 #include "projections/identity_projector.h"
 #include "service/authorization_policy.h"
 #include "service/identity_command_bus.h"
+#include "service/prior_request.h"
 
 namespace credledger::service {
 
@@ -115,7 +116,7 @@ class IdentityApi {
   // Runs `command` for identity `name` and answers with the identity after it.
   absl::StatusOr<v1::IdentityChangeResponse> Run(const IdentityCommand& command,
                                                  absl::string_view name,
-                                                 absl::string_view request_id,
+                                                 const RequestKey& request,
                                                  const std::string& actor);
   // The allowed access review of `actor` for `secret`.
   absl::StatusOr<v1::AccessReview> ReviewAccess(const v1::SourceSecretRef& secret,

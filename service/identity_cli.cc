@@ -15,10 +15,9 @@
 #include "common/status_macros.h"
 #include "credledger/v1/api.grpc.pb.h"
 #include "kubebridge/consumer_pod_spec.h"
-#include "kubebridge/file_util.h"
-#include "kubebridge/yaml_limits.h"
 #include "service/client_command.h"
 #include "service/identity_printer.h"
+#include "service/spec_file.h"
 #include "service/yaml_fields.h"
 
 namespace credledger::service {
@@ -96,7 +95,6 @@ absl::Status ParseAllowed(const YAML::Node& node, v1::IdentitySpec& spec) {
 }
 
 absl::StatusOr<v1::IdentitySpec> ParseSpecNode(const YAML::Node& root) {
-  if (!root.IsMap()) return YamlInvalid("spec file", "must be a mapping");
   RETURN_IF_ERROR(YamlCheckKeys(root, "", {"secretRef", "allowedNamespaces", "cluster"}));
   v1::IdentitySpec spec;
   if (const YAML::Node cluster = root["cluster"]; YamlPresent(cluster)) {
@@ -171,13 +169,8 @@ class SpecCommand final : public IdentityMutation<Request> {
              "exclusive\n";
       return kExitUsage;
     }
-    absl::StatusOr<std::string> text = kubebridge::ReadSmallFile(file_);
-    if (!text.ok()) return ReportError(text.status(), err);
-    absl::StatusOr<v1::IdentitySpec> spec = ParseIdentitySpecYaml(*text);
-    if (!spec.ok()) {
-      const std::string message = absl::StrCat("\"", file_, "\": ", spec.status().message());
-      return ReportError(absl::Status(spec.status().code(), message), err);
-    }
+    absl::StatusOr<v1::IdentitySpec> spec = ReadSpecFile(file_, &ParseSpecNode);
+    if (!spec.ok()) return ReportError(spec.status(), err);
     *request.mutable_spec() = *std::move(spec);
     return kExitOk;
   }
@@ -411,13 +404,7 @@ absl::StatusOr<v1::IdentitySpec> SpecFromFlags(const IdentitySpecFlags& flags) {
 }
 
 absl::StatusOr<v1::IdentitySpec> ParseIdentitySpecYaml(absl::string_view yaml) {
-  RETURN_IF_ERROR(kubebridge::CheckYamlLimits(yaml, kubebridge::kMaxConfigFileBytes,
-                                              kubebridge::kMaxYamlDepth));
-  try {
-    return ParseSpecNode(YAML::Load(std::string(yaml)));
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("not a valid spec: ", e.what()));
-  }
+  return ParseSpecYaml(yaml, &ParseSpecNode);
 }
 
 absl::StatusOr<v1::OwnerReference> ParseOwner(absl::string_view text) {

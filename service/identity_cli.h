@@ -73,11 +73,11 @@ struct IdentitySpecFlags {
 // (the choice must be explicit: an update without one would revoke every namespace).
 absl::StatusOr<v1::IdentitySpec> SpecFromFlags(const IdentitySpecFlags& flags);
 
-// Parses a spec file (format in the file comment). Checks size (1 MiB) and nesting
-// (kubebridge/yaml_limits.h) before yaml-cpp sees the text.
-// Errors: kInvalidArgument for text over the limits, malformed YAML, unknown or duplicated
-// keys (naming the path, "allowedNamespaces.selector.matchLabel"), and values of the wrong
-// shape.
+// Parses a spec file (format in the file comment) with the rules of spec_file.h: size
+// (1 MiB) and nesting checked first, exactly one non-empty YAML document.
+// Errors: kInvalidArgument for ParseSpecDocument's cases (over the limits, malformed YAML,
+// no or several documents, an empty one), unknown or duplicated keys (naming the path,
+// "allowedNamespaces.selector.matchLabel"), and values of the wrong shape.
 absl::StatusOr<v1::IdentitySpec> ParseIdentitySpecYaml(absl::string_view yaml);
 
 // Parses --owner "<apiVersion>/<kind>/<name>" (apiVersion "<version>" or

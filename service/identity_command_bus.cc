@@ -18,6 +18,7 @@ absl::StatusOr<IdentityCommandResult> IdentityCommandBus::Execute(
     const IdentityCommand& command, const IdentityCommandContext& context) {
   return bus_.Execute(context.identity, projections::IdentityStream(context.identity),
                       IdentityCommandName(command), context.actor, context.request_id,
+                      context.request_digest,
                       [&](const v1::IdentityState& state) {
                         return DecideIdentity(command, state, context);
                       });

@@ -4,6 +4,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/dns_label.h"
+#include "common/quote_cut.h"
 #include "common/status_macros.h"
 
 namespace credledger::service {
@@ -11,6 +12,8 @@ namespace {
 
 // Longest data key Kubernetes accepts.
 constexpr size_t kMaxDataKeyBytes = 253;
+// Bytes of a refused kind shown in its error.
+constexpr size_t kShownKindBytes = 20;
 
 bool DataKeyChar(char c) { return absl::ascii_isalnum(c) || c == '-' || c == '_' || c == '.'; }
 
@@ -42,8 +45,8 @@ bool IsSet(const v1::ObjectKeyRef& ref) {
 absl::Status ValidateObjectKeyRef(absl::string_view field, const v1::ObjectKeyRef& ref) {
   if (ref.kind() != "Secret" && ref.kind() != "ConfigMap") {
     return absl::InvalidArgumentError(
-        absl::StrCat(field, ".kind: \"", ref.kind().substr(0, 64),
-                     "\" is not a kind a reference may name (\"Secret\" or \"ConfigMap\")"));
+        absl::StrCat(field, ".kind: ", common::QuoteCut(ref.kind(), kShownKindBytes),
+                     " is not a kind a reference may name (\"Secret\" or \"ConfigMap\")"));
   }
   RETURN_IF_ERROR(common::ValidateDnsSubdomain(absl::StrCat(field, ".name"), ref.name()));
   if (ref.key().empty()) return absl::OkStatus();

@@ -69,7 +69,7 @@ absl::StatusOr<v1::PushReportResponse> ReportApi::PushReport(
   if (!request.has_report()) return absl::InvalidArgumentError("report: required");
   ASSIGN_OR_RETURN(ReportIngest::PushResult result,
                    ingest_->Push(request.namespace_(), request.name(), request.report(),
-                                 resolved, request.request_id()));
+                                 resolved, KeyOf(request)));
   AwaitFolded(result.seq);
   v1::PushReportResponse response;
   response.set_heartbeat(result.heartbeat);
@@ -97,7 +97,7 @@ absl::StatusOr<v1::SetBoundReleasesResponse> ReportApi::SetBoundReleases(
   ASSIGN_OR_RETURN(ReportIngest::SetResult result,
                    ingest_->SetBoundReleases(request.namespace_(), request.name(), releases,
                                              request.bootstrap_version(), resolved,
-                                             request.request_id()));
+                                             KeyOf(request)));
   AwaitFolded(result.seq);
   v1::SetBoundReleasesResponse response;
   response.set_replayed(result.replayed);

@@ -77,7 +77,7 @@ absl::StatusOr<ReportCommandResult> ReportCommandBus::ExecuteForTarget(
     ASSIGN_OR_RETURN(folds, folds_.Load(tx, context.target_namespace, context.target_name,
                                         context.service, *view));
     ASSIGN_OR_RETURN(std::optional<Events> prior,
-                     FindPriorRequest(tx, context.request_id, report_stream, name));
+                     FindPriorRequest(tx, context.request_id, context.request_digest, report_stream, name));
     if (prior.has_value()) {
       ASSIGN_OR_RETURN(result.released_secrets, ReleasedSecrets(*prior));
       result.events = *std::move(prior);
@@ -121,7 +121,8 @@ absl::StatusOr<ReportCommandResult> ReportCommandBus::ExecuteLiveness(
   RETURN_IF_ERROR(store_->Execute([&](store::WriteTransaction& tx) -> absl::Status {
     ASSIGN_OR_RETURN(view, liveness_.Open(tx));
     ASSIGN_OR_RETURN(std::optional<Events> prior,
-                     FindPriorRequest(tx, context.request_id, projections::kLivenessStream, name));
+                     FindPriorRequest(tx, context.request_id, context.request_digest,
+                                      projections::kLivenessStream, name));
     if (prior.has_value()) {
       result.events = *std::move(prior);
       result.replayed = true;

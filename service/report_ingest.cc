@@ -12,17 +12,18 @@ ReportIngest::ReportIngest(ReportCommandBus* bus, LivenessBuffer* liveness,
 
 CommandContext ReportIngest::Context(absl::string_view target_namespace, absl::string_view name,
                                     absl::string_view actor,
-                                    absl::string_view request_id) const {
+                                    const RequestKey& request) const {
   return {std::string(target_namespace), std::string(name), clock_->Now(),
-          std::string(actor),            std::string(request_id), projector_->service()};
+          std::string(actor),            request.id,        projector_->service(),
+          request.digest};
 }
 
 absl::StatusOr<ReportIngest::PushResult> ReportIngest::Push(absl::string_view target_namespace,
                                                             absl::string_view name,
                                                             const v1::TargetReportSpec& report,
                                                             absl::string_view actor,
-                                                            absl::string_view request_id) {
-  const CommandContext context = Context(target_namespace, name, actor, request_id);
+                                                            const RequestKey& request) {
+  const CommandContext context = Context(target_namespace, name, actor, request);
   std::optional<absl::Time> floor;
   if (std::optional<v1::TargetState> target = projector_->Get(target_namespace, name)) {
     floor = liveness_->Floor(target_namespace, name, target->target_uid());
@@ -57,8 +58,8 @@ absl::StatusOr<ReportIngest::PushResult> ReportIngest::Push(absl::string_view ta
 absl::StatusOr<ReportIngest::SetResult> ReportIngest::SetBoundReleases(
     absl::string_view target_namespace, absl::string_view name,
     const std::vector<v1::BoundRelease>& releases, absl::string_view bootstrap_version,
-    absl::string_view actor, absl::string_view request_id) {
-  const CommandContext context = Context(target_namespace, name, actor, request_id);
+    absl::string_view actor, const RequestKey& request) {
+  const CommandContext context = Context(target_namespace, name, actor, request);
   service::SetBoundReleases command{releases, std::string(bootstrap_version)};
   absl::StatusOr<ReportCommandResult> result = bus_->Execute(command, context);
   if (!result.ok()) return result.status();

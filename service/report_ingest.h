@@ -22,6 +22,7 @@
 #include "credledger/v1/report.pb.h"
 #include "projections/credential_projector.h"
 #include "service/liveness_buffer.h"
+#include "service/prior_request.h"
 #include "service/report_command_bus.h"
 
 namespace credledger::service {
@@ -50,14 +51,15 @@ class ReportIngest {
   ReportIngest(ReportCommandBus* bus, LivenessBuffer* liveness,
                projections::CredentialProjector* projector, common::Clock* clock);
 
-  // Submits `report` for Target <target_namespace>/<name> on behalf of `actor` with client
-  // request id `request_id`. Names, request id and actor must already be validated.
+  // Submits `report` for Target <target_namespace>/<name> on behalf of `actor` under
+  // `request` (its id and digest; an empty digest for the service's own reports). Names,
+  // request id and actor must already be validated.
   // Errors: the decider's (kInvalidArgument naming "report.<field path>", kNotFound,
-  // kFailedPrecondition); kFailedPrecondition for a request id used for another command;
+  // kFailedPrecondition); kFailedPrecondition for a request id used for another command or request;
   // kUnavailable when the log cannot be written. Nothing is changed on error.
   absl::StatusOr<PushResult> Push(absl::string_view target_namespace, absl::string_view name,
                                   const v1::TargetReportSpec& report, absl::string_view actor,
-                                  absl::string_view request_id);
+                                  const RequestKey& request);
 
   // Sets the releases bound to the Target and their bootstrap version.
   // Errors: as Push, with kInvalidArgument naming "releases[i].<field>" or
@@ -67,13 +69,13 @@ class ReportIngest {
                                              const std::vector<v1::BoundRelease>& releases,
                                              absl::string_view bootstrap_version,
                                              absl::string_view actor,
-                                             absl::string_view request_id);
+                                             const RequestKey& request);
 
  private:
   // The context of a command for the Target at the clock's now, under the configuration the
   // projector holds.
   CommandContext Context(absl::string_view target_namespace, absl::string_view name,
-                         absl::string_view actor, absl::string_view request_id) const;
+                         absl::string_view actor, const RequestKey& request) const;
 
   ReportCommandBus* bus_;
   LivenessBuffer* liveness_;

@@ -203,11 +203,12 @@ absl::StatusOr<v1::VerifySourceResponse> SourceApi::VerifySource(
   v1::SourceSpec source = request.source();
   if (source.namespace_().empty()) source.set_namespace_(kDefaultSourceNamespace);
   const std::string stream = SourceStream(source.namespace_(), request.name());
+  const RequestKey key = KeyOf(request);
 
   std::optional<std::vector<store::RecordedEvent>> prior;
   RETURN_IF_ERROR(store_->Execute([&](store::WriteTransaction& tx) -> absl::Status {
     ASSIGN_OR_RETURN(prior,
-                     FindPriorRequest(tx, request.request_id(), stream, kVerifySourceCommand));
+                     FindPriorRequest(tx, key.id, key.digest, stream, kVerifySourceCommand));
     return absl::OkStatus();
   }));
   if (prior.has_value()) return ResponseFrom(*prior, /*replayed=*/true);
@@ -222,13 +223,13 @@ absl::StatusOr<v1::VerifySourceResponse> SourceApi::VerifySource(
 
   const v1::Event event = SourceVerifiedEvent(source, verify_(source, cancel));
   const v1::EventMetadata metadata =
-      CommandMetadata(resolved, request.request_id(), kVerifySourceCommand);
+      CommandMetadata(resolved, key.id, key.digest, kVerifySourceCommand);
   ASSIGN_OR_RETURN(store::NewEvent encoded, store::EventCodec::Default().Encode(event, metadata));
   std::vector<store::RecordedEvent> recorded;
   bool replayed = false;
   RETURN_IF_ERROR(store_->Execute([&](store::WriteTransaction& tx) -> absl::Status {
     ASSIGN_OR_RETURN(prior,
-                     FindPriorRequest(tx, request.request_id(), stream, kVerifySourceCommand));
+                     FindPriorRequest(tx, key.id, key.digest, stream, kVerifySourceCommand));
     if (prior.has_value()) {
       recorded = *std::move(prior);
       replayed = true;
@@ -236,7 +237,7 @@ absl::StatusOr<v1::VerifySourceResponse> SourceApi::VerifySource(
     }
     ASSIGN_OR_RETURN(
         store::AppendResult appended,
-        tx.Append({request.request_id(), {{stream, store::ExpectedVersion::Any(), {encoded}}}}));
+        tx.Append({key.id, {{stream, store::ExpectedVersion::Any(), {encoded}}}}));
     recorded = std::move(appended.events);
     return absl::OkStatus();
   }));

@@ -6,15 +6,15 @@
 #include <optional>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "credledger/v1/api.grpc.pb.h"
 #include "kubebridge/connection_errors.h"
-#include "kubebridge/file_util.h"
 #include "kubebridge/source_verifier.h"
-#include "kubebridge/yaml_limits.h"
 #include "service/client_command.h"
 #include "service/source_printer.h"
+#include "service/spec_file.h"
 #include "service/yaml_fields.h"
 
 namespace credledger::service {
@@ -66,19 +66,32 @@ absl::StatusOr<std::optional<v1::ObjectKeyRef>> RefFromFlags(absl::string_view p
   return std::optional<v1::ObjectKeyRef>(std::move(ref));
 }
 
+// The known auth type that `type` names when case is ignored ("SSHKey" gives "sshKey"), else
+// `type`. The block flags follow it, so that `--auth SSHKey --secret k ...` builds the spec
+// that a file with `type: SSHKey` and an `sshKey` block holds; the type is still sent as
+// given, and the service answers Unsupported (auth types are case-sensitive).
+std::string BlockType(const std::string& type) {
+  for (const char* known : {kubebridge::kSourceAuthNone, kubebridge::kSourceAuthBasic,
+                            kubebridge::kSourceAuthBearer, kubebridge::kSourceAuthSshKey}) {
+    if (absl::EqualsIgnoreCase(type, known)) return known;
+  }
+  return type;
+}
+
 absl::Status FillAuthFromFlags(const SourceFlags& flags, v1::SourceAuth& auth) {
   auth.set_type(flags.auth);
+  const std::string block = BlockType(flags.auth);
   ASSIGN_OR_RETURN(std::optional<v1::ObjectKeyRef> known_hosts,
                    RefFromFlags("known-hosts", flags.known_hosts_configmap,
                                 flags.known_hosts_secret, flags.known_hosts_key));
-  const bool ssh = flags.auth == kubebridge::kSourceAuthSshKey;
+  const bool ssh = block == kubebridge::kSourceAuthSshKey;
   if (known_hosts.has_value() && !ssh) {
     return absl::InvalidArgumentError(
         "--known-hosts-configmap, --known-hosts-secret: only "
         "with --auth sshKey");
   }
-  const bool needs_secret = flags.auth == kubebridge::kSourceAuthBasic ||
-                            flags.auth == kubebridge::kSourceAuthBearer || ssh;
+  const bool needs_secret =
+      block == kubebridge::kSourceAuthBasic || block == kubebridge::kSourceAuthBearer || ssh;
   if (!needs_secret) {
     if (!flags.secret.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -89,9 +102,9 @@ absl::Status FillAuthFromFlags(const SourceFlags& flags, v1::SourceAuth& auth) {
   if (flags.secret.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("--secret: required with --auth ", flags.auth));
   }
-  if (flags.auth == kubebridge::kSourceAuthBasic) {
+  if (block == kubebridge::kSourceAuthBasic) {
     auth.mutable_basic()->set_secret_name(flags.secret);
-  } else if (flags.auth == kubebridge::kSourceAuthBearer) {
+  } else if (block == kubebridge::kSourceAuthBearer) {
     auth.mutable_bearer()->set_secret_name(flags.secret);
   } else {
     if (!known_hosts.has_value()) {
@@ -233,7 +246,9 @@ class VerifyCommand final : public ClientCommand {
               "the source's address; credentials go in --auth and --secret, never in the URL");
     flags.Add("namespace", &spec_flags_.source_namespace,
               "namespace of the Secrets and ConfigMaps (default \"default\")");
-    flags.Add("auth", &spec_flags_.auth, "auth type: none, basic, bearer or sshKey");
+    flags.Add("auth", &spec_flags_.auth,
+              "auth type: none, basic, bearer or sshKey (case-sensitive; other types are sent "
+              "and answered Unsupported)");
     flags.Add("secret", &spec_flags_.secret,
               "Secret with the credentials of --auth basic (username, password), bearer (token) "
               "or sshKey (identity, password)");
@@ -274,14 +289,8 @@ class VerifyCommand final : public ClientCommand {
         return kExitUsage;
       }
     }
-    absl::StatusOr<std::string> text = kubebridge::ReadSmallFile(file_);
-    if (!text.ok()) return ReportError(text.status(), err);
-    absl::StatusOr<v1::SourceSpec> spec = ParseSourceSpecYaml(*text);
-    if (!spec.ok()) {
-      return ReportError(absl::Status(spec.status().code(),
-                                      absl::StrCat("\"", file_, "\": ", spec.status().message())),
-                         err);
-    }
+    absl::StatusOr<v1::SourceSpec> spec = ReadSpecFile(file_, &ParseSpecNode);
+    if (!spec.ok()) return ReportError(spec.status(), err);
     *request.mutable_source() = *std::move(spec);
     return kExitOk;
   }
@@ -341,19 +350,13 @@ absl::StatusOr<v1::SourceSpec> SourceSpecFromFlags(const SourceFlags& flags) {
 }
 
 absl::StatusOr<v1::SourceSpec> ParseSourceSpecYaml(absl::string_view yaml) {
-  RETURN_IF_ERROR(kubebridge::CheckYamlLimits(yaml, kubebridge::kMaxConfigFileBytes,
-                                              kubebridge::kMaxYamlDepth));
-  try {
-    return ParseSpecNode(YAML::Load(std::string(yaml)));
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("not a valid source: ", e.what()));
-  }
+  return ParseSpecYaml(yaml, &ParseSpecNode);
 }
 
 int VerifySourceExitCode(const v1::VerifySourceResponse& response) {
   const std::string& reason = response.result().reason();
   if (reason == kubebridge::kReasonVerified) return kExitOk;
-  if (reason == kubebridge::kReasonVerifyFailed) return kExitVerifyFailed;
+  if (reason == kubebridge::kReasonVerifyFailed) return kExitCheckFailed;
   if (reason == kubebridge::kReasonUnsupported) return kExitUnsupported;
   return kExitFailure;
 }

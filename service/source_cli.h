@@ -45,10 +45,6 @@
 
 namespace credledger::service {
 
-// Exit codes of `source verify` beside kExitOk (Verified), kExitFailure and kExitUsage.
-inline constexpr int kExitVerifyFailed = 3;
-inline constexpr int kExitUnsupported = 4;
-
 // Adds "source verify" to `dispatcher`.
 void AddSourceCommands(Dispatcher& dispatcher);
 
@@ -70,7 +66,9 @@ struct SourceFlags {
 
 // The source the flags describe. --secret fills the block of --auth basic, bearer or sshKey;
 // the known_hosts flags fill sshKey's knownHostsRef; the CA flags fill tls.caPublicCertRef.
-// Names, keys and the URL are checked by the server.
+// Any other --auth is sent as given, as from a file, and the service answers Unsupported; a
+// type that differs from a known one only in case ("SSHKey") fills that type's block, as the
+// file would. Names, keys and the URL are checked by the server.
 // Errors: kInvalidArgument naming the flag: --kind missing or not git, helm or oci; --url
 // missing; --secret missing for basic, bearer or sshKey, or given with another auth type;
 // --auth sshKey without a known_hosts source (no mode skips the host key check); known_hosts
@@ -78,15 +76,17 @@ struct SourceFlags {
 // both --ca-configmap and --ca-secret; --known-hosts-key or --ca-key without its object.
 absl::StatusOr<v1::SourceSpec> SourceSpecFromFlags(const SourceFlags& flags);
 
-// Parses a source file (format in the file comment). Checks size (1 MiB) and nesting
-// (kubebridge/yaml_limits.h) before yaml-cpp sees the text.
-// Errors: kInvalidArgument for text over the limits, malformed YAML, unknown or duplicated
-// keys (naming the path, "auth.sshKey.knownHostsRef.nme"), a kind other than git, helm or
-// oci, and values of the wrong shape.
+// Parses a source file (format in the file comment) with the rules of spec_file.h: size
+// (1 MiB) and nesting checked first, exactly one non-empty YAML document.
+// Errors: kInvalidArgument for ParseSpecDocument's cases (over the limits, malformed YAML,
+// no or several documents, an empty one), unknown or duplicated keys (naming the path,
+// "auth.sshKey.knownHostsRef.nme"), a kind other than git, helm or oci, insecureSkipVerify
+// other than a plain true or false (YamlBool), and values of the wrong shape.
 absl::StatusOr<v1::SourceSpec> ParseSourceSpecYaml(absl::string_view yaml);
 
-// The exit code for a verification's answer: kExitOk for Verified, kExitVerifyFailed,
-// kExitUnsupported, and kExitFailure for any other reason.
+// The exit code for a verification's answer (subcommands.h): kExitOk for Verified,
+// kExitCheckFailed for VerifyFailed, kExitUnsupported for Unsupported, and kExitFailure for
+// any other reason.
 int VerifySourceExitCode(const v1::VerifySourceResponse& response);
 
 }  // namespace credledger::service

@@ -73,10 +73,11 @@ class StreamCommandBus {
   explicit StreamCommandBus(store::EventStore* store) : store_(store) {}
 
   // Runs one command, named `command` (IdentityCommandName, ...), for stream `stream`, kept
-  // under `key` (the stream's object name), on behalf of `actor` under `request_id`.
+  // under `key` (the stream's object name), on behalf of `actor` under `request_id`, whose
+  // request has digest `request_digest` (RequestDigest; empty for the service's own commands).
   // `decide(const State&)` returns the events to append (absl::StatusOr<std::vector<v1::Event>>).
   // Errors: decide's; kInvalidArgument for an empty request id; kFailedPrecondition when the
-  // request id was already used for another command or stream; kDataLoss when a stored event
+  // request id was already used for another command, stream or request; kDataLoss when a stored event
   // does not decode; store errors (kUnavailable when the log cannot be written). Nothing is
   // appended on error.
   template <typename Decide>
@@ -85,6 +86,7 @@ class StreamCommandBus {
                                                      absl::string_view command,
                                                      absl::string_view actor,
                                                      absl::string_view request_id,
+                                                     absl::string_view request_digest,
                                                      const Decide& decide) {
     if (request_id.empty()) {
       return absl::InvalidArgumentError("request_id: required on every mutating call");
@@ -95,7 +97,7 @@ class StreamCommandBus {
       ASSIGN_OR_RETURN(Fold fold, LoadFold(key, [&](int64_t from) {
                          return tx.ReadStream(stream, from);
                        }));
-      ASSIGN_OR_RETURN(auto prior, FindPriorRequest(tx, request_id, stream, command));
+      ASSIGN_OR_RETURN(auto prior, FindPriorRequest(tx, request_id, request_digest, stream, command));
       if (prior.has_value()) {
         result = {*std::move(prior), /*replayed=*/true, fold.state};
         after = std::move(fold);
@@ -105,7 +107,7 @@ class StreamCommandBus {
       if (!decided.empty()) {
         ASSIGN_OR_RETURN(store::AppendResult appended,
                          Append(tx, stream, fold, decided, CommandMetadata(actor, request_id,
-                                                                           command),
+                                                                           request_digest, command),
                                 request_id));
         RETURN_IF_ERROR((FoldStreamEvents<State, Evolve>(appended.events, fold.state)));
         fold.stream_hash = appended.events.back().stream_hash;

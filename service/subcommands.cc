@@ -33,6 +33,44 @@ const SubcommandSpec* Dispatcher::Match(const std::vector<std::string>& args,
   return best;
 }
 
+namespace {
+
+bool IsFlag(const std::string& arg) { return absl::StartsWith(arg, "-") && arg != "-"; }
+
+}  // namespace
+
+const SubcommandSpec* Dispatcher::MatchAroundFlags(const std::vector<std::string>& args,
+                                                   std::vector<std::string>* rest) const {
+  const SubcommandSpec* best = nullptr;
+  size_t best_words = 0;
+  for (const SubcommandSpec& spec : specs_) {
+    const std::vector<std::string> path = absl::StrSplit(spec.path, ' ');
+    if (path.size() <= best_words) continue;
+    std::vector<std::string> others;
+    size_t matched = 0;
+    bool stray_word = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (matched < path.size() && args[i] == path[matched]) {
+        ++matched;
+        continue;
+      }
+      // Before the command is complete, a word that is neither a flag nor right after one
+      // (its value) is no part of this command.
+      if (matched < path.size() && !IsFlag(args[i]) && (i == 0 || !IsFlag(args[i - 1]))) {
+        stray_word = true;
+        break;
+      }
+      others.push_back(args[i]);
+    }
+    if (matched == path.size() && !stray_word) {
+      best = &spec;
+      best_words = path.size();
+      *rest = std::move(others);
+    }
+  }
+  return best;
+}
+
 std::string Dispatcher::Usage() const { return GroupUsage(""); }
 
 std::string Dispatcher::GroupUsage(const std::string& prefix) const {
@@ -72,6 +110,13 @@ int Dispatcher::Run(const std::vector<std::string>& args, std::ostream& out,
   size_t words = 0;
   const SubcommandSpec* spec = Match(args, &words);
   if (spec == nullptr) {
+    // The words of a subcommand with flags among them: `cluster --server X list`.
+    std::vector<std::string> rest;
+    if (const SubcommandSpec* moved = MatchAroundFlags(args, &rest)) {
+      err << "error: flags go after the subcommand: " << program_ << " " << moved->path
+          << (rest.empty() ? "" : " ") << absl::StrJoin(rest, " ") << "\n";
+      return kExitUsage;
+    }
     // A group word ("target") without a known subcommand after it.
     const std::string group = args.front();
     const std::string group_usage = GroupUsage(group);

@@ -6,6 +6,9 @@
 // Exit codes: 0 success (and --help); 2 usage errors (unknown subcommand, unknown flag, bad
 // flag value, wrong number of arguments), printed as "error: ..." followed by the relevant
 // usage on stderr; otherwise what the subcommand returns (1 for failures by convention).
+// Flags go after the subcommand's words: for `cluster --server X list` the error shows the
+// command as it should be written ("error: flags go after the subcommand: credledger
+// cluster list --server X").
 //
 // Thread-safety: not thread-safe; one Dispatcher per process.
 #pragma once
@@ -25,6 +28,11 @@ namespace credledger::service {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
+// Exit codes of the subcommands that run a check on the server and print its outcome
+// (`source verify`, `cluster probe`), beside kExitOk for a check that passed; each lists them
+// in its --help.
+inline constexpr int kExitCheckFailed = 3;  // the check failed; a retry may succeed
+inline constexpr int kExitUnsupported = 4;  // retrying cannot help until the spec changes
 
 // Prints "error: <CODE>: <message>" (CODE as in absl::StatusCodeToString, for example
 // INVALID_ARGUMENT) to `err` and returns kExitFailure.
@@ -72,6 +80,12 @@ class Dispatcher {
  private:
   // The subcommand whose words are the longest prefix of `args`; nullptr when none.
   const SubcommandSpec* Match(const std::vector<std::string>& args, size_t* words) const;
+  // For `args` that Match refused: the subcommand with the most words that appear in `args`
+  // in order with only flags and their values among or before them (`cluster --server X
+  // list`, `--server X cluster list`); sets `*rest` to the other arguments in order. nullptr
+  // when none.
+  const SubcommandSpec* MatchAroundFlags(const std::vector<std::string>& args,
+                                         std::vector<std::string>* rest) const;
   // Usage restricted to the subcommands under `prefix` ("target").
   std::string GroupUsage(const std::string& prefix) const;
 

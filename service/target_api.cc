@@ -52,12 +52,13 @@ TargetApi::TargetApi(TargetCommandBus* bus, projections::CredentialProjector* pr
 absl::StatusOr<TargetApi::Outcome> TargetApi::Run(const TargetCommand& command,
                                                   absl::string_view target_namespace,
                                                   absl::string_view name,
-                                                  absl::string_view request_id,
+                                                  const RequestKey& request,
                                                   absl::string_view actor) {
   CommandContext context;
   context.target_namespace = std::string(target_namespace);
   context.target_name = std::string(name);
-  context.request_id = std::string(request_id);
+  context.request_id = request.id;
+  context.request_digest = request.digest;
   ASSIGN_OR_RETURN(context.actor, ResolveActor(actor));
   context.now = clock_->Now();
   context.service = projector_->service();
@@ -101,7 +102,7 @@ absl::StatusOr<v1::RegisterTargetResponse> TargetApi::RegisterTarget(
     ASSIGN_OR_RETURN(command.target_uid, NewUuidV4());
   }
   ASSIGN_OR_RETURN(Outcome outcome, Run(command, request.namespace_(), request.name(),
-                                        request.request_id(), actor));
+                                        KeyOf(request), actor));
   return Answer<v1::RegisterTargetResponse>(std::move(outcome));
 }
 
@@ -110,7 +111,7 @@ absl::StatusOr<v1::DeleteTargetResponse> TargetApi::DeleteTarget(
   RETURN_IF_ERROR(ValidateTarget(request.namespace_(), request.name()));
   RETURN_IF_ERROR(ValidateClientRequestId(request.request_id(), kMaxRequestIdBytes));
   ASSIGN_OR_RETURN(Outcome outcome, Run(service::DeleteTarget{}, request.namespace_(),
-                                        request.name(), request.request_id(), actor));
+                                        request.name(), KeyOf(request), actor));
   return Answer<v1::DeleteTargetResponse>(std::move(outcome));
 }
 
@@ -122,7 +123,7 @@ absl::StatusOr<v1::RequestRotationResponse> TargetApi::RequestRotation(
   service::RequestRotation command{request.value().empty() ? request.request_id()
                                                            : request.value()};
   ASSIGN_OR_RETURN(Outcome outcome, Run(command, request.namespace_(), request.name(),
-                                        request.request_id(), actor));
+                                        KeyOf(request), actor));
   return Answer<v1::RequestRotationResponse>(std::move(outcome));
 }
 
@@ -135,7 +136,7 @@ absl::StatusOr<v1::RevokeResponse> TargetApi::Revoke(const v1::RevokeRequest& re
         "reason: ", request.reason().size(), " bytes; at most ", kMaxReasonBytes, " allowed"));
   }
   ASSIGN_OR_RETURN(Outcome outcome, Run(service::Revoke{request.reason()}, request.namespace_(),
-                                        request.name(), request.request_id(), actor));
+                                        request.name(), KeyOf(request), actor));
   return Answer<v1::RevokeResponse>(std::move(outcome));
 }
 
@@ -144,7 +145,7 @@ absl::StatusOr<v1::LiftRevocationResponse> TargetApi::LiftRevocation(
   RETURN_IF_ERROR(ValidateTarget(request.namespace_(), request.name()));
   RETURN_IF_ERROR(ValidateClientRequestId(request.request_id(), kMaxRequestIdBytes));
   ASSIGN_OR_RETURN(Outcome outcome, Run(service::LiftRevocation{}, request.namespace_(),
-                                        request.name(), request.request_id(), actor));
+                                        request.name(), KeyOf(request), actor));
   return Answer<v1::LiftRevocationResponse>(std::move(outcome));
 }
 
@@ -154,7 +155,7 @@ absl::StatusOr<v1::ConfirmRolloutResponse> TargetApi::ConfirmRollout(
   RETURN_IF_ERROR(ValidateClientRequestId(request.request_id(), kMaxRequestIdBytes));
   ASSIGN_OR_RETURN(Outcome outcome,
                    Run(service::ConfirmRollout{request.revision()}, request.namespace_(),
-                       request.name(), request.request_id(), actor));
+                       request.name(), KeyOf(request), actor));
   std::vector<std::string> released;
   for (const store::RecordedEvent& recorded : outcome.result.events) {
     ASSIGN_OR_RETURN(v1::Event event, store::EventCodec::Default().Decode(recorded));

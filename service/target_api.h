@@ -32,6 +32,7 @@
 #include "credledger/v1/api.pb.h"
 #include "projections/credential_projector.h"
 #include "service/command_bus.h"
+#include "service/prior_request.h"
 #include "service/target_watch.h"
 
 namespace credledger::service {
@@ -117,7 +118,7 @@ class TargetApi {
   };
 
   absl::StatusOr<Outcome> Run(const TargetCommand& command, absl::string_view target_namespace,
-                              absl::string_view name, absl::string_view request_id,
+                              absl::string_view name, const RequestKey& request,
                               absl::string_view actor);
   template <typename Response>
   static Response Answer(Outcome outcome);

@@ -67,6 +67,9 @@ struct CommandContext {
   std::string actor;
   std::string request_id;
   v1::ServiceConfigured service;
+  // RequestDigest of the client's request (service/prior_request.h); empty for the service's
+  // own commands.
+  std::string request_digest = {};  // defaulted, so aggregate initializers may omit it
 };
 
 }  // namespace credledger::service

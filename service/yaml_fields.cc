@@ -49,11 +49,11 @@ absl::StatusOr<std::string> YamlString(const YAML::Node& node, absl::string_view
 }
 
 absl::StatusOr<bool> YamlBool(const YAML::Node& node, absl::string_view path) {
-  bool value = false;
-  if (!node.IsScalar() || !YAML::convert<bool>::decode(node, value)) {
-    return YamlInvalid(path, "must be true or false");
+  if (node.IsScalar() && node.Tag() == "?") {
+    if (node.Scalar() == "true") return true;
+    if (node.Scalar() == "false") return false;
   }
-  return value;
+  return YamlInvalid(path, "must be true or false (unquoted)");
 }
 
 bool YamlPresent(const YAML::Node& node) { return node.IsDefined() && !node.IsNull(); }

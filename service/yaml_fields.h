@@ -4,7 +4,8 @@
 // a duplicated key and a lookup silently takes one, so every mapping is checked.
 //
 // REQUIRES: callers bound the text's size and nesting (kubebridge/yaml_limits.h) before
-// yaml-cpp parses it, and catch YAML::Exception around these calls.
+// yaml-cpp parses it, and catch YAML::Exception around these calls; spec_file.h does both
+// for the spec files of the CLI.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -41,8 +42,12 @@ absl::Status YamlCheckUniqueKeys(const YAML::Node& node, absl::string_view path)
 // Errors: kInvalidArgument "<path>: must be a string" for a mapping, list or null.
 absl::StatusOr<std::string> YamlString(const YAML::Node& node, absl::string_view path);
 
-// A YAML boolean (true/false and the other spellings yaml-cpp accepts).
-// Errors: kInvalidArgument "<path>: must be true or false".
+// A YAML boolean, strictly: only the plain (unquoted) scalars `true` and `false`, the
+// booleans of the YAML 1.2 JSON schema. Refused: YAML 1.1 spellings (`yes`, `no`, `on`,
+// `off`, `y`, `n`), the capitalised `True`/`TRUE` of the 1.2 core schema, and quoted strings
+// (`"true"`), so that one spelling means one thing whichever YAML library reads the file.
+// yaml-cpp marks a plain scalar with the tag "?" and a quoted one with "!".
+// Errors: kInvalidArgument "<path>: must be true or false (unquoted)".
 absl::StatusOr<bool> YamlBool(const YAML::Node& node, absl::string_view path);
 
 // True when the mapping entry `node` is present with a non-null value.

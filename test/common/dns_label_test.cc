@@ -31,6 +31,21 @@ TEST(ValidateDnsLabelTest, RejectsWhatKubernetesRejectsNamingTheField) {
   }
 }
 
+// Regression: a 64-character name was echoed whole and followed by "...", as if it had
+// been cut.
+TEST(ValidateDnsLabelTest, ATooLongNameIsShownByItsFirstTwentyCharactersOnly) {
+  const std::string name = "edge-" + std::string(59, 'x');
+  ASSERT_EQ(name.size(), 64u);
+  EXPECT_THAT(ValidateDnsLabel("name", name),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "name: \"edge-xxxxxxxxxxxxxxx...\" has 64 characters; a DNS-1123 label "
+                       "has at most 63"));
+  EXPECT_THAT(ValidateDnsSubdomain("spec.name", std::string(254, 'b')),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "spec.name: \"bbbbbbbbbbbbbbbbbbbb...\" has 254 characters; a DNS-1123 "
+                       "subdomain has at most 253"));
+}
+
 TEST(ValidateDnsSubdomainTest, AcceptsDottedLabelsUpToTwoHundredFiftyThreeCharacters) {
   EXPECT_OK(ValidateDnsSubdomain("name", "aws-creds"));
   EXPECT_OK(ValidateDnsSubdomain("name", "creds.team-a.example"));

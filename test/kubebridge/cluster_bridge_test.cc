@@ -379,7 +379,8 @@ TEST_F(ClusterBridgeTest, ProbeNowProbesOnTheCallingThreadAndReturnsTheState) {
   EXPECT_EQ(sink_->Count(kCluster), 2u);
   EXPECT_EQ(bridge_->LastProbe(kCluster), clock_.Now());
 
-  EXPECT_THAT(bridge_->ProbeNow("absent", nullptr), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(bridge_->ProbeNow("absent", nullptr),
+              StatusIs(absl::StatusCode::kNotFound, "cluster \"absent\" is not registered"));
   Cancellation cancelled;
   cancelled.Cancel();
   EXPECT_THAT(bridge_->ProbeNow(kCluster, &cancelled), StatusIs(absl::StatusCode::kCancelled));

@@ -25,6 +25,7 @@ using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
+using ::testing::StartsWith;
 
 // A loopback port with no listener: bound to find a free one, then closed.
 int ClosedPort() {
@@ -102,8 +103,9 @@ TEST_F(ClusterProberTest, WrongTokenIsProbeFailedNamingTheEndpoint) {
   v1::ClusterProbed probed = ProbeCluster(*connector_, cluster, ProbeOptions(), nullptr);
   EXPECT_EQ(probed.reason(), kReasonProbeFailed);
   // /version is anonymous on the test API server; the group list needs a valid user.
-  // Only the request and the HTTP status: the server's own words stay out of the log.
-  EXPECT_EQ(probed.message(), "GET /apis: HTTP 401 Unauthorized");
+  // The cluster once, then only the request and the HTTP status: the server's own words
+  // stay out of the log.
+  EXPECT_EQ(probed.message(), "cluster \"edge-1\": GET /apis: HTTP 401 Unauthorized");
   EXPECT_THAT(probed.message(), Not(HasSubstr("not-a-valid-token")));
   EXPECT_EQ(probed.server_version(), "");
   EXPECT_THAT(probed.api_groups(), IsEmpty());
@@ -116,7 +118,8 @@ TEST_F(ClusterProberTest, UnreachableServerIsProbeFailed) {
       absl::StrCat("https://127.0.0.1:", ClosedPort()));
   v1::ClusterProbed probed = ProbeCluster(*connector_, cluster, ProbeOptions(), nullptr);
   EXPECT_EQ(probed.reason(), kReasonProbeFailed);
-  EXPECT_THAT(probed.message(), HasSubstr("GET /version"));
+  EXPECT_THAT(probed.message(), StartsWith("cluster \"edge-1\": GET /version: "));
+  EXPECT_THAT(probed.message(), Not(HasSubstr("cluster \"edge-1\": cluster")));
   EXPECT_EQ(probed.server_version(), "");
 }
 

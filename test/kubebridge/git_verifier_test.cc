@@ -251,7 +251,13 @@ TEST(GitVerifierTest, CredentialKindMustFitTheScheme) {
   ssh_key.kind = GitCredentials::Kind::kSshKey;
   ssh_key.private_key = "not a key";
   ssh_key.known_hosts = &*known_hosts;
-  EXPECT_TRUE(IsUnsupported(ListRemoteRefs("https://git.example/r.git", ssh_key, {}).status()));
+  absl::StatusOr<GitVerifyResult> ssh_key_on_https =
+      ListRemoteRefs("https://tok3n-Zp02@git.example/r.git", ssh_key, {});
+  EXPECT_TRUE(IsUnsupported(ssh_key_on_https.status()));
+  // The message names the fields and the URLs that work, and drops the https userinfo.
+  EXPECT_EQ(ssh_key_on_https.status().message(),
+            "git remote https://git.example/r.git: auth.type sshKey needs an ssh:// or "
+            "user@host:path url, not https://");
 
   GitCredentials basic;
   basic.kind = GitCredentials::Kind::kBasic;
@@ -297,6 +303,31 @@ TEST(GitVerifierTest, UnsupportedSchemeMessageHasNoUserinfo) {
   EXPECT_THAT(result.status().message(),
               AllOf(HasSubstr("git://git.example/repo.git"), Not(HasSubstr("s3cr3t-pass")),
                     Not(HasSubstr("alice"))));
+}
+
+// Regression: the scp-like `git@host:repo` was shown as `host:repo`, losing the login. SSH
+// URLs keep their user (no secret); a password is always dropped, and https:// URLs lose
+// their whole userinfo (tokens are sent as user names).
+TEST(GitVerifierTest, MessagesKeepTheSshUserButNeverAPassword) {
+  GitCredentials basic;
+  basic.kind = GitCredentials::Kind::kBasic;
+  basic.username = "u";
+  basic.password = "p";
+  const std::pair<std::string, std::string> cases[] = {
+      {"git@git.example:org/r.git", "git remote git@git.example:org/r.git: "},
+      {"alice:pw-Kq71@git.example:org/r.git", "git remote alice@git.example:org/r.git: "},
+      {"ssh://git@git.example/org/r.git", "git remote ssh://git@git.example/org/r.git: "},
+      {"ssh://alice:pw-Kq71@git.example:2222/r.git",
+       "git remote ssh://alice@git.example:2222/r.git: "},
+  };
+  for (const auto& [url, prefix] : cases) {
+    absl::StatusOr<GitVerifyResult> result = ListRemoteRefs(url, basic, {});
+    EXPECT_TRUE(IsUnsupported(result.status())) << url;
+    EXPECT_THAT(std::string(result.status().message()),
+                AllOf(::testing::StartsWith(prefix), Not(HasSubstr("pw-Kq71")),
+                      HasSubstr("needs auth.type sshKey")))
+        << url;
+  }
 }
 
 // A smart HTTP Git server over HTTPS that only answers the ref advertisement

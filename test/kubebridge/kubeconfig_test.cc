@@ -250,5 +250,62 @@ TEST(KubeconfigTest, RefusingFilesRejectsEveryFileFieldAndNamesIt) {
   EXPECT_EQ(config.token, "t");
 }
 
+// Regression: proxy-url was ignored and the connection went direct; fields that change where
+// or as whom requests go are refused instead, also in the service's own --kubeconfig.
+TEST(KubeconfigTest, FieldsThatWouldBeIgnoredAreRefusedNamingThem) {
+  struct Case {
+    std::string cluster, user, scope, message;
+  };
+  const std::string server = "server: \"https://c\"";
+  for (const Case& c : {
+           Case{absl::StrCat("{", server, ", proxy-url: \"http://proxy:3128\"}"), "{token: t}",
+                "cluster \"c\"",
+                "clusters[].cluster.proxy-url is not supported: credledger connects to the "
+                "server directly, never through a proxy"},
+           Case{absl::StrCat("{", server, ", tls-server-name: api.internal}"), "{token: t}",
+                "cluster \"c\"",
+                "clusters[].cluster.tls-server-name is not supported: the server certificate "
+                "is checked against the host of server"},
+           Case{absl::StrCat("{", server, "}"), "{token: t, as: admin}", "user \"u\"",
+                "users[].user.as is not supported: credledger does not impersonate; give the "
+                "credentials of the user to act as"},
+           Case{absl::StrCat("{", server, "}"), "{token: t, as-groups: [\"system:masters\"]}",
+                "user \"u\"",
+                "users[].user.as-groups is not supported: credledger does not impersonate; "
+                "give the credentials of the user to act as"},
+       }) {
+    const std::string yaml = absl::StrCat(
+        "current-context: a\ncontexts: [{name: a, context: {cluster: c, user: u}}]\n",
+        "clusters: [{name: c, cluster: ", c.cluster, "}]\n",
+        "users: [{name: u, user: ", c.user, "}]\n");
+    for (KubeconfigFiles files : {KubeconfigFiles::kRead, KubeconfigFiles::kRefuse}) {
+      EXPECT_THAT(ParseKubeconfig(yaml, "/x/config", "", files),
+                  ::credledger::testing::StatusIs(
+                      absl::StatusCode::kUnimplemented,
+                      absl::StrCat("kubeconfig /x/config: ", c.scope, ": ", c.message)))
+          << c.message;
+    }
+  }
+}
+
+TEST(KubeconfigTest, EmptyRefusedFieldsAndDisableCompressionAreAccepted) {
+  const std::string yaml =
+      "current-context: a\ncontexts: [{name: a, context: {cluster: c, user: u}}]\n"
+      "clusters: [{name: c, cluster: {server: \"https://c\", proxy-url: \"\", "
+      "tls-server-name: \"\", disable-compression: true}}]\n"
+      "users: [{name: u, user: {token: t, as-groups: [], as-user-extra: {}}}]\n";
+  ASSERT_OK_AND_ASSIGN(ConnectionConfig config, ParseKubeconfig(yaml, "/x/config"));
+  EXPECT_EQ(config.server, "https://c");
+  EXPECT_EQ(config.token, "t");
+  const std::string bad_flag =
+      "current-context: a\ncontexts: [{name: a, context: {cluster: c}}]\n"
+      "clusters: [{name: c, cluster: {server: \"https://c\", disable-compression: maybe}}]\n";
+  EXPECT_THAT(ParseKubeconfig(bad_flag, "/x/config"),
+              ::credledger::testing::StatusIs(
+                  absl::StatusCode::kInvalidArgument,
+                  "kubeconfig /x/config: cluster \"c\": disable-compression must be true or "
+                  "false"));
+}
+
 }  // namespace
 }  // namespace credledger::kubebridge

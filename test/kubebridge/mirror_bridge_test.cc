@@ -18,8 +18,10 @@
 #include "kubebridge/connection_errors.h"
 #include "gmock/gmock.h"
 #include "kubebridge/agent_objects.h"
+#include "kubebridge/cluster_connector.h"
 #include "kubebridge/json_util.h"
 #include "kubebridge/mirror_objects.h"
+#include "kubebridge/secret_resolver.h"
 #include "projections/identity_projector.h"
 #include "projections/identity_state.h"
 #include "store/event_codec.h"
@@ -196,7 +198,7 @@ TEST_F(MirrorBridgeTest, AnUnsupportedClusterIsRecordedAndNotRetried) {
     ++connects;
     EXPECT_EQ(cluster, "edge");
     return absl::StatusOr<std::unique_ptr<KubeClient>>(
-        UnsupportedError("auth type \"oidc\" is not supported"));
+        UnsupportedError("cluster \"edge\": auth type \"oidc\" is not supported"));
   };
   StartBridge("edge");
   ASSERT_TRUE(Eventually([&] {
@@ -205,8 +207,8 @@ TEST_F(MirrorBridgeTest, AnUnsupportedClusterIsRecordedAndNotRetried) {
   })) << "failure " << TeamAFailure();
   EXPECT_EQ(bridge_->Retries(kIdentity), 0);
   const v1::IdentityState state = log_.state();
-  EXPECT_THAT(projections::FindIdentityNamespace(state, "team-a")->failure().message(),
-              HasSubstr("cluster \"edge\": auth type \"oidc\" is not supported"));
+  EXPECT_EQ(projections::FindIdentityNamespace(state, "team-a")->failure().message(),
+            "cluster \"edge\": auth type \"oidc\" is not supported");
   // No retry is scheduled: the worker does not sleep on a delayed key, unlike after a
   // CLUSTER_UNREACHABLE (next test).
   ASSERT_TRUE(bridge_->WaitIdle(absl::Seconds(20)));
@@ -226,7 +228,7 @@ TEST_F(MirrorBridgeTest, AnUnreachableClusterIsRetriedWithBackoffUntilItAnswers)
   options_.cluster_clients = [&](const std::string&, Cancellation*) {
     if (!reachable) {
       return absl::StatusOr<std::unique_ptr<KubeClient>>(
-          absl::UnavailableError("GET /version: connection refused"));
+          absl::UnavailableError("cluster \"edge\": GET /version: connection refused"));
     }
     // The test API server stands in for the registered cluster.
     return KubeClient::New(config_, ClientOptions());
@@ -250,6 +252,35 @@ TEST_F(MirrorBridgeTest, AnUnreachableClusterIsRetriedWithBackoffUntilItAnswers)
   })) << "failure " << TeamAFailure() << ", retries " << bridge_->Retries(kIdentity);
   ASSERT_OK_AND_ASSIGN(nlohmann::json mirror, client_->Get(SecretResource("team-a", kMirror)));
   EXPECT_TRUE(IsMirrorOf(mirror, kIdentity));
+}
+
+// Regression: the connector named the cluster in its errors and the bridge named it again
+// (`cluster "edge": cluster "edge": ...`) in the failure recorded for every bound namespace.
+TEST_F(MirrorBridgeTest, AClusterThatCannotBeConnectedToIsNamedOnceInTheFailure) {
+  SecretResolver resolver(*client_);
+  std::unique_ptr<ClusterAuthRegistry> registry = DefaultClusterAuthRegistry();
+  ClusterConnector connector(config_, &resolver, registry.get());
+  v1::ClusterState edge;
+  edge.set_name("edge");
+  edge.set_phase(v1::ClusterState::PHASE_ACTIVE);
+  v1::ClusterSpec& spec = *edge.mutable_spec();
+  spec.set_namespace_("ops");
+  spec.set_connection_mode(v1::CLUSTER_CONNECTION_MODE_AGENTLESS);
+  spec.mutable_agentless()->set_server(config_.server);
+  spec.mutable_agentless()->mutable_auth()->set_type(kAuthToken);
+  spec.mutable_agentless()->mutable_auth()->mutable_token()->mutable_secret_ref()->set_name(
+      "edge-token");  // no such Secret
+  options_.cluster_clients = [&](const std::string&, Cancellation* cancel) {
+    return connector.NewClient(edge, ClientOptions(), cancel);
+  };
+  StartBridge("edge");
+  ASSERT_TRUE(Eventually([&] {
+    return TeamAFailure() == v1::MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE;
+  })) << "failure " << TeamAFailure();
+  const v1::IdentityState state = log_.state();
+  EXPECT_EQ(projections::FindIdentityNamespace(state, "team-a")->failure().message(),
+            "cluster \"edge\": Secret \"ops/edge-token\" not found (key \"token\")");
+  bridge_->Stop();  // before the connector it calls goes away
 }
 
 }  // namespace

@@ -209,6 +209,18 @@ TEST_F(SourceVerifierTest, UnknownOrEmptyAuthTypeIsUnsupported) {
   EXPECT_THAT(https_->requests(), IsEmpty());
 }
 
+TEST_F(SourceVerifierTest, AKnownTypeInAnotherCaseIsUnsupportedWithAHint) {
+  SourceVerification basic = Verify(Helm("Basic"));
+  EXPECT_EQ(basic.reason, kReasonUnsupported);
+  EXPECT_EQ(basic.message,
+            "auth.type \"Basic\" is not supported (none, basic, bearer, sshKey); auth types are "
+            "case-sensitive; did you mean basic?");
+  EXPECT_THAT(Verify(Source(v1::SOURCE_KIND_GIT, "ssh://git@127.0.0.1:1/r.git", "SSHKey")).message,
+              ::testing::EndsWith("; did you mean sshKey?"));
+  EXPECT_THAT(Verify(Helm("oidc")).message, Not(HasSubstr("did you mean")));
+  EXPECT_THAT(https_->requests(), IsEmpty());
+}
+
 TEST_F(SourceVerifierTest, SelectedTypeWithoutItsBlockIsUnsupported) {
   SourceVerification basic = Verify(Helm(kSourceAuthBasic));
   EXPECT_EQ(basic.reason, kReasonUnsupported);

@@ -227,6 +227,23 @@ TEST_F(StaticAuthenticatorsTest, KubeconfigNamingAFileIsUnsupported) {
               HasSubstr("exec credentials are not supported"));
 }
 
+// Regression: a proxy-url in the kubeconfig was ignored and the connection went direct.
+TEST_F(StaticAuthenticatorsTest, KubeconfigWithAProxyIsUnsupportedNamingTheField) {
+  PutSecret("via-proxy",
+            {{"value", Kubeconfig(absl::StrCat(InlineCa(), ", proxy-url: \"http://proxy:3128\""),
+                                  "token: t")}});
+  v1::ClusterState cluster = AgentlessCluster("edge-4", kAuthKubeconfig);
+  KubeconfigRef(cluster).set_name("via-proxy");
+  KubeconfigAuthenticator authenticator;
+  absl::StatusOr<ConnectionConfig> config =
+      authenticator.Authenticate(Request(cluster), *resolver_, nullptr);
+  EXPECT_TRUE(IsUnsupported(config.status())) << config.status();
+  EXPECT_EQ(config.status().message(),
+            "kubeconfig Secret \"fleet/via-proxy\" key \"value\": cluster \"c\": "
+            "clusters[].cluster.proxy-url is not supported: credledger connects to the server "
+            "directly, never through a proxy");
+}
+
 TEST_F(StaticAuthenticatorsTest, KubeconfigErrorsKeepTheirClass) {
   v1::ClusterState cluster = AgentlessCluster("edge-4", kAuthKubeconfig);
   KubeconfigAuthenticator authenticator;

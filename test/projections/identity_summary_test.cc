@@ -109,6 +109,14 @@ std::vector<SummaryCase> Cases() {
     *e.mutable_identity_updated()->mutable_spec()->mutable_secret_ref() = Spec().secret_ref();
     e.mutable_identity_updated()->mutable_spec()->mutable_allowed_namespaces()->mutable_selector();
   }
+  {
+    Event& e = add("UpdatedToARegisteredCluster",
+                   "identity updated: source Secret capi-system/aws-creds, allows selector {}, "
+                   "mirrors in cluster edge-1");
+    *e.mutable_identity_updated()->mutable_spec()->mutable_secret_ref() = Spec().secret_ref();
+    e.mutable_identity_updated()->mutable_spec()->mutable_allowed_namespaces()->mutable_selector();
+    e.mutable_identity_updated()->mutable_spec()->set_cluster("edge-1");
+  }
   add("Deleted", "identity deleted").mutable_identity_deleted();
   {
     Event& e = add("Bound",

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "projections/condition.h"
 #include "projections/proto_time.h"
 #include "test/support/fleet_target_events.h"
 
@@ -88,6 +89,30 @@ class StatusFoldTest : public ::testing::Test {
   int64_t seq_ = 0;
   v1::TargetStatus status_;
 };
+
+// --- The condition setter every rollup uses (projections/condition.h) ---
+
+TEST(SetConditionTest, ReportsAChangeAndMovesTheTransitionTimeOnlyWithTheStatus) {
+  v1::Condition c;
+  EXPECT_TRUE(SetCondition(c, "Reporting", "Unknown", "NoReport", "none yet", kT0));
+  EXPECT_EQ(FromProto(c.last_transition_time()), kT0);
+  // The same values again: no change, the time stays.
+  const v1::Condition before = c;
+  EXPECT_FALSE(SetCondition(c, "Reporting", "Unknown", "NoReport", "none yet",
+                            kT0 + absl::Seconds(1)));
+  EXPECT_EQ(c.SerializeAsString(), before.SerializeAsString());
+  // Another message with the same status: a change, the time stays.
+  EXPECT_TRUE(SetCondition(c, "Reporting", "Unknown", "NoReport", "still none",
+                           kT0 + absl::Seconds(2)));
+  EXPECT_EQ(c.message(), "still none");
+  EXPECT_EQ(FromProto(c.last_transition_time()), kT0);
+  // Another status: the time moves.
+  EXPECT_TRUE(SetCondition(c, "Reporting", "True", "ReportReceived", "received",
+                           kT0 + absl::Seconds(3)));
+  EXPECT_EQ(c.status(), "True");
+  EXPECT_EQ(c.reason(), "ReportReceived");
+  EXPECT_EQ(FromProto(c.last_transition_time()), kT0 + absl::Seconds(3));
+}
 
 // --- Registration and incarnations ---
 

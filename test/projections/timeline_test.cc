@@ -13,6 +13,7 @@
 #include "common/rfc3339.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "projections/identity_state.h"
 #include "projections/report_streams.h"
 #include "projections/target_state.h"
 #include "store/event_codec.h"
@@ -378,6 +379,94 @@ TEST(TimelineBuilderTest, SummariesOfTheRestOfTheLifecycle) {
   e.Clear();
   e.mutable_bound_releases_set()->add_releases()->set_name("podinfo");
   EXPECT_EQ(SummarizeEvent(e), "bound releases set (1)");
+}
+
+// An event of identity `identity`'s stream at `seq`, as the store would hand it back.
+store::RecordedEvent IdentityEvent(const std::string& identity, int64_t seq,
+                                   const v1::Event& event) {
+  absl::StatusOr<store::NewEvent> encoded =
+      store::EventCodec::Default().Encode(event, v1::EventMetadata());
+  EXPECT_OK(encoded);
+  store::RecordedEvent r;
+  r.seq = seq;
+  r.stream = IdentityStream(identity);
+  r.stream_version = seq - 1;
+  r.type = encoded.ok() ? encoded->type : "";
+  r.schema_version = encoded.ok() ? encoded->schema_version : 0;
+  r.metadata = encoded.ok() ? encoded->metadata : "";
+  r.payload = encoded.ok() ? encoded->payload : "";
+  r.recorded_at_us = 1767225600LL * 1'000'000 + seq;
+  return r;
+}
+
+// The summaries of `events`, applied in order to the timeline of identity "cloud".
+std::vector<std::string> IdentitySummaries(const std::vector<v1::Event>& events) {
+  TimelineBuilder builder = TimelineBuilder::ForIdentity("cloud");
+  std::vector<std::string> summaries;
+  for (size_t i = 0; i < events.size(); ++i) {
+    absl::StatusOr<std::optional<v1::TimelineEntry>> entry =
+        builder.Apply(IdentityEvent("cloud", static_cast<int64_t>(i) + 1, events[i]));
+    EXPECT_OK(entry);
+    if (entry.ok() && entry->has_value()) summaries.push_back((*entry)->summary());
+  }
+  return summaries;
+}
+
+// Regression: the identity timeline did not say in which cluster a mirror was written when
+// the identity mirrors into a registered cluster.
+TEST(TimelineBuilderTest, AnIdentitysEntriesNameTheRegisteredClusterItsMirrorsAreIn) {
+  v1::Event created;
+  created.mutable_identity_created()->set_name("cloud");
+  v1::IdentitySpec& spec = *created.mutable_identity_created()->mutable_spec();
+  spec.mutable_secret_ref()->set_namespace_("ops");
+  spec.mutable_secret_ref()->set_name("cloud-src");
+  spec.mutable_allowed_namespaces()->add_list("team-a");
+  spec.set_cluster("edge-1");
+  v1::Event written;
+  v1::MirrorWritten& w = *written.mutable_mirror_written();
+  w.set_namespace_("team-a");
+  w.mutable_secret()->set_name("captf-creds-cloud");
+  w.set_source_hash("0123456789abcdef");
+  w.set_kind(v1::MIRROR_WRITE_KIND_CREATED);
+  v1::Event write_failed;
+  write_failed.mutable_mirror_failed()->set_namespace_("team-a");
+  write_failed.mutable_mirror_failed()->set_kind(v1::MIRROR_FAILURE_KIND_WRITE_FAILED);
+  write_failed.mutable_mirror_failed()->set_message("PUT: HTTP 409 Conflict");
+  v1::Event unreachable;
+  unreachable.mutable_mirror_failed()->set_namespace_("team-a");
+  unreachable.mutable_mirror_failed()->set_kind(v1::MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE);
+  unreachable.mutable_mirror_failed()->set_message("cluster \"edge-1\": connection refused");
+  v1::Event deleted;
+  deleted.mutable_mirror_deleted()->set_namespace_("team-a");
+  deleted.mutable_mirror_deleted()->mutable_secret()->set_name("captf-creds-cloud");
+  deleted.mutable_mirror_deleted()->set_reason(v1::MIRROR_DELETION_REASON_UNBOUND);
+  // Back home: the same mirror event names no cluster.
+  v1::Event moved_home;
+  *moved_home.mutable_identity_updated()->mutable_spec() = spec;
+  moved_home.mutable_identity_updated()->mutable_spec()->clear_cluster();
+
+  const std::vector<std::string> summaries =
+      IdentitySummaries({created, written, write_failed, unreachable, deleted, moved_home,
+                         written});
+  ASSERT_EQ(summaries.size(), 7u);
+  // The spec names the cluster in its own words; the entry gets no prefix.
+  EXPECT_THAT(summaries[0], ::testing::AllOf(::testing::StartsWith("identity cloud created: "),
+                                             ::testing::HasSubstr("mirrors in cluster edge-1")));
+  EXPECT_EQ(summaries[1],
+            "in cluster edge-1: mirror captf-creds-cloud written in team-a (created, source "
+            "0123456789ab, 0 owner references)");
+  EXPECT_EQ(summaries[2], "in cluster edge-1: mirror in team-a failed (write failed): PUT: "
+                          "HTTP 409 Conflict");
+  // The message of a failure to reach the cluster names it already.
+  EXPECT_EQ(summaries[3],
+            "mirror in team-a failed (cluster unreachable): cluster \"edge-1\": connection "
+            "refused");
+  EXPECT_EQ(summaries[4],
+            "in cluster edge-1: mirror captf-creds-cloud deleted from team-a (last binding "
+            "removed)");
+  EXPECT_EQ(summaries[6],
+            "mirror captf-creds-cloud written in team-a (created, source 0123456789ab, 0 owner "
+            "references)");
 }
 
 TEST(FormatTimelineEntryTest, OneLineWithTheSecretAndTagWhenSet) {

@@ -80,7 +80,10 @@ TEST_F(ClusterApiTest, BadInputNamesTheFieldAndAppendsNothing) {
       {on_agentless([](auto& a) { a.set_server("https://" + std::string(2041, 'a')); }),
        "spec.agentless.server: 2049 bytes; at most 2048"},
       {on_agentless([](auto& a) { a.mutable_ca_ref()->set_kind("Pod"); }),
-       "spec.agentless.ca_ref.kind"},
+       "spec.agentless.ca_ref.kind: \"Pod\" is not a kind"},
+      // A long value is cut, and says so.
+      {on_agentless([](auto& a) { a.mutable_ca_ref()->set_kind(std::string(30, 'P')); }),
+       "spec.agentless.ca_ref.kind: \"PPPPPPPPPPPPPPPPPPPP...\" is not a kind"},
       {on_agentless([](auto& a) { a.mutable_ca_ref()->set_name("Edge CA"); }),
        "spec.agentless.ca_ref.name:"},
       {on_agentless([](auto& a) { a.mutable_ca_ref()->set_key("ca/crt"); }),
@@ -89,20 +92,40 @@ TEST_F(ClusterApiTest, BadInputNamesTheFieldAndAppendsNothing) {
        "spec.agentless.auth.token.secret_ref.name: required"},
       {on_auth([](auto& a) { a.mutable_token()->mutable_secret_ref()->set_key(".."); }),
        "spec.agentless.auth.token.secret_ref.key:"},
-      {on_auth([](auto& a) { a.mutable_kubeconfig()->mutable_secret_ref()->set_name("A"); }),
+      {on_auth([](auto& a) {
+         a.set_type("kubeconfig");
+         a.clear_token();
+         a.mutable_kubeconfig()->mutable_secret_ref()->set_name("A");
+       }),
        "spec.agentless.auth.kubeconfig.secret_ref.name:"},
-      {on_auth([](auto& a) { a.mutable_client_cert()->set_secret_name(""); }),
+      {on_auth([](auto& a) {
+         a.set_type("clientCert");
+         a.clear_token();
+         a.mutable_client_cert()->set_secret_name("");
+       }),
        "spec.agentless.auth.client_cert.secret_name: required"},
-      {on_auth([](auto& a) { a.mutable_exec_plugin(); }),
+      {on_auth([](auto& a) {
+         a.set_type("execPlugin");
+         a.clear_token();
+         a.mutable_exec_plugin();
+       }),
        "spec.agentless.auth.exec_plugin.url: required"},
-      {on_auth([](auto& a) { a.mutable_exec_plugin()->set_url("http://creds.example"); }),
+      {on_auth([](auto& a) {
+         a.set_type("execPlugin");
+         a.clear_token();
+         a.mutable_exec_plugin()->set_url("http://creds.example");
+       }),
        "spec.agentless.auth.exec_plugin.url:"},
       {on_auth([](auto& a) {
+         a.set_type("execPlugin");
+         a.clear_token();
          a.mutable_exec_plugin()->set_url("https://creds.example");
          a.mutable_exec_plugin()->mutable_ca_ref()->set_name("creds-ca");
        }),
        "spec.agentless.auth.exec_plugin.ca_ref.kind"},
       {on_auth([](auto& a) {
+         a.set_type("execPlugin");
+         a.clear_token();
          a.mutable_exec_plugin()->set_url("https://creds.example");
          a.mutable_exec_plugin()->mutable_token_ref()->set_name("bad_name");
        }),
@@ -136,10 +159,55 @@ TEST_F(ClusterApiTest, AUserinfoInAServerUrlIsRefusedWithoutQuotingIt) {
   EXPECT_OK(clusters_api_->RegisterCluster(Register("edge-1", spec, "r2"), "alice"));
 }
 
+// Regression: every set auth block was checked for its shape whichever type was selected,
+// and a missing block of the selected type was only found when connecting; a spec now says
+// exactly what it uses.
+TEST_F(ClusterApiTest, TheAuthBlocksMustFitTheAuthType) {
+  const int64_t head = store_->HeadSeq();
+  struct Case {
+    std::string type;
+    std::function<void(v1::ClusterAuth&)> blocks;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"token", [](v1::ClusterAuth& a) { a.mutable_client_cert()->set_secret_name("c"); },
+       "spec.agentless.auth.client_cert: only for auth type clientCert (type is token)"},
+      {"token", [](v1::ClusterAuth& a) { a.clear_token(); },
+       "spec.agentless.auth.token: required for auth type token"},
+      {"kubeconfig", [](v1::ClusterAuth& a) { a.clear_token(); },
+       "spec.agentless.auth.kubeconfig: required for auth type kubeconfig"},
+      {"clientCert", [](v1::ClusterAuth& a) { a.clear_token(); },
+       "spec.agentless.auth.client_cert: required for auth type clientCert"},
+      {"execPlugin", [](v1::ClusterAuth& a) { a.clear_token(); },
+       "spec.agentless.auth.exec_plugin: required for auth type execPlugin"},
+      // The selected block is there, another one too (even a malformed one is named as
+      // extra, not checked for its shape).
+      {"kubeconfig",
+       [](v1::ClusterAuth& a) { a.mutable_kubeconfig()->mutable_secret_ref()->set_name("k"); },
+       "spec.agentless.auth.token: only for auth type token (type is kubeconfig)"},
+      {"token", [](v1::ClusterAuth& a) { a.mutable_exec_plugin(); },
+       "spec.agentless.auth.exec_plugin: only for auth type execPlugin (type is token)"},
+      // An unknown type uses none of the known blocks.
+      {"oidc", [](v1::ClusterAuth&) {},
+       "spec.agentless.auth.token: only for auth type token (type is oidc)"},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    v1::ClusterSpec spec = TokenSpec();
+    v1::ClusterAuth& auth = *spec.mutable_agentless()->mutable_auth();
+    auth.set_type(cases[i].type);
+    cases[i].blocks(auth);
+    EXPECT_THAT(clusters_api_->RegisterCluster(Register("edge-1", spec, "bad"), "alice"),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(cases[i].message)))
+        << "case " << i;
+  }
+  EXPECT_EQ(store_->HeadSeq(), head);
+}
+
 TEST_F(ClusterApiTest, UnknownAuthTypesAreAcceptedAndOnlySomeTypesNeedAServer) {
   v1::ClusterSpec oidc = TokenSpec();
   oidc.mutable_agentless()->clear_server();
   oidc.mutable_agentless()->mutable_auth()->set_type("oidc");
+  oidc.mutable_agentless()->mutable_auth()->clear_token();
   ASSERT_OK(clusters_api_->RegisterCluster(Register("edge-1", oidc, "r1"), "alice"));
 
   v1::ClusterSpec kubeconfig;
@@ -195,9 +263,13 @@ TEST_F(ClusterApiTest, RegisterGetListAndDeregister) {
                        clusters_api_->DeregisterCluster(Deregister("edge-1", "r5"), "alice"));
   EXPECT_EQ(gone.cluster().phase(), ClusterState::PHASE_DEREGISTERED);
   EXPECT_EQ(gone.seq(), store_->HeadSeq());
-  EXPECT_THAT(Get("edge-1"), StatusIs(absl::StatusCode::kNotFound,
-                                      HasSubstr("cluster \"edge-1\": not registered")));
-  EXPECT_THAT(Get("edge-9"), StatusIs(absl::StatusCode::kNotFound));
+  // A deregistered cluster stays readable by name, with its last spec, for audits.
+  ASSERT_OK_AND_ASSIGN(v1::GetClusterResponse deregistered, Get("edge-1"));
+  EXPECT_EQ(deregistered.cluster().cluster().phase(), ClusterState::PHASE_DEREGISTERED);
+  EXPECT_EQ(deregistered.cluster().cluster().spec().agentless().auth().token().secret_ref().name(),
+            "edge-1-token-2");
+  EXPECT_THAT(Get("edge-9"), StatusIs(absl::StatusCode::kNotFound,
+                                      HasSubstr("cluster \"edge-9\": not registered")));
   EXPECT_THAT(clusters_api_->DeregisterCluster(Deregister("edge-1", "r6"), "alice"),
               StatusIs(absl::StatusCode::kNotFound));
   EXPECT_THAT(ListNames(false), ElementsAre("edge-0"));
@@ -291,6 +363,22 @@ TEST_F(ClusterApiTest, ViewsShowTheLaterOfTheRecordedAndTheLiveProbeTime) {
   const v1::ClusterView view = ToClusterView(ClusterState(), recorded);
   EXPECT_EQ(view.last_probe_time().seconds(), absl::ToUnixSeconds(recorded));
   EXPECT_FALSE(ToClusterView(ClusterState(), std::nullopt).has_last_probe_time());
+}
+
+// A request id retried with another spec is refused instead of answered as a replay of the
+// first registration (docs/api.md, "Request ids and idempotency").
+TEST_F(ClusterApiTest, ARequestIdReusedWithAnotherSpecIsFailedPrecondition) {
+  ASSERT_OK(clusters_api_->RegisterCluster(Register("edge-1", TokenSpec(), "r1"), "alice"));
+  const int64_t head = store_->HeadSeq();
+  ASSERT_OK_AND_ASSIGN(v1::ClusterChangeResponse again,
+                       clusters_api_->RegisterCluster(Register("edge-1", TokenSpec(), "r1"),
+                                                      "alice"));
+  EXPECT_TRUE(again.replayed());
+  EXPECT_THAT(clusters_api_->RegisterCluster(
+                  Register("edge-1", TokenSpec("edge-1-token-2"), "r1"), "alice"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("request_id \"r1\" was already used for a RegisterCluster")));
+  EXPECT_EQ(store_->HeadSeq(), head);
 }
 
 }  // namespace

@@ -4,15 +4,18 @@
 // over gRPC on 127.0.0.1:0.
 #include "service/cluster_cli.h"
 
+#include <google/protobuf/text_format.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <grpcpp/grpcpp.h>
 
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -64,20 +67,65 @@ void ExpectSpec(const absl::StatusOr<v1::ClusterSpec>& got, const v1::ClusterSpe
 
 // --- Flags ---
 
-TEST(ClusterSpecInputTest, FlagsBecomeTheSpec) {
+// The agentless spec of the flags below with `auth` as its auth block.
+v1::ClusterSpec AgentlessWithAuth(const v1::ClusterAuth& auth) {
+  v1::ClusterSpec spec;
+  spec.set_connection_mode(v1::CLUSTER_CONNECTION_MODE_AGENTLESS);
+  spec.set_namespace_("fleet");
+  spec.mutable_agentless()->set_server("https://edge-1.example:6443");
+  spec.mutable_agentless()->mutable_ca_ref()->set_kind("ConfigMap");
+  spec.mutable_agentless()->mutable_ca_ref()->set_name("edge-1-ca");
+  spec.mutable_agentless()->mutable_ca_ref()->set_key("ca.crt");
+  *spec.mutable_agentless()->mutable_auth() = auth;
+  return spec;
+}
+
+ClusterSpecFlags AgentlessFlags(const std::string& auth_type) {
   ClusterSpecFlags flags;
   flags.connection_mode = "agentless";
   flags.namespace_name = "fleet";
   flags.api_server = "https://edge-1.example:6443";
   flags.ca_ref = "ConfigMap/edge-1-ca/ca.crt";
-  flags.auth_type = "execPlugin";
-  flags.kubeconfig_secret = "edge-1-kubeconfig";
-  flags.token_secret = "edge-1-token/bearer";
-  flags.client_cert_secret = "edge-1-client";
-  flags.exec_url = "https://creds.example/exec";
-  flags.exec_ca_ref = "Secret/creds-ca";
-  flags.exec_token_secret = "creds-token/t";
-  ExpectSpec(ClusterSpecFromFlags(flags), FullAgentlessSpec());
+  flags.auth_type = auth_type;
+  return flags;
+}
+
+TEST(ClusterSpecInputTest, FlagsBecomeTheSpecWithTheBlockOfTheAuthType) {
+  struct Case {
+    std::string auth_type;
+    std::function<void(ClusterSpecFlags&)> block_flags;
+    std::string auth;  // the expected ClusterAuth, text format
+  };
+  const std::vector<Case> cases = {
+      {"execPlugin",
+       [](ClusterSpecFlags& f) {
+         f.exec_url = "https://creds.example/exec";
+         f.exec_ca_ref = "Secret/creds-ca";
+         f.exec_token_secret = "creds-token/t";
+       },
+       R"pb(type: "execPlugin"
+            exec_plugin {
+              url: "https://creds.example/exec"
+              ca_ref { kind: "Secret" name: "creds-ca" }
+              token_ref { name: "creds-token" key: "t" }
+            })pb"},
+      {"token", [](ClusterSpecFlags& f) { f.token_secret = "edge-1-token/bearer"; },
+       R"pb(type: "token" token { secret_ref { name: "edge-1-token" key: "bearer" } })pb"},
+      {"kubeconfig", [](ClusterSpecFlags& f) { f.kubeconfig_secret = "edge-1-kubeconfig"; },
+       R"pb(type: "kubeconfig" kubeconfig { secret_ref { name: "edge-1-kubeconfig" } })pb"},
+      {"clientCert", [](ClusterSpecFlags& f) { f.client_cert_secret = "edge-1-client"; },
+       R"pb(type: "clientCert" client_cert { secret_name: "edge-1-client" })pb"},
+      // A type credledger does not know is sent without a block (the service reports it
+      // Unsupported).
+      {"oidc", [](ClusterSpecFlags&) {}, R"pb(type: "oidc")pb"},
+  };
+  for (const Case& c : cases) {
+    ClusterSpecFlags flags = AgentlessFlags(c.auth_type);
+    c.block_flags(flags);
+    v1::ClusterAuth auth;
+    ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(c.auth, &auth)) << c.auth;
+    ExpectSpec(ClusterSpecFromFlags(flags), AgentlessWithAuth(auth));
+  }
 
   ClusterSpecFlags home;
   home.connection_mode = "inCluster";
@@ -93,20 +141,24 @@ TEST(ClusterSpecInputTest, BadFlagsNameTheFlag) {
     ClusterSpecFlags flags;
     std::string message;
   };
+  // Valid token flags, changed by `mutate`.
   auto agentless = [](auto mutate) {
     ClusterSpecFlags flags;
     flags.connection_mode = "agentless";
     flags.namespace_name = "fleet";
     flags.auth_type = "token";
+    flags.token_secret = "edge-1-token";
     mutate(flags);
     return flags;
   };
+  ASSERT_OK(ClusterSpecFromFlags(agentless([](auto&) {})).status());
   const std::vector<Case> cases = {
       {ClusterSpecFlags(), "--connection-mode: required: inCluster or agentless"},
       {agentless([](auto& f) { f.connection_mode = "agentLess"; }),
        "--connection-mode: \"agentLess\" is neither inCluster nor agentless"},
       {agentless([](auto& f) {
          f.connection_mode = "inCluster";
+         f.token_secret.clear();
          f.api_server = "https://x";
          f.exec_url = "https://y";
        }),
@@ -116,13 +168,47 @@ TEST(ClusterSpecInputTest, BadFlagsNameTheFlag) {
       {agentless([](auto& f) { f.ca_ref = "ConfigMap//ca.crt"; }), "--ca-ref: expected"},
       {agentless([](auto& f) { f.token_secret = "a/b/c"; }),
        "--token-secret: expected <name>[/<key>]"},
-      {agentless([](auto& f) { f.kubeconfig_secret = "/value"; }), "--kubeconfig-secret"},
-      {agentless([](auto& f) { f.exec_token_secret = "creds-token"; }), "need --exec-url"},
       {agentless([](auto& f) {
+         f.auth_type = "kubeconfig";
+         f.token_secret.clear();
+         f.kubeconfig_secret = "/value";
+       }),
+       "--kubeconfig-secret: expected <name>[/<key>]"},
+      {agentless([](auto& f) {
+         f.auth_type = "execPlugin";
+         f.token_secret.clear();
          f.exec_url = "https://creds.example";
          f.exec_ca_ref = "Secret";
        }),
        "--exec-ca-ref: expected"},
+      // --auth-type decides which block flags belong.
+      {agentless([](auto& f) { f.auth_type.clear(); }),
+       "--auth-type: required with --connection-mode agentless"},
+      {agentless([](auto& f) { f.client_cert_secret = "edge-1-client"; }),
+       "--client-cert-secret: only with --auth-type clientCert"},
+      {agentless([](auto& f) { f.exec_ca_ref = "Secret/creds-ca"; }),
+       "--exec-ca-ref: only with --auth-type execPlugin"},
+      {agentless([](auto& f) { f.token_secret.clear(); }),
+       "--token-secret: required with --auth-type token"},
+      {agentless([](auto& f) {
+         f.auth_type = "kubeconfig";
+         f.token_secret.clear();
+       }),
+       "--kubeconfig-secret: required with --auth-type kubeconfig"},
+      {agentless([](auto& f) {
+         f.auth_type = "clientCert";
+         f.token_secret.clear();
+       }),
+       "--client-cert-secret: required with --auth-type clientCert"},
+      {agentless([](auto& f) {
+         f.auth_type = "execPlugin";
+         f.token_secret.clear();
+         f.exec_token_secret = "creds-token";
+       }),
+       "--exec-url: required with --auth-type execPlugin"},
+      // An unknown type takes no block flag at all.
+      {agentless([](auto& f) { f.auth_type = "oidc"; }),
+       "--token-secret: only with --auth-type token"},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     EXPECT_THAT(ClusterSpecFromFlags(cases[i].flags),
@@ -182,8 +268,13 @@ TEST(ClusterSpecInputTest, BadSpecFilesNameThePath) {
       {"connectionMode: agentless\nagentless: {auth: {clientCert: edge-1-client}}\n",
        "agentless.auth.clientCert: must be a mapping"},
       {"- connectionMode: agentless\n", "must be a mapping"},
-      {"connectionMode: [agentless\n", "not a valid spec"},
+      {"connectionMode: [agentless\n", "not valid YAML"},
       {std::string(2 << 20, '#'), "larger than the limit"},
+      // Regression: a second document was silently ignored.
+      {"connectionMode: inCluster\n---\nconnectionMode: agentless\n",
+       "2 YAML documents found (separated by ---); one is expected"},
+      {"", "no YAML document found; one is expected"},
+      {"---\n", "the document is empty; one mapping is expected"},
   };
   for (const auto& [yaml, message] : cases) {
     EXPECT_THAT(ParseClusterSpecYaml(yaml),
@@ -280,13 +371,61 @@ TEST(ClusterPrinterTest, ChangeSummaryTellsWhatWasAppended) {
 }
 
 TEST(ClusterPrinterTest, TableRowsShowModeAuthReachabilityAndGroups) {
-  EXPECT_THAT(FormatClusterTableHeader(),
-              AllOf(StartsWith("CLUSTER "), HasSubstr(" REACHABLE "), HasSubstr(" LAST PROBE\n")));
-  const std::string row = FormatClusterRow(ProbedView());
-  std::vector<std::string> columns = absl::StrSplit(row, ' ', absl::SkipEmpty());
+  v1::ListClustersResponse listed;
+  *listed.add_clusters() = ProbedView();
+  const std::vector<std::string> lines =
+      absl::StrSplit(FormatClusterTable(listed.clusters()), '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_THAT(lines[0], AllOf(StartsWith("CLUSTER "), HasSubstr(" REACHABLE "),
+                              ::testing::EndsWith(" LAST PROBE")));
+  std::vector<std::string> columns = absl::StrSplit(lines[1], ' ', absl::SkipEmpty());
   EXPECT_THAT(columns,
               ::testing::ElementsAre("edge-1", "active", "agentless", "token", "False/ProbeFailed",
-                                     "v1.29.2", "3", "2026-01-01T01:00:00Z\n"));
+                                     "v1.29.2", "3", "2026-01-01T01:00:00Z"));
+}
+
+// Regression: the VERSION column had a fixed width, so a long server version ran into the
+// GROUPS column and shifted the rest of its row.
+TEST(ClusterPrinterTest, TableColumnsFitTheirLongestValue) {
+  constexpr char kLongVersion[] = "v1.29.3+k3s1-gke.100";
+  v1::ListClustersResponse listed;
+  *listed.add_clusters() = ProbedView();
+  v1::ClusterView& long_version = *listed.add_clusters();
+  long_version = ProbedView();
+  long_version.mutable_cluster()->set_name("edge-2-with-a-longer-name");
+  long_version.mutable_cluster()->set_server_version(kLongVersion);
+  const std::vector<std::string> lines =
+      absl::StrSplit(FormatClusterTable(listed.clusters()), '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 3u);
+  // Every column starts where its header does, and cells are whole.
+  for (const char* header : {"PHASE", "VERSION", "GROUPS", "LAST PROBE"}) {
+    const size_t column = lines[0].find(header);
+    ASSERT_NE(column, std::string::npos) << header;
+    for (size_t row = 1; row < lines.size(); ++row) {
+      ASSERT_GT(lines[row].size(), column) << header;
+      EXPECT_NE(lines[row][column], ' ') << header << " in row " << row << ": " << lines[row];
+      EXPECT_EQ(lines[row].substr(column - 2, 2), "  ") << header << ": " << lines[row];
+    }
+  }
+  EXPECT_EQ(lines[2].substr(lines[0].find("VERSION"), sizeof(kLongVersion) - 1), kLongVersion);
+  EXPECT_EQ(lines[2].substr(lines[0].find("GROUPS"), 1), "3");
+  EXPECT_EQ(lines[1].substr(lines[0].find("VERSION"), 7), "v1.29.2");
+}
+
+TEST(ClusterProbeExitCodeTest, ReachableTrueProbeFailedAndUnsupportedHaveTheirCodes) {
+  v1::ClusterView view;
+  v1::Condition& reachable = *view.mutable_cluster()->mutable_reachable();
+  reachable.set_status("True");
+  reachable.set_reason("ProbeSucceeded");
+  EXPECT_EQ(ProbeClusterExitCode(view), 0);
+  reachable.set_status("False");
+  reachable.set_reason("ProbeFailed");
+  EXPECT_EQ(ProbeClusterExitCode(view), 3);
+  reachable.set_reason("Unsupported");
+  EXPECT_EQ(ProbeClusterExitCode(view), 4);
+  reachable.set_status("Unknown");
+  reachable.set_reason("ProbePending");
+  EXPECT_EQ(ProbeClusterExitCode(view), 1);
 }
 
 // --- The subcommands against ClusterService served over gRPC ---
@@ -369,8 +508,11 @@ TEST_F(ClusterCliTest, RegisterProbeGetListAndDeregister) {
   ASSERT_EQ(Run({"cluster", "list", "--include-deregistered"}), 0) << err_.str();
   EXPECT_THAT(out_.str(), HasSubstr("home "));
 
-  EXPECT_EQ(Run({"cluster", "get", "home"}), 1);
-  EXPECT_THAT(err_.str(), HasSubstr("error: NOT_FOUND: cluster \"home\": not registered"));
+  // A deregistered cluster is still answered (docs/api.md); a name never registered is not.
+  EXPECT_EQ(Run({"cluster", "get", "home"}), 0) << err_.str();
+  EXPECT_THAT(out_.str(), StartsWith("cluster home (deregistered)\n"));
+  EXPECT_EQ(Run({"cluster", "get", "never"}), 1);
+  EXPECT_THAT(err_.str(), HasSubstr("error: NOT_FOUND: cluster \"never\": not registered"));
 }
 
 TEST_F(ClusterCliTest, UsageErrorsAndSpecFileErrorsSendNothing) {
@@ -397,6 +539,96 @@ TEST_F(ClusterCliTest, UsageErrorsAndSpecFileErrorsSendNothing) {
                  "fleet", "--auth-type", "token", "--token-secret", "t"}),
             1);
   EXPECT_THAT(err_.str(), HasSubstr("INVALID_ARGUMENT: spec.agentless.server: required"));
+  EXPECT_EQ(store_->HeadSeq(), head);
+}
+
+// Regression: `cluster probe` exited 0 whatever the probe found.
+TEST_F(ClusterCliTest, ProbeExitsWithTheOutcomeAndStillPrintsTheCluster) {
+  const std::string file = WriteFile("home.yaml", "connectionMode: inCluster\n");
+  ASSERT_EQ(Run({"cluster", "register", "home", "-f", file}), 0) << err_.str();
+  outcome_ = Failed(0, "ProbeFailed", "GET /version: connection refused");
+  EXPECT_EQ(Run({"cluster", "probe", "home"}), 3) << err_.str();
+  EXPECT_THAT(out_.str(), AllOf(StartsWith("cluster home (active)\n"),
+                                HasSubstr("reachable:      False/ProbeFailed")));
+  outcome_ = Failed(0, "Unsupported", "auth type \"oidc\" is not supported");
+  EXPECT_EQ(Run({"cluster", "probe", "home", "--output", "json"}), 4) << err_.str();
+  EXPECT_THAT(out_.str(), HasSubstr("\"reason\":\"Unsupported\""));
+  outcome_ = Succeeded(0);
+  EXPECT_EQ(Run({"cluster", "probe", "home"}), 0) << err_.str();
+  // `cluster get` shows the condition without judging it.
+  outcome_ = Failed(0, "ProbeFailed", "GET /version: connection refused");
+  EXPECT_EQ(Run({"cluster", "probe", "home"}), 3);
+  EXPECT_EQ(Run({"cluster", "get", "home"}), 0) << err_.str();
+  ASSERT_EQ(Run({"cluster", "probe", "--help"}), 0);
+  EXPECT_THAT(out_.str(), AllOf(HasSubstr("3  ProbeFailed"), HasSubstr("4  Unsupported")));
+}
+
+// Regression: `--token-secret ""` read as "not given" and reached the server, while -f
+// refused the same empty name.
+TEST_F(ClusterCliTest, FlagsGivenWithAnEmptyValueAreUsageErrors) {
+  const int64_t head = store_->HeadSeq();
+  const std::vector<std::string> token = {"cluster",     "register",  "edge-1",
+                                          "--connection-mode", "agentless", "--namespace",
+                                          "fleet",       "--auth-type", "token"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = token;
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  EXPECT_EQ(Run(with({"--api-server", "https://edge-1.example:6443", "--token-secret", ""})), 2);
+  EXPECT_THAT(err_.str(), HasSubstr("error: --token-secret: empty value"));
+  EXPECT_EQ(Run(with({"--api-server=", "--token-secret", "t"})), 2);
+  EXPECT_THAT(err_.str(), HasSubstr("error: --api-server: empty value"));
+  EXPECT_EQ(Run({"cluster", "register", "edge-1", "--connection-mode", "inCluster",
+                 "--namespace="}),
+            2);
+  EXPECT_THAT(err_.str(), HasSubstr("error: --namespace: empty value"));
+  EXPECT_EQ(Run({"cluster", "register", "edge-1", "-f", ""}), 2);
+  EXPECT_THAT(err_.str(), HasSubstr("error: --file: empty value"));
+  // The block flags must fit --auth-type before anything is sent.
+  EXPECT_EQ(Run(with({"--api-server", "https://edge-1.example:6443", "--client-cert-secret",
+                      "edge-1-client"})),
+            2);
+  EXPECT_THAT(err_.str(),
+              HasSubstr("error: --client-cert-secret: only with --auth-type clientCert"));
+  EXPECT_EQ(store_->HeadSeq(), head);
+}
+
+TEST_F(ClusterCliTest, KubeconfigAuthWithAServerOrCaNotesThatTheyAreIgnored) {
+  ASSERT_EQ(Run({"cluster", "register", "edge-1", "--connection-mode", "agentless",
+                 "--namespace", "fleet", "--auth-type", "kubeconfig", "--kubeconfig-secret",
+                 "edge-1-kubeconfig", "--api-server", "https://edge-1.example:6443", "--ca-ref",
+                 "ConfigMap/edge-1-ca", "--request-id", "r1"}),
+            0)
+      << err_.str();
+  EXPECT_THAT(err_.str(), HasSubstr("note: --api-server, --ca-ref: ignored with --auth-type "
+                                    "kubeconfig; the kubeconfig names the API server and its "
+                                    "CA\n"));
+  ASSERT_EQ(Run({"cluster", "register", "edge-2", "--connection-mode", "agentless",
+                 "--namespace", "fleet", "--auth-type", "kubeconfig", "--kubeconfig-secret",
+                 "edge-2-kubeconfig", "--request-id", "r2"}),
+            0)
+      << err_.str();
+  EXPECT_THAT(err_.str(), Not(HasSubstr("note:")));
+  const std::string file =
+      WriteFile("kubeconfig.yaml",
+                "connectionMode: agentless\nnamespace: fleet\nagentless:\n"
+                "  server: https://edge-3.example:6443\n  auth:\n    type: kubeconfig\n"
+                "    kubeconfig: {secretRef: {name: edge-3-kubeconfig}}\n");
+  ASSERT_EQ(Run({"cluster", "register", "edge-3", "-f", file}), 0) << err_.str();
+  EXPECT_THAT(err_.str(), HasSubstr("note: agentless.server: ignored with auth type kubeconfig"));
+}
+
+// Regression: the second document of a spec file was silently ignored.
+TEST_F(ClusterCliTest, ASpecFileWithTwoDocumentsIsRefusedNamingTheFile) {
+  const int64_t head = store_->HeadSeq();
+  const std::string file = WriteFile(
+      "two.yaml", "connectionMode: inCluster\n---\nconnectionMode: agentless\nnamespace: x\n");
+  EXPECT_EQ(Run({"cluster", "register", "home", "-f", file}), 1);
+  EXPECT_THAT(err_.str(),
+              HasSubstr(absl::StrCat("error: INVALID_ARGUMENT: \"", file,
+                                     "\": 2 YAML documents found (separated by ---); one is "
+                                     "expected")));
   EXPECT_EQ(store_->HeadSeq(), head);
 }
 

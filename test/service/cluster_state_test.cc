@@ -69,6 +69,9 @@ TEST(ClusterStateTest, ARegistrationStartsActiveWithReachableUnknownUntilTheFirs
   EXPECT_EQ(state.reachable().type(), "Reachable");
   EXPECT_EQ(state.reachable().status(), "Unknown");
   EXPECT_EQ(state.reachable().reason(), "ProbePending");
+  // Regression: the message named the spec's stream version, which means nothing to an
+  // operator.
+  EXPECT_EQ(state.reachable().message(), "waiting for the first probe of this spec");
   EXPECT_EQ(state.reachable().last_transition_time().seconds(), Seconds(At(0)));
   EXPECT_FALSE(state.has_last_probe_time());
 }
@@ -394,6 +397,23 @@ TEST_F(ClusterProjectorTest, TheIncrementalProjectorMatchesAFullRebuildByteForBy
   }
   EXPECT_THAT(active, ElementsAre("edge-1", "edge-2"));
   EXPECT_EQ(seq, head);
+}
+
+TEST_F(ClusterProjectorTest, GetActiveFindsOnlyRegisteredClustersThatAreNotDeregistered) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<ClusterProjector> projector,
+                       ClusterProjector::Start(store_.get(), {.snapshot_every = 0}));
+  Append("cluster/edge-1", Registered("edge-1", TokenSpec()));
+  Append("cluster/home", Registered("home", InClusterSpec()));
+  Append("cluster/home", Deregistered());
+  ASSERT_TRUE(projector->WaitForSeq(store_->HeadSeq(), absl::Seconds(10)));
+
+  ASSERT_OK_AND_ASSIGN(const ClusterState edge, projector->GetActive("edge-1"));
+  EXPECT_EQ(edge.name(), "edge-1");
+  EXPECT_EQ(edge.phase(), ClusterState::PHASE_ACTIVE);
+  EXPECT_THAT(projector->GetActive("home"),
+              StatusIs(absl::StatusCode::kNotFound, "cluster \"home\" is not registered"));
+  EXPECT_THAT(projector->GetActive("edge-9"),
+              StatusIs(absl::StatusCode::kNotFound, "cluster \"edge-9\" is not registered"));
 }
 
 }  // namespace

@@ -86,6 +86,51 @@ TEST_F(CommandBusTest, ARequestIdReusedForAnotherCommandIsFailedPrecondition) {
   EXPECT_EQ(store_->HeadSeq(), head);
 }
 
+// A client retry must repeat its request exactly: the digest of the first request is
+// recorded and a different one under the same id is refused instead of answered as a replay.
+TEST_F(CommandBusTest, ARequestIdReusedWithADifferentRequestIsFailedPrecondition) {
+  ASSERT_OK(Run(RegisterTarget{kUid, true}, "edge-1", "req-0"));
+  CommandContext first = Context("edge-1", "req-1");
+  first.request_digest = std::string(64, 'a');
+  ASSERT_OK_AND_ASSIGN(CommandResult revoked, bus_->Execute(Revoke{"lost"}, first));
+  ASSERT_FALSE(revoked.events.empty());
+  ASSERT_OK_AND_ASSIGN(v1::EventMetadata metadata,
+                       store::EventCodec::DecodeMetadata(revoked.events.front()));
+  EXPECT_EQ(metadata.request_digest(), first.request_digest);
+  const int64_t head = store_->HeadSeq();
+
+  CommandContext same = Context("edge-1", "req-1");
+  same.request_digest = first.request_digest;
+  ASSERT_OK_AND_ASSIGN(CommandResult again, bus_->Execute(Revoke{"lost"}, same));
+  EXPECT_TRUE(again.replayed);
+
+  CommandContext changed = Context("edge-1", "req-1");
+  changed.request_digest = std::string(64, 'b');
+  EXPECT_THAT(bus_->Execute(Revoke{"stolen"}, changed),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       ::testing::AllOf(HasSubstr("\"req-1\""), HasSubstr("Revoke"),
+                                        HasSubstr("other fields differ"))));
+  EXPECT_EQ(store_->HeadSeq(), head);
+}
+
+// Events of the service's own commands, and events recorded before digests existed, carry
+// no digest; a retry under their id is still answered as a replay.
+TEST_F(CommandBusTest, AnEmptyDigestOnEitherSideIsNotCompared) {
+  ASSERT_OK_AND_ASSIGN(CommandResult first, Run(RegisterTarget{kUid, true}, "edge-1", "req-1"));
+  CommandContext with_digest = Context("edge-1", "req-1");
+  with_digest.request_digest = std::string(64, 'c');
+  ASSERT_OK_AND_ASSIGN(CommandResult again,
+                       bus_->Execute(RegisterTarget{kUid, true}, with_digest));
+  EXPECT_TRUE(again.replayed);
+  EXPECT_EQ(again.events.back().seq, first.events.back().seq);
+
+  CommandContext digested = Context("edge-1", "req-2");
+  digested.request_digest = std::string(64, 'd');
+  ASSERT_OK(bus_->Execute(Revoke{"lost"}, digested));
+  ASSERT_OK_AND_ASSIGN(CommandResult undigested, Run(Revoke{"lost"}, "edge-1", "req-2"));
+  EXPECT_TRUE(undigested.replayed);
+}
+
 TEST_F(CommandBusTest, ARetryAfterLaterCommandsReturnsTheOriginalEventsAndTheCurrentState) {
   ASSERT_OK_AND_ASSIGN(CommandResult first, Run(RegisterTarget{kUid, true}, "edge-1", "req-1"));
   ASSERT_OK(Run(Revoke{"lost"}, "edge-1", "req-2"));

@@ -331,6 +331,22 @@ TEST_F(IdentityApiTest, ARetriedRequestIdGetsTheOriginalAnswerAndAppendsNothing)
   EXPECT_EQ(retried_bind.identity().namespaces(0).bindings(0).owner().uid(), kOwnerUid1);
 }
 
+// A request id retried with a request that differs in any field is refused instead of
+// answered as a replay of the first (docs/api.md, "Request ids and idempotency").
+TEST_F(IdentityApiTest, ARequestIdReusedWithAnotherSpecOrOwnerIsFailedPrecondition) {
+  ASSERT_OK(api_->CreateIdentity(Create("aws", Spec("aws", {"team-a"}), "r1"), "alice"));
+  ASSERT_OK(api_->BindIdentity(Bind("aws", "team-a", Owner("c1", kOwnerUid1), "bind-1"), "alice"));
+  const int64_t head = store_->HeadSeq();
+
+  EXPECT_THAT(api_->CreateIdentity(Create("aws", Spec("aws", {"team-b"}), "r1"), "alice"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("request_id \"r1\" was already used for a CreateIdentity")));
+  EXPECT_THAT(
+      api_->BindIdentity(Bind("aws", "team-a", Owner("c2", kOwnerUid1), "bind-1"), "alice"),
+      StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("other fields differ")));
+  EXPECT_EQ(store_->HeadSeq(), head);
+}
+
 TEST_F(IdentityApiTest, GetIsNotFoundForNeverCreatedAndDeletedIdentities) {
   v1::GetIdentityRequest get;
   get.set_name("aws");

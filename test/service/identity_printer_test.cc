@@ -311,8 +311,11 @@ TEST(IdentitySpecInputTest, BadSpecFilesNameThePath) {
       {"allowedNamespaces: {selector: {matchLabels: {a: [b]}}}\n",
        "allowedNamespaces.selector.matchLabels.a: must be a string"},
       {"secretRef: {namespace: creds, name: {x: y}}\n", "secretRef.name: must be a string"},
-      {"- a\n- b\n", "spec file: must be a mapping"},
-      {"secretRef: [unclosed\n", "not a valid spec"},
+      {"- a\n- b\n", "document: must be a mapping"},
+      {"secretRef: [unclosed\n", "not valid YAML"},
+      // Regression: a second document was silently ignored.
+      {"secretRef: {namespace: creds, name: aws}\n---\nsecretRef: {namespace: creds, name: gcp}\n",
+       "2 YAML documents found (separated by ---); one is expected"},
       {std::string(100, '[') + std::string(100, ']'), "nested deeper"},
       // Regression: of a key given twice, one value was silently dropped.
       {"allowedNamespaces:\n  list: [team-b]\n  list: [team-a]\n",

@@ -204,6 +204,28 @@ TEST_F(ReportApiTest, APushedReportIsVisibleToTheNextReadAndARepeatIsAHeartbeat)
   EXPECT_EQ(again.seq(), 0);
 }
 
+// A retried push must repeat its report exactly; another report under the same request id is
+// refused instead of being answered as a replay and dropped.
+TEST_F(ReportApiTest, ARequestIdReusedWithAnotherReportIsFailedPrecondition) {
+  Register("demo", "edge-1");
+  clock_.Advance(absl::Seconds(5));
+  ASSERT_OK_AND_ASSIGN(v1::PushReportResponse pushed,
+                       api_->PushReport(Push("demo", "edge-1", "r1"), "platform"));
+  ASSERT_GT(pushed.seq(), 0);
+  ASSERT_OK_AND_ASSIGN(v1::PushReportResponse retried,
+                       api_->PushReport(Push("demo", "edge-1", "r1"), "platform"));
+  EXPECT_TRUE(retried.replayed());
+  const int64_t head = store_->HeadSeq();
+
+  v1::PushReportRequest changed = Push("demo", "edge-1", "r1");
+  changed.mutable_report()->mutable_last_report_time()->set_seconds(
+      changed.report().last_report_time().seconds() + 1);
+  EXPECT_THAT(api_->PushReport(changed, "platform"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("request_id \"r1\" was already used for a SubmitReport")));
+  EXPECT_EQ(store_->HeadSeq(), head);
+}
+
 TEST_F(ReportApiTest, BoundReleasesMissingFromTheReportShowAsPending) {
   Register("demo", "edge-1");
   v1::SetBoundReleasesRequest request;

@@ -424,7 +424,7 @@ TEST_F(SourceApiTest, ARequestIdUsedForAnotherSourceOrCommandIsRefused) {
   configured.mutable_service_configured();
   ASSERT_OK_AND_ASSIGN(store::NewEvent encoded,
                        store::EventCodec::Default().Encode(
-                           configured, CommandMetadata("alice", "r2", "ConfigureService")));
+                           configured, CommandMetadata("alice", "r2", "", "ConfigureService")));
   ASSERT_OK(
       store_->Append({"r2", {{"service", store::ExpectedVersion::Any(), {encoded}}}}).status());
   EXPECT_THAT(api_->VerifySource(Request("podinfo", "r2", GitSsh()), "alice"),
@@ -432,6 +432,18 @@ TEST_F(SourceApiTest, ARequestIdUsedForAnotherSourceOrCommandIsRefused) {
                        HasSubstr("was already used for ConfigureService")));
   EXPECT_THAT(verifier_.sources(), SizeIs(1));
   EXPECT_EQ(store_->HeadSeq(), 2);
+}
+
+TEST_F(SourceApiTest, ARequestIdReusedWithAnotherSourceSpecIsRefusedWithoutVerifying) {
+  ASSERT_OK(api_->VerifySource(Request("podinfo", "r1", GitSsh()), "alice").status());
+  v1::SourceSpec moved = GitSsh();
+  moved.set_url(absl::StrCat(moved.url(), "-moved"));
+  EXPECT_THAT(api_->VerifySource(Request("podinfo", "r1", moved), "alice"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("request_id \"r1\" was already used for a VerifySource on "
+                                 "source/flux-system/podinfo whose other fields differ")));
+  EXPECT_THAT(verifier_.sources(), SizeIs(1));
+  EXPECT_EQ(store_->HeadSeq(), 1);
 }
 
 TEST_F(SourceApiTest, WhenAConcurrentCallWithTheSameRequestIdAppendedFirstItsEventIsTheAnswer) {

@@ -71,7 +71,8 @@ constexpr char kGitSshSpec[] = R"pb(
 
 // ---- Flags -------------------------------------------------------------------------------
 
-TEST(SourceSpecFromFlagsTest, SshKeyWithKnownHostsAndACaBundle) {
+// The flags that describe kGitSshSpec.
+SourceFlags GitSshFlags() {
   SourceFlags flags;
   flags.kind = "git";
   flags.url = "ssh://git@git.example.com/org/repo.git";
@@ -82,7 +83,11 @@ TEST(SourceSpecFromFlagsTest, SshKeyWithKnownHostsAndACaBundle) {
   flags.known_hosts_key = "kh";
   flags.ca_configmap = "corp-ca";
   flags.insecure_skip_tls_verify = true;
-  ASSERT_OK_AND_ASSIGN(v1::SourceSpec spec, SourceSpecFromFlags(flags));
+  return flags;
+}
+
+TEST(SourceSpecFromFlagsTest, SshKeyWithKnownHostsAndACaBundle) {
+  ASSERT_OK_AND_ASSIGN(v1::SourceSpec spec, SourceSpecFromFlags(GitSshFlags()));
   EXPECT_THAT(spec, EqualsProto(ParseSpec(kGitSshSpec)));
 }
 
@@ -190,6 +195,25 @@ TEST(SourceSpecFromFlagsTest, MissingAndContradictoryFlagsAreNamed) {
   }
 }
 
+// An auth type that differs from a known one only in case fills that type's block, as a
+// file would, and is sent as given: the service answers Unsupported and names the type.
+TEST(SourceSpecFromFlagsTest, AuthTypeInAnotherCaseFillsTheBlockAndIsSentAsGiven) {
+  SourceFlags flags = GitSshFlags();
+  flags.auth = "SSHKey";
+  v1::SourceSpec expected = ParseSpec(kGitSshSpec);
+  expected.mutable_auth()->set_type("SSHKey");
+  ASSERT_OK_AND_ASSIGN(v1::SourceSpec spec, SourceSpecFromFlags(flags));
+  EXPECT_THAT(spec, EqualsProto(expected));
+
+  flags.auth = "BASIC";
+  flags.known_hosts_secret.clear();
+  flags.known_hosts_key.clear();
+  ASSERT_OK_AND_ASSIGN(v1::SourceSpec basic, SourceSpecFromFlags(flags));
+  EXPECT_EQ(basic.auth().type(), "BASIC");
+  EXPECT_EQ(basic.auth().basic().secret_name(), "deploy-key");
+  EXPECT_FALSE(basic.auth().has_ssh_key());
+}
+
 // ---- The source file ---------------------------------------------------------------------
 
 TEST(ParseSourceSpecYamlTest, TheWholeDocument) {
@@ -251,9 +275,16 @@ TEST(ParseSourceSpecYamlTest, ErrorsNameThePath) {
       {"kind: git\nurl: u\nauth: {basic: {secretName: a}}\n", "auth.type: required"},
       {"kind: git\nurl: u\nauth: none\n", "auth: must be a mapping"},
       {"kind: git\nurl: u\ntls: {insecureSkipVerify: maybe}\n",
-       "tls.insecureSkipVerify: must be true or false"},
+       "tls.insecureSkipVerify: must be true or false (unquoted)"},
+      // Regression: YAML 1.1 spellings and quoted strings were taken for booleans.
+      {"kind: git\nurl: u\ntls: {insecureSkipVerify: yes}\n",
+       "tls.insecureSkipVerify: must be true or false (unquoted)"},
+      {"kind: git\nurl: u\ntls: {insecureSkipVerify: \"true\"}\n",
+       "tls.insecureSkipVerify: must be true or false (unquoted)"},
       {"- kind: git\n", "document: must be a mapping"},
-      {"kind: git\nurl: [unterminated\n", "not a valid source"},
+      {"kind: git\nurl: [unterminated\n", "not valid YAML"},
+      // Regression: a second document was silently ignored.
+      {"kind: git\nurl: u\n---\nkind: helm\n", "2 YAML documents found"},
       {std::string(200, '[') + std::string(200, ']') + "\n", "nested deeper than"},
   };
   for (const auto& [yaml, expected] : cases) {
@@ -324,7 +355,7 @@ TEST(SourceExitCodeTest, EachReasonHasItsOwnCodeBesideFailureAndUsage) {
   EXPECT_EQ(VerifySourceExitCode(Answer("VerifyFailed")), 3);
   EXPECT_EQ(VerifySourceExitCode(Answer("Unsupported")), 4);
   EXPECT_EQ(VerifySourceExitCode(Answer("")), kExitFailure);
-  EXPECT_NE(kExitVerifyFailed, kExitUsage);
+  EXPECT_NE(kExitCheckFailed, kExitUsage);
   EXPECT_NE(kExitUnsupported, kExitFailure);
 }
 
@@ -416,7 +447,7 @@ TEST_F(SourceCliTest, FlagsReachTheServiceAndTheExitCodeFollowsTheReason) {
 
   SetAnswer({"VerifyFailed", "connection refused", {}, ""});
   EXPECT_EQ(Run({"--name", "charts", "--kind", "helm", "--url", "https://charts.example.com"}),
-            kExitVerifyFailed);
+            kExitCheckFailed);
   EXPECT_THAT(err_.str(), StartsWith("request-id: "));
   EXPECT_THAT(out_.str(), HasSubstr("retry:     yes, with backoff"));
   SetAnswer({"Unsupported", "auth type \"oidc\"", {}, ""});
@@ -426,6 +457,24 @@ TEST_F(SourceCliTest, FlagsReachTheServiceAndTheExitCodeFollowsTheReason) {
   EXPECT_THAT(out_.str(),
               AllOf(HasSubstr("\"reason\":\"Unsupported\""), HasSubstr("\"auth_type\":\"oidc\"")));
   EXPECT_EQ(store_->HeadSeq(), 3);
+}
+
+// Regression: `--auth SSHKey` was a usage error (exit 2) while the same spec from -f reached
+// the service and was answered Unsupported (exit 4).
+TEST_F(SourceCliTest, AnAuthTypeInAnotherCaseReachesTheServiceLikeTheFile) {
+  SetAnswer({"Unsupported", "auth.type \"SSHKey\" is not supported", {}, ""});
+  EXPECT_EQ(Run({"--name", "podinfo", "--kind", "git", "--url", "ssh://git@git.example.com/r",
+                 "--auth", "SSHKey", "--secret", "deploy-key", "--known-hosts-configmap",
+                 "hosts"}),
+            kExitUnsupported)
+      << err_.str();
+  const std::string file = WriteFile(
+      "ssh.yaml",
+      "kind: git\nurl: ssh://git@git.example.com/r\nauth:\n  type: SSHKey\n  sshKey:\n"
+      "    secretName: deploy-key\n    knownHostsRef: {kind: ConfigMap, name: hosts}\n");
+  EXPECT_EQ(Run({"--name", "podinfo", "-f", file}), kExitUnsupported) << err_.str();
+  ASSERT_THAT(sources(), SizeIs(2));
+  EXPECT_THAT(sources()[0], EqualsProto(sources()[1]));
 }
 
 TEST_F(SourceCliTest, ARepeatedRequestIdPrintsTheOriginalAnswer) {

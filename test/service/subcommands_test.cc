@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -154,14 +155,47 @@ TEST_F(DispatcherTest, UnknownOrIncompleteCommandsPrintUsage) {
   EXPECT_THAT(err_.str(), StartsWith("error: unknown command \"group walk\"\n"));
   EXPECT_EQ(Run({"group"}), 2);
   EXPECT_THAT(err_.str(), HasSubstr("'group' needs a command"));
-  // A flag before the command (credledger --server X target get ...) names no command.
-  EXPECT_EQ(Run({"--server", "x", "other"}), 2);
+  // A flag first, then no known command.
+  EXPECT_EQ(Run({"--server", "x", "bogus"}), 2);
   EXPECT_THAT(err_.str(), StartsWith("error: the command comes first, then its flags"));
   EXPECT_EQ(Run({"group", "--help"}), 0);
   EXPECT_THAT(out_.str(), HasSubstr("group run"));
   EXPECT_THAT(out_.str(), Not(HasSubstr("other")));
   EXPECT_EQ(Run({"--help"}), 0);
   EXPECT_THAT(out_.str(), HasSubstr("another command"));
+}
+
+// Regression: `credledger cluster --server X list` said "unknown command \"cluster\"".
+TEST_F(DispatcherTest, FlagsBeforeTheSubcommandGetTheCommandAsItShouldBeWritten) {
+  EXPECT_EQ(Run({"group", "--name", "x", "run", "a"}), 2);
+  EXPECT_EQ(err_.str(), "error: flags go after the subcommand: tool group run --name x a\n");
+  EXPECT_EQ(Run({"group", "--verbose", "run"}), 2);
+  EXPECT_EQ(err_.str(), "error: flags go after the subcommand: tool group run --verbose\n");
+  EXPECT_EQ(Run({"--name=x", "group", "run", "a"}), 2);
+  EXPECT_EQ(err_.str(), "error: flags go after the subcommand: tool group run --name=x a\n");
+  EXPECT_EQ(Run({"--db", "y.db", "other"}), 2);
+  EXPECT_EQ(err_.str(), "error: flags go after the subcommand: tool other --db y.db\n");
+  EXPECT_FALSE(seen_.ran);
+  // A word that is no flag's value keeps the unknown-command answer.
+  EXPECT_EQ(Run({"group", "walk", "--name", "x", "run"}), 2);
+  EXPECT_THAT(err_.str(), StartsWith("error: unknown command \"group walk\"\n"));
+}
+
+// The real command line: every command group gets the hint.
+TEST(CredledgerCommandsTest, AFlagBeforeTheSubcommandIsShownAfterIt) {
+  Dispatcher dispatcher = CredledgerDispatcher();
+  for (const auto& [args, hint] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"cluster", "--server", "127.0.0.1:1", "list"},
+            "credledger cluster list --server 127.0.0.1:1"},
+           {{"identity", "--as", "alice", "get", "aws"}, "credledger identity get --as alice aws"},
+           {{"source", "--server=127.0.0.1:1", "verify", "--name", "n"},
+            "credledger source verify --server=127.0.0.1:1 --name n"},
+           {{"target", "--output", "json", "list"}, "credledger target list --output json"}}) {
+    std::ostringstream out, err;
+    EXPECT_EQ(dispatcher.Run(args, out, err), 2);
+    EXPECT_EQ(err.str(), absl::StrCat("error: flags go after the subcommand: ", hint, "\n"));
+    EXPECT_EQ(out.str(), "");
+  }
 }
 
 TEST(FlagSetTest, ParseReportsUnknownFlagsAsInvalidArgument) {

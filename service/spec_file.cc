@@ -1,0 +1,43 @@
+#include "service/spec_file.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "kubebridge/file_util.h"
+#include "kubebridge/yaml_limits.h"
+
+namespace credledger::service {
+
+absl::Status ParseSpecDocument(absl::string_view yaml,
+                               absl::FunctionRef<absl::Status(const YAML::Node& root)> parse) {
+  absl::Status status = kubebridge::CheckYamlLimits(yaml, kubebridge::kMaxConfigFileBytes,
+                                                    kubebridge::kMaxYamlDepth);
+  if (!status.ok()) return status;
+  try {
+    const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(yaml));
+    if (documents.empty()) {
+      return absl::InvalidArgumentError("no YAML document found; one is expected");
+    }
+    if (documents.size() > 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          documents.size(), " YAML documents found (separated by ---); one is expected"));
+    }
+    if (documents.front().IsNull()) {
+      return absl::InvalidArgumentError("the document is empty; one mapping is expected");
+    }
+    return parse(documents.front());
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("not valid YAML: ", e.what()));
+  }
+}
+
+absl::Status ReadSpecDocument(const std::string& path,
+                              absl::FunctionRef<absl::Status(const YAML::Node& root)> parse) {
+  absl::StatusOr<std::string> text = kubebridge::ReadSmallFile(path);
+  if (!text.ok()) return text.status();
+  absl::Status status = ParseSpecDocument(*text, parse);
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat("\"", path, "\": ", status.message()));
+}
+
+}  // namespace credledger::service
