@@ -19,14 +19,17 @@ bool LabelShape(absl::string_view value) {
   return true;
 }
 
-// Characters of a too long value shown in its error.
-constexpr size_t kShownChars = 20;
+// Bytes of a too long value shown in its error (QuoteCut adds its length).
+constexpr size_t kShownTooLongBytes = 20;
+// Bytes of a value of the wrong shape shown in its error.
+constexpr size_t kShownBytes = 80;
 
 absl::Status TooLong(absl::string_view field, absl::string_view value, absl::string_view rule,
                      size_t max) {
-  return absl::InvalidArgumentError(absl::StrCat(field, ": ", QuoteCut(value, kShownChars),
-                                                 " has ", value.size(), " characters; a ", rule,
-                                                 " has at most ", max));
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ",
+                                                 QuoteCut(value, kShownTooLongBytes),
+                                                 " is too long; a ", rule, " has at most ", max,
+                                                 " bytes"));
 }
 
 }  // namespace
@@ -36,8 +39,8 @@ absl::Status ValidateDnsLabel(absl::string_view field, absl::string_view value) 
   if (value.size() > 63) return TooLong(field, value, "DNS-1123 label", 63);
   if (!LabelShape(value)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        field, ": \"", value,
-        "\" is not a DNS-1123 label (lowercase letters, digits and '-', starting and ending "
+        field, ": ", QuoteCut(value, kShownBytes),
+        " is not a DNS-1123 label (lowercase letters, digits and '-', starting and ending "
         "with a letter or digit)"));
   }
   return absl::OkStatus();
@@ -49,8 +52,8 @@ absl::Status ValidateDnsSubdomain(absl::string_view field, absl::string_view val
   for (absl::string_view part : absl::StrSplit(value, '.')) {
     if (!LabelShape(part)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          field, ": \"", value,
-          "\" is not a DNS-1123 subdomain (lowercase letters, digits, '-' and '.', each "
+          field, ": ", QuoteCut(value, kShownBytes),
+          " is not a DNS-1123 subdomain (lowercase letters, digits, '-' and '.', each "
           "'.'-separated part starting and ending with a letter or digit)"));
     }
   }

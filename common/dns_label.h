@@ -9,17 +9,17 @@
 
 namespace credledger::common {
 
-// Checks that `value` is a DNS-1123 label: 1-63 characters of [a-z0-9-], starting and ending
-// with [a-z0-9] (Kubernetes' rule for namespace names).
-// Errors: kInvalidArgument naming `field` ("<field>: required" when empty; the length or the
-// character rule otherwise).
+// Checks that `value` is a DNS-1123 label: 1-63 bytes of [a-z0-9-], starting and ending with
+// [a-z0-9] (Kubernetes' rule for namespace names).
+// Errors: kInvalidArgument naming `field` ("<field>: required" when empty; the length rule,
+// with the value's length in bytes, or the character rule otherwise). The value is quoted
+// with common::QuoteCut: escaped and, when long, cut.
 absl::Status ValidateDnsLabel(absl::string_view field, absl::string_view value);
 
-// Checks that `value` is a DNS-1123 subdomain: at most 253 characters, one or more
-// '.'-separated parts, each of [a-z0-9-] starting and ending with [a-z0-9] (Kubernetes' rule
-// for Secret names and label-key prefixes).
-// Errors: kInvalidArgument naming `field` ("<field>: required" when empty; the length or the
-// character rule otherwise).
+// Checks that `value` is a DNS-1123 subdomain: at most 253 bytes, one or more '.'-separated
+// parts, each of [a-z0-9-] starting and ending with [a-z0-9] (Kubernetes' rule for Secret
+// names and label-key prefixes).
+// Errors: as ValidateDnsLabel's.
 absl::Status ValidateDnsSubdomain(absl::string_view field, absl::string_view value);
 
 }  // namespace credledger::common

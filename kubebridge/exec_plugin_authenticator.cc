@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
@@ -234,6 +235,11 @@ int ExecPluginAuthenticator::provider_calls() const {
   return provider_calls_;
 }
 
+int ExecPluginAuthenticator::waiting_for_provider() const {
+  absl::MutexLock lock(&mu_);
+  return waiting_;
+}
+
 absl::StatusOr<ConnectionConfig> ExecPluginAuthenticator::Authenticate(
     const ClusterAuthRequest& request, SecretResolver& resolver, Cancellation* cancel) {
   const v1::AgentlessConnection& agentless = request.spec.agentless();
@@ -259,15 +265,32 @@ absl::StatusOr<ConnectionConfig> ExecPluginAuthenticator::Authenticate(
   const std::string inputs =
       InputsSha256({exec.url(), provider.ca_pem, provider.token, config.server, config.ca_pem});
 
+  bool calling = false;  // this call is the cluster's provider call in flight
   {
     absl::MutexLock lock(&mu_);
+    const auto idle = [this, &request]() { return !in_flight_.contains(request.cluster); };
+    if (!idle()) {
+      // Another connection is asking the provider for this cluster: wait for its answer.
+      // Past the timeout, ask the provider too.
+      ++waiting_;
+      mu_.AwaitWithTimeout(absl::Condition(&idle), options_.timeout);
+      --waiting_;
+    }
     const auto it = cache_.find(request.cluster);
     if (it != cache_.end() && it->second.inputs_sha256 == inputs &&
         options_.clock->Now() <= it->second.refresh_at) {
       return it->second.config;
     }
     ++provider_calls_;
+    calling = in_flight_.insert(request.cluster).second;
   }
+  // Runs at return, after the lock taken below is released: waiters wake to the cache
+  // written (or, on an error, to no entry, and ask the provider themselves).
+  absl::Cleanup done = [this, calling, &request] {
+    if (!calling) return;
+    absl::MutexLock lock(&mu_);
+    in_flight_.erase(request.cluster);
+  };
 
   ASSIGN_OR_RETURN(Credential credential,
                    CallProvider(url, std::move(provider), RequestBody(config), options_, cancel));

@@ -23,10 +23,15 @@
 // remains; then the next connection asks the provider again. A credential without expiry is
 // never reused. A changed input (a rotated token_ref Secret, say) misses the cache.
 //
+// One provider call per cluster at a time: a connection that misses the cache while another
+// one asks the provider for the same cluster waits for that call (at most `timeout`) and then
+// reads the cache again, so a burst of connections costs one provider call.
+//
 // Thread-safety: Authenticate may run concurrently; the cache is guarded.
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
@@ -72,6 +77,8 @@ class ExecPluginAuthenticator final : public ClusterAuthenticator {
 
   // Number of provider calls made so far (tests).
   int provider_calls() const;
+  // Number of Authenticate calls now waiting for another one's provider call (tests).
+  int waiting_for_provider() const;
 
  private:
   struct Cached {
@@ -82,7 +89,10 @@ class ExecPluginAuthenticator final : public ClusterAuthenticator {
   const ExecPluginOptions options_;
   mutable absl::Mutex mu_;
   std::map<std::string, Cached> cache_ ABSL_GUARDED_BY(mu_);
+  // Clusters whose provider call is in flight.
+  std::set<std::string> in_flight_ ABSL_GUARDED_BY(mu_);
   int provider_calls_ ABSL_GUARDED_BY(mu_) = 0;
+  int waiting_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace credledger::kubebridge

@@ -21,9 +21,11 @@
 #include <algorithm>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -162,28 +164,41 @@ absl::StatusOr<RemoteUrl> ParseRemoteUrl(absl::string_view url) {
   return remote;
 }
 
-// Unsupported combinations of scheme and credentials.
-absl::Status CheckCredentialKind(const RemoteUrl& remote, const GitCredentials& credentials) {
+// Unsupported combinations of scheme and kind of credentials.
+absl::Status CheckCredentialKind(const RemoteUrl& remote, GitCredentials::Kind kind) {
   const std::string prefix = absl::StrCat("git remote ", remote.display, ": ");
   using Kind = GitCredentials::Kind;
   if (!remote.ssh) {
-    if (credentials.kind == Kind::kSshKey) {
+    if (kind == Kind::kSshKey) {
       return UnsupportedError(
           prefix + "auth.type sshKey needs an ssh:// or user@host:path url, not https://");
     }
     return absl::OkStatus();
   }
-  if (credentials.kind != Kind::kSshKey) {
+  if (kind != Kind::kSshKey) {
     return UnsupportedError(
         prefix + "an ssh:// or user@host:path url needs auth.type sshKey with known_hosts "
                  "(none, basic and bearer are for https:// only)");
   }
-  if (credentials.known_hosts == nullptr) {
-    return UnsupportedError(prefix +
-                            "sshKey credentials require known_hosts; host key verification "
-                            "cannot be skipped");
-  }
   return absl::OkStatus();
+}
+
+// The base64 text between `begin` and `end` lines of `pem`, decoded; nullopt when absent or
+// not base64.
+std::optional<std::string> PemBody(absl::string_view pem, absl::string_view begin,
+                                   absl::string_view end) {
+  const size_t start = pem.find(begin);
+  if (start == absl::string_view::npos) return std::nullopt;
+  const size_t body_start = start + begin.size();
+  const size_t body_end = pem.find(end, body_start);
+  if (body_end == absl::string_view::npos) return std::nullopt;
+  std::string base64;
+  for (char c : pem.substr(body_start, body_end - body_start)) {
+    if (!absl::ascii_isspace(c)) base64 += c;
+  }
+  std::string der;
+  if (!absl::Base64Unescape(base64, &der)) return std::nullopt;
+  return der;
 }
 
 // Checks a DER leaf certificate against the PEM bundle `ca_pem` and the host name or IP.
@@ -343,7 +358,8 @@ int OnCredentials(git_credential** out, const char*, const char*, unsigned int a
   return s.Fail(absl::UnauthenticatedError("the server offers no usable authentication method"));
 }
 
-// `message` with the URL's userinfo and every secret of the call removed.
+// `message` with the URL's userinfo and every secret of the call removed, and without the
+// trailing line break (and blanks) that server messages end in.
 std::string Scrub(std::string message, const RemoteUrl& remote, const GitCredentials& c) {
   absl::StrReplaceAll({{remote.raw, remote.display}}, &message);
   const size_t colon = remote.userinfo.find(':');
@@ -353,7 +369,7 @@ std::string Scrub(std::string message, const RemoteUrl& remote, const GitCredent
        {&url_password, &c.password, &c.token, &c.passphrase, &c.private_key}) {
     if (!secret->empty()) absl::StrReplaceAll({{*secret, "<redacted>"}}, &message);
   }
-  return message;
+  return std::string(absl::StripTrailingAsciiWhitespace(message));
 }
 
 // The status of a failed libgit2 call `rc` (after the callbacks had their say).
@@ -393,6 +409,34 @@ struct RemoteDeleter {
 
 }  // namespace
 
+bool SshPrivateKeyIsEncrypted(absl::string_view private_key) {
+  if (absl::StrContains(private_key, "-----BEGIN ENCRYPTED PRIVATE KEY-----") ||
+      absl::StrContains(private_key, "Proc-Type: 4,ENCRYPTED")) {
+    return true;
+  }
+  const std::optional<std::string> blob = PemBody(
+      private_key, "-----BEGIN OPENSSH PRIVATE KEY-----", "-----END OPENSSH PRIVATE KEY-----");
+  // OpenSSH's PROTOCOL.key: "openssh-key-v1\0", then the cipher name as a string (a 32-bit
+  // big-endian length and the bytes), "none" for a key without passphrase.
+  constexpr absl::string_view kMagic("openssh-key-v1\0", 15);
+  if (!blob.has_value() || !absl::StartsWith(*blob, kMagic) ||
+      blob->size() < kMagic.size() + 4) {
+    return false;
+  }
+  size_t length = 0;
+  for (size_t i = kMagic.size(); i < kMagic.size() + 4; ++i) {
+    length = (length << 8) | static_cast<unsigned char>((*blob)[i]);
+  }
+  const absl::string_view cipher = absl::string_view(*blob).substr(kMagic.size() + 4, length);
+  return cipher.size() == length && cipher != "none";
+}
+
+absl::Status CheckGitRemote(absl::string_view url, GitCredentials::Kind kind) {
+  absl::StatusOr<RemoteUrl> remote = ParseRemoteUrl(url);
+  if (!remote.ok()) return remote.status();
+  return CheckCredentialKind(*remote, kind);
+}
+
 absl::StatusOr<GitVerifyResult> ListRemoteRefs(absl::string_view url,
                                                const GitCredentials& credentials,
                                                const GitVerifyOptions& options,
@@ -401,8 +445,19 @@ absl::StatusOr<GitVerifyResult> ListRemoteRefs(absl::string_view url,
   if (!parsed.ok()) return parsed.status();
   const RemoteUrl& remote = *parsed;
   const std::string prefix = absl::StrCat("git remote ", remote.display);
-  if (absl::Status allowed = CheckCredentialKind(remote, credentials); !allowed.ok()) {
+  if (absl::Status allowed = CheckCredentialKind(remote, credentials.kind); !allowed.ok()) {
     return allowed;
+  }
+  if (credentials.kind == GitCredentials::Kind::kSshKey) {
+    if (credentials.known_hosts == nullptr) {
+      return UnsupportedError(prefix +
+                              ": sshKey credentials require known_hosts; host key verification "
+                              "cannot be skipped");
+    }
+    if (credentials.passphrase.empty() && SshPrivateKeyIsEncrypted(credentials.private_key)) {
+      return absl::InvalidArgumentError(
+          prefix + ": the SSH private key is protected by a passphrase, and none was given");
+    }
   }
   if (credentials.kind == GitCredentials::Kind::kBearer &&
       credentials.token.find_first_of("\r\n") != std::string::npos) {

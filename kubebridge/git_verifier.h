@@ -57,12 +57,28 @@ struct GitVerifyResult {
   std::string host_key_fingerprint;
 };
 
+// The checks of ListRemoteRefs that depend only on `url` and the kind of credentials, made
+// before anything is read or sent: the scheme, the host and port, and the kind against the
+// scheme. Callers run it before fetching the credentials, so that a combination that cannot
+// work is reported as such whatever the credentials are.
+// Errors: ListRemoteRefs' UnsupportedError cases for the scheme, a local path and the kind;
+// kInvalidArgument for an unparsable host or port.
+absl::Status CheckGitRemote(absl::string_view url, GitCredentials::Kind kind);
+
+// Whether `private_key` (PEM or OpenSSH text) is protected by a passphrase: an OpenSSH key
+// whose cipher is not "none" (OpenSSH's PROTOCOL.key), a PEM key with "Proc-Type:
+// 4,ENCRYPTED", or a PKCS#8 "ENCRYPTED PRIVATE KEY". False for text it cannot read.
+bool SshPrivateKeyIsEncrypted(absl::string_view private_key);
+
 // Lists the refs of `url` with `credentials`.
 // Errors (messages name the URL without a password: an SSH URL keeps its user, any other
-// loses its whole userinfo; never a credential): UnsupportedError for an unsupported scheme or a local path, for sshKey credentials on https:// or anything but
-// sshKey on ssh:// (none included), and for sshKey without known_hosts; kInvalidArgument
-// for an unparsable host or port, a bearer token with a line break, or a private key that
-// libssh2 cannot load (format or passphrase); kPermissionDenied
+// loses its whole userinfo; never a credential; libgit2's and the server's messages lose
+// their trailing line break): UnsupportedError for an unsupported scheme or a local path,
+// for sshKey credentials on https:// or anything but sshKey on ssh:// (none included), and
+// for sshKey without known_hosts; kInvalidArgument for an unparsable host or port, a bearer
+// token with a line break, a passphrase-protected private key without a passphrase
+// (SshPrivateKeyIsEncrypted; checked before connecting), or a private key that libssh2
+// cannot load (format or wrong passphrase); kPermissionDenied
 // naming the host and the fingerprint when the host key is unknown, mismatched or revoked;
 // kUnauthenticated when the server refused the credentials; kUnavailable for connection
 // failures and timeouts (the deadline is checked in libgit2's callbacks, see

@@ -220,24 +220,45 @@ std::set<std::string> OtherHosts(const Url& repository,
   return hosts;
 }
 
-std::string Plural(int n, absl::string_view noun) {
-  return absl::StrCat(n, " ", noun, n == 1 ? "" : "s");
-}
-
-}  // namespace
-
-absl::StatusOr<HttpSourceCheck> VerifyHelmRepository(absl::string_view url_text,
-                                                     const HttpSourceCredentials& credentials,
-                                                     const HttpSourceOptions& options,
-                                                     Cancellation* cancel) {
+// A Helm repository URL: https:// with a host, without a query or fragment.
+absl::StatusOr<Url> HelmUrl(absl::string_view url_text) {
   ASSIGN_OR_RETURN(Url url, ParseUrl(url_text));
-  std::string prefix = absl::StrCat("helm repository \"", url.display, "\"");
+  const std::string prefix = absl::StrCat("helm repository \"", url.display, "\"");
   if (url.scheme != "https") {
     return UnsupportedError(absl::StrCat(prefix, ": only https:// URLs are supported"));
   }
   if (url.rest.find_first_of("?#") != std::string::npos) {
     return UnsupportedError(absl::StrCat(prefix, ": a repository URL has no query or fragment"));
   }
+  return url;
+}
+
+// An OCI registry URL: oci:// or https:// with a host.
+absl::StatusOr<Url> OciUrl(absl::string_view url_text) {
+  ASSIGN_OR_RETURN(Url url, ParseUrl(url_text));
+  if (url.scheme != "oci" && url.scheme != "https") {
+    return UnsupportedError(absl::StrCat("oci registry \"", url.display,
+                                         "\": only oci:// and https:// URLs are supported"));
+  }
+  return url;
+}
+
+std::string Plural(int n, absl::string_view noun) {
+  return absl::StrCat(n, " ", noun, n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+absl::Status CheckHelmRepositoryUrl(absl::string_view url) { return HelmUrl(url).status(); }
+
+absl::Status CheckOciRegistryUrl(absl::string_view url) { return OciUrl(url).status(); }
+
+absl::StatusOr<HttpSourceCheck> VerifyHelmRepository(absl::string_view url_text,
+                                                     const HttpSourceCredentials& credentials,
+                                                     const HttpSourceOptions& options,
+                                                     Cancellation* cancel) {
+  ASSIGN_OR_RETURN(Url url, HelmUrl(url_text));
+  std::string prefix = absl::StrCat("helm repository \"", url.display, "\"");
   std::string path_prefix = url.rest;
   while (!path_prefix.empty() && path_prefix.back() == '/') path_prefix.pop_back();
   std::string origin_and_prefix = HttpsOrigin(url) + path_prefix;
@@ -265,12 +286,8 @@ absl::StatusOr<HttpSourceCheck> VerifyOciRegistry(absl::string_view url_text,
                                                   const HttpSourceCredentials& credentials,
                                                   const HttpSourceOptions& options,
                                                   Cancellation* cancel) {
-  ASSIGN_OR_RETURN(Url url, ParseUrl(url_text));
+  ASSIGN_OR_RETURN(Url url, OciUrl(url_text));
   std::string prefix = absl::StrCat("oci registry \"", url.display, "\"");
-  if (url.scheme != "oci" && url.scheme != "https") {
-    return UnsupportedError(
-        absl::StrCat(prefix, ": only oci:// and https:// URLs are supported"));
-  }
   std::string origin = HttpsOrigin(url);
   std::string what = absl::StrCat(prefix, ": GET ", origin, "/v2/");
   ASSIGN_OR_RETURN(HttpResponse response, Fetch(origin, "/v2/", what, credentials, options,

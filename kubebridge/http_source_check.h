@@ -50,6 +50,13 @@ struct HttpSourceCheck {
   std::vector<std::string> notes;
 };
 
+// The checks of VerifyHelmRepository and VerifyOciRegistry that depend only on `url`, made
+// before anything is read or sent, so that callers can run them before fetching credentials.
+// Errors: the verify steps' UnsupportedError cases (below) for the URL: scheme, host, port;
+// for Helm, a query or fragment.
+absl::Status CheckHelmRepositoryUrl(absl::string_view url);
+absl::Status CheckOciRegistryUrl(absl::string_view url);
+
 // Errors (messages name the URL without userinfo, never a credential): UnsupportedError
 // when the URL is not https:// (Helm) or not oci:// or https:// (OCI), has no host or a
 // bad port, or (Helm) a query or fragment; kUnauthenticated for 401 (Helm);

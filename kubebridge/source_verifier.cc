@@ -47,6 +47,8 @@ class Reader {
     return resolver_->Resolve(ns_, ref, default_key, cancel_);
   }
 
+  const std::string& ns() const { return ns_; }
+
   std::string Describe(const v1::ObjectKeyRef& ref, absl::string_view default_key) const {
     return absl::StrCat(ref.kind(), " \"", ns_, "/", ref.name(), "\" key \"",
                         ref.key().empty() ? default_key : ref.key(), "\"");
@@ -80,42 +82,72 @@ absl::Status MissingBlock(absl::string_view type, absl::string_view block) {
       absl::StrCat("auth.type \"", type, "\" needs the auth.", block, " block"));
 }
 
-// Checks the auth type against `kind` and reads its credentials.
+// Checks the auth type and its block against `kind`; reads nothing.
 // Errors: UnsupportedError for an unknown type, sshKey outside Git, a missing block or a
-// missing known_hosts reference; the resolver's errors for unreadable Secrets/ConfigMaps.
-absl::StatusOr<AuthData> ReadAuth(const v1::SourceAuth& auth, v1::SourceKind kind,
-                                  Reader& reader) {
-  AuthData data;
-  data.type = auth.type();
-  if (data.type == kSourceAuthNone) return data;
-  if (data.type == kSourceAuthBasic) {
-    if (!auth.has_basic()) return MissingBlock(data.type, "basic");
-    ASSIGN_OR_RETURN(data.username, reader.SecretKey(auth.basic().secret_name(), "username"));
-    ASSIGN_OR_RETURN(data.password, reader.SecretKey(auth.basic().secret_name(), "password"));
-    return data;
+// missing known_hosts reference.
+absl::Status CheckAuth(const v1::SourceAuth& auth, v1::SourceKind kind) {
+  const std::string& type = auth.type();
+  if (type == kSourceAuthNone) return absl::OkStatus();
+  if (type == kSourceAuthBasic) {
+    return auth.has_basic() ? absl::OkStatus() : MissingBlock(type, "basic");
   }
-  if (data.type == kSourceAuthBearer) {
-    if (!auth.has_bearer()) return MissingBlock(data.type, "bearer");
-    ASSIGN_OR_RETURN(std::string token, reader.SecretKey(auth.bearer().secret_name(), "token"));
-    // Secrets made from files often end in a newline, which is no part of the token.
-    data.token = std::string(absl::StripAsciiWhitespace(token));
-    return data;
+  if (type == kSourceAuthBearer) {
+    return auth.has_bearer() ? absl::OkStatus() : MissingBlock(type, "bearer");
   }
-  if (data.type != kSourceAuthSshKey) {
-    return UnsupportedError(absl::StrCat("auth.type \"", data.type, "\" is not supported (",
-                                         kSupportedTypes, ")", CaseHint(data.type)));
+  if (type != kSourceAuthSshKey) {
+    return UnsupportedError(absl::StrCat("auth.type \"", type, "\" is not supported (",
+                                         kSupportedTypes, ")", CaseHint(type)));
   }
   if (kind != v1::SOURCE_KIND_GIT) {
     return UnsupportedError(absl::StrCat("auth.type \"sshKey\" is not supported for ",
                                          kind == v1::SOURCE_KIND_HELM ? "Helm" : "OCI",
                                          " sources (none, basic, bearer)"));
   }
-  if (!auth.has_ssh_key()) return MissingBlock(data.type, "sshKey");
-  const v1::SshKeySourceAuth& ssh = auth.ssh_key();
-  if (!ssh.has_known_hosts_ref()) {
+  if (!auth.has_ssh_key()) return MissingBlock(type, "sshKey");
+  if (!auth.ssh_key().has_known_hosts_ref()) {
     return UnsupportedError(
         "auth.sshKey.knownHostsRef is required: there is no mode that skips the host key check");
   }
+  return absl::OkStatus();
+}
+
+// The kind of Git credentials of a (CheckAuth-checked) auth type.
+GitCredentials::Kind GitKind(absl::string_view type) {
+  if (type == kSourceAuthBasic) return GitCredentials::Kind::kBasic;
+  if (type == kSourceAuthBearer) return GitCredentials::Kind::kBearer;
+  if (type == kSourceAuthSshKey) return GitCredentials::Kind::kSshKey;
+  return GitCredentials::Kind::kNone;
+}
+
+// Checks the URL against the kind and the auth type (scheme, host, port; SSH or not); reads
+// nothing. Errors: those of CheckGitRemote, CheckHelmRepositoryUrl and CheckOciRegistryUrl.
+absl::Status CheckUrl(const v1::SourceSpec& source) {
+  if (source.kind() == v1::SOURCE_KIND_GIT) {
+    return CheckGitRemote(source.url(), GitKind(source.auth().type()));
+  }
+  return source.kind() == v1::SOURCE_KIND_HELM ? CheckHelmRepositoryUrl(source.url())
+                                               : CheckOciRegistryUrl(source.url());
+}
+
+// Reads the credentials of a (CheckAuth-checked) auth block.
+// Errors: the resolver's errors for unreadable Secrets/ConfigMaps; kInvalidArgument when an
+// sshKey Secret has no "password" key and its identity is protected by a passphrase.
+absl::StatusOr<AuthData> ReadAuth(const v1::SourceAuth& auth, Reader& reader) {
+  AuthData data;
+  data.type = auth.type();
+  if (data.type == kSourceAuthBasic) {
+    ASSIGN_OR_RETURN(data.username, reader.SecretKey(auth.basic().secret_name(), "username"));
+    ASSIGN_OR_RETURN(data.password, reader.SecretKey(auth.basic().secret_name(), "password"));
+    return data;
+  }
+  if (data.type == kSourceAuthBearer) {
+    ASSIGN_OR_RETURN(std::string token, reader.SecretKey(auth.bearer().secret_name(), "token"));
+    // Secrets made from files often end in a newline, which is no part of the token.
+    data.token = std::string(absl::StripAsciiWhitespace(token));
+    return data;
+  }
+  if (data.type != kSourceAuthSshKey) return data;
+  const v1::SshKeySourceAuth& ssh = auth.ssh_key();
   ASSIGN_OR_RETURN(data.identity, reader.SecretKey(ssh.secret_name(), "identity"));
   // The Secret was just read, so kNotFound here means it has no "password" key: the
   // identity has no passphrase.
@@ -124,9 +156,15 @@ absl::StatusOr<AuthData> ReadAuth(const v1::SourceAuth& auth, v1::SourceKind kin
     data.passphrase = *std::move(passphrase);
   } else if (!absl::IsNotFound(passphrase.status())) {
     return passphrase.status();
+  } else if (SshPrivateKeyIsEncrypted(data.identity)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Secret \"", reader.ns(), "/", ssh.secret_name(),
+        "\": key \"identity\" holds a passphrase-protected private key, and the Secret has no "
+        "\"password\" key with its passphrase"));
   }
-  ASSIGN_OR_RETURN(data.known_hosts, reader.ObjectKey(ssh.known_hosts_ref(), "known_hosts"));
-  data.known_hosts_origin = reader.Describe(ssh.known_hosts_ref(), "known_hosts");
+  ASSIGN_OR_RETURN(data.known_hosts,
+                   reader.ObjectKey(ssh.known_hosts_ref(), kKnownHostsDefaultKey));
+  data.known_hosts_origin = reader.Describe(ssh.known_hosts_ref(), kKnownHostsDefaultKey);
   return data;
 }
 
@@ -134,10 +172,10 @@ absl::StatusOr<AuthData> ReadAuth(const v1::SourceAuth& auth, v1::SourceKind kin
 // Errors: the resolver's; kInvalidArgument when the referenced value is empty.
 absl::StatusOr<std::string> ReadCa(const v1::SourceTls& tls, Reader& reader) {
   if (!tls.has_ca_public_cert_ref()) return std::string();
-  ASSIGN_OR_RETURN(std::string ca, reader.ObjectKey(tls.ca_public_cert_ref(), "ca.crt"));
+  ASSIGN_OR_RETURN(std::string ca, reader.ObjectKey(tls.ca_public_cert_ref(), kCaDefaultKey));
   if (ca.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "tls.caPublicCertRef: ", reader.Describe(tls.ca_public_cert_ref(), "ca.crt"),
+        "tls.caPublicCertRef: ", reader.Describe(tls.ca_public_cert_ref(), kCaDefaultKey),
         " is empty"));
   }
   return ca;
@@ -146,13 +184,12 @@ absl::StatusOr<std::string> ReadCa(const v1::SourceTls& tls, Reader& reader) {
 absl::Status VerifyGit(const v1::SourceSpec& source, const AuthData& auth,
                        GitVerifyOptions options, Cancellation* cancel, SourceVerification& out) {
   GitCredentials credentials;
+  credentials.kind = GitKind(auth.type);
   KnownHosts known_hosts;
   if (auth.type == kSourceAuthBasic) {
-    credentials.kind = GitCredentials::Kind::kBasic;
     credentials.username = auth.username;
     credentials.password = auth.password;
   } else if (auth.type == kSourceAuthBearer) {
-    credentials.kind = GitCredentials::Kind::kBearer;
     credentials.token = auth.token;
   } else if (auth.type == kSourceAuthSshKey) {
     std::vector<std::string> warnings;
@@ -162,7 +199,6 @@ absl::Status VerifyGit(const v1::SourceSpec& source, const AuthData& auth,
     }
     if (!parsed.ok()) return Annotate(parsed.status(), auth.known_hosts_origin);
     known_hosts = *std::move(parsed);
-    credentials.kind = GitCredentials::Kind::kSshKey;
     credentials.private_key = auth.identity;
     credentials.passphrase = auth.passphrase;
     credentials.known_hosts = &known_hosts;
@@ -206,8 +242,12 @@ absl::Status Run(SecretResolver* resolver, const SourceVerifierOptions& verifier
                                          name.empty() ? absl::StrCat(source.kind()) : name,
                                          " is not supported (Git, Helm, OCI)"));
   }
+  // Everything the spec alone decides comes before any read, so that a spec that cannot work
+  // is Unsupported whether or not its Secrets exist.
+  RETURN_IF_ERROR(CheckAuth(source.auth(), source.kind()));
+  RETURN_IF_ERROR(CheckUrl(source));
   Reader reader(resolver, source.namespace_(), cancel);
-  ASSIGN_OR_RETURN(AuthData auth, ReadAuth(source.auth(), source.kind(), reader));
+  ASSIGN_OR_RETURN(AuthData auth, ReadAuth(source.auth(), reader));
   ASSIGN_OR_RETURN(std::string ca_pem, ReadCa(source.tls(), reader));
   bool insecure = source.tls().insecure_skip_verify();
   if (source.kind() == v1::SOURCE_KIND_GIT) {

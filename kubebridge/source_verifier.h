@@ -2,17 +2,24 @@
 // classifies the outcome (domain/convoy-cluster-auth.md, "Source authentication", "SSH host
 // keys", "TLS"; docs/connections.md, "Sources").
 //
-// Steps: resolve the auth type ("none", "basic", "bearer", "sshKey"; anything else, or a
-// type without its block, is Unsupported; sshKey only for Git and it requires
-// known_hosts_ref), read the Secrets and ConfigMaps from the source's namespace with the
-// SecretResolver (keys: username/password, token, identity/password, known_hosts default
-// "known_hosts", ca.crt default for caPublicCertRef; a missing "password" key means an
-// identity without passphrase; a token loses surrounding whitespace such as the newline of
-// a Secret made from a file; an empty CA bundle fails), then run ListRemoteRefs,
-// VerifyHelmRepository or VerifyOciRegistry. known_hosts parse warnings become notes.
+// Steps:
+//  1. what the spec alone decides, before anything is read: the auth type ("none", "basic",
+//     "bearer", "sshKey"; anything else, or a type without its block, is Unsupported;
+//     sshKey only for Git and it requires known_hosts_ref), and the URL against the kind and
+//     the type (CheckGitRemote: scheme, host, port, sshKey exactly for SSH URLs;
+//     CheckHelmRepositoryUrl; CheckOciRegistryUrl);
+//  2. read the Secrets and ConfigMaps from the source's namespace with the SecretResolver
+//     (keys: username/password, token, identity/password, known_hosts default
+//     "known_hosts", ca.crt default for caPublicCertRef; a missing "password" key means an
+//     identity without passphrase, and fails when the identity is protected by one
+//     (SshPrivateKeyIsEncrypted); a token loses surrounding whitespace such as the newline
+//     of a Secret made from a file; an empty CA bundle fails);
+//  3. run ListRemoteRefs, VerifyHelmRepository or VerifyOciRegistry. known_hosts parse
+//     warnings become notes.
 // Outcome reasons: Verified; Unsupported (never retry: unknown type or kind, missing block
-// or known_hosts_ref, unsupported scheme, known_hosts without a usable entry); VerifyFailed
-// for everything else (retry), including a Secret that cannot be read.
+// or known_hosts_ref, unsupported scheme or credentials for the scheme, known_hosts without
+// a usable entry); VerifyFailed for everything else (retry), including a Secret that cannot
+// be read.
 //
 // Thread-safety: Verify may run concurrently.
 #pragma once
@@ -32,6 +39,11 @@ inline constexpr char kSourceAuthNone[] = "none";
 inline constexpr char kSourceAuthBasic[] = "basic";
 inline constexpr char kSourceAuthBearer[] = "bearer";
 inline constexpr char kSourceAuthSshKey[] = "sshKey";
+
+// The data key read when SshKeySourceAuth.known_hosts_ref names none.
+inline constexpr char kKnownHostsDefaultKey[] = "known_hosts";
+// The data key read when SourceTls.ca_public_cert_ref names none.
+inline constexpr char kCaDefaultKey[] = "ca.crt";
 
 struct SourceVerification {
   // kReasonVerified, kReasonVerifyFailed or kReasonUnsupported (connection_errors.h).

@@ -8,6 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/dns_label.h"
+#include "common/quote_cut.h"
 #include "common/status_macros.h"
 
 namespace credledger::projections {
@@ -18,6 +19,8 @@ constexpr char kOpNotIn[] = "NotIn";
 constexpr char kOpExists[] = "Exists";
 constexpr char kOpDoesNotExist[] = "DoesNotExist";
 constexpr size_t kMaxLabelChars = 63;
+// Longest part of a refused value quoted in an error.
+constexpr size_t kShownBytes = 70;
 
 absl::Status Invalid(absl::string_view field, absl::string_view rule) {
   return absl::InvalidArgumentError(absl::StrCat(field, ": ", rule));
@@ -39,8 +42,8 @@ constexpr char kLabelShapeRule[] =
 
 absl::Status ValidateLabelValue(absl::string_view field, absl::string_view value) {
   if (value.empty() || LabelNameShape(value)) return absl::OkStatus();
-  return Invalid(field, absl::StrCat("\"", value.substr(0, 70), "\" is not a label value (",
-                                     kLabelShapeRule, ")"));
+  return Invalid(field, absl::StrCat(common::QuoteCut(value, kShownBytes),
+                                     " is not a label value (", kLabelShapeRule, ")"));
 }
 
 // A label key: an optional DNS-1123 subdomain prefix and '/', then a name.
@@ -54,8 +57,10 @@ absl::Status ValidateQualifiedName(absl::string_view field, absl::string_view ke
     name = key.substr(slash + 1);
   }
   if (LabelNameShape(name)) return absl::OkStatus();
-  return Invalid(field, absl::StrCat("\"", key.substr(0, 70), "\" is not a label key (an optional ",
-                                     "DNS-1123 subdomain and '/', then ", kLabelShapeRule, ")"));
+  return Invalid(field, absl::StrCat(common::QuoteCut(key, kShownBytes),
+                                     " is not a label key (an optional DNS-1123 subdomain and "
+                                     "'/', then ",
+                                     kLabelShapeRule, ")"));
 }
 
 absl::Status ValidateRequirement(absl::string_view field, const v1::LabelSelectorRequirement& r) {
@@ -70,9 +75,9 @@ absl::Status ValidateRequirement(absl::string_view field, const v1::LabelSelecto
       return Invalid(absl::StrCat(field, ".values"), absl::StrCat("must be empty for ", op));
     }
   } else {
-    return Invalid(
-        absl::StrCat(field, ".operator"),
-        absl::StrCat("\"", op.substr(0, 70), "\" is not one of In, NotIn, Exists, DoesNotExist"));
+    return Invalid(absl::StrCat(field, ".operator"),
+                   absl::StrCat(common::QuoteCut(op, kShownBytes),
+                                " is not one of In, NotIn, Exists, DoesNotExist"));
   }
   for (int j = 0; j < r.values_size(); ++j) {
     RETURN_IF_ERROR(ValidateLabelValue(absl::StrCat(field, ".values[", j, "]"), r.values(j)));

@@ -120,4 +120,15 @@ void EvolveCluster(v1::ClusterState& state, const v1::Event& event, const EventP
   state.set_seq(at.seq);
 }
 
+absl::Status RequireActiveCluster(const v1::ClusterState& state) {
+  switch (state.phase()) {
+    case v1::ClusterState::PHASE_ACTIVE:
+      return absl::OkStatus();
+    case v1::ClusterState::PHASE_DEREGISTERED:
+      return absl::NotFoundError("deregistered; register it again to use it");
+    default:
+      return absl::NotFoundError("not registered");
+  }
+}
+
 }  // namespace credledger::projections

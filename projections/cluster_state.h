@@ -15,6 +15,7 @@
 
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "credledger/v1/events.pb.h"
 #include "credledger/v1/state.pb.h"
@@ -27,6 +28,12 @@ inline constexpr char kReasonProbePending[] = "ProbePending";
 
 // "cluster/<name>".
 std::string ClusterStream(absl::string_view name);
+
+// OK when `state` is an active cluster (registered, not deregistered): what mirrors, probes
+// and deregistration need. Errors: kNotFound "not registered" for a cluster never
+// registered (PHASE_UNSPECIFIED), "deregistered; register it again to use it" for a
+// deregistered one (`cluster get` still answers it). Callers prefix the cluster's name.
+absl::Status RequireActiveCluster(const v1::ClusterState& state);
 
 // Folds `event` (of the cluster's stream, at `at`) into `state`. Events of other streams'
 // kinds leave it unchanged. ClusterRegistered starts a new incarnation (state reset);

@@ -13,6 +13,7 @@
 #include "audit/export_format.h"
 #include "audit/signed_records.h"
 #include "common/dns_label.h"
+#include "common/quote_cut.h"
 #include "common/status_macros.h"
 #include "projections/credential_lifetimes.h"
 #include "projections/credential_projector.h"
@@ -33,6 +34,8 @@ namespace {
 
 // Events per read transaction.
 constexpr int kPage = 512;
+// Longest part of a refused event type quoted in an error.
+constexpr size_t kShownTypeBytes = 80;
 // A response batch is sent once it holds this many bytes of stored event data.
 constexpr size_t kBatchBytes = 1 << 20;
 constexpr int32_t kDefaultTimelineLimit = 1000;
@@ -103,9 +106,10 @@ absl::Status ValidateFilter(const v1::ExportFilter& filter, const store::EventCo
   }
   for (int i = 0; i < filter.types_size(); ++i) {
     if (!codec.known_types().contains(filter.types(i))) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "filter.types[", i, "]: unknown event type \"", filter.types(i),
-          "\" (fully qualified, for example \"credledger.v1.CredentialIssued\")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("filter.types[", i, "]: unknown event type ",
+                       common::QuoteCut(filter.types(i), kShownTypeBytes),
+                       " (fully qualified, for example \"credledger.v1.CredentialIssued\")"));
     }
   }
   return absl::OkStatus();

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "projections/cluster_state.h"
 #include "projections/proto_time.h"
 #include "service/cluster_validation.h"
 #include "service/target_api.h"
@@ -17,8 +18,13 @@ namespace {
 constexpr char kNoProbeMessage[] =
     "probing a cluster requires a home cluster connection (--kubeconfig or in-cluster)";
 
-absl::Status NotRegistered(absl::string_view name) {
-  return absl::NotFoundError(absl::StrCat("cluster \"", name, "\": not registered"));
+// OK when `known` (the cluster's state, nullopt when it has no events) is an active cluster;
+// otherwise NotFound in the decider's words, prefixed with the name.
+absl::Status RequireActive(absl::string_view name, const std::optional<v1::ClusterState>& known) {
+  const absl::Status active =
+      projections::RequireActiveCluster(known.value_or(v1::ClusterState()));
+  if (active.ok()) return active;
+  return absl::NotFoundError(absl::StrCat("cluster \"", name, "\": ", active.message()));
 }
 
 }  // namespace
@@ -89,7 +95,10 @@ absl::StatusOr<v1::ClusterChangeResponse> ClusterApi::RegisterCluster(
   RETURN_IF_ERROR(ValidateClientRequestId(request.request_id(), kMaxRequestIdBytes));
   RETURN_IF_ERROR(ValidateClusterSpec(request.spec()));
   ASSIGN_OR_RETURN(const std::string resolved, ResolveActor(actor));
-  return Run(service::RegisterCluster{request.spec()}, request.name(), KeyOf(request),
+  // One spec written two ways is one request: its digest is that of the normalized spec.
+  v1::RegisterClusterRequest normalized = request;
+  *normalized.mutable_spec() = NormalizedClusterSpec(request.spec());
+  return Run(service::RegisterCluster{normalized.spec()}, request.name(), KeyOf(normalized),
              resolved);
 }
 
@@ -109,10 +118,7 @@ absl::StatusOr<v1::GetClusterResponse> ClusterApi::ProbeCluster(
     const v1::ProbeClusterRequest& request, kubebridge::Cancellation* cancel) {
   RETURN_IF_ERROR(ValidateClusterName("name", request.name()));
   if (!probe_) return absl::FailedPreconditionError(kNoProbeMessage);
-  std::optional<v1::ClusterState> known = projector_->GetCluster(request.name());
-  if (!known.has_value() || known->phase() != v1::ClusterState::PHASE_ACTIVE) {
-    return NotRegistered(request.name());
-  }
+  RETURN_IF_ERROR(RequireActive(request.name(), projector_->GetCluster(request.name())));
   kubebridge::Cancellation never;  // stands in for a null `cancel`
   ASSIGN_OR_RETURN(v1::ClusterState probed,
                    probe_(request.name(), cancel != nullptr ? cancel : &never));
@@ -126,7 +132,7 @@ absl::StatusOr<v1::GetClusterResponse> ClusterApi::GetCluster(
     const v1::GetClusterRequest& request) const {
   RETURN_IF_ERROR(ValidateClusterName("name", request.name()));
   std::optional<v1::ClusterState> state = projector_->GetCluster(request.name());
-  if (!state.has_value()) return NotRegistered(request.name());
+  if (!state.has_value()) return RequireActive(request.name(), std::nullopt);
   v1::GetClusterResponse response;
   *response.mutable_cluster() = View(*std::move(state));
   return response;

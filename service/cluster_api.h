@@ -8,7 +8,9 @@
 // (printable ASCII, at most 128 bytes, not "credledger:"-prefixed), the actor and its own
 // fields (ValidateClusterSpec) before anything is appended; runs the command with the time
 // from the injected clock; then waits (bounded) until the projector has folded the
-// command's events, so that a read after the call reflects it.
+// command's events, so that a read after the call reflects it. RegisterCluster decides on
+// NormalizedClusterSpec(spec) and keys the request (RequestKey) by the request with that
+// spec, so that one spec written two ways is one spec and one request.
 //
 // DeregisterCluster asks the identity projector which active identities name the cluster in
 // spec.cluster and hands them to the decider, which refuses while there are any.
@@ -73,8 +75,9 @@ class ClusterApi {
   // Errors: see the file comment; per-RPC rules in api.proto.
   absl::StatusOr<v1::ClusterChangeResponse> RegisterCluster(
       const v1::RegisterClusterRequest& request, absl::string_view actor);
-  // Errors additionally: kNotFound when the cluster is not active; kFailedPrecondition
-  // naming the identities whose spec.cluster is this cluster.
+  // Errors additionally: kNotFound when the cluster is not active (`cluster "<name>":
+  // deregistered; ...` or `... not registered`); kFailedPrecondition naming the identities
+  // whose spec.cluster is this cluster.
   absl::StatusOr<v1::ClusterChangeResponse> DeregisterCluster(
       const v1::DeregisterClusterRequest& request, absl::string_view actor);
 
@@ -82,8 +85,8 @@ class ClusterApi {
   // changed, and returns its view. A failed probe is not an error: it is the Reachable
   // condition. `cancel` (may be null) ends the probe early.
   // Errors: kInvalidArgument (name); kFailedPrecondition without a probe function;
-  // kNotFound when the cluster is not active; the probe function's errors (kUnavailable
-  // when the log cannot be written, kCancelled).
+  // kNotFound when the cluster is not active (worded as for DeregisterCluster); the probe
+  // function's errors (kUnavailable when the log cannot be written, kCancelled).
   absl::StatusOr<v1::GetClusterResponse> ProbeCluster(const v1::ProbeClusterRequest& request,
                                                       kubebridge::Cancellation* cancel);
 

@@ -17,6 +17,7 @@
 #include "kubebridge/connection_errors.h"
 #include "service/client_command.h"
 #include "service/cluster_printer.h"
+#include "service/cluster_validation.h"
 #include "service/spec_file.h"
 #include "service/yaml_fields.h"
 
@@ -215,6 +216,9 @@ absl::Status CheckAuthBlockFlags(const ClusterSpecFlags& flags) {
         "--auth-type: required with --connection-mode agentless (kubeconfig, token, "
         "clientCert or execPlugin)");
   }
+  // Before the block flags: `--auth-type Token --token-secret t` is a misspelt type, not a
+  // token flag given with another type.
+  RETURN_IF_ERROR(ValidateAuthTypeCase("--auth-type", flags.auth_type));
   for (const AuthBlockFlag& block : kAuthBlockFlags) {
     if (!(flags.*block.value).empty() && flags.auth_type != block.type) {
       return absl::InvalidArgumentError(
@@ -292,13 +296,16 @@ class RegisterCommand final : public ClusterMutation<v1::RegisterClusterRequest>
     flags.Add("namespace", &spec_flags_.namespace_name,
               "namespace of the home cluster holding the referenced Secrets and ConfigMaps "
               "(required for agentless)");
-    flags.Add("api-server", &spec_flags_.api_server, "https:// URL of the cluster's API server");
+    flags.Add("api-server", &spec_flags_.api_server,
+              "https:// URL of the cluster's API server, without query or fragment (required "
+              "with --auth-type token, clientCert and execPlugin)");
     flags.Add("ca-ref", &spec_flags_.ca_ref,
               "CA bundle of the API server: <kind>/<name>[/<key>] (Secret or ConfigMap; key "
               "default ca.crt)");
     flags.Add("auth-type", &spec_flags_.auth_type,
-              "kubeconfig, token, clientCert or execPlugin; only its own block flags are "
-              "allowed (other types take none, and are accepted and reported as Unsupported)");
+              "kubeconfig, token, clientCert or execPlugin (case-sensitive); only its own "
+              "block flags are allowed (other types take none, and are accepted and reported "
+              "as Unsupported)");
     flags.Add("kubeconfig-secret", &spec_flags_.kubeconfig_secret,
               "kubeconfig auth: <name>[/<key>] of the Secret holding it (key default value)");
     flags.Add("token-secret", &spec_flags_.token_secret,
@@ -306,7 +313,8 @@ class RegisterCommand final : public ClusterMutation<v1::RegisterClusterRequest>
     flags.Add("client-cert-secret", &spec_flags_.client_cert_secret,
               "clientCert auth: name of the Secret with tls.crt and tls.key");
     flags.Add("exec-url", &spec_flags_.exec_url,
-              "execPlugin auth: https:// URL of the credential provider");
+              "execPlugin auth: https:// URL of the credential provider, without query or "
+              "fragment (the spec is recorded in the log)");
     flags.Add("exec-ca-ref", &spec_flags_.exec_ca_ref,
               "execPlugin auth: CA of the provider, <kind>/<name>[/<key>]");
     flags.Add("exec-token-secret", &spec_flags_.exec_token_secret,
@@ -467,12 +475,22 @@ absl::StatusOr<v1::ClusterSpec> ClusterSpecFromFlags(const ClusterSpecFlags& fla
     }
     return spec;
   }
+  if (flags.namespace_name.empty()) {
+    return absl::InvalidArgumentError(
+        "--namespace: required with --connection-mode agentless (the namespace of the home "
+        "cluster holding the referenced Secrets and ConfigMaps)");
+  }
   v1::AgentlessConnection& agentless = *spec.mutable_agentless();
   agentless.set_server(flags.api_server);
   if (!flags.ca_ref.empty()) {
     ASSIGN_OR_RETURN(*agentless.mutable_ca_ref(), ObjectKeyRefFlag("--ca-ref", flags.ca_ref));
   }
   RETURN_IF_ERROR(AuthFromFlags(flags, *agentless.mutable_auth()));
+  if (flags.api_server.empty() && AuthTypeNeedsServer(flags.auth_type)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--api-server: required with --auth-type ", flags.auth_type, " (the https:// URL of "
+        "the cluster's API server)"));
+  }
   return spec;
 }
 

@@ -75,11 +75,13 @@ struct ClusterSpecFlags {
 // --exec-token-secret for execPlugin; another type (accepted, and reported Unsupported by the
 // service) takes none of them. Names, keys and URLs are checked by the server.
 // Errors: kInvalidArgument naming the flag: --connection-mode missing or neither inCluster
-// nor agentless; an agentless-only flag with inCluster; --auth-type missing with agentless;
-// a block flag of another type than --auth-type ("--client-cert-secret: only with
-// --auth-type clientCert"); the block flag a known type requires missing ("--token-secret:
-// required with --auth-type token"); a reference not of the shape "<kind>/<name>[/<key>]"
-// or "<name>[/<key>]".
+// nor agentless; an agentless-only flag with inCluster; --namespace or --auth-type missing
+// with agentless; --auth-type a known type in another case ("Token": ValidateAuthTypeCase's
+// did-you-mean, checked before the block flags); a block flag of another type than
+// --auth-type ("--client-cert-secret: only with --auth-type clientCert"); the block flag a
+// known type requires missing ("--token-secret: required with --auth-type token");
+// --api-server missing with a type that needs it (AuthTypeNeedsServer); a reference not of
+// the shape "<kind>/<name>[/<key>]" or "<name>[/<key>]".
 absl::StatusOr<v1::ClusterSpec> ClusterSpecFromFlags(const ClusterSpecFlags& flags);
 
 // Parses a spec file (format in the file comment) with the rules of spec_file.h: size

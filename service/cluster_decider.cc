@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "kubebridge/connection_errors.h"
+#include "projections/cluster_state.h"
 #include "projections/proto_time.h"
 #include "service/cluster_validation.h"
 
@@ -24,13 +25,6 @@ struct Namer {
   const char* operator()(const DeregisterCluster&) const { return "DeregisterCluster"; }
   const char* operator()(const RecordProbe&) const { return "RecordProbe"; }
 };
-
-absl::Status RequireActive(const ClusterState& state) {
-  if (state.phase() != ClusterState::PHASE_ACTIVE) {
-    return absl::NotFoundError("not registered");
-  }
-  return absl::OkStatus();
-}
 
 // A probe outcome as the bridge reports it (events.proto, ClusterProbed).
 absl::Status ValidateProbe(const v1::ClusterProbed& probe) {
@@ -69,26 +63,33 @@ class Decision {
 
   absl::StatusOr<std::vector<Event>> operator()(const RegisterCluster& c) const {
     RETURN_IF_ERROR(ValidateClusterSpec(c.spec));
+    // Recorded and compared with the defaults written out, also those of a spec recorded
+    // before specs were normalized, so that one spec written two ways changes nothing.
+    v1::ClusterSpec spec = NormalizedClusterSpec(c.spec);
     Event e;
     if (state_.phase() != ClusterState::PHASE_ACTIVE) {
       v1::ClusterRegistered* registered = e.mutable_cluster_registered();
       registered->set_name(context_.cluster);
-      *registered->mutable_spec() = c.spec;
+      *registered->mutable_spec() = std::move(spec);
       return Events(std::move(e));
     }
-    if (MessageDifferencer::Equals(state_.spec(), c.spec)) return std::vector<Event>();
-    *e.mutable_cluster_spec_changed()->mutable_spec() = c.spec;
+    if (MessageDifferencer::Equals(NormalizedClusterSpec(state_.spec()), spec)) {
+      return std::vector<Event>();
+    }
+    *e.mutable_cluster_spec_changed()->mutable_spec() = std::move(spec);
     return Events(std::move(e));
   }
 
   absl::StatusOr<std::vector<Event>> operator()(const DeregisterCluster& c) const {
-    RETURN_IF_ERROR(RequireActive(state_));
+    RETURN_IF_ERROR(projections::RequireActiveCluster(state_));
     if (!c.identities.empty()) {
       const bool one = c.identities.size() == 1;
       return absl::FailedPreconditionError(absl::StrCat(
           one ? "identity " : "identities ", absl::StrJoin(c.identities, ", "),
-          one ? " mirrors into it; change its spec.cluster or delete it first"
-              : " mirror into it; change their spec.cluster or delete them first"));
+          one ? " mirrors into it; unbind its namespaces and, once its mirrors are "
+                "removed, delete it or change its spec.cluster"
+              : " mirror into it; unbind their namespaces and, once their mirrors are "
+                "removed, delete them or change their spec.cluster"));
     }
     Event e;
     e.mutable_cluster_deregistered();
@@ -96,7 +97,7 @@ class Decision {
   }
 
   absl::StatusOr<std::vector<Event>> operator()(const RecordProbe& c) const {
-    RETURN_IF_ERROR(RequireActive(state_));
+    RETURN_IF_ERROR(projections::RequireActiveCluster(state_));
     RETURN_IF_ERROR(ValidateProbe(c.probe));
     if (c.probe.spec_version() != state_.spec_version()) return std::vector<Event>();
     const bool stale =

@@ -61,7 +61,8 @@ struct ClusterCommandContext {
 // Decides `command` against `state`:
 //   RegisterCluster    ClusterRegistered{name, spec} when never registered or deregistered
 //                      (a new incarnation); nothing when active with the same spec;
-//                      ClusterSpecChanged{spec} when active with another spec.
+//                      ClusterSpecChanged{spec} when active with another spec. Specs are
+//                      recorded and compared as NormalizedClusterSpec (cluster_validation.h).
 //   DeregisterCluster  ClusterDeregistered.
 //   RecordProbe        nothing when probe.spec_version is not the state's spec_version (a
 //                      probe of another spec); ClusterProbed(probe) when the state holds no
@@ -70,7 +71,8 @@ struct ClusterCommandContext {
 //                      recorded probe, or when last_probe_time < now - record_interval;
 //                      nothing otherwise.
 // Errors (no events):
-//   kNotFound            Deregister or RecordProbe of a cluster that is not active.
+//   kNotFound            Deregister or RecordProbe of a cluster that is not active
+//                        ("deregistered; ..." or "not registered").
 //   kFailedPrecondition  Deregister while identities target the cluster (naming them).
 //   kInvalidArgument     an invalid spec (ValidateClusterSpec); a probe whose reason is not
 //                        ProbeSucceeded, ProbeFailed or Unsupported, or that failed yet

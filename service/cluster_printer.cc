@@ -69,9 +69,34 @@ std::string AuthBlockText(const v1::ClusterAuth& auth) {
   return absl::StrCat("no ", type, " block");
 }
 
-std::string ReachableText(const v1::Condition& c) {
+std::string ConditionText(const v1::Condition& c) {
   return absl::StrCat(OrDash(c.status()), "/", OrDash(c.reason()), " (since ",
                       FormatTimestamp(c.last_transition_time(), c.has_last_transition_time()), ")");
+}
+
+bool IsDeregistered(const v1::ClusterState& cluster) {
+  return cluster.phase() == v1::ClusterState::PHASE_DEREGISTERED;
+}
+
+// The Reachable condition of `cluster`; for a deregistered cluster, which is no longer
+// probed, marked as the outcome of the last probe before its deregistration.
+std::string ReachableText(const v1::ClusterState& cluster) {
+  if (!IsDeregistered(cluster)) return ConditionText(cluster.reachable());
+  return absl::StrCat("not probed (deregistered); last probe before: ",
+                      ConditionText(cluster.reachable()));
+}
+
+// The server and CA lines of an agentless spec: kubeconfig auth takes both from the
+// kubeconfig, whatever the spec's own fields say.
+std::string ServerAndCaText(const v1::AgentlessConnection& agentless) {
+  constexpr char kFromKubeconfig[] = "from the kubeconfig";
+  if (agentless.auth().type() == kubebridge::kAuthKubeconfig) {
+    return absl::StrCat(Field("server", kFromKubeconfig), Field("ca", kFromKubeconfig));
+  }
+  return absl::StrCat(Field("server", OrDash(agentless.server())),
+                      Field("ca", agentless.has_ca_ref()
+                                      ? ObjectKeyText(agentless.ca_ref(), kubebridge::kCaDefaultKey)
+                                      : "system trust store"));
 }
 
 }  // namespace
@@ -103,15 +128,11 @@ std::string FormatClusterText(const v1::ClusterView& view) {
   absl::StrAppend(&out, Field("connection", FormatClusterAuth(spec)),
                   Field("namespace", OrDash(spec.namespace_())));
   if (spec.connection_mode() == v1::CLUSTER_CONNECTION_MODE_AGENTLESS) {
-    const v1::AgentlessConnection& agentless = spec.agentless();
-    absl::StrAppend(&out, Field("server", OrDash(agentless.server())),
-                    Field("ca", agentless.has_ca_ref()
-                                    ? ObjectKeyText(agentless.ca_ref(), kubebridge::kCaDefaultKey)
-                                    : "system trust store"));
+    absl::StrAppend(&out, ServerAndCaText(spec.agentless()));
   }
   const v1::Condition& reachable = cluster.reachable();
   absl::StrAppend(
-      &out, Field("reachable", ReachableText(reachable)),
+      &out, Field("reachable", ReachableText(cluster)),
       Field("message", OrDash(reachable.message())),
       Field("server version", OrDash(cluster.server_version())),
       Field("api groups", absl::StrCat(cluster.api_groups_size())),
@@ -150,7 +171,9 @@ std::string FormatClusterTable(const google::protobuf::RepeatedPtrField<v1::Clus
          spec.connection_mode() == v1::CLUSTER_CONNECTION_MODE_AGENTLESS
              ? OrDash(spec.agentless().auth().type())
              : "-",
-         absl::StrCat(OrDash(reachable.status()), "/", OrDash(reachable.reason())),
+         IsDeregistered(cluster)
+             ? "-"
+             : absl::StrCat(OrDash(reachable.status()), "/", OrDash(reachable.reason())),
          OrDash(cluster.server_version()), absl::StrCat(cluster.api_groups_size()),
          FormatTimestamp(view.last_probe_time(), view.has_last_probe_time())});
   }

@@ -23,10 +23,11 @@ std::string ConnectionModeName(v1::ClusterConnectionMode mode);
 std::string FormatClusterAuth(const v1::ClusterSpec& spec);
 
 // A multi-line description of one cluster: a header with name and phase, the spec (mode,
-// namespace, server, CA reference, auth), the Reachable condition (status/reason, message,
-// last transition time), the server version, the number of API groups, the auth type and
-// time of the last probe (the view's, which includes this process's unrecorded probes),
-// registration and update times, and seq.
+// namespace, server, CA reference, auth; with kubeconfig auth, server and CA are "from the
+// kubeconfig"), the Reachable condition (status/reason, message, last transition time; for
+// a deregistered cluster marked as the last probe before deregistration), the server
+// version, the number of API groups, the auth type and time of the last probe (the view's,
+// which includes this process's unrecorded probes), registration and update times, and seq.
 std::string FormatClusterText(const v1::ClusterView& view);
 
 // The answer of a mutating command: "<verb> cluster <name> (seq N)" (or that the request was
@@ -35,10 +36,10 @@ std::string FormatClusterChangeText(absl::string_view verb,
                                     const v1::ClusterChangeResponse& response);
 
 // The table of `cluster list`: a header, then one row per cluster of `views` in order, with
-// name, phase, mode, auth type, Reachable status/reason, server version, number of API
-// groups, last probe time. Each column is as wide as its widest cell (long server versions
-// such as "v1.29.3+k3s1-gke.100" are shown whole), columns are separated by two spaces, and
-// an empty value is "-".
+// name, phase, mode, auth type, Reachable status/reason ("-" for a deregistered cluster,
+// which is no longer probed), server version, number of API groups, last probe time. Each
+// column is as wide as its widest cell (long server versions such as "v1.29.3+k3s1-gke.100"
+// are shown whole), columns are separated by two spaces, and an empty value is "-".
 std::string FormatClusterTable(const google::protobuf::RepeatedPtrField<v1::ClusterView>& views);
 
 }  // namespace credledger::service

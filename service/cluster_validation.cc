@@ -9,6 +9,7 @@
 #include "common/quote_cut.h"
 #include "common/status_macros.h"
 #include "kubebridge/cluster_auth.h"
+#include "kubebridge/static_authenticators.h"
 #include "service/reference_validation.h"
 
 namespace credledger::service {
@@ -24,6 +25,12 @@ absl::Status Invalid(absl::string_view field, absl::string_view rule) {
   return absl::InvalidArgumentError(absl::StrCat(field, ": ", rule));
 }
 
+// The auth types credledger knows by name (built or not): a type that equals one of them
+// but for case is refused as a misspelling.
+constexpr const char* kKnownAuthTypes[] = {kubebridge::kAuthKubeconfig, kubebridge::kAuthToken,
+                                           kubebridge::kAuthClientCert,
+                                           kubebridge::kAuthExecPlugin, kubebridge::kAuthOidc};
+
 absl::Status ValidateAuthType(absl::string_view field, absl::string_view type) {
   if (type.empty()) return Invalid(field, "required");
   bool ok = type.size() <= kMaxAuthTypeBytes && absl::ascii_isalpha(type[0]);
@@ -33,7 +40,7 @@ absl::Status ValidateAuthType(absl::string_view field, absl::string_view type) {
                                        " is not an auth type (1-63 ASCII letters and digits, "
                                        "starting with a letter)"));
   }
-  return absl::OkStatus();
+  return ValidateAuthTypeCase(field, type);
 }
 
 // A SecretKeyRef; an empty key means the reference's documented default.
@@ -118,9 +125,7 @@ absl::Status ValidateAgentless(const v1::ClusterSpec& spec) {
   const v1::AgentlessConnection& agentless = spec.agentless();
   const std::string& type = agentless.auth().type();
   RETURN_IF_ERROR(ValidateAuthType("spec.agentless.auth.type", type));
-  const bool needs_server = type == kubebridge::kAuthToken || type == kubebridge::kAuthClientCert ||
-                            type == kubebridge::kAuthExecPlugin;
-  if (needs_server || !agentless.server().empty()) {
+  if (AuthTypeNeedsServer(type) || !agentless.server().empty()) {
     RETURN_IF_ERROR(ValidateHttpsUrl("spec.agentless.server", agentless.server()));
   }
   if (agentless.has_ca_ref()) {
@@ -129,7 +134,60 @@ absl::Status ValidateAgentless(const v1::ClusterSpec& spec) {
   return ValidateAuthBlocks(agentless.auth());
 }
 
+// Sets `*key` to `default_key` when it is empty.
+void DefaultKey(std::string* key, absl::string_view default_key) {
+  if (key->empty()) *key = std::string(default_key);
+}
+
 }  // namespace
+
+bool AuthTypeNeedsServer(absl::string_view type) {
+  return type == kubebridge::kAuthToken || type == kubebridge::kAuthClientCert ||
+         type == kubebridge::kAuthExecPlugin;
+}
+
+absl::Status ValidateAuthTypeCase(absl::string_view field, absl::string_view type) {
+  for (absl::string_view known : kKnownAuthTypes) {
+    if (type != known && absl::EqualsIgnoreCase(type, known)) {
+      return Invalid(field, absl::StrCat("\"", type,
+                                         "\" is not an auth type; auth types are case-sensitive: "
+                                         "did you mean ",
+                                         known, "?"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+v1::ClusterSpec NormalizedClusterSpec(v1::ClusterSpec spec) {
+  if (!spec.has_agentless()) return spec;
+  v1::AgentlessConnection& agentless = *spec.mutable_agentless();
+  v1::ClusterAuth& auth = *agentless.mutable_auth();
+  if (auth.type() == kubebridge::kAuthKubeconfig) {
+    agentless.clear_server();
+    agentless.clear_ca_ref();
+  }
+  if (agentless.has_ca_ref()) {
+    DefaultKey(agentless.mutable_ca_ref()->mutable_key(), kubebridge::kCaDefaultKey);
+  }
+  if (auth.has_kubeconfig()) {
+    DefaultKey(auth.mutable_kubeconfig()->mutable_secret_ref()->mutable_key(),
+               kubebridge::kKubeconfigDefaultKey);
+  }
+  if (auth.has_token()) {
+    DefaultKey(auth.mutable_token()->mutable_secret_ref()->mutable_key(),
+               kubebridge::kTokenDefaultKey);
+  }
+  if (auth.has_exec_plugin()) {
+    v1::ExecPluginAuth& exec = *auth.mutable_exec_plugin();
+    if (exec.has_ca_ref()) {
+      DefaultKey(exec.mutable_ca_ref()->mutable_key(), kubebridge::kCaDefaultKey);
+    }
+    if (exec.has_token_ref()) {
+      DefaultKey(exec.mutable_token_ref()->mutable_key(), kubebridge::kTokenDefaultKey);
+    }
+  }
+  return spec;
+}
 
 absl::Status ValidateClusterName(absl::string_view field, absl::string_view name) {
   return common::ValidateDnsLabel(field, name);
@@ -146,15 +204,24 @@ absl::Status ValidateHttpsUrl(absl::string_view field, absl::string_view value) 
       return Invalid(field, "must not contain whitespace or control characters");
     }
   }
+  // Checked before anything quotes the value, and never quoted: a query, a fragment or a
+  // userinfo may hold a credential, and the spec is recorded in the log.
+  if (const size_t at = value.find_first_of("?#"); at != absl::string_view::npos) {
+    return Invalid(field, absl::StrCat("must not contain a ",
+                                       value[at] == '?' ? "query (?...)" : "fragment (#...)",
+                                       ": it could carry a credential, and the spec is "
+                                       "recorded in the log"));
+  }
+  const size_t scheme_end = value.find("://");
+  const absl::string_view rest =
+      scheme_end == absl::string_view::npos ? value : value.substr(scheme_end + 3);
+  const absl::string_view authority = rest.substr(0, rest.find('/'));
+  if (absl::StrContains(authority, '@')) {
+    return Invalid(field, "must not contain userinfo (user@ or user:password@)");
+  }
   if (!absl::StartsWithIgnoreCase(value, kHttpsScheme)) {
     return Invalid(field, absl::StrCat(common::QuoteCut(value, kMaxShownBytes),
                                        " is not an https:// URL"));
-  }
-  const absl::string_view rest = value.substr(kHttpsScheme.size());
-  const absl::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
-  if (absl::StrContains(authority, '@')) {
-    // Not quoted: the userinfo may be a password.
-    return Invalid(field, "must not contain userinfo (user@ or user:password@)");
   }
   if (authority.empty() || authority[0] == ':') return Invalid(field, "has no host");
   return absl::OkStatus();

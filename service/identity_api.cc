@@ -34,6 +34,14 @@ v1::IdentitySpec Normalized(v1::IdentitySpec spec) {
   return spec;
 }
 
+// The request key of a create or update request whose spec is `normalized`: two requests
+// that differ only in the order of their lists are the same request.
+template <typename Request>
+RequestKey NormalizedKey(Request request, const v1::IdentitySpec& normalized) {
+  *request.mutable_spec() = normalized;
+  return KeyOf(request);
+}
+
 absl::Status ValidateIdentityName(absl::string_view field, absl::string_view name) {
   return common::ValidateDnsSubdomain(field, name);
 }
@@ -146,10 +154,16 @@ absl::StatusOr<v1::IdentityChangeResponse> IdentityApi::CreateIdentity(
   service::CreateIdentity command;
   command.spec = Normalized(request.spec());
   RETURN_IF_ERROR(projections::ValidateIdentitySpec(command.spec));
-  RETURN_IF_ERROR(CheckCluster(command.spec));
   ASSIGN_OR_RETURN(const std::string resolved, ResolveActor(actor));
-  ASSIGN_OR_RETURN(command.review, ReviewAccess(command.spec.secret_ref(), resolved));
-  return Run(command, request.name(), KeyOf(request), resolved);
+  const RequestKey key = NormalizedKey(request, command.spec);
+  ASSIGN_OR_RETURN(const bool answered, bus_->Answered(command, request.name(), key));
+  // A retry of an answered request is replayed as it was decided then, without checking
+  // the cluster or reviewing access again.
+  if (!answered) {
+    RETURN_IF_ERROR(CheckCluster(command.spec));
+    ASSIGN_OR_RETURN(command.review, ReviewAccess(command.spec.secret_ref(), resolved));
+  }
+  return Run(command, request.name(), key, resolved);
 }
 
 absl::StatusOr<v1::IdentityChangeResponse> IdentityApi::UpdateIdentity(
@@ -159,15 +173,18 @@ absl::StatusOr<v1::IdentityChangeResponse> IdentityApi::UpdateIdentity(
   service::UpdateIdentity command;
   command.spec = Normalized(request.spec());
   RETURN_IF_ERROR(projections::ValidateIdentitySpec(command.spec));
-  RETURN_IF_ERROR(CheckCluster(command.spec));
   ASSIGN_OR_RETURN(const std::string resolved, ResolveActor(actor));
+  const RequestKey key = NormalizedKey(request, command.spec);
+  ASSIGN_OR_RETURN(const bool answered, bus_->Answered(command, request.name(), key));
+  if (answered) return Run(command, request.name(), key, resolved);  // replayed, as in Create
+  RETURN_IF_ERROR(CheckCluster(command.spec));
   // An identity that is not active needs no review: the decider refuses the update.
   ASSIGN_OR_RETURN(const v1::IdentityState current, bus_->LoadState(request.name()));
   if (current.phase() == v1::IdentityState::PHASE_ACTIVE &&
       projections::NeedsAccessReview(current.spec(), command.spec)) {
     ASSIGN_OR_RETURN(command.review, ReviewAccess(command.spec.secret_ref(), resolved));
   }
-  return Run(command, request.name(), KeyOf(request), resolved);
+  return Run(command, request.name(), key, resolved);
 }
 
 absl::StatusOr<v1::IdentityChangeResponse> IdentityApi::DeleteIdentity(

@@ -152,6 +152,10 @@ class SpecCommand final : public IdentityMutation<Request> {
   int Prepare(const std::string& name, Request& request, std::ostream& err) override {
     const FlagSet& flags = *this->flags_;
     request.set_name(name);
+    if (flags.Given("cluster") && spec_flags_.cluster.empty()) {
+      err << "error: --cluster: given but empty; leave it out to mirror into the home cluster\n";
+      return kExitUsage;
+    }
     if (!flags.Given("file")) {
       absl::StatusOr<v1::IdentitySpec> spec = SpecFromFlags(spec_flags_);
       if (!spec.ok()) {

@@ -24,6 +24,13 @@ absl::StatusOr<IdentityCommandResult> IdentityCommandBus::Execute(
                       });
 }
 
+absl::StatusOr<bool> IdentityCommandBus::Answered(const IdentityCommand& command,
+                                                  absl::string_view identity,
+                                                  const RequestKey& request) {
+  return bus_.Answered(projections::IdentityStream(identity), IdentityCommandName(command),
+                       request.id, request.digest);
+}
+
 absl::StatusOr<v1::IdentityState> IdentityCommandBus::LoadState(absl::string_view name) {
   return bus_.LoadState(std::string(name), projections::IdentityStream(name));
 }

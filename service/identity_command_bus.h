@@ -50,6 +50,11 @@ class IdentityCommandBus {
   absl::StatusOr<IdentityCommandResult> Execute(const IdentityCommand& command,
                                                 const IdentityCommandContext& context);
 
+  // True when `request` already answered `command` for identity `identity`, so Execute would
+  // replay it (StreamCommandBus::Answered).
+  absl::StatusOr<bool> Answered(const IdentityCommand& command, absl::string_view identity,
+                                const RequestKey& request);
+
   // Reads (paged, outside any command) and folds one identity's stream; a default state
   // (PHASE_UNSPECIFIED) when it has no events.
   // Errors: kDataLoss when an event does not decode; store read errors.

@@ -14,6 +14,8 @@ namespace {
 constexpr size_t kMaxDataKeyBytes = 253;
 // Bytes of a refused kind shown in its error.
 constexpr size_t kShownKindBytes = 20;
+// Bytes of a refused data key shown in its error.
+constexpr size_t kShownKeyBytes = 80;
 
 bool DataKeyChar(char c) { return absl::ascii_isalnum(c) || c == '-' || c == '_' || c == '.'; }
 
@@ -23,17 +25,19 @@ absl::Status ValidateDataKey(absl::string_view field, absl::string_view key) {
   if (key.empty()) return absl::InvalidArgumentError(absl::StrCat(field, ": required"));
   if (key.size() > kMaxDataKeyBytes) {
     return absl::InvalidArgumentError(absl::StrCat(
-        field, ": ", key.size(), " characters; a data key has at most ", kMaxDataKeyBytes));
+        field, ": ", key.size(), " bytes; a data key has at most ", kMaxDataKeyBytes));
   }
   for (char c : key) {
     if (!DataKeyChar(c)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          field, ": \"", key, "\" is not a data key (letters, digits, '-', '_' and '.' only)"));
+          field, ": ", common::QuoteCut(key, kShownKeyBytes),
+          " is not a data key (letters, digits, '-', '_' and '.' only)"));
     }
   }
   if (key == "." || absl::StartsWith(key, "..")) {
     return absl::InvalidArgumentError(absl::StrCat(
-        field, ": \"", key, "\" is not a data key (not \".\", not starting with \"..\")"));
+        field, ": ", common::QuoteCut(key, kShownKeyBytes),
+        " is not a data key (not \".\", not starting with \"..\")"));
   }
   return absl::OkStatus();
 }

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/quote_cut.h"
 #include "common/status_macros.h"
 #include "service/report_ingest.h"
 #include "service/status_view.h"
@@ -16,6 +17,9 @@
 namespace credledger::service {
 namespace {
 
+// Longest part of a refused filter value quoted in an error.
+constexpr size_t kShownValueBytes = 40;
+
 // OK when `value` is one of `allowed`; kInvalidArgument naming `field` otherwise.
 template <size_t N>
 absl::Status CheckOneOf(absl::string_view field, const std::string& value,
@@ -23,8 +27,9 @@ absl::Status CheckOneOf(absl::string_view field, const std::string& value,
   if (std::find(std::begin(allowed), std::end(allowed), value) != std::end(allowed)) {
     return absl::OkStatus();
   }
-  return absl::InvalidArgumentError(absl::StrCat(field, ": \"", value, "\" is not one of ",
-                                                 absl::StrJoin(allowed, ", ")));
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ",
+                                                 common::QuoteCut(value, kShownValueBytes),
+                                                 " is not one of ", absl::StrJoin(allowed, ", ")));
 }
 
 absl::Status ValidateConditionFilter(const v1::ListFleetStatusRequest& request) {

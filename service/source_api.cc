@@ -21,6 +21,50 @@ namespace {
 constexpr char kPasswordMessage[] =
     "source.url must not contain a password; put credentials in auth";
 
+absl::Status Invalid(absl::string_view field, absl::string_view rule) {
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ", rule));
+}
+
+// The position of "://" after a scheme (RFC 3986: a letter, then letters, digits, '+', '-'
+// and '.'), or npos when `url` does not start with one ("git@host:a://b" does not).
+size_t SchemeEnd(absl::string_view url) {
+  const size_t end = url.find("://");
+  if (end == absl::string_view::npos || end == 0 || !absl::ascii_isalpha(url[0])) {
+    return absl::string_view::npos;
+  }
+  for (char c : url.substr(0, end)) {
+    if (!absl::ascii_isalnum(c) && c != '+' && c != '-' && c != '.') return absl::string_view::npos;
+  }
+  return end;
+}
+
+// The position of the userinfo's end ('@') in a scheme://authority URL, or npos; sets
+// `*authority_start`.
+size_t UserinfoEnd(absl::string_view url, size_t* authority_start) {
+  const size_t scheme_end = SchemeEnd(url);
+  if (scheme_end == absl::string_view::npos) return absl::string_view::npos;
+  *authority_start = scheme_end + 3;
+  const absl::string_view authority =
+      url.substr(*authority_start, url.find_first_of("/?#", *authority_start) - *authority_start);
+  const size_t at = authority.rfind('@');
+  return at == absl::string_view::npos ? at : *authority_start + at;
+}
+
+bool IsSshScheme(absl::string_view url) {
+  const std::string scheme = absl::AsciiStrToLower(url.substr(0, SchemeEnd(url)));
+  return scheme == "ssh" || scheme == "git+ssh" || scheme == "ssh+git";
+}
+
+// Whether `url` is an SSH address: an ssh:// (git+ssh://, ssh+git://) URL, or an scp-like
+// "[user@]host:path" with no '/' before its first ':' (git's rule; anything else without a
+// scheme is a local path).
+bool IsSshUrl(absl::string_view url) {
+  if (SchemeEnd(url) != absl::string_view::npos) return IsSshScheme(url);
+  const size_t colon = url.find(':');
+  return colon != absl::string_view::npos &&
+         url.substr(0, colon).find('/') == absl::string_view::npos;
+}
+
 // A Secret or ConfigMap the source names, by the field that names it.
 struct Reference {
   std::string field;
@@ -55,6 +99,54 @@ std::vector<Reference> References(const v1::SourceSpec& source) {
   return refs;
 }
 
+// The auth blocks of SourceAuth: the proto field and the type that uses it.
+struct AuthBlock {
+  const char* field;
+  const char* type;
+  bool (v1::SourceAuth::*is_set)() const;
+};
+constexpr AuthBlock kAuthBlocks[] = {
+    {"basic", kubebridge::kSourceAuthBasic, &v1::SourceAuth::has_basic},
+    {"bearer", kubebridge::kSourceAuthBearer, &v1::SourceAuth::has_bearer},
+    {"ssh_key", kubebridge::kSourceAuthSshKey, &v1::SourceAuth::has_ssh_key},
+};
+
+// The blocks of `auth` against its type: a known type needs its own block and no other
+// ("none" needs none). An unknown type may carry any block: it is recorded as Unsupported,
+// and a type that differs from a known one only in case comes with that type's block
+// (source_cli.h, SourceSpecFromFlags).
+absl::Status ValidateAuthBlocks(const v1::SourceAuth& auth) {
+  bool known = auth.type() == kubebridge::kSourceAuthNone;
+  for (const AuthBlock& block : kAuthBlocks) known = known || auth.type() == block.type;
+  if (!known) return absl::OkStatus();
+  for (const AuthBlock& block : kAuthBlocks) {
+    const bool set = (auth.*(block.is_set))();
+    if (auth.type() == block.type && !set) {
+      return Invalid(absl::StrCat("source.auth.", block.field),
+                     absl::StrCat("required for auth type ", block.type));
+    }
+    if (auth.type() != block.type && set) {
+      return Invalid(absl::StrCat("source.auth.", block.field),
+                     absl::StrCat("only for auth type ", block.type, " (type is ", auth.type(),
+                                  ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// SSH has no TLS: the tls fields of a source with an SSH URL would be silently ignored.
+absl::Status ValidateTlsFitsUrl(const v1::SourceSpec& source) {
+  if (!IsSshUrl(source.url())) return absl::OkStatus();
+  constexpr char kRule[] =
+      "only for https:// and oci:// URLs; an SSH URL (ssh:// or user@host:path) has no TLS, "
+      "its host key is checked against known_hosts";
+  if (source.tls().insecure_skip_verify()) return Invalid("source.tls.insecure_skip_verify", kRule);
+  if (IsSet(source.tls().ca_public_cert_ref())) {
+    return Invalid("source.tls.ca_public_cert_ref", kRule);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateSource(const v1::SourceSpec& source) {
   if (source.kind() == v1::SOURCE_KIND_UNSPECIFIED) {
     return absl::InvalidArgumentError("source.kind: required (git, helm or oci)");
@@ -71,41 +163,12 @@ absl::Status ValidateSource(const v1::SourceSpec& source) {
     return absl::InvalidArgumentError("source.auth.type: required (none, basic, bearer or sshKey)");
   }
   RETURN_IF_ERROR(ValidateToken("source.auth.type", source.auth().type(), kMaxSourceAuthTypeBytes));
+  RETURN_IF_ERROR(ValidateAuthBlocks(source.auth()));
   for (const Reference& ref : References(source)) {
     RETURN_IF_ERROR(ref.object_ref != nullptr ? ValidateObjectKeyRef(ref.field, *ref.object_ref)
                                               : common::ValidateDnsSubdomain(ref.field, ref.name));
   }
-  return absl::OkStatus();
-}
-
-// The position of "://" after a scheme (RFC 3986: a letter, then letters, digits, '+', '-'
-// and '.'), or npos when `url` does not start with one ("git@host:a://b" does not).
-size_t SchemeEnd(absl::string_view url) {
-  const size_t end = url.find("://");
-  if (end == absl::string_view::npos || end == 0 || !absl::ascii_isalpha(url[0])) {
-    return absl::string_view::npos;
-  }
-  for (char c : url.substr(0, end)) {
-    if (!absl::ascii_isalnum(c) && c != '+' && c != '-' && c != '.') return absl::string_view::npos;
-  }
-  return end;
-}
-
-// The position of the userinfo's end ('@') in a scheme://authority URL, or npos; sets
-// `*authority_start`.
-size_t UserinfoEnd(absl::string_view url, size_t* authority_start) {
-  const size_t scheme_end = SchemeEnd(url);
-  if (scheme_end == absl::string_view::npos) return absl::string_view::npos;
-  *authority_start = scheme_end + 3;
-  const absl::string_view authority =
-      url.substr(*authority_start, url.find_first_of("/?#", *authority_start) - *authority_start);
-  const size_t at = authority.rfind('@');
-  return at == absl::string_view::npos ? at : *authority_start + at;
-}
-
-bool IsSshScheme(absl::string_view url) {
-  const std::string scheme = absl::AsciiStrToLower(url.substr(0, SchemeEnd(url)));
-  return scheme == "ssh" || scheme == "git+ssh" || scheme == "ssh+git";
+  return ValidateTlsFitsUrl(source);
 }
 
 // The answer to a request from the event it appended.
@@ -127,6 +190,33 @@ absl::StatusOr<v1::VerifySourceResponse> ResponseFrom(
   response.set_seq(events.front().seq);
   response.set_replayed(replayed);
   return response;
+}
+
+// `request` with the documented defaults of its source spelled out, so that a request that
+// leaves a default out and one that gives it have one RequestDigest (and replay each other):
+// namespace "default"; the key "known_hosts" of auth.ssh_key.known_hosts_ref and "ca.crt" of
+// tls.ca_public_cert_ref when empty. An all-empty reference is unset (IsSet), and a tls
+// block that sets nothing is removed.
+v1::VerifySourceRequest WithDefaults(const v1::VerifySourceRequest& request) {
+  v1::VerifySourceRequest defaulted = request;
+  v1::SourceSpec& source = *defaulted.mutable_source();
+  if (source.namespace_().empty()) source.set_namespace_(kDefaultSourceNamespace);
+  if (source.auth().has_ssh_key()) {
+    v1::SshKeySourceAuth& ssh_key = *source.mutable_auth()->mutable_ssh_key();
+    if (!IsSet(ssh_key.known_hosts_ref())) {
+      ssh_key.clear_known_hosts_ref();
+    } else if (ssh_key.known_hosts_ref().key().empty()) {
+      ssh_key.mutable_known_hosts_ref()->set_key(kubebridge::kKnownHostsDefaultKey);
+    }
+  }
+  v1::SourceTls& tls = *source.mutable_tls();
+  if (!IsSet(tls.ca_public_cert_ref())) {
+    tls.clear_ca_public_cert_ref();
+  } else if (tls.ca_public_cert_ref().key().empty()) {
+    tls.mutable_ca_public_cert_ref()->set_key(kubebridge::kCaDefaultKey);
+  }
+  if (!tls.insecure_skip_verify() && !tls.has_ca_public_cert_ref()) source.clear_tls();
+  return defaulted;
 }
 
 v1::Event SourceVerifiedEvent(const v1::SourceSpec& source,
@@ -183,6 +273,12 @@ absl::Status ValidateSourceUrl(absl::string_view url) {
   if (userinfo.find(':') != absl::string_view::npos) {
     return absl::InvalidArgumentError(kPasswordMessage);
   }
+  // Not quoted: a query may hold a token.
+  if (url.find_first_of("?#") != absl::string_view::npos) {
+    return Invalid("source.url",
+                   "must not contain a query ('?') or a fragment ('#'): a query can carry a "
+                   "credential; put credentials in auth");
+  }
   return absl::OkStatus();
 }
 
@@ -200,10 +296,10 @@ absl::StatusOr<v1::VerifySourceResponse> SourceApi::VerifySource(
     kubebridge::Cancellation* cancel) {
   RETURN_IF_ERROR(ValidateVerifySourceRequest(request));
   ASSIGN_OR_RETURN(const std::string resolved, ResolveActor(actor));
-  v1::SourceSpec source = request.source();
-  if (source.namespace_().empty()) source.set_namespace_(kDefaultSourceNamespace);
+  const v1::VerifySourceRequest defaulted = WithDefaults(request);
+  const v1::SourceSpec& source = defaulted.source();
   const std::string stream = SourceStream(source.namespace_(), request.name());
-  const RequestKey key = KeyOf(request);
+  const RequestKey key = KeyOf(defaulted);
 
   std::optional<std::vector<store::RecordedEvent>> prior;
   RETURN_IF_ERROR(store_->Execute([&](store::WriteTransaction& tx) -> absl::Status {

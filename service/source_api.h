@@ -6,14 +6,19 @@
 //
 // A call, in order:
 //  1. validates the request (name, request id, source, actor; ValidateVerifySourceRequest);
-//  2. looks the request id up in the log: a request id that was answered before returns
-//     that answer (replayed = true) without verifying again or appending; one used for
-//     another command or stream is refused;
-//  3. refuses a source that names a Secret or ConfigMap when the service has no home
+//  2. spells out the source's defaults (namespace "default", the default keys of
+//     known_hosts_ref and ca_public_cert_ref; unset references and an empty tls block
+//     dropped), so that a request that leaves a default out and one that gives it are the
+//     same request;
+//  3. looks the request id up in the log: a request id that was answered before by the same
+//     request (RequestDigest of the defaulted request) returns that answer (replayed = true)
+//     without verifying again or appending; one used for another command, stream or request
+//     is refused;
+//  4. refuses a source that names a Secret or ConfigMap when the service has no home
 //     cluster connection to read it from;
-//  4. runs the verifier with the source (namespace defaulted to "default") outside the
-//     writer, so a slow remote never holds up other commands;
-//  5. appends ONE SourceVerified event to stream source/<namespace>/<name>, with actor,
+//  5. runs the verifier with the defaulted source outside the writer, so a slow remote
+//     never holds up other commands;
+//  6. appends ONE SourceVerified event to stream source/<namespace>/<name>, with actor,
 //     request id and command "VerifySource" in its metadata. Should a concurrent call with
 //     the same request id have appended first, that call's event is the answer (replayed)
 //     and this outcome is dropped.
@@ -62,30 +67,37 @@ std::string SourceStream(absl::string_view source_namespace, absl::string_view n
 std::string RecordedSourceUrl(absl::string_view url);
 
 // Checks source.url: non-empty, at most 2048 bytes, no whitespace or control characters
-// (bytes 0x00-0x20 and 0x7f), and no password. A password is a ':' in the userinfo: the part
-// of a scheme://authority URL's authority before its last '@' (the scheme as RFC 3986 has
-// it), or for any other URL (scp-like "git@host:path") the part before the first '@' when no
-// '/' precedes it. That rule may refuse a rare scp-like path with an '@' before its first '/'
+// (bytes 0x00-0x20 and 0x7f), no password, and no query or fragment: no '?' or '#' anywhere
+// (a query can carry a credential, and the URL is recorded). A password is a ':' in the
+// userinfo: the part of a scheme://authority URL's authority before its last '@' (the scheme
+// as RFC 3986 has it), or for any other URL (scp-like "git@host:path") the part before the
+// first '@' when no '/' precedes it. That rule may refuse a rare scp-like path with an '@' before its first '/'
 // ("host:a@b"); it never lets a "user:password@" through.
 // Errors: kInvalidArgument naming source.url; for a password exactly "source.url must not
-// contain a password; put credentials in auth".
+// contain a password; put credentials in auth". Neither a password nor a query is quoted.
 absl::Status ValidateSourceUrl(absl::string_view url);
 
 // Checks a VerifySourceRequest's shape (not the actor): request_id (printable ASCII, at most
 // 128 bytes, not "credledger:"-prefixed); name a DNS-1123 label; source.kind a known kind;
 // source.url (ValidateSourceUrl); source.namespace a DNS-1123 label when set;
 // source.auth.type non-empty printable ASCII of at most 63 bytes (unknown values are
-// accepted: the verifier reports them Unsupported); in each auth block present, secret_name
-// a DNS-1123 subdomain; each set ObjectKeyRef (ssh_key.known_hosts_ref,
+// accepted: the verifier reports them Unsupported); the auth blocks fit the type: basic,
+// bearer and sshKey need their own block (basic, bearer, ssh_key) and no other, none needs
+// none, and an unknown type may carry any; in each auth block present, secret_name a
+// DNS-1123 subdomain; each set ObjectKeyRef (ssh_key.known_hosts_ref,
 // tls.ca_public_cert_ref) with kind "Secret" or "ConfigMap", a DNS-1123 subdomain name and a
-// valid data key when a key is given.
+// valid data key when a key is given; no tls.insecure_skip_verify and no
+// tls.ca_public_cert_ref with an SSH URL (ssh://, git+ssh://, ssh+git:// or scp-like
+// user@host:path): SSH has no TLS.
 // Errors: kInvalidArgument naming the field ("request_id", "name", "source.kind",
-// "source.url", "source.namespace", "source.auth.type", "source.auth.basic.secret_name",
-// "source.auth.ssh_key.known_hosts_ref.kind", "source.tls.ca_public_cert_ref.key", ...).
+// "source.url", "source.namespace", "source.auth.type", "source.auth.basic" ("required for
+// auth type basic", "only for auth type basic (type is none)"),
+// "source.auth.basic.secret_name", "source.auth.ssh_key.known_hosts_ref.kind",
+// "source.tls.insecure_skip_verify", "source.tls.ca_public_cert_ref.key", ...).
 absl::Status ValidateVerifySourceRequest(const v1::VerifySourceRequest& request);
 
-// Runs the verification of a (validated, namespace-defaulted) source; may block up to the
-// verifier's timeout; stops early when `cancel` (may be null) fires. In the server this is
+// Runs the verification of a (validated, defaulted: file comment, step 2) source; may block
+// up to the verifier's timeout; stops early when `cancel` (may be null) fires. In the server this is
 // kubebridge::SourceVerifier::Verify; tests inject their own.
 using SourceVerifyFunction = std::function<kubebridge::SourceVerification(
     const v1::SourceSpec& source, kubebridge::Cancellation* cancel)>;
@@ -103,7 +115,8 @@ class SourceApi {
   // Returns: the recorded SourceVerified, its seq, retryable = (reason == "VerifyFailed"),
   // and replayed.
   // Errors: ValidateVerifySourceRequest's; kInvalidArgument naming credledger-actor;
-  // kFailedPrecondition when the request id was used for another command or source, or when
+  // kFailedPrecondition when the request id was used for another command, source or request
+  // (FindPriorRequest), or when
   // a Secret or ConfigMap is named and there is no home cluster connection (naming the
   // field); kDataLoss when the event of an earlier request does not decode; kUnavailable
   // when the log cannot be written. A failed call appends nothing.

@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/quote_cut.h"
 #include "common/status_macros.h"
 #include "credledger/v1/api.grpc.pb.h"
 #include "kubebridge/connection_errors.h"
@@ -21,6 +22,9 @@ namespace credledger::service {
 namespace {
 
 using Stub = v1::SourceService::Stub;
+
+// Longest part of a refused kind quoted in an error.
+constexpr size_t kShownKindBytes = 40;
 
 // The flags that describe the source; exclusive with -f.
 constexpr const char* kSpecFlags[] = {"kind",
@@ -41,7 +45,8 @@ absl::StatusOr<v1::SourceKind> ParseKind(absl::string_view field, absl::string_v
     if (SourceKindName(kind) == text) return kind;
   }
   return absl::InvalidArgumentError(
-      absl::StrCat(field, ": \"", text, "\" is not a source kind (git, helm or oci)"));
+      absl::StrCat(field, ": ", common::QuoteCut(text, kShownKindBytes),
+                   " is not a source kind (git, helm or oci)"));
 }
 
 // The reference named by --<prefix>-configmap or --<prefix>-secret and --<prefix>-key;
@@ -243,7 +248,8 @@ class VerifyCommand final : public ClientCommand {
               "names the source in the log: stream source/<namespace>/<name> (required)");
     flags.AddChoice("kind", &spec_flags_.kind, {"git", "helm", "oci"}, "the source's kind");
     flags.Add("url", &spec_flags_.url,
-              "the source's address; credentials go in --auth and --secret, never in the URL");
+              "the source's address, without a query or fragment; credentials go in --auth and "
+              "--secret, never in the URL");
     flags.Add("namespace", &spec_flags_.source_namespace,
               "namespace of the Secrets and ConfigMaps (default \"default\")");
     flags.Add("auth", &spec_flags_.auth,
@@ -259,12 +265,15 @@ class VerifyCommand final : public ClientCommand {
     flags.Add("known-hosts-key", &spec_flags_.known_hosts_key,
               "key of the known_hosts data (default known_hosts)");
     flags.Add("ca-configmap", &spec_flags_.ca_configmap,
-              "ConfigMap with the CA bundle to trust instead of the system store");
+              "ConfigMap with the CA bundle to trust instead of the system store (https:// and "
+              "oci:// URLs)");
     flags.Add("ca-secret", &spec_flags_.ca_secret,
-              "Secret with the CA bundle to trust instead of the system store");
+              "Secret with the CA bundle to trust instead of the system store (https:// and "
+              "oci:// URLs)");
     flags.Add("ca-key", &spec_flags_.ca_key, "key of the CA bundle (default ca.crt)");
     flags.Add("insecure-skip-tls-verify", &spec_flags_.insecure_skip_tls_verify,
-              "do not verify the server's certificate");
+              "do not verify the server's certificate (https:// and oci:// URLs; SSH has no "
+              "TLS)");
     flags.Add("file", &file_, "read the source from this YAML file instead of the flags");
     flags.AddAlias('f', "file");
     flags.Add("request-id", &request_id_,
@@ -314,15 +323,16 @@ constexpr char kVerifyDescription[] =
     "  url: ssh://git@example.com/org/repo.git\n"
     "  namespace: flux-system\n"
     "  auth:\n"
-    "    type: sshKey          # none, basic, bearer or sshKey\n"
-    "    basic: {secretName: NAME}\n"
-    "    bearer: {secretName: NAME}\n"
-    "    sshKey:\n"
+    "    type: sshKey                # none, basic, bearer or sshKey\n"
+    "    basic: {secretName: NAME}   # only with type basic\n"
+    "    bearer: {secretName: NAME}  # only with type bearer\n"
+    "    sshKey:                     # only with type sshKey\n"
     "      secretName: NAME\n"
     "      knownHostsRef: {kind: ConfigMap, name: NAME, key: known_hosts}\n"
-    "  tls:\n"
+    "  tls:                          # only with https:// and oci:// URLs\n"
     "    insecureSkipVerify: false\n"
     "    caPublicCertRef: {kind: Secret, name: NAME, key: ca.crt}\n"
+    "Empty YAML documents, such as after a final ---, are skipped.\n"
     "\n"
     "Exit codes:\n"
     "  0  Verified\n"

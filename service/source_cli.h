@@ -16,13 +16,13 @@
 //   namespace: flux-system          # of the Secrets and ConfigMaps; default "default"
 //   auth:
 //     type: sshKey                  # none, basic, bearer, sshKey (others: Unsupported)
-//     basic: {secretName: NAME}
-//     bearer: {secretName: NAME}
-//     sshKey:
+//     basic: {secretName: NAME}     # only with type basic
+//     bearer: {secretName: NAME}    # only with type bearer
+//     sshKey:                       # only with type sshKey
 //       secretName: NAME
 //       knownHostsRef: {kind: ConfigMap, name: NAME, key: known_hosts}
-//   tls:
-//     insecureSkipVerify: false
+//   tls:                            # https:// and oci:// URLs only (the service refuses
+//     insecureSkipVerify: false     # them with an SSH URL)
 //     caPublicCertRef: {kind: Secret, name: NAME, key: ca.crt}
 // Unknown and duplicated keys are refused naming their path; `auth` defaults to type none.
 // The spec flags and -f are exclusive; --name and --request-id go with both.

@@ -18,14 +18,20 @@ absl::Status ParseSpecDocument(absl::string_view yaml,
     if (documents.empty()) {
       return absl::InvalidArgumentError("no YAML document found; one is expected");
     }
-    if (documents.size() > 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          documents.size(), " YAML documents found (separated by ---); one is expected"));
+    // Empty documents (a `---` followed by nothing or only comments, as editors and
+    // generators leave at the end of a file; `~`; `null`) hold no spec and are skipped.
+    std::vector<YAML::Node> specs;
+    for (const YAML::Node& document : documents) {
+      if (!document.IsNull()) specs.push_back(document);
     }
-    if (documents.front().IsNull()) {
+    if (specs.empty()) {
       return absl::InvalidArgumentError("the document is empty; one mapping is expected");
     }
-    return parse(documents.front());
+    if (specs.size() > 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          specs.size(), " YAML documents found (separated by ---); one is expected"));
+    }
+    return parse(specs.front());
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(absl::StrCat("not valid YAML: ", e.what()));
   }

@@ -4,8 +4,9 @@
 // - the file is read whole, at most 1 MiB (kubebridge::ReadSmallFile);
 // - size and nesting are checked before yaml-cpp sees the text (kubebridge/yaml_limits.h,
 //   PLATFORM.md: yaml-cpp recurses without a depth limit);
-// - the text holds exactly one YAML document, and it is not empty: a second document after
-//   `---` would otherwise be ignored without a word;
+// - the text holds exactly one non-empty YAML document: a second one after `---` would
+//   otherwise be ignored without a word. Empty documents (nothing or only comments after a
+//   `---`, as a file ending in `---` has; `~`; `null`) are skipped;
 // - yaml-cpp's exceptions, thrown while loading or while the caller's parser walks the
 //   nodes, become kInvalidArgument.
 // The caller's parser turns the root node into the spec (yaml_fields.h reads the fields).
@@ -34,8 +35,9 @@ using SpecNodeParser = absl::StatusOr<Spec> (*)(const YAML::Node& root);
 // Errors: kInvalidArgument for text over the limits ("larger than the limit of N bytes",
 // "nested deeper than N levels (line L)"), "not valid YAML: <yaml-cpp's message>" (also for
 // exceptions thrown inside `parse`), "no YAML document found; one is expected" (empty text or
-// comments only), "N YAML documents found (separated by ---); one is expected", "the
-// document is empty; one mapping is expected" (a lone `---`, `~` or `null`); `parse`'s errors.
+// comments only), "N YAML documents found (separated by ---); one is expected"
+// (N counts the non-empty ones), "the document is empty; one mapping is expected" (only empty
+// documents: a lone `---`, `~` or `null`); `parse`'s errors.
 absl::Status ParseSpecDocument(absl::string_view yaml,
                                absl::FunctionRef<absl::Status(const YAML::Node& root)> parse);
 

@@ -121,6 +121,22 @@ class StreamCommandBus {
     return result;
   }
 
+  // True when `request_id` already answered `command` on `stream` with a request of digest
+  // `request_digest`: Execute would replay it. Lets callers skip checks made only for new
+  // commands (an access review). Errors: FindPriorRequest's (kFailedPrecondition for an id
+  // used for another command, stream or request); store errors.
+  absl::StatusOr<bool> Answered(const std::string& stream, absl::string_view command,
+                                absl::string_view request_id, absl::string_view request_digest) {
+    bool answered = false;
+    RETURN_IF_ERROR(store_->Execute([&](store::WriteTransaction& tx) -> absl::Status {
+      ASSIGN_OR_RETURN(auto prior,
+                       FindPriorRequest(tx, request_id, request_digest, stream, command));
+      answered = prior.has_value();
+      return absl::OkStatus();
+    }));
+    return answered;
+  }
+
   // Reads (paged, outside any command) and folds stream `stream`, kept under `key`; a default
   // state when it has no events.
   // Errors: kDataLoss when an event does not decode; store read errors.

@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/quote_cut.h"
 #include "common/status_macros.h"
 #include "kubebridge/outcomes.h"
 
@@ -13,6 +14,8 @@ namespace {
 constexpr size_t kMaxKindBytes = 63;
 // Longest part of a refused api_version quoted in an error.
 constexpr size_t kMaxShownBytes = 300;
+// Longest part of a refused kind or uid quoted in an error.
+constexpr size_t kMaxShownShortBytes = 80;
 
 // "v1" (the core group) or "<group>/<version>": a DNS-1123 subdomain and a DNS-1123 label.
 absl::Status ValidateApiVersion(absl::string_view field, absl::string_view value) {
@@ -23,8 +26,8 @@ absl::Status ValidateApiVersion(absl::string_view field, absl::string_view value
       !common::ValidateDnsSubdomain(field, value.substr(0, slash)).ok() ||
       !common::ValidateDnsLabel(field, value.substr(slash + 1)).ok()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        field, ": \"", value.substr(0, kMaxShownBytes),
-        "\" is neither \"v1\" nor \"<group>/<version>\" (a DNS-1123 subdomain and a DNS-1123 "
+        field, ": ", common::QuoteCut(value, kMaxShownBytes),
+        " is neither \"v1\" nor \"<group>/<version>\" (a DNS-1123 subdomain and a DNS-1123 "
         "label)"));
   }
   return absl::OkStatus();
@@ -37,8 +40,8 @@ absl::Status ValidateKind(absl::string_view field, absl::string_view value) {
   for (char c : value) ok = ok && absl::ascii_isalnum(c);
   if (!ok) {
     return absl::InvalidArgumentError(absl::StrCat(
-        field, ": \"", value.substr(0, kMaxKindBytes + 1),
-        "\" is not a kind (1-63 ASCII letters and digits)"));
+        field, ": ", common::QuoteCut(value, kMaxShownShortBytes),
+        " is not a kind (1-63 ASCII letters and digits)"));
   }
   return absl::OkStatus();
 }
@@ -56,8 +59,8 @@ absl::Status ValidateUid(absl::string_view field, absl::string_view value) {
   }
   if (!ok) {
     return absl::InvalidArgumentError(absl::StrCat(
-        field, ": \"", value.substr(0, 40),
-        "\" is not a lowercase RFC 4122 UUID (8-4-4-4-12 lowercase hex digits)"));
+        field, ": ", common::QuoteCut(value, kMaxShownShortBytes),
+        " is not a lowercase RFC 4122 UUID (8-4-4-4-12 lowercase hex digits)"));
   }
   return absl::OkStatus();
 }

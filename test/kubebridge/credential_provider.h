@@ -85,6 +85,18 @@ class CredentialProvider {
     absl::MutexLock lock(&mu_);
     return requests_;
   }
+  // While held, each request is recorded, and answered (with the answer configured when it
+  // arrived) only once Hold(false) is called.
+  void Hold(bool held) {
+    absl::MutexLock lock(&mu_);
+    held_ = held;
+  }
+  // True once at least `n` requests were received, false when `timeout` passes first.
+  bool WaitForRequests(size_t n, absl::Duration timeout) const {
+    absl::MutexLock lock(&mu_);
+    const auto received = [this, n]() { return requests_.size() >= n; };
+    return mu_.AwaitWithTimeout(absl::Condition(&received), timeout);
+  }
 
  private:
   void Handle(const httplib::Request& req, httplib::Response& res) {
@@ -96,15 +108,18 @@ class CredentialProvider {
     seen.audience = req.get_param_value("audience");
     seen.body = nlohmann::json::parse(req.body, nullptr, /*allow_exceptions=*/false);
     requests_.push_back(seen);
+    // The answer configured when the request arrived, even when it is held.
     if (seen.authorization != absl::StrCat("Bearer ", expected_token_)) {
       res.status = 401;
       res.set_content(absl::StrCat(R"({"error":"unknown token: )", seen.authorization, R"("})"),
                       "application/json");
-      return;
+    } else {
+      res.status = status_;
+      if (!location_.empty()) res.set_header("Location", location_);
+      res.set_content(body_, "application/json");
     }
-    res.status = status_;
-    if (!location_.empty()) res.set_header("Location", location_);
-    res.set_content(body_, "application/json");
+    const auto released = [this]() { return !held_; };
+    mu_.Await(absl::Condition(&released));
   }
 
   kubeapi::TlsMaterial tls_;
@@ -117,6 +132,7 @@ class CredentialProvider {
   std::string body_ ABSL_GUARDED_BY(mu_);
   std::string location_ ABSL_GUARDED_BY(mu_);
   std::vector<ProviderRequest> requests_ ABSL_GUARDED_BY(mu_);
+  bool held_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace credledger::kubebridge

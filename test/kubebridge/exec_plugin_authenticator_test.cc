@@ -5,8 +5,10 @@
 // the credential the provider hands out really authenticates a KubeClient there.
 #include "kubebridge/exec_plugin_authenticator.h"
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/escaping.h"
@@ -87,6 +89,36 @@ class ExecPluginAuthenticatorTest : public ApiServerFixture {
 
   absl::StatusOr<ConnectionConfig> Authenticate(ExecPluginAuthenticator& authenticator) {
     return authenticator.Authenticate(request_, *resolver_, nullptr);
+  }
+
+  // Two Authenticate calls at once and what became of them.
+  struct TwoCalls {
+    absl::StatusOr<ConnectionConfig> first = absl::UnknownError("not run");
+    absl::StatusOr<ConnectionConfig> second = absl::UnknownError("not run");
+    bool first_asked = false;     // the provider received the first call's request
+    bool second_waited = false;   // the second call waited for the first one's provider call
+  };
+
+  // Starts a call of `authenticator` and holds its request at the provider; then starts a
+  // second call and waits (up to 20 s) until it waits for the first; then runs `before_answer`
+  // and lets the provider answer both.
+  TwoCalls AuthenticateTwiceAtOnce(ExecPluginAuthenticator& authenticator,
+                                   const std::function<void()>& before_answer) {
+    TwoCalls calls;
+    provider_.Hold(true);
+    std::thread a([&] { calls.first = Authenticate(authenticator); });
+    calls.first_asked = provider_.WaitForRequests(1, absl::Seconds(20));
+    std::thread b([&] { calls.second = Authenticate(authenticator); });
+    const absl::Time give_up = absl::Now() + absl::Seconds(20);
+    while (authenticator.waiting_for_provider() == 0 && absl::Now() < give_up) {
+      std::this_thread::yield();
+    }
+    calls.second_waited = authenticator.waiting_for_provider() == 1;
+    before_answer();
+    provider_.Hold(false);
+    a.join();
+    b.join();
+    return calls;
   }
 
   // Fails the test when `status` holds a token the test knows or the provider's answer.
@@ -190,6 +222,36 @@ TEST_F(ExecPluginAuthenticatorTest, ACredentialIsReusedUntilItsRefreshPoint) {
   ASSERT_OK(Authenticate(authenticator));
   EXPECT_EQ(authenticator.provider_calls(), 2);
   EXPECT_EQ(provider_.requests().size(), 2u);
+}
+
+// A burst of connections for one cluster costs one provider call: a connection that misses
+// the cache while another one asks the provider waits for that answer.
+TEST_F(ExecPluginAuthenticatorTest, ConcurrentMissesForOneClusterShareOneProviderCall) {
+  RespondWithAdminToken(absl::Minutes(60));
+  ExecPluginAuthenticator authenticator(options_);
+  const TwoCalls calls = AuthenticateTwiceAtOnce(authenticator, [] {});
+  ASSERT_TRUE(calls.first_asked);
+  EXPECT_TRUE(calls.second_waited);
+  ASSERT_OK(calls.first);
+  ASSERT_OK(calls.second);
+  EXPECT_EQ(calls.second->token, server_->admin_token());
+  EXPECT_EQ(authenticator.provider_calls(), 1);
+  EXPECT_EQ(provider_.requests().size(), 1u);
+}
+
+// A waiting connection whose wait ends without a usable answer (the call in flight failed)
+// asks the provider itself.
+TEST_F(ExecPluginAuthenticatorTest, AWaiterAsksItselfWhenTheCallInFlightFails) {
+  provider_.Respond(503, "{}");
+  ExecPluginAuthenticator authenticator(options_);
+  const TwoCalls calls = AuthenticateTwiceAtOnce(authenticator, [&] {
+    RespondWithAdminToken(absl::Minutes(60));  // the waiter's own call succeeds
+  });
+  ASSERT_TRUE(calls.first_asked);
+  EXPECT_TRUE(calls.second_waited);
+  EXPECT_THAT(calls.first, StatusIs(absl::StatusCode::kUnavailable));
+  ASSERT_OK(calls.second);
+  EXPECT_EQ(authenticator.provider_calls(), 2);
 }
 
 TEST_F(ExecPluginAuthenticatorTest, AShortLivedCredentialKeepsTheMinimumMargin) {

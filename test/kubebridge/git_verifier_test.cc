@@ -198,6 +198,41 @@ TEST_F(GitVerifierSshTest, WrongPassphraseOrUnreadableKeyIsInvalidArgument) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("private key")));
 }
 
+// Regression: with an encrypted key and no passphrase the message ended in "Failed to
+// authenticate SSH session: " with nothing after it (libssh2 gives no reason).
+TEST_F(GitVerifierSshTest, PassphraseProtectedKeyWithoutPassphraseSaysSo) {
+  const std::string known_hosts = absl::StrCat(HostName(), " ", server_->host_public_key());
+  absl::StatusOr<GitVerifyResult> result = List(known_hosts, server_->encrypted_private_key());
+  EXPECT_THAT(result, StatusIs(absl::StatusCode::kInvalidArgument,
+                               HasSubstr("the SSH private key is protected by a passphrase, and "
+                                         "none was given")));
+}
+
+TEST_F(GitVerifierSshTest, AnEncryptedKeyIsToldFromAPlainOne) {
+  EXPECT_TRUE(SshPrivateKeyIsEncrypted(server_->encrypted_private_key()));
+  EXPECT_FALSE(SshPrivateKeyIsEncrypted(server_->client_private_key()));
+  EXPECT_FALSE(SshPrivateKeyIsEncrypted("-----BEGIN OPENSSH PRIVATE KEY-----\nnot a key\n"
+                                        "-----END OPENSSH PRIVATE KEY-----\n"));
+  EXPECT_TRUE(SshPrivateKeyIsEncrypted(
+      "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00\n\n"
+      "AAAA\n-----END RSA PRIVATE KEY-----\n"));
+  EXPECT_TRUE(SshPrivateKeyIsEncrypted(
+      "-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n"));
+}
+
+// Regression: the server's message kept its trailing newline, which printed a blank line.
+TEST_F(GitVerifierSshTest, AServerMessageLosesItsTrailingNewline) {
+  std::string url = server_->url();
+  url.replace(url.rfind("repo.git"), 8, "absent.git");
+  absl::StatusOr<GitVerifyResult> result =
+      List(absl::StrCat(HostName(), " ", server_->host_public_key()),
+           server_->client_private_key(), url);
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(std::string(result.status().message()),
+              AllOf(HasSubstr("does not appear to be a git repository"),
+                    Not(::testing::EndsWith("\n")), Not(::testing::EndsWith(" "))));
+}
+
 TEST_F(GitVerifierSshTest, UrlWithoutUserLogsInAsGit) {
   // No local user "git" exists on the test machine, so sshd refuses the key; what matters
   // is that the default user was supplied and the refusal ended the call.
@@ -266,6 +301,15 @@ TEST(GitVerifierTest, CredentialKindMustFitTheScheme) {
   EXPECT_TRUE(IsUnsupported(ListRemoteRefs("ssh://git.example/r.git", basic, {}).status()));
   EXPECT_TRUE(IsUnsupported(ListRemoteRefs("git@git.example:r.git", basic, {}).status()));
   EXPECT_TRUE(IsUnsupported(ListRemoteRefs("ssh://git.example/r.git", {}, {}).status()));
+
+  // CheckGitRemote makes the same decisions without credentials.
+  EXPECT_TRUE(IsUnsupported(
+      CheckGitRemote("https://git.example/r.git", GitCredentials::Kind::kSshKey)));
+  EXPECT_TRUE(
+      IsUnsupported(CheckGitRemote("git@git.example:r.git", GitCredentials::Kind::kBasic)));
+  EXPECT_TRUE(IsUnsupported(CheckGitRemote("file:///srv/r.git", GitCredentials::Kind::kNone)));
+  EXPECT_OK(CheckGitRemote("git@git.example:r.git", GitCredentials::Kind::kSshKey));
+  EXPECT_OK(CheckGitRemote("https://git.example/r.git", GitCredentials::Kind::kBearer));
 
   ssh_key.known_hosts = nullptr;
   absl::StatusOr<GitVerifyResult> no_known_hosts =

@@ -271,6 +271,21 @@ TEST_F(HttpSourceCheckTest, UnsupportedSchemesAreUnsupported) {
   EXPECT_THAT(server_->requests(), IsEmpty());
 }
 
+TEST(HttpSourceUrlTest, TheUrlChecksDecideWithoutARequest) {
+  for (const char* url : {"http://charts.example/x", "oci://charts.example/x", "charts",
+                          "https://charts.example/x?y", "https://:443/x",
+                          "https://charts.example:0/x"}) {
+    EXPECT_TRUE(IsUnsupported(CheckHelmRepositoryUrl(url))) << url;
+  }
+  EXPECT_OK(CheckHelmRepositoryUrl("https://charts.example/stable/"));
+  for (const char* url : {"http://registry.example", "git://registry.example/app",
+                          "oci://registry.example:99999/app"}) {
+    EXPECT_TRUE(IsUnsupported(CheckOciRegistryUrl(url))) << url;
+  }
+  EXPECT_OK(CheckOciRegistryUrl("oci://registry.example/team/app"));
+  EXPECT_OK(CheckOciRegistryUrl("https://registry.example"));
+}
+
 TEST_F(HttpSourceCheckTest, UserinfoIsNeverSentNorEchoed) {
   std::string url = absl::StrCat("https://someone:userinfo-pw@127.0.0.1:", server_->port(), "/x");
   absl::Status status = VerifyHelmRepository(url, {}, options_).status();

@@ -354,6 +354,34 @@ TEST_F(SourceVerifierTest, GitUnsupportedSchemeIsUnsupported) {
   EXPECT_EQ(result.reason, kReasonUnsupported);
 }
 
+// Regression: sshKey with an https:// URL read the Secret first, so a missing Secret gave
+// VerifyFailed ("retry") and only a later attempt, with the Secret, gave Unsupported.
+TEST_F(SourceVerifierTest, WhatTheSpecAloneDecidesIsUnsupportedBeforeAnySecretIsRead) {
+  v1::SourceSpec ssh_key_on_https = SshGit("absent-ssh", "absent-hosts");
+  ssh_key_on_https.set_url("https://127.0.0.1:1/repo.git");
+  SourceVerification result = Verify(ssh_key_on_https);
+  EXPECT_EQ(result.reason, kReasonUnsupported);
+  EXPECT_THAT(result.message, HasSubstr("auth.type sshKey needs an ssh:// or user@host:path url"));
+
+  v1::SourceSpec basic_on_ssh =
+      Source(v1::SOURCE_KIND_GIT, "git@127.0.0.1:repo.git", kSourceAuthBasic);
+  basic_on_ssh.mutable_auth()->mutable_basic()->set_secret_name("absent");
+  EXPECT_EQ(Verify(basic_on_ssh).reason, kReasonUnsupported);
+
+  v1::SourceSpec helm_http = Source(v1::SOURCE_KIND_HELM, "http://127.0.0.1:1/charts",
+                                    kSourceAuthBearer);
+  helm_http.mutable_auth()->mutable_bearer()->set_secret_name("absent");
+  helm_http.mutable_tls()->mutable_ca_public_cert_ref()->set_kind("ConfigMap");
+  helm_http.mutable_tls()->mutable_ca_public_cert_ref()->set_name("absent-ca");
+  EXPECT_EQ(Verify(helm_http).reason, kReasonUnsupported);
+
+  v1::SourceSpec oci_git_scheme =
+      Source(v1::SOURCE_KIND_OCI, "git://127.0.0.1/app", kSourceAuthBasic);
+  oci_git_scheme.mutable_auth()->mutable_basic()->set_secret_name("absent");
+  EXPECT_EQ(Verify(oci_git_scheme).reason, kReasonUnsupported);
+  EXPECT_THAT(https_->requests(), IsEmpty());
+}
+
 // Git over SSH against sshd and git from Debian on a loopback port (one server for the
 // suite; the API server is per test).
 class SourceVerifierSshTest : public SourceVerifierTest {
@@ -416,6 +444,18 @@ TEST_F(SourceVerifierSshTest, AuthorizedKeyAndKnownHostIsVerifiedWithTheFingerpr
   std::vector<std::string> fields = absl::StrSplit(keygen->out, ' ');
   ASSERT_GE(fields.size(), 2u) << keygen->out;
   EXPECT_EQ(result.host_key_fingerprint, fields[1]);
+}
+
+// Regression: a passphrase-protected key in a Secret without a "password" key ended in
+// "Failed to authenticate SSH session: " with no reason.
+TEST_F(SourceVerifierSshTest, AnEncryptedKeyWithoutPasswordKeyNamesTheSecret) {
+  const std::string& key = ssh_->encrypted_private_key();
+  SourceVerification result = Verify(Repository(key, KnownHostsLine()), {key});
+  EXPECT_EQ(result.reason, kReasonVerifyFailed);
+  EXPECT_EQ(result.message,
+            "Secret \"src/git-ssh\": key \"identity\" holds a passphrase-protected private key, "
+            "and the Secret has no \"password\" key with its passphrase");
+  EXPECT_THAT(result.host_key_fingerprint, IsEmpty());
 }
 
 TEST_F(SourceVerifierSshTest, OtherHostKeyIsVerifyFailed) {

@@ -256,6 +256,11 @@ std::vector<InvalidCase> InvalidCases() {
        sel + ".match_labels[0].value: \"-prod\" is not a label value"},
       {"MatchLabelValueTooLong", SelectorSpec(Selector({{"env", std::string(64, 'v')}})),
        sel + ".match_labels[0].value: \"vvvv"},
+      // Regression: refused values were echoed raw (line breaks and all) and cut silently.
+      {"MatchLabelValueIsEscaped", SelectorSpec(Selector({{"env", "a\nb"}})),
+       sel + ".match_labels[0].value: \"a\\nb\" is not a label value"},
+      {"MatchLabelValueCutSaysSo", SelectorSpec(Selector({{"env", std::string(100, 'v')}})),
+       sel + ".match_labels[0].value: \"" + std::string(70, 'v') + "...\" (100 bytes) is not"},
       {"MatchLabelsUnordered", SelectorSpec(Selector({{"team", "a"}, {"env", "prod"}})),
        sel + ".match_labels[1].key: \"env\" does not come after \"team\": match_labels are "
              "ordered by key without duplicates"},

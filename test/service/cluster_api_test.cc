@@ -1,6 +1,7 @@
 // ClusterApi without gRPC, on a real SQLite log with the cluster and identity projectors
 // following it: input validation naming the field (and appending nothing), registration,
-// reads, request-id replay, deregistration refused while an identity mirrors into the
+// reads, request-id replay, one spec written two ways (default keys; a kubeconfig cluster's
+// server and CA) being one spec, deregistration refused while an identity mirrors into the
 // cluster, probes through a fake probe function recording real outcomes, and the views'
 // last probe time.
 #include "service/cluster_api.h"
@@ -11,14 +12,19 @@
 #include <string>
 #include <vector>
 
+#include <google/protobuf/util/message_differencer.h>
+
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "store/event_codec.h"
 #include "test/service/cluster_api_fixture.h"
 #include "test/service/cluster_fixtures.h"
 
 namespace credledger::service {
 namespace {
 
+using google::protobuf::util::MessageDifferencer;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -83,7 +89,7 @@ TEST_F(ClusterApiTest, BadInputNamesTheFieldAndAppendsNothing) {
        "spec.agentless.ca_ref.kind: \"Pod\" is not a kind"},
       // A long value is cut, and says so.
       {on_agentless([](auto& a) { a.mutable_ca_ref()->set_kind(std::string(30, 'P')); }),
-       "spec.agentless.ca_ref.kind: \"PPPPPPPPPPPPPPPPPPPP...\" is not a kind"},
+       "spec.agentless.ca_ref.kind: \"PPPPPPPPPPPPPPPPPPPP...\" (30 bytes) is not a kind"},
       {on_agentless([](auto& a) { a.mutable_ca_ref()->set_name("Edge CA"); }),
        "spec.agentless.ca_ref.name:"},
       {on_agentless([](auto& a) { a.mutable_ca_ref()->set_key("ca/crt"); }),
@@ -146,6 +152,50 @@ TEST_F(ClusterApiTest, BadInputNamesTheFieldAndAppendsNothing) {
   EXPECT_THAT(Probe("a.b", *clusters_api_), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
+// Regression: a query (`?token=...`) in a URL was accepted, recorded in the log and shown by
+// `cluster get`; a URL that was refused for its scheme was quoted whole, userinfo included.
+TEST_F(ClusterApiTest, AQueryFragmentOrUserinfoInAUrlIsRefusedWithoutQuotingIt) {
+  constexpr char kSecret[] = "SuperSecretQ";
+  const int64_t head = store_->HeadSeq();
+  auto exec_spec = [](const std::string& url) {
+    v1::ClusterSpec spec = TokenSpec();
+    v1::ClusterAuth& auth = *spec.mutable_agentless()->mutable_auth();
+    auth.set_type("execPlugin");
+    auth.clear_token();
+    auth.mutable_exec_plugin()->set_url(url);
+    return spec;
+  };
+  auto server_spec = [](const std::string& server) {
+    v1::ClusterSpec spec = TokenSpec();
+    spec.mutable_agentless()->set_server(server);
+    return spec;
+  };
+  const std::string kWhy = ": it could carry a credential, and the spec is recorded in the log";
+  const std::vector<std::pair<v1::ClusterSpec, std::string>> cases = {
+      {server_spec("https://edge-1.example:6443/?token=SuperSecretQ"),
+       "spec.agentless.server: must not contain a query (?...)" + kWhy},
+      {server_spec("https://edge-1.example:6443?SuperSecretQ"),
+       "spec.agentless.server: must not contain a query (?...)"},
+      {server_spec("https://edge-1.example:6443/k8s#SuperSecretQ"),
+       "spec.agentless.server: must not contain a fragment (#...)" + kWhy},
+      {server_spec("http://edge-1.example/?token=SuperSecretQ"),
+       "spec.agentless.server: must not contain a query"},
+      {server_spec("http://admin:SuperSecretQ@edge-1.example"),
+       "spec.agentless.server: must not contain userinfo"},
+      {exec_spec("https://h/x?token=SuperSecretQ"),
+       "spec.agentless.auth.exec_plugin.url: must not contain a query (?...)" + kWhy},
+      {exec_spec("https://h/x#SuperSecretQ"),
+       "spec.agentless.auth.exec_plugin.url: must not contain a fragment (#...)"},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_THAT(clusters_api_->RegisterCluster(Register("edge-1", cases[i].first, "bad"), "alice"),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         AllOf(HasSubstr(cases[i].second), Not(HasSubstr(kSecret)))))
+        << "case " << i;
+  }
+  EXPECT_EQ(store_->HeadSeq(), head);
+}
+
 TEST_F(ClusterApiTest, AUserinfoInAServerUrlIsRefusedWithoutQuotingIt) {
   v1::ClusterSpec spec = TokenSpec();
   spec.mutable_agentless()->set_server("https://admin:s3cr3t@edge-1.example:6443");
@@ -203,6 +253,29 @@ TEST_F(ClusterApiTest, TheAuthBlocksMustFitTheAuthType) {
   EXPECT_EQ(store_->HeadSeq(), head);
 }
 
+// Regression: "Token" was accepted as an unknown auth type and probed as Unsupported.
+TEST_F(ClusterApiTest, AKnownAuthTypeInAnotherCaseIsRefusedWithTheRightSpelling) {
+  const int64_t head = store_->HeadSeq();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"Token", "token"},
+      {"KUBECONFIG", "kubeconfig"},
+      {"clientcert", "clientCert"},
+      {"ExecPlugin", "execPlugin"},
+      {"OIDC", "oidc"}};
+  for (const auto& [type, known] : cases) {
+    v1::ClusterSpec spec = TokenSpec();
+    spec.mutable_agentless()->mutable_auth()->set_type(type);
+    spec.mutable_agentless()->mutable_auth()->clear_token();
+    EXPECT_THAT(clusters_api_->RegisterCluster(Register("edge-1", spec, "bad"), "alice"),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         absl::StrCat("spec.agentless.auth.type: \"", type,
+                                      "\" is not an auth type; auth types are case-sensitive: "
+                                      "did you mean ",
+                                      known, "?")));
+  }
+  EXPECT_EQ(store_->HeadSeq(), head);
+}
+
 TEST_F(ClusterApiTest, UnknownAuthTypesAreAcceptedAndOnlySomeTypesNeedAServer) {
   v1::ClusterSpec oidc = TokenSpec();
   oidc.mutable_agentless()->clear_server();
@@ -210,16 +283,7 @@ TEST_F(ClusterApiTest, UnknownAuthTypesAreAcceptedAndOnlySomeTypesNeedAServer) {
   oidc.mutable_agentless()->mutable_auth()->clear_token();
   ASSERT_OK(clusters_api_->RegisterCluster(Register("edge-1", oidc, "r1"), "alice"));
 
-  v1::ClusterSpec kubeconfig;
-  kubeconfig.set_connection_mode(v1::CLUSTER_CONNECTION_MODE_AGENTLESS);
-  kubeconfig.set_namespace_("fleet");
-  kubeconfig.mutable_agentless()->mutable_auth()->set_type("kubeconfig");
-  kubeconfig.mutable_agentless()
-      ->mutable_auth()
-      ->mutable_kubeconfig()
-      ->mutable_secret_ref()
-      ->set_name("edge-2-kubeconfig");
-  ASSERT_OK(clusters_api_->RegisterCluster(Register("edge-2", kubeconfig, "r2"), "alice"));
+  ASSERT_OK(clusters_api_->RegisterCluster(Register("edge-2", KubeconfigSpec(), "r2"), "alice"));
 
   v1::ClusterSpec home = InClusterSpec();
   home.set_namespace_("fleet");  // optional for inCluster
@@ -274,6 +338,98 @@ TEST_F(ClusterApiTest, RegisterGetListAndDeregister) {
               StatusIs(absl::StatusCode::kNotFound));
   EXPECT_THAT(ListNames(false), ElementsAre("edge-0"));
   EXPECT_THAT(ListNames(true), ElementsAre("edge-0", "edge-1"));
+}
+
+// Regression: a default key written out (`secretRef: {name: x, key: token}`) or left out
+// (`{name: x}`) made two specs and two requests: registering one after the other appended a
+// ClusterSpecChanged (and a probe), and a retry with the other form was refused.
+TEST_F(ClusterApiTest, OneSpecWrittenTwoWaysIsOneSpecAndOneRequest) {
+  // Every reference of an execPlugin spec, with the default keys left out ...
+  v1::ClusterSpec bare = TokenSpec();
+  v1::AgentlessConnection& agentless = *bare.mutable_agentless();
+  agentless.mutable_ca_ref()->clear_key();
+  agentless.mutable_auth()->set_type("execPlugin");
+  agentless.mutable_auth()->clear_token();
+  v1::ExecPluginAuth& exec = *agentless.mutable_auth()->mutable_exec_plugin();
+  exec.set_url("https://creds.example/exec");
+  exec.mutable_ca_ref()->set_kind("Secret");
+  exec.mutable_ca_ref()->set_name("creds-ca");
+  exec.mutable_token_ref()->set_name("creds-token");
+  // ... and written out.
+  v1::ClusterSpec full = bare;
+  full.mutable_agentless()->mutable_ca_ref()->set_key("ca.crt");
+  full.mutable_agentless()->mutable_auth()->mutable_exec_plugin()->mutable_ca_ref()->set_key(
+      "ca.crt");
+  full.mutable_agentless()->mutable_auth()->mutable_exec_plugin()->mutable_token_ref()->set_key(
+      "token");
+
+  ASSERT_OK_AND_ASSIGN(v1::ClusterChangeResponse registered,
+                       clusters_api_->RegisterCluster(Register("edge-1", full, "r1"), "alice"));
+  const int64_t head = store_->HeadSeq();
+  ASSERT_OK_AND_ASSIGN(v1::ClusterChangeResponse same,
+                       clusters_api_->RegisterCluster(Register("edge-1", bare, "r2"), "alice"));
+  EXPECT_FALSE(same.replayed());
+  EXPECT_EQ(same.seq(), 0);
+  EXPECT_EQ(same.cluster().spec_version(), 0);
+  // A retry of r1 written the other way is the same request.
+  ASSERT_OK_AND_ASSIGN(v1::ClusterChangeResponse retried,
+                       clusters_api_->RegisterCluster(Register("edge-1", bare, "r1"), "alice"));
+  EXPECT_TRUE(retried.replayed());
+  EXPECT_EQ(retried.seq(), registered.seq());
+  EXPECT_EQ(store_->HeadSeq(), head);
+
+  // Registered the bare way, the keys are recorded written out.
+  ASSERT_OK(clusters_api_->RegisterCluster(Register("edge-2", bare, "r3"), "alice"));
+  ASSERT_OK_AND_ASSIGN(v1::GetClusterResponse got, Get("edge-2"));
+  EXPECT_TRUE(MessageDifferencer::Equals(got.cluster().cluster().spec(), full))
+      << got.cluster().cluster().spec().ShortDebugString();
+  ASSERT_OK_AND_ASSIGN(v1::ClusterChangeResponse same_again,
+                       clusters_api_->RegisterCluster(Register("edge-2", full, "r4"), "alice"));
+  EXPECT_EQ(same_again.seq(), 0);
+
+  // kubeconfig and token Secrets: key defaults "value" and "token".
+  v1::ClusterSpec kubeconfig = KubeconfigSpec();
+  v1::SecretKeyRef& kubeconfig_ref =
+      *kubeconfig.mutable_agentless()->mutable_auth()->mutable_kubeconfig()->mutable_secret_ref();
+  kubeconfig_ref.set_key("value");
+  ASSERT_OK(clusters_api_->RegisterCluster(Register("edge-3", KubeconfigSpec(), "r5"), "alice"));
+  ASSERT_OK_AND_ASSIGN(same, clusters_api_->RegisterCluster(Register("edge-3", kubeconfig, "r6"),
+                                                            "alice"));
+  EXPECT_EQ(same.seq(), 0);
+  v1::ClusterSpec token = TokenSpec();
+  token.mutable_agentless()->mutable_auth()->mutable_token()->mutable_secret_ref()->clear_key();
+  ASSERT_OK(clusters_api_->RegisterCluster(Register("edge-4", TokenSpec(), "r7"), "alice"));
+  ASSERT_OK_AND_ASSIGN(same,
+                       clusters_api_->RegisterCluster(Register("edge-4", token, "r8"), "alice"));
+  EXPECT_EQ(same.seq(), 0);
+}
+
+// Regression: a kubeconfig cluster registered with a server and a CA stored both, and
+// `cluster get` showed them although the kubeconfig's are used.
+TEST_F(ClusterApiTest, AKubeconfigClusterStoresNoServerAndNoCa) {
+  v1::ClusterSpec with_both = KubeconfigSpec();
+  with_both.mutable_agentless()->set_server(kEdgeServer);
+  with_both.mutable_agentless()->mutable_ca_ref()->set_kind("ConfigMap");
+  with_both.mutable_agentless()->mutable_ca_ref()->set_name("edge-1-ca");
+  ASSERT_OK_AND_ASSIGN(
+      v1::ClusterChangeResponse registered,
+      clusters_api_->RegisterCluster(Register("edge-1", with_both, "r1"), "alice"));
+  const v1::AgentlessConnection& stored = registered.cluster().spec().agentless();
+  EXPECT_EQ(stored.server(), "");
+  EXPECT_FALSE(stored.has_ca_ref());
+  EXPECT_EQ(stored.auth().kubeconfig().secret_ref().name(), "edge-1-kubeconfig");
+  // Nor does the recorded event.
+  ASSERT_OK_AND_ASSIGN(std::vector<store::RecordedEvent> events,
+                       store_->ReadStream("cluster/edge-1", 0, 10));
+  ASSERT_EQ(events.size(), 1u);
+  ASSERT_OK_AND_ASSIGN(v1::Event event, store::EventCodec::Default().Decode(events[0]));
+  EXPECT_EQ(event.cluster_registered().spec().agentless().server(), "");
+  EXPECT_FALSE(event.cluster_registered().spec().agentless().has_ca_ref());
+  // The same spec without them is the same spec.
+  ASSERT_OK_AND_ASSIGN(
+      v1::ClusterChangeResponse same,
+      clusters_api_->RegisterCluster(Register("edge-1", KubeconfigSpec(), "r2"), "alice"));
+  EXPECT_EQ(same.seq(), 0);
 }
 
 TEST_F(ClusterApiTest, DeregistrationIsRefusedWhileAnIdentityMirrorsIntoTheCluster) {
@@ -337,7 +493,15 @@ TEST_F(ClusterApiTest, AProbeNeedsAProbeFunctionAndAnActiveCluster) {
   EXPECT_THAT(Probe("edge-1", *offline), StatusIs(absl::StatusCode::kFailedPrecondition,
                                                   HasSubstr("requires a home cluster connection")));
   EXPECT_THAT(Probe("edge-9", *clusters_api_),
-              StatusIs(absl::StatusCode::kNotFound, HasSubstr("cluster \"edge-9\"")));
+              StatusIs(absl::StatusCode::kNotFound, "cluster \"edge-9\": not registered"));
+  // Regression: a deregistered cluster, which GetCluster answers, was "not registered".
+  ASSERT_OK(clusters_api_->DeregisterCluster(Deregister("edge-1", "r2"), "alice"));
+  EXPECT_THAT(Probe("edge-1", *clusters_api_),
+              StatusIs(absl::StatusCode::kNotFound,
+                       "cluster \"edge-1\": deregistered; register it again to use it"));
+  EXPECT_THAT(clusters_api_->DeregisterCluster(Deregister("edge-1", "r3"), "alice"),
+              StatusIs(absl::StatusCode::kNotFound,
+                       "cluster \"edge-1\": deregistered; register it again to use it"));
   EXPECT_THAT(probed_, IsEmpty());
 }
 

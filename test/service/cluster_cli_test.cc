@@ -146,6 +146,7 @@ TEST(ClusterSpecInputTest, BadFlagsNameTheFlag) {
     ClusterSpecFlags flags;
     flags.connection_mode = "agentless";
     flags.namespace_name = "fleet";
+    flags.api_server = "https://edge-1.example:6443";
     flags.auth_type = "token";
     flags.token_secret = "edge-1-token";
     mutate(flags);
@@ -209,12 +210,56 @@ TEST(ClusterSpecInputTest, BadFlagsNameTheFlag) {
       // An unknown type takes no block flag at all.
       {agentless([](auto& f) { f.auth_type = "oidc"; }),
        "--token-secret: only with --auth-type token"},
+      // Regression: a known type in another case was reported as a block flag of another
+      // type ("--token-secret: only with --auth-type token").
+      {agentless([](auto& f) { f.auth_type = "Token"; }),
+       "--auth-type: \"Token\" is not an auth type; auth types are case-sensitive: did you "
+       "mean token?"},
+      {agentless([](auto& f) {
+         f.auth_type = "KUBECONFIG";
+         f.token_secret.clear();
+         f.kubeconfig_secret = "edge-1-kubeconfig";
+       }),
+       "--auth-type: \"KUBECONFIG\" is not an auth type; auth types are case-sensitive: did "
+       "you mean kubeconfig?"},
+      // Regression: a missing --namespace or --api-server reached the server.
+      {agentless([](auto& f) { f.namespace_name.clear(); }),
+       "--namespace: required with --connection-mode agentless"},
+      {agentless([](auto& f) { f.api_server.clear(); }),
+       "--api-server: required with --auth-type token"},
+      {agentless([](auto& f) {
+         f.api_server.clear();
+         f.auth_type = "clientCert";
+         f.token_secret.clear();
+         f.client_cert_secret = "edge-1-client";
+       }),
+       "--api-server: required with --auth-type clientCert"},
+      {agentless([](auto& f) {
+         f.api_server.clear();
+         f.auth_type = "execPlugin";
+         f.token_secret.clear();
+         f.exec_url = "https://creds.example";
+       }),
+       "--api-server: required with --auth-type execPlugin"},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     EXPECT_THAT(ClusterSpecFromFlags(cases[i].flags),
                 StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(cases[i].message)))
         << "case " << i;
   }
+  // kubeconfig names its own server, and an unknown type connects nowhere: neither needs
+  // --api-server.
+  ASSERT_OK(ClusterSpecFromFlags(agentless([](auto& f) {
+              f.api_server.clear();
+              f.auth_type = "kubeconfig";
+              f.token_secret.clear();
+              f.kubeconfig_secret = "edge-1-kubeconfig";
+            })).status());
+  ASSERT_OK(ClusterSpecFromFlags(agentless([](auto& f) {
+              f.api_server.clear();
+              f.auth_type = "oidc";
+              f.token_secret.clear();
+            })).status());
 }
 
 // --- The spec file ---
@@ -316,7 +361,7 @@ TEST(ClusterPrinterTest, TextShowsTheConnectionTheReachableConditionAndTheLastPr
               HasSubstr("connection:     agentless, auth token: Secret edge-1-token, key token\n"));
   EXPECT_THAT(text, HasSubstr("namespace:      fleet\n"));
   EXPECT_THAT(text, HasSubstr("server:         https://edge-1.example:6443\n"));
-  EXPECT_THAT(text, HasSubstr("ca:             ConfigMap edge-1-ca, key ca.crt (default)\n"));
+  EXPECT_THAT(text, HasSubstr("ca:             ConfigMap edge-1-ca, key ca.crt\n"));
   EXPECT_THAT(text, HasSubstr("reachable:      False/ProbeFailed (since 2026-01-01T00:00:00Z)\n"));
   EXPECT_THAT(text, HasSubstr("message:        GET /version: connection refused\n"));
   EXPECT_THAT(text, HasSubstr("server version: v1.29.2\n"));
@@ -334,6 +379,47 @@ TEST(ClusterPrinterTest, TextShowsTheConnectionTheReachableConditionAndTheLastPr
   EXPECT_THAT(home_text, Not(HasSubstr("server:")));
   EXPECT_THAT(home_text, HasSubstr("last probe:     -\n"));
   EXPECT_THAT(home_text, HasSubstr("reachable:      -/- (since -)\n"));
+}
+
+// Regression: a kubeconfig cluster showed "ca: system trust store" (and the spec's own
+// server), while the kubeconfig's server and CA are used.
+TEST(ClusterPrinterTest, AKubeconfigClusterShowsServerAndCaFromTheKubeconfig) {
+  v1::ClusterView view = ProbedView();
+  *view.mutable_cluster()->mutable_spec() = KubeconfigSpec();
+  std::string text = FormatClusterText(view);
+  EXPECT_THAT(text, AllOf(HasSubstr("server:         from the kubeconfig\n"),
+                          HasSubstr("ca:             from the kubeconfig\n"),
+                          Not(HasSubstr("system trust store"))));
+  // Also for a spec recorded with a server and CA before they were cleared.
+  view.mutable_cluster()->mutable_spec()->mutable_agentless()->set_server(kEdgeServer);
+  view.mutable_cluster()->mutable_spec()->mutable_agentless()->mutable_ca_ref()->set_name("ca");
+  text = FormatClusterText(view);
+  EXPECT_THAT(text, AllOf(HasSubstr("server:         from the kubeconfig\n"),
+                          HasSubstr("ca:             from the kubeconfig\n"),
+                          Not(HasSubstr(kEdgeServer))));
+  // Other auth types without a CA use the system trust store.
+  *view.mutable_cluster()->mutable_spec() = TokenSpec();
+  view.mutable_cluster()->mutable_spec()->mutable_agentless()->clear_ca_ref();
+  EXPECT_THAT(FormatClusterText(view), HasSubstr("ca:             system trust store\n"));
+}
+
+// Regression: a deregistered cluster showed its last Reachable condition as if it were its
+// current health.
+TEST(ClusterPrinterTest, ADeregisteredClusterShowsItsLastProbeAsHistory) {
+  v1::ClusterView view = ProbedView();
+  view.mutable_cluster()->set_phase(v1::ClusterState::PHASE_DEREGISTERED);
+  EXPECT_THAT(FormatClusterText(view),
+              HasSubstr("reachable:      not probed (deregistered); last probe before: "
+                        "False/ProbeFailed (since 2026-01-01T00:00:00Z)\n"));
+  v1::ListClustersResponse listed;
+  *listed.add_clusters() = view;
+  const std::vector<std::string> lines =
+      absl::StrSplit(FormatClusterTable(listed.clusters()), '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 2u);
+  std::vector<std::string> columns = absl::StrSplit(lines[1], ' ', absl::SkipEmpty());
+  EXPECT_THAT(columns,
+              ::testing::ElementsAre("edge-1", "deregistered", "agentless", "token", "-",
+                                     "v1.29.2", "3", "2026-01-01T01:00:00Z"));
 }
 
 TEST(ClusterPrinterTest, AuthBlocksInWords) {
@@ -513,6 +599,13 @@ TEST_F(ClusterCliTest, RegisterProbeGetListAndDeregister) {
   EXPECT_THAT(out_.str(), StartsWith("cluster home (deregistered)\n"));
   EXPECT_EQ(Run({"cluster", "get", "never"}), 1);
   EXPECT_THAT(err_.str(), HasSubstr("error: NOT_FOUND: cluster \"never\": not registered"));
+  // Regression: deregistering or probing it again said "not registered" while `get` answers.
+  for (const char* verb : {"deregister", "probe"}) {
+    EXPECT_EQ(Run({"cluster", verb, "home"}), 1) << verb;
+    EXPECT_THAT(err_.str(), HasSubstr("error: NOT_FOUND: cluster \"home\": deregistered; "
+                                      "register it again to use it\n"))
+        << verb;
+  }
 }
 
 TEST_F(ClusterCliTest, UsageErrorsAndSpecFileErrorsSendNothing) {
@@ -534,11 +627,48 @@ TEST_F(ClusterCliTest, UsageErrorsAndSpecFileErrorsSendNothing) {
   EXPECT_THAT(err_.str(), HasSubstr("are exclusive"));
   EXPECT_EQ(
       Run({"cluster", "register", "edge-1", "--connection-mode", "inCluster", "--request-id="}), 2);
-  // The server's validation comes back naming the field.
+  // Regression: a missing --namespace or --api-server came back from the server as
+  // INVALID_ARGUMENT about spec.namespace or spec.agentless.server.
+  EXPECT_EQ(Run({"cluster", "register", "edge-1", "--connection-mode", "agentless",
+                 "--api-server", "https://edge-1.example:6443", "--auth-type", "token",
+                 "--token-secret", "t"}),
+            2);
+  EXPECT_THAT(err_.str(),
+              StartsWith("error: --namespace: required with --connection-mode agentless"));
   EXPECT_EQ(Run({"cluster", "register", "edge-1", "--connection-mode", "agentless", "--namespace",
                  "fleet", "--auth-type", "token", "--token-secret", "t"}),
+            2);
+  EXPECT_THAT(err_.str(), StartsWith("error: --api-server: required with --auth-type token"));
+  // Regression: a known type in another case was reported as a misplaced block flag.
+  EXPECT_EQ(Run({"cluster", "register", "edge-1", "--connection-mode", "agentless", "--namespace",
+                 "fleet", "--api-server", "https://edge-1.example:6443", "--auth-type", "Token",
+                 "--token-secret", "tok"}),
+            2);
+  EXPECT_THAT(err_.str(), StartsWith("error: --auth-type: \"Token\" is not an auth type; auth "
+                                     "types are case-sensitive: did you mean token?\n"));
+  // The server's validation comes back naming the field.
+  EXPECT_EQ(Run({"cluster", "register", "edge-1", "--connection-mode", "agentless", "--namespace",
+                 "fleet", "--api-server", "http://edge-1.example", "--auth-type", "token",
+                 "--token-secret", "t"}),
             1);
-  EXPECT_THAT(err_.str(), HasSubstr("INVALID_ARGUMENT: spec.agentless.server: required"));
+  EXPECT_THAT(err_.str(), HasSubstr("INVALID_ARGUMENT: spec.agentless.server: "));
+  EXPECT_EQ(store_->HeadSeq(), head);
+}
+
+// Regression: `--exec-url "https://h/x?token=..."` was accepted, recorded in the log and shown
+// by `cluster get`.
+TEST_F(ClusterCliTest, AProviderUrlWithAQueryIsRefusedWithoutEchoingIt) {
+  const int64_t head = store_->HeadSeq();
+  EXPECT_EQ(Run({"cluster", "register", "edge-1", "--connection-mode", "agentless", "--namespace",
+                 "fleet", "--api-server", "https://edge-1.example:6443", "--auth-type",
+                 "execPlugin", "--exec-url", "https://h/x?token=SuperSecretQ", "--request-id",
+                 "r1"}),
+            1);
+  EXPECT_THAT(err_.str(),
+              AllOf(HasSubstr("error: INVALID_ARGUMENT: spec.agentless.auth.exec_plugin.url: "
+                              "must not contain a query"),
+                    Not(HasSubstr("SuperSecretQ"))));
+  EXPECT_THAT(out_.str(), Not(HasSubstr("SuperSecretQ")));
   EXPECT_EQ(store_->HeadSeq(), head);
 }
 
@@ -604,6 +734,10 @@ TEST_F(ClusterCliTest, KubeconfigAuthWithAServerOrCaNotesThatTheyAreIgnored) {
   EXPECT_THAT(err_.str(), HasSubstr("note: --api-server, --ca-ref: ignored with --auth-type "
                                     "kubeconfig; the kubeconfig names the API server and its "
                                     "CA\n"));
+  // Not stored, so not shown.
+  ASSERT_EQ(Run({"cluster", "get", "edge-1"}), 0) << err_.str();
+  EXPECT_THAT(out_.str(), AllOf(HasSubstr("server:         from the kubeconfig\n"),
+                                Not(HasSubstr("edge-1.example")), Not(HasSubstr("edge-1-ca"))));
   ASSERT_EQ(Run({"cluster", "register", "edge-2", "--connection-mode", "agentless",
                  "--namespace", "fleet", "--auth-type", "kubeconfig", "--kubeconfig-secret",
                  "edge-2-kubeconfig", "--request-id", "r2"}),

@@ -96,6 +96,24 @@ TEST(ClusterDeciderTest, RegisteringADeregisteredClusterStartsANewIncarnation) {
               Registered(kCluster, TokenSpec()));
 }
 
+// Regression: `secretRef: {name: x}` and `{name: x, key: token}` were two specs, so writing
+// the default key out appended a ClusterSpecChanged and probed again.
+TEST(ClusterDeciderTest, SpecsAreRecordedAndComparedWithTheirDefaultKeysWrittenOut) {
+  v1::ClusterSpec bare = TokenSpec();  // both keys the defaults, left out
+  bare.mutable_agentless()->mutable_ca_ref()->clear_key();
+  bare.mutable_agentless()->mutable_auth()->mutable_token()->mutable_secret_ref()->clear_key();
+  ExpectEvent(When(RegisterCluster{bare}, ClusterState()), Registered(kCluster, TokenSpec()));
+  ExpectNothing(When(RegisterCluster{bare}, Given({Registered(kCluster, TokenSpec())})));
+  // Also against a spec recorded before specs were normalized.
+  ExpectNothing(When(RegisterCluster{TokenSpec()}, Given({Registered(kCluster, bare)})));
+  // A key other than the default is another spec.
+  v1::ClusterSpec other_key = TokenSpec();
+  other_key.mutable_agentless()->mutable_auth()->mutable_token()->mutable_secret_ref()->set_key(
+      "bearer");
+  ExpectEvent(When(RegisterCluster{other_key}, Given({Registered(kCluster, bare)})),
+              SpecChanged(other_key));
+}
+
 TEST(ClusterDeciderTest, AnInvalidSpecIsRefusedNamingTheField) {
   v1::ClusterSpec spec = TokenSpec();
   spec.mutable_agentless()->set_server("http://edge-1.example");
@@ -113,23 +131,28 @@ TEST(ClusterDeciderTest, DeregisteringAnActiveClusterEmitsClusterDeregistered) {
 }
 
 TEST(ClusterDeciderTest, DeregisteringAClusterThatIsNotActiveIsNotFound) {
-  EXPECT_THAT(
-      When(DeregisterCluster{}, ClusterState()),
-      StatusIs(absl::StatusCode::kNotFound, HasSubstr("cluster \"edge-1\": not registered")));
+  EXPECT_THAT(When(DeregisterCluster{}, ClusterState()),
+              StatusIs(absl::StatusCode::kNotFound, "cluster \"edge-1\": not registered"));
+  // Regression: a deregistered cluster, which `cluster get` answers, was "not registered".
   EXPECT_THAT(When(DeregisterCluster{}, Given({Registered(kCluster, TokenSpec()), Deregistered()})),
-              StatusIs(absl::StatusCode::kNotFound));
+              StatusIs(absl::StatusCode::kNotFound,
+                       "cluster \"edge-1\": deregistered; register it again to use it"));
 }
 
+// Regression: the hint said to change the identities' spec.cluster or delete them, both of
+// which are refused while they still have mirrors (and bindings); the mirrors must go first.
 TEST(ClusterDeciderTest, DeregisteringWhileIdentitiesMirrorIntoItIsRefusedNamingThem) {
   EXPECT_THAT(When(DeregisterCluster{{"aws", "gcp"}}, Given({Registered(kCluster, TokenSpec())})),
               StatusIs(absl::StatusCode::kFailedPrecondition,
-                       "cluster \"edge-1\": identities aws, gcp mirror into it; change their "
-                       "spec.cluster or delete them first"));
+                       "cluster \"edge-1\": identities aws, gcp mirror into it; unbind their "
+                       "namespaces and, once their mirrors are removed, delete them or change "
+                       "their spec.cluster"));
   // Regression: one identity was refused in the plural ("aws mirror into it").
   EXPECT_THAT(When(DeregisterCluster{{"aws"}}, Given({Registered(kCluster, TokenSpec())})),
               StatusIs(absl::StatusCode::kFailedPrecondition,
-                       "cluster \"edge-1\": identity aws mirrors into it; change its "
-                       "spec.cluster or delete it first"));
+                       "cluster \"edge-1\": identity aws mirrors into it; unbind its "
+                       "namespaces and, once its mirrors are removed, delete it or change its "
+                       "spec.cluster"));
 }
 
 // --- RecordProbe ---

@@ -20,7 +20,8 @@ inline v1::ClusterSpec InClusterSpec() {
 }
 
 // An agentless spec in namespace "fleet" with token auth from Secret `secret` (key "token"),
-// server `server` and CA from ConfigMap edge-1-ca.
+// server `server` and CA from ConfigMap edge-1-ca (key "ca.crt"): every key written out, as
+// NormalizedClusterSpec leaves it.
 inline v1::ClusterSpec TokenSpec(const std::string& secret = "edge-1-token",
                                  const std::string& server = kEdgeServer) {
   v1::ClusterSpec spec;
@@ -30,9 +31,22 @@ inline v1::ClusterSpec TokenSpec(const std::string& secret = "edge-1-token",
   agentless.set_server(server);
   agentless.mutable_ca_ref()->set_kind("ConfigMap");
   agentless.mutable_ca_ref()->set_name("edge-1-ca");
+  agentless.mutable_ca_ref()->set_key("ca.crt");
   agentless.mutable_auth()->set_type("token");
   agentless.mutable_auth()->mutable_token()->mutable_secret_ref()->set_name(secret);
   agentless.mutable_auth()->mutable_token()->mutable_secret_ref()->set_key("token");
+  return spec;
+}
+
+// An agentless spec in namespace "fleet" with kubeconfig auth from Secret edge-1-kubeconfig
+// (no key: the default), no server and no CA.
+inline v1::ClusterSpec KubeconfigSpec() {
+  v1::ClusterSpec spec;
+  spec.set_namespace_("fleet");
+  spec.set_connection_mode(v1::CLUSTER_CONNECTION_MODE_AGENTLESS);
+  v1::ClusterAuth& auth = *spec.mutable_agentless()->mutable_auth();
+  auth.set_type("kubeconfig");
+  auth.mutable_kubeconfig()->mutable_secret_ref()->set_name("edge-1-kubeconfig");
   return spec;
 }
 

@@ -115,6 +115,15 @@ class IdentityApiFixture : public ::testing::Test {
     return request;
   }
 
+  static v1::UpdateIdentityRequest Update(const std::string& name, const v1::IdentitySpec& spec,
+                                          const std::string& request_id) {
+    v1::UpdateIdentityRequest request;
+    request.set_request_id(request_id);
+    request.set_name(name);
+    *request.mutable_spec() = spec;
+    return request;
+  }
+
   static v1::OwnerReference Owner(const std::string& name, const std::string& uid) {
     v1::OwnerReference owner;
     owner.set_api_version("infrastructure.cluster.x-k8s.io/v1beta1");

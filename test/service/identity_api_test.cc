@@ -347,6 +347,43 @@ TEST_F(IdentityApiTest, ARequestIdReusedWithAnotherSpecOrOwnerIsFailedPreconditi
   EXPECT_EQ(store_->HeadSeq(), head);
 }
 
+// A retry of an answered create or update is replayed as it was decided: the access review
+// is not run again, so a retry after the caller lost its access (or with lists in another
+// order) still gets the answer instead of PERMISSION_DENIED.
+TEST_F(IdentityApiTest, ARetryOfAnAnsweredRequestIsReplayedWithoutAnotherReview) {
+  ASSERT_OK_AND_ASSIGN(
+      v1::IdentityChangeResponse created,
+      api_->CreateIdentity(Create("aws", Spec("aws", {"team-a", "team-b"}), "r1"), "alice"));
+  ASSERT_OK_AND_ASSIGN(
+      v1::IdentityChangeResponse widened,
+      api_->UpdateIdentity(Update("aws", Spec("aws", {"team-a", "team-b", "team-c"}), "r2"),
+                           "alice"));
+  ASSERT_GT(widened.seq(), created.seq());
+  const int64_t head = store_->HeadSeq();
+  const size_t reviews = reviewer_.reviews().size();
+  reviewer_.set_allowed(false);
+
+  ASSERT_OK_AND_ASSIGN(
+      v1::IdentityChangeResponse created_again,
+      api_->CreateIdentity(Create("aws", Spec("aws", {"team-b", "team-a"}), "r1"), "alice"));
+  EXPECT_TRUE(created_again.replayed());
+  EXPECT_EQ(created_again.seq(), created.seq());
+  ASSERT_OK_AND_ASSIGN(
+      v1::IdentityChangeResponse widened_again,
+      api_->UpdateIdentity(Update("aws", Spec("aws", {"team-c", "team-a", "team-b"}), "r2"),
+                           "alice"));
+  EXPECT_TRUE(widened_again.replayed());
+  EXPECT_EQ(widened_again.seq(), widened.seq());
+  EXPECT_EQ(reviewer_.reviews().size(), reviews);
+  EXPECT_EQ(store_->HeadSeq(), head);
+
+  // A new request is reviewed and refused.
+  EXPECT_THAT(
+      api_->UpdateIdentity(Update("aws", Spec("aws", {"team-a", "team-b", "team-d"}), "r3"),
+                           "alice"),
+      StatusIs(absl::StatusCode::kPermissionDenied));
+}
+
 TEST_F(IdentityApiTest, GetIsNotFoundForNeverCreatedAndDeletedIdentities) {
   v1::GetIdentityRequest get;
   get.set_name("aws");

@@ -459,6 +459,8 @@ TEST_F(IdentityCliTest, SpecFileErrorsAndExclusiveFlagsSendNothing) {
   EXPECT_THAT(err_.str(),
               HasSubstr("error: --secret: required (<namespace>/<name> of the source Secret)"));
   EXPECT_EQ(Run({"identity", "bind", "aws", "--namespace", "team-a", "--owner", "x/y"}), 2);
+  EXPECT_EQ(Run({"identity", "create", "aws", "--secret", "creds/aws", "--cluster", ""}), 2);
+  EXPECT_THAT(err_.str(), HasSubstr("error: --cluster: given but empty"));
   EXPECT_THAT(reviewer_.reviews(), IsEmpty());
   EXPECT_EQ(store_->HeadSeq(), 0);
 }

@@ -101,6 +101,16 @@ v1::SourceSpec GitSsh() {
   )pb");
 }
 
+// A Git source over HTTPS in flux-system without credentials.
+v1::SourceSpec GitHttps() {
+  return ParseSpec(R"pb(
+    kind: SOURCE_KIND_GIT
+    url: "https://git.example.com/org/repo.git"
+    namespace: "flux-system"
+    auth { type: "none" }
+  )pb");
+}
+
 // A Helm repository without credentials and without a namespace.
 v1::SourceSpec HelmNone() {
   return ParseSpec(R"pb(
@@ -190,9 +200,15 @@ TEST_F(SourceApiTest, ValidationNamesTheFieldAndNeitherVerifiesNorAppends) {
       {"source.auth.type: 64 bytes; at most 63",
        [](auto& r) { r.mutable_source()->mutable_auth()->set_type(std::string(64, 'x')); }},
       {"source.auth.basic.secret_name: required",
-       [](auto& r) { r.mutable_source()->mutable_auth()->mutable_basic(); }},
+       [](auto& r) {
+         r.mutable_source()->mutable_auth()->set_type("basic");
+         r.mutable_source()->mutable_auth()->clear_ssh_key();
+         r.mutable_source()->mutable_auth()->mutable_basic();
+       }},
       {"source.auth.bearer.secret_name: \"Token\" is not a DNS-1123 subdomain",
        [](auto& r) {
+         r.mutable_source()->mutable_auth()->set_type("bearer");
+         r.mutable_source()->mutable_auth()->clear_ssh_key();
          r.mutable_source()->mutable_auth()->mutable_bearer()->set_secret_name("Token");
        }},
       {"source.auth.ssh_key.secret_name: required",
@@ -217,18 +233,21 @@ TEST_F(SourceApiTest, ValidationNamesTheFieldAndNeitherVerifiesNorAppends) {
        }},
       {"source.tls.ca_public_cert_ref.kind: \"secret\" is not a kind",
        [](auto& r) {
+         *r.mutable_source() = GitHttps();
          r.mutable_source()->mutable_tls()->mutable_ca_public_cert_ref()->set_kind("secret");
          r.mutable_source()->mutable_tls()->mutable_ca_public_cert_ref()->set_name("ca");
        }},
       {"source.tls.ca_public_cert_ref.key: \"..data\" is not a data key",
        [](auto& r) {
+         *r.mutable_source() = GitHttps();
          v1::ObjectKeyRef& ca = *r.mutable_source()->mutable_tls()->mutable_ca_public_cert_ref();
          ca.set_kind("Secret");
          ca.set_name("ca");
          ca.set_key("..data");
        }},
-      {"source.tls.ca_public_cert_ref.key: 254 characters; a data key has at most 253",
+      {"source.tls.ca_public_cert_ref.key: 254 bytes; a data key has at most 253",
        [](auto& r) {
+         *r.mutable_source() = GitHttps();
          v1::ObjectKeyRef& ca = *r.mutable_source()->mutable_tls()->mutable_ca_public_cert_ref();
          ca.set_kind("ConfigMap");
          ca.set_name("ca");
@@ -254,14 +273,15 @@ TEST_F(SourceApiTest, ValidSpecsAtTheLimitsAreAccepted) {
   ASSERT_EQ(longest.url().size(), kMaxSourceUrlBytes);
   v1::SourceSpec keyed = GitSsh();
   keyed.mutable_auth()->mutable_ssh_key()->mutable_known_hosts_ref()->set_key("known_hosts.v-2");
-  keyed.mutable_tls()->mutable_ca_public_cert_ref()->set_kind("Secret");
-  keyed.mutable_tls()->mutable_ca_public_cert_ref()->set_name("corp.ca");
+  v1::SourceSpec with_ca = GitHttps();
+  with_ca.mutable_tls()->mutable_ca_public_cert_ref()->set_kind("Secret");
+  with_ca.mutable_tls()->mutable_ca_public_cert_ref()->set_name("corp.ca");
   int n = 0;
-  for (const v1::SourceSpec& source : {longest, keyed}) {
+  for (const v1::SourceSpec& source : {longest, keyed, with_ca}) {
     ASSERT_OK(
         api_->VerifySource(Request("podinfo", absl::StrCat("ok-", n++), source), "alice").status());
   }
-  EXPECT_THAT(verifier_.sources(), SizeIs(2));
+  EXPECT_THAT(verifier_.sources(), SizeIs(3));
 }
 
 TEST_F(SourceApiTest, AUrlWithAPasswordIsRefusedWithoutEchoingIt) {
@@ -313,7 +333,7 @@ TEST_F(SourceApiTest, EachReasonIsRecordedAsOneSourceVerifiedInTheSourcesStream)
       {kubebridge::kReasonVerifyFailed, "ssh: host key mismatch", {}, "SHA256:zzz"},
       {kubebridge::kReasonUnsupported, "auth type \"oidc\" is not supported", {}, ""},
   };
-  v1::SourceSpec source = GitSsh();
+  v1::SourceSpec source = GitHttps();
   source.mutable_tls()->set_insecure_skip_verify(true);
   int64_t version = 0;
   for (const kubebridge::SourceVerification& answer : answers) {
@@ -327,8 +347,8 @@ TEST_F(SourceApiTest, EachReasonIsRecordedAsOneSourceVerifiedInTheSourcesStream)
 
     v1::SourceVerified expected;
     expected.set_kind(v1::SOURCE_KIND_GIT);
-    expected.set_url("ssh://git@git.example.com:2222/org/repo.git");
-    expected.set_auth_type("sshKey");
+    expected.set_url("https://git.example.com/org/repo.git");
+    expected.set_auth_type("none");
     expected.set_reason(answer.reason);
     expected.set_message(answer.message);
     for (const std::string& note : answer.notes) expected.add_notes(note);
@@ -499,6 +519,155 @@ TEST_F(SourceApiTest, AnUnknownAuthTypeIsAcceptedAndRecordedAsTheVerifierClassif
   EXPECT_EQ(response.result().auth_type(), "oidc");
   EXPECT_EQ(response.result().reason(), "Unsupported");
   EXPECT_FALSE(response.retryable());
+}
+
+// Regression: a block that the type does not use was accepted and silently ignored
+// (`auth: {type: none, basic: {...}}`), and a known type without its block reached the
+// verifier.
+TEST_F(SourceApiTest, AuthBlocksMustFitTheAuthType) {
+  const auto with = [](const std::string& type, bool basic, bool bearer, bool ssh_key) {
+    v1::SourceSpec source = HelmNone();
+    source.mutable_auth()->set_type(type);
+    if (basic) source.mutable_auth()->mutable_basic()->set_secret_name("creds");
+    if (bearer) source.mutable_auth()->mutable_bearer()->set_secret_name("token");
+    if (ssh_key) {
+      source.mutable_auth()->mutable_ssh_key()->set_secret_name("key");
+      source.mutable_auth()->mutable_ssh_key()->mutable_known_hosts_ref()->set_kind("ConfigMap");
+      source.mutable_auth()->mutable_ssh_key()->mutable_known_hosts_ref()->set_name("hosts");
+    }
+    return source;
+  };
+  const std::vector<std::pair<v1::SourceSpec, std::string>> cases = {
+      {with("none", true, false, false),
+       "source.auth.basic: only for auth type basic (type is none)"},
+      {with("sshKey", true, false, true),
+       "source.auth.basic: only for auth type basic (type is sshKey)"},
+      {with("bearer", true, true, false),
+       "source.auth.basic: only for auth type basic (type is bearer)"},
+      {with("basic", true, false, true),
+       "source.auth.ssh_key: only for auth type sshKey (type is basic)"},
+      {with("none", false, false, true),
+       "source.auth.ssh_key: only for auth type sshKey (type is none)"},
+      {with("basic", false, false, false), "source.auth.basic: required for auth type basic"},
+      {with("bearer", false, false, false), "source.auth.bearer: required for auth type bearer"},
+      {with("sshKey", false, false, false),
+       "source.auth.ssh_key: required for auth type sshKey"},
+  };
+  for (const auto& [source, expected] : cases) {
+    absl::StatusOr<v1::VerifySourceResponse> response =
+        api_->VerifySource(Request("charts", "r1", source), "alice");
+    EXPECT_THAT(response, StatusIs(absl::StatusCode::kInvalidArgument)) << expected;
+    EXPECT_EQ(response.status().message(), expected);
+  }
+  EXPECT_THAT(verifier_.sources(), IsEmpty());
+  EXPECT_EQ(store_->HeadSeq(), 0);
+  // An unknown type may carry any block, as before: it is recorded as Unsupported.
+  for (const auto& [id, source] :
+       {std::pair("r2", with("SSHKey", false, false, true)),
+        std::pair("r3", with("oidc", true, true, false))}) {
+    ASSERT_OK(api_->VerifySource(Request("charts", id, source), "alice").status());
+  }
+  EXPECT_THAT(verifier_.sources(), SizeIs(2));
+}
+
+// Regression: `https://h/charts?token=QSECRET-1` was accepted and recorded whole in
+// SourceVerified, and a query can carry a credential.
+TEST_F(SourceApiTest, AUrlWithAQueryOrFragmentIsRefusedWithoutEchoingIt) {
+  for (const char* url : {"https://h.example/charts?token=QSECRET-1",
+                          "https://h.example/charts#QSECRET-1", "https://h.example?QSECRET-1",
+                          "oci://registry.example/app?QSECRET-1",
+                          "git@git.example.com:org/repo.git?QSECRET-1"}) {
+    v1::SourceSpec source = HelmNone();
+    source.set_url(url);
+    absl::StatusOr<v1::VerifySourceResponse> response =
+        api_->VerifySource(Request("charts", "r1", source), "alice");
+    EXPECT_THAT(response, StatusIs(absl::StatusCode::kInvalidArgument,
+                                   AllOf(HasSubstr("source.url: must not contain a query"),
+                                         Not(HasSubstr("QSECRET")))))
+        << url;
+  }
+  EXPECT_THAT(verifier_.sources(), IsEmpty());
+  EXPECT_EQ(store_->HeadSeq(), 0);
+}
+
+// Regression: `source verify ssh://... --insecure-skip-tls-verify` was accepted and printed
+// "tls: server certificate not verified", though SSH has no TLS.
+TEST_F(SourceApiTest, TlsSettingsWithAnSshUrlAreRefusedNamingTheField) {
+  v1::SourceSpec insecure = GitSsh();
+  insecure.mutable_tls()->set_insecure_skip_verify(true);
+  v1::SourceSpec scp_with_ca = GitSsh();
+  scp_with_ca.set_url("git@git.example.com:org/repo.git");
+  scp_with_ca.mutable_tls()->mutable_ca_public_cert_ref()->set_kind("ConfigMap");
+  scp_with_ca.mutable_tls()->mutable_ca_public_cert_ref()->set_name("corp-ca");
+  v1::SourceSpec git_ssh = insecure;
+  git_ssh.set_url("git+ssh://git@git.example.com/org/repo.git");
+  const std::vector<std::pair<v1::SourceSpec, std::string>> cases = {
+      {insecure, "source.tls.insecure_skip_verify: only for https:// and oci:// URLs"},
+      {scp_with_ca, "source.tls.ca_public_cert_ref: only for https:// and oci:// URLs"},
+      {git_ssh, "source.tls.insecure_skip_verify: only for https:// and oci:// URLs"},
+  };
+  for (const auto& [source, expected] : cases) {
+    EXPECT_THAT(api_->VerifySource(Request("podinfo", "r1", source), "alice"),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         AllOf(HasSubstr(expected), HasSubstr("SSH"))))
+        << expected;
+  }
+  EXPECT_THAT(verifier_.sources(), IsEmpty());
+  EXPECT_EQ(store_->HeadSeq(), 0);
+  // An empty tls block is no setting.
+  v1::SourceSpec empty_tls = GitSsh();
+  empty_tls.mutable_tls();
+  ASSERT_OK(api_->VerifySource(Request("podinfo", "r2", empty_tls), "alice").status());
+}
+
+// Regression: `source verify --namespace default` and the same request without --namespace
+// were different requests ("other fields differ"), though the namespace defaults to
+// "default": the digest was taken before the default was applied.
+TEST_F(SourceApiTest, ARequestThatSpellsOutADefaultReplaysOneThatLeftItOut) {
+  v1::SourceSpec implicit = HelmNone();
+  implicit.mutable_tls();  // an empty block
+  implicit.mutable_tls()->mutable_ca_public_cert_ref()->set_kind("ConfigMap");
+  implicit.mutable_tls()->mutable_ca_public_cert_ref()->set_name("corp-ca");
+  v1::SourceSpec spelled = implicit;
+  spelled.set_namespace_("default");
+  spelled.mutable_tls()->mutable_ca_public_cert_ref()->set_key("ca.crt");
+  ASSERT_OK_AND_ASSIGN(v1::VerifySourceResponse first,
+                       api_->VerifySource(Request("charts", "r1", implicit), "alice"));
+  ASSERT_OK_AND_ASSIGN(v1::VerifySourceResponse again,
+                       api_->VerifySource(Request("charts", "r1", spelled), "alice"));
+  EXPECT_TRUE(again.replayed());
+  EXPECT_EQ(again.seq(), first.seq());
+
+  v1::SourceSpec no_key = GitSsh();
+  v1::SourceSpec with_key = GitSsh();
+  with_key.mutable_auth()->mutable_ssh_key()->mutable_known_hosts_ref()->set_key("known_hosts");
+  with_key.mutable_tls();  // an empty block is no setting
+  ASSERT_OK(api_->VerifySource(Request("podinfo", "r2", no_key), "alice").status());
+  ASSERT_OK_AND_ASSIGN(v1::VerifySourceResponse replayed,
+                       api_->VerifySource(Request("podinfo", "r2", with_key), "alice"));
+  EXPECT_TRUE(replayed.replayed());
+
+  // The verifier got the sources with their defaults spelled out.
+  ASSERT_THAT(verifier_.sources(), SizeIs(2));
+  EXPECT_EQ(verifier_.sources()[0].namespace_(), "default");
+  EXPECT_EQ(verifier_.sources()[0].tls().ca_public_cert_ref().key(), "ca.crt");
+  EXPECT_EQ(verifier_.sources()[1].auth().ssh_key().known_hosts_ref().key(), "known_hosts");
+  EXPECT_EQ(store_->HeadSeq(), 2);
+
+  // A value that differs from the default is still another request.
+  v1::SourceSpec other_key = with_key;
+  other_key.mutable_auth()->mutable_ssh_key()->mutable_known_hosts_ref()->set_key("hosts");
+  EXPECT_THAT(api_->VerifySource(Request("podinfo", "r2", other_key), "alice"),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("other fields differ")));
+}
+
+// Regression: refused data keys were echoed raw, control characters included.
+TEST_F(SourceApiTest, ARefusedDataKeyIsEchoedEscaped) {
+  v1::SourceSpec source = GitSsh();
+  source.mutable_auth()->mutable_ssh_key()->mutable_known_hosts_ref()->set_key("a\x1b[31m");
+  EXPECT_THAT(api_->VerifySource(Request("podinfo", "r1", source), "alice"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("known_hosts_ref.key: \"a\\x1b[31m\" is not a data key")));
 }
 
 }  // namespace

@@ -489,6 +489,20 @@ TEST_F(SourceCliTest, ARepeatedRequestIdPrintsTheOriginalAnswer) {
   EXPECT_THAT(sources(), SizeIs(1));
 }
 
+// Regression: `source verify --namespace default` repeated without --namespace (the
+// default) was refused as a request whose other fields differ.
+TEST_F(SourceCliTest, LeavingOutTheDefaultNamespaceRepeatsTheSameRequest) {
+  const std::vector<std::string> args = {"--name", "charts", "--kind", "helm", "--url",
+                                         "https://charts.example.com", "--request-id", "r1"};
+  std::vector<std::string> with_namespace = args;
+  with_namespace.insert(with_namespace.end(), {"--namespace", "default"});
+  ASSERT_EQ(Run(with_namespace), 0) << err_.str();
+  ASSERT_EQ(Run(args), 0) << err_.str();
+  EXPECT_THAT(out_.str(),
+              HasSubstr("Verified (request already answered, nothing appended; seq 1)"));
+  EXPECT_THAT(sources(), SizeIs(1));
+}
+
 TEST_F(SourceCliTest, TheFileDescribesTheSource) {
   const std::string file =
       WriteFile("source.yaml",

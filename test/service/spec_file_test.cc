@@ -41,9 +41,20 @@ TEST(SpecFileTest, MoreThanOneDocumentIsRefusedWithTheCount) {
                        "2 YAML documents found (separated by ---); one is expected"));
   EXPECT_THAT(ParseSpecYaml("name: a\n---\nname: b\n---\nname: c\n", &ParseName),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("3 YAML documents found")));
-  // A trailing separator opens a second, empty document.
-  EXPECT_THAT(ParseSpecYaml("name: a\n---\n", &ParseName),
+  // Empty documents between them are not counted.
+  EXPECT_THAT(ParseSpecYaml("name: a\n---\n# nothing\n---\nname: b\n---\n", &ParseName),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("2 YAML documents found")));
+}
+
+// Regression: a file ending in `---` (or `---` and comments), as editors and generators
+// leave them, was refused as "2 YAML documents found".
+TEST(SpecFileTest, EmptyDocumentsBesideTheSpecAreSkipped) {
+  for (const char* text : {"name: a\n---\n", "name: a\n---\n# end\n", "name: a\n---\n---\n",
+                           "---\n---\nname: a\n", "name: a\n--- ~\n"}) {
+    const absl::StatusOr<std::string> name = ParseSpecYaml(text, &ParseName);
+    ASSERT_TRUE(name.ok()) << text << ": " << name.status();
+    EXPECT_EQ(*name, "a") << text;
+  }
 }
 
 TEST(SpecFileTest, NoDocumentOrAnEmptyOneIsRefused) {
@@ -53,7 +64,7 @@ TEST(SpecFileTest, NoDocumentOrAnEmptyOneIsRefused) {
                          "no YAML document found; one is expected"))
         << empty;
   }
-  for (const char* null : {"---\n", "~\n", "null\n"}) {
+  for (const char* null : {"---\n", "~\n", "null\n", "---\n---\n# only comments\n"}) {
     EXPECT_THAT(ParseSpecYaml(null, &ParseName),
                 StatusIs(absl::StatusCode::kInvalidArgument,
                          "the document is empty; one mapping is expected"))

@@ -21,6 +21,28 @@ TEST(ValidateUidTest, AcceptsOnlyLowercaseRfc4122Form) {
   }
 }
 
+// Regression: a refused kind, uid or api_version was echoed raw, control characters and
+// all, and cut without saying so.
+TEST(ValidateOwnerReferenceTest, RefusedValuesAreEchoedEscapedAndCutVisibly) {
+  v1::OwnerReference owner;
+  owner.set_api_version("batch/v1");
+  owner.set_kind("J\x1b[31mob");
+  owner.set_name("plan");
+  EXPECT_THAT(ValidateOwnerReference(owner, false),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("owner.kind: \"J\\x1b[31mob\" is not a kind")));
+  owner.set_kind("Job");
+  owner.set_uid(std::string(100, 'u'));
+  EXPECT_THAT(ValidateOwnerReference(owner, false),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("...\" (100 bytes) is not a lowercase RFC 4122 UUID")));
+  owner.clear_uid();
+  owner.set_api_version("batch/v1\n");
+  EXPECT_THAT(ValidateOwnerReference(owner, false),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("owner.api_version: \"batch/v1\\n\" is neither")));
+}
+
 TEST(ValidateTokenTest, RequiresPrintableAsciiWithinTheLimit) {
   EXPECT_OK(ValidateToken("revision", "1.0.0-abc", 253));
   EXPECT_THAT(ValidateToken("revision", "", 253),
