@@ -207,7 +207,8 @@ absl::Status MirrorReconciler::RecordClusterFailure(const v1::IdentityState& sta
                                                     const std::string& message) {
   std::vector<MirrorOutcome> failures;
   for (const v1::IdentityNamespaceState& entry : state.namespaces()) {
-    if (entry.bindings_size() > 0) {
+    // A namespace whose bindings are gone but whose mirror is not is waiting for its removal.
+    if (entry.bindings_size() > 0 || entry.has_mirror()) {
       failures.push_back(RecordMirrorFailed{entry.namespace_(), kind, message});
     }
   }

@@ -96,8 +96,9 @@ class MirrorReconciler {
 
   // Records that the mirrors of `state` cannot be worked on because its cluster cannot be
   // connected to: one RecordMirrorFailed of `kind` (CLUSTER_UNSUPPORTED or
-  // CLUSTER_UNREACHABLE) with `message` for every namespace with a binding, in one Record
-  // call (the decider drops repeats of the last failure).
+  // CLUSTER_UNREACHABLE) with `message` for every namespace with a binding or a mirror (one
+  // waiting for its removal), in one Record call (the decider drops repeats of the last
+  // failure).
   // Errors: the sink's.
   absl::Status RecordClusterFailure(const v1::IdentityState& state, v1::MirrorFailureKind kind,
                                     const std::string& message);

@@ -3,9 +3,11 @@
 #include <cstdlib>
 
 #include "absl/time/time.h"
+#include "common/terminal_text.h"
 #include "service/target_api.h"
 #include "service/target_printer.h"
 #include "service/uuid.h"
+#include "service/validation.h"
 
 namespace credledger::service {
 namespace {
@@ -50,6 +52,11 @@ void ClientCommand::DefineFlags(FlagSet& flags) {
   DefineOwnFlags(flags);
 }
 
+absl::Status ClientCommand::CheckFlags() const {
+  if (actor_.empty()) return absl::OkStatus();
+  return ValidateToken("--as", actor_, kMaxActorBytes);
+}
+
 std::shared_ptr<grpc::Channel> ClientCommand::Channel() const {
   return grpc::CreateChannel(server_, grpc::InsecureChannelCredentials());
 }
@@ -62,7 +69,7 @@ void ClientCommand::Prepare(grpc::ClientContext& context, bool unary) const {
 int ClientCommand::Print(const google::protobuf::Message& message, const std::string& text,
                          std::ostream& out, std::ostream& err) const {
   if (output_ != "json") {
-    out << text;
+    out << common::TerminalSafe(text);
     return kExitOk;
   }
   absl::StatusOr<std::string> encoded = ToJson(message);

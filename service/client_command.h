@@ -48,6 +48,10 @@ class ClientCommand : public Subcommand {
   ClientCommand();
   // Defines --server, --as and --output, then the subcommand's own flags.
   void DefineFlags(FlagSet& flags) final;
+  // Errors: kInvalidArgument "--as: ..." unless --as is empty or 1-128 bytes of printable
+  // ASCII without spaces (the server's rule for credledger-actor; other bytes could not even
+  // be sent as gRPC metadata).
+  absl::Status CheckFlags() const override;
 
  protected:
   // The subcommand's own flags.
@@ -102,7 +106,8 @@ class ClientCommand : public Subcommand {
     if (!status.ok()) return ReportError(status, err);
     return Print(response, text(response), out, err);
   }
-  // Prints `message` as one line of JSON, or `text` in text mode; returns the exit code
+  // Prints `message` as one line of JSON, or `text` in text mode (through
+  // common::TerminalSafe: server text cannot act on the terminal); returns the exit code
   // (kExitFailure with "error: ..." when the JSON conversion fails).
   int Print(const google::protobuf::Message& message, const std::string& text,
             std::ostream& out, std::ostream& err) const;

@@ -93,11 +93,13 @@ absl::StatusOr<v1::ClusterChangeResponse> ClusterApi::RegisterCluster(
     const v1::RegisterClusterRequest& request, absl::string_view actor) {
   RETURN_IF_ERROR(ValidateClusterName("name", request.name()));
   RETURN_IF_ERROR(ValidateClientRequestId(request.request_id(), kMaxRequestIdBytes));
-  RETURN_IF_ERROR(ValidateClusterSpec(request.spec()));
-  ASSIGN_OR_RETURN(const std::string resolved, ResolveActor(actor));
   // One spec written two ways is one request: its digest is that of the normalized spec.
+  // Normalized first, so that the server and CA a kubeconfig cluster ignores are dropped
+  // unchecked, as the CLI's note says.
   v1::RegisterClusterRequest normalized = request;
   *normalized.mutable_spec() = NormalizedClusterSpec(request.spec());
+  RETURN_IF_ERROR(ValidateClusterSpec(normalized.spec()));
+  ASSIGN_OR_RETURN(const std::string resolved, ResolveActor(actor));
   return Run(service::RegisterCluster{normalized.spec()}, request.name(), KeyOf(normalized),
              resolved);
 }

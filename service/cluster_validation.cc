@@ -18,6 +18,11 @@ namespace {
 constexpr absl::string_view kHttpsScheme = "https://";
 // Longest auth type accepted.
 constexpr size_t kMaxAuthTypeBytes = 63;
+// Why a URL must be ASCII: it is shown to operators, and terminals act on some non-ASCII
+// characters (C1 controls, bidirectional overrides).
+constexpr char kAsciiUrlRule[] =
+    "must be ASCII: write an international host name in punycode (xn--...) and percent-encode "
+    "other characters";
 // Longest part of a refused value quoted in an error.
 constexpr size_t kMaxShownBytes = 80;
 
@@ -203,6 +208,7 @@ absl::Status ValidateHttpsUrl(absl::string_view field, absl::string_view value) 
     if (absl::ascii_isspace(c) || absl::ascii_iscntrl(c)) {
       return Invalid(field, "must not contain whitespace or control characters");
     }
+    if (!absl::ascii_isascii(c)) return Invalid(field, kAsciiUrlRule);
   }
   // Checked before anything quotes the value, and never quoted: a query, a fragment or a
   // userinfo may hold a credential, and the spec is recorded in the log.

@@ -73,7 +73,8 @@ absl::Status ValidateAuthTypeCase(absl::string_view field, absl::string_view typ
 // type "kubeconfig", agentless.server and agentless.ca_ref are cleared, since the kubeconfig
 // names the server and CA and they would be ignored (domain/convoy-cluster-auth.md,
 // "Authenticator registry"). Idempotent; unset references stay unset; a spec that passes
-// ValidateClusterSpec still does.
+// ValidateClusterSpec still does. Needs no valid spec: RegisterCluster normalizes first, so
+// that the ignored server and CA of a kubeconfig cluster are dropped without being checked.
 v1::ClusterSpec NormalizedClusterSpec(v1::ClusterSpec spec);
 
 }  // namespace credledger::service

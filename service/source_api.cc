@@ -258,6 +258,11 @@ absl::Status ValidateSourceUrl(absl::string_view url) {
       return absl::InvalidArgumentError(
           "source.url: must not contain whitespace or control characters");
     }
+    if (!absl::ascii_isascii(c)) {
+      return absl::InvalidArgumentError(
+          "source.url: must be ASCII: write an international host name in punycode (xn--...) "
+          "and percent-encode other characters");
+    }
   }
   size_t authority_start = 0;
   absl::string_view userinfo;

@@ -7,12 +7,15 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/quote_cut.h"
+#include "common/terminal_text.h"
+#include "google/protobuf/stubs/common.h"
 
 namespace credledger::service {
 
 int ReportError(const absl::Status& status, std::ostream& err) {
-  err << "error: " << absl::StatusCodeToString(status.code()) << ": " << status.message()
-      << "\n";
+  err << "error: " << absl::StatusCodeToString(status.code()) << ": "
+      << common::TerminalSafe(status.message()) << "\n";
   return kExitFailure;
 }
 
@@ -34,6 +37,9 @@ const SubcommandSpec* Dispatcher::Match(const std::vector<std::string>& args,
 }
 
 namespace {
+
+// Bytes of a refused argument shown in its error.
+constexpr size_t kMaxShownArgBytes = 40;
 
 bool IsFlag(const std::string& arg) { return absl::StartsWith(arg, "-") && arg != "-"; }
 
@@ -99,6 +105,14 @@ std::string Dispatcher::Help(const SubcommandSpec& spec) const {
 
 int Dispatcher::Run(const std::vector<std::string>& args, std::ostream& out,
                     std::ostream& err) const {
+  // Every string of a request must be UTF-8 (protobuf refuses to send anything else).
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!google::protobuf::internal::IsStructurallyValidUTF8(args[i])) {
+      err << "error: argument " << i + 1 << " is not valid UTF-8: "
+          << common::QuoteCut(args[i], kMaxShownArgBytes) << "\n";
+      return kExitUsage;
+    }
+  }
   if (args.empty()) {
     err << "error: no command given\n\n" << Usage();
     return kExitUsage;
@@ -171,6 +185,10 @@ int Dispatcher::Run(const std::vector<std::string>& args, std::ostream& out,
         << (spec->args_usage.empty() ? "no arguments" : spec->args_usage) << ", got "
         << positional->size() << " argument" << (positional->size() == 1 ? "" : "s") << "\n\n"
         << Help(*spec);
+    return kExitUsage;
+  }
+  if (const absl::Status checked = command->CheckFlags(); !checked.ok()) {
+    err << "error: " << checked.message() << "\n";
     return kExitUsage;
   }
   return command->Run(*positional, out, err);

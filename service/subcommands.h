@@ -35,7 +35,8 @@ inline constexpr int kExitCheckFailed = 3;  // the check failed; a retry may suc
 inline constexpr int kExitUnsupported = 4;  // retrying cannot help until the spec changes
 
 // Prints "error: <CODE>: <message>" (CODE as in absl::StatusCodeToString, for example
-// INVALID_ARGUMENT) to `err` and returns kExitFailure.
+// INVALID_ARGUMENT; the message through common::TerminalSafe) to `err` and returns
+// kExitFailure.
 int ReportError(const absl::Status& status, std::ostream& err);
 
 // One subcommand's behaviour. Flags bind to the object's own members in DefineFlags.
@@ -48,6 +49,9 @@ class Subcommand {
   // Output goes to `out`, diagnostics and errors ("error: ...") to `err`.
   virtual int Run(const std::vector<std::string>& args, std::ostream& out,
                   std::ostream& err) = 0;
+  // Checks flag values beyond what their parser checks, after parsing and before Run.
+  // Errors: kInvalidArgument naming the flag; the dispatcher prints it and exits kExitUsage.
+  virtual absl::Status CheckFlags() const { return absl::OkStatus(); }
 };
 
 struct SubcommandSpec {

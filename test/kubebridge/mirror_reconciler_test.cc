@@ -408,11 +408,21 @@ TEST_F(MirrorReconcilerTest, MirrorsOfARegisteredClusterAreWrittenThereFromTheHo
   target->Stop();
 }
 
-TEST_F(MirrorReconcilerTest, AClusterFailureIsRecordedInEveryBoundNamespace) {
+// Regression: a mirror whose removal waited for an unreachable cluster showed no failure.
+TEST_F(MirrorReconcilerTest, AClusterFailureIsRecordedInEveryBoundNamespaceAndWhereAMirrorWaits) {
   Bind("team-a", "c1", "u1");
   Bind("team-b", "c2", "u2");
   Unbind("team-b", "c2", "u2");
   Bind("team-c", "c3", "u3");
+  Bind("team-d", "c4", "u4");
+  RecordMirrorWritten written;
+  written.namespace_name = "team-d";
+  written.secret.set_name("captf-creds-cloud");
+  written.secret.set_uid("uid-team-d");
+  written.source_hash = std::string(64, 'a');
+  written.kind = v1::MIRROR_WRITE_KIND_CREATED;
+  ASSERT_OK(log_.Record(log_.state().name(), {written}, "credledger:test/written").status());
+  Unbind("team-d", "c4", "u4");
   MirrorReconciler reconciler(*client_, log_, nullptr);
   ASSERT_OK(reconciler.RecordClusterFailure(log_.state(),
                                             v1::MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE,
@@ -424,7 +434,7 @@ TEST_F(MirrorReconcilerTest, AClusterFailureIsRecordedInEveryBoundNamespace) {
     EXPECT_EQ(e.mirror_failed().kind(), v1::MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE);
     EXPECT_EQ(e.mirror_failed().message(), "cluster \"edge\": connection refused");
   }
-  EXPECT_THAT(failed, ElementsAre("team-a", "team-c"));
+  EXPECT_THAT(failed, ElementsAre("team-a", "team-c", "team-d"));
   const v1::IdentityState state = log_.state();
   EXPECT_EQ(projections::FindIdentityNamespace(state, "team-a")->credentials_mirrored().reason(),
             "MirrorFailed");

@@ -186,6 +186,12 @@ TEST_F(ClusterApiTest, AQueryFragmentOrUserinfoInAUrlIsRefusedWithoutQuotingIt) 
        "spec.agentless.auth.exec_plugin.url: must not contain a query (?...)" + kWhy},
       {exec_spec("https://h/x#SuperSecretQ"),
        "spec.agentless.auth.exec_plugin.url: must not contain a fragment (#...)"},
+      // Regression: a C1 control (the 8-bit CSI) and non-ASCII host names were recorded and
+      // printed raw.
+      {server_spec("https://h/\xc2\x9b" "2J"), "spec.agentless.server: must be ASCII"},
+      {exec_spec("https://\xc3\xa9t\xc3\xa9.example/x"),
+       "spec.agentless.auth.exec_plugin.url: must be ASCII: write an international host name "
+       "in punycode"},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     EXPECT_THAT(clusters_api_->RegisterCluster(Register("edge-1", cases[i].first, "bad"), "alice"),
@@ -430,6 +436,15 @@ TEST_F(ClusterApiTest, AKubeconfigClusterStoresNoServerAndNoCa) {
       v1::ClusterChangeResponse same,
       clusters_api_->RegisterCluster(Register("edge-1", KubeconfigSpec(), "r2"), "alice"));
   EXPECT_EQ(same.seq(), 0);
+  // Ignored means unchecked too (regression: an http:// server or a bad CA kind got the
+  // registration refused, though the CLI says they are ignored).
+  v1::ClusterSpec with_bad = KubeconfigSpec();
+  with_bad.mutable_agentless()->set_server("http://edge-1.example/x?token=q");
+  with_bad.mutable_agentless()->mutable_ca_ref()->set_kind("Pod");
+  ASSERT_OK_AND_ASSIGN(
+      v1::ClusterChangeResponse unchecked,
+      clusters_api_->RegisterCluster(Register("edge-1", with_bad, "r3"), "alice"));
+  EXPECT_EQ(unchecked.seq(), 0);
 }
 
 TEST_F(ClusterApiTest, DeregistrationIsRefusedWhileAnIdentityMirrorsIntoTheCluster) {

@@ -657,6 +657,25 @@ TEST_F(ClusterCliTest, UsageErrorsAndSpecFileErrorsSendNothing) {
 
 // Regression: `--exec-url "https://h/x?token=..."` was accepted, recorded in the log and shown
 // by `cluster get`.
+// Regression: an --as value with a control or non-ASCII character aborted the CLI inside gRPC
+// (an illegal metadata value), and an argument that is not UTF-8 came back as an empty
+// INTERNAL error (protobuf refuses to encode it). Both are usage errors now.
+TEST_F(ClusterCliTest, AnUnsendableActorOrArgumentIsAUsageError) {
+  const int64_t head = store_->HeadSeq();
+  for (const std::string& actor : {std::string("x\ny"), std::string("\xc3\xa9"),
+                                   std::string("a b")}) {
+    out_.str("");
+    err_.str("");
+    EXPECT_EQ(dispatcher_.Run({"cluster", "list", "--server=" + address_, "--as", actor}, out_,
+                              err_),
+              2);
+    EXPECT_THAT(err_.str(), HasSubstr("error: --as: only printable ASCII without spaces"));
+  }
+  EXPECT_EQ(Run({"cluster", "get", "\xff"}), 2);
+  EXPECT_THAT(err_.str(), HasSubstr("error: argument 3 is not valid UTF-8: \"\\xff\""));
+  EXPECT_EQ(store_->HeadSeq(), head);
+}
+
 TEST_F(ClusterCliTest, AProviderUrlWithAQueryIsRefusedWithoutEchoingIt) {
   const int64_t head = store_->HeadSeq();
   EXPECT_EQ(Run({"cluster", "register", "edge-1", "--connection-mode", "agentless", "--namespace",

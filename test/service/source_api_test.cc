@@ -590,6 +590,23 @@ TEST_F(SourceApiTest, AUrlWithAQueryOrFragmentIsRefusedWithoutEchoingIt) {
   EXPECT_EQ(store_->HeadSeq(), 0);
 }
 
+// Regression: a right-to-left override and other non-ASCII characters were recorded and
+// printed raw ("x\u202egpj.exe" shows as "xexe.jpg").
+TEST_F(SourceApiTest, ANonAsciiUrlIsRefused) {
+  for (const char* url :
+       {"https://h.example/x\xe2\x80\xaegpj.exe", "https://\xc3\xa9.example/c"}) {
+    v1::SourceSpec source = HelmNone();
+    source.set_url(url);
+    EXPECT_THAT(api_->VerifySource(Request("charts", "r1", source), "alice"),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr("source.url: must be ASCII: write an international host name "
+                                   "in punycode")))
+        << url;
+  }
+  EXPECT_THAT(verifier_.sources(), IsEmpty());
+  EXPECT_EQ(store_->HeadSeq(), 0);
+}
+
 // Regression: `source verify ssh://... --insecure-skip-tls-verify` was accepted and printed
 // "tls: server certificate not verified", though SSH has no TLS.
 TEST_F(SourceApiTest, TlsSettingsWithAnSshUrlAreRefusedNamingTheField) {
