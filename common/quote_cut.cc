@@ -7,7 +7,6 @@ namespace {
 
 // Appends the escaped form of byte `c` to `out` (QuoteCut's escape rule).
 void AppendEscaped(char c, std::string& out) {
-  constexpr char kHex[] = "0123456789abcdef";
   const auto byte = static_cast<unsigned char>(c);
   switch (c) {
     case '"':
@@ -32,9 +31,7 @@ void AppendEscaped(char c, std::string& out) {
     out += c;
     return;
   }
-  out += "\\x";
-  out += kHex[byte >> 4];
-  out += kHex[byte & 0xf];
+  absl::StrAppend(&out, "\\x", absl::Hex(byte, absl::kZeroPad2));
 }
 
 }  // namespace

@@ -2,18 +2,15 @@
 
 #include <cstdint>
 
+#include "absl/strings/str_cat.h"
 #include "google/protobuf/stubs/common.h"
 
 namespace credledger::common {
 namespace {
 
 void AppendHex(absl::string_view bytes, std::string& out) {
-  constexpr char kHex[] = "0123456789abcdef";
   for (char c : bytes) {
-    const auto byte = static_cast<uint8_t>(c);
-    out += "\\x";
-    out += kHex[byte >> 4];
-    out += kHex[byte & 0xf];
+    absl::StrAppend(&out, "\\x", absl::Hex(static_cast<uint8_t>(c), absl::kZeroPad2));
   }
 }
 
