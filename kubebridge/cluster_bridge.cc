@@ -111,6 +111,7 @@ void ClusterBridge::Worker() {
                   {{"cluster", *name}, {"error", probe.message()}});
     }
     // Unsupported and ProbeSucceeded wait for a spec change or the period.
+    if (failed) reconcile_errors_.Increment();
     queue_.Done(*name, failed);
   }
 }

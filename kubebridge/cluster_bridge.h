@@ -28,6 +28,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
+#include "common/metric_values.h"
 #include "credledger/v1/events.pb.h"
 #include "credledger/v1/state.pb.h"
 #include "kubebridge/backoff.h"
@@ -89,6 +90,10 @@ class ClusterBridge {
   bool WaitIdle(absl::Duration timeout) const { return queue_.WaitIdle(timeout); }
   // Probes of `name` in a row that failed (tests).
   int Retries(const std::string& name) const { return queue_.Failures(name); }
+  // Passes that failed since Start: a ProbeFailed outcome or an outcome that could not be
+  // recorded (both retried with backoff); Unsupported, a deregistered cluster and passes cut
+  // short by Stop are not counted (metrics).
+  int64_t reconcile_errors() const { return reconcile_errors_.Value(); }
 
  private:
   ClusterBridge(ClusterConnector* connector, ClusterProbeSink* sink,
@@ -117,6 +122,7 @@ class ClusterBridge {
   const ClusterBridgeOptions options_;
   WorkQueue queue_;
   Cancellation stop_;
+  common::Counter reconcile_errors_;
   mutable absl::Mutex mu_;
   std::map<std::string, absl::Time> last_probe_ ABSL_GUARDED_BY(mu_);
   // Cluster names the projector listener reported, not yet looked at by ChangeLoop.

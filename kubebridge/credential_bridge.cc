@@ -169,6 +169,7 @@ void CredentialBridge::Worker() {
                    : absl::StatusOr<ReconcileResult>(state.status());
     if (!result.ok()) {
       if (!stop_.cancelled()) {
+        reconcile_errors_.Increment();
         common::Log(common::LogLevel::kWarning, "reconcile failed; retrying with backoff",
                     {{"target", *key}, {"error", result.status().ToString()}});
       }

@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
+#include "common/metric_values.h"
 #include "kubebridge/cancellation.h"
 #include "kubebridge/credential_reconciler.h"
 #include "kubebridge/kube_client.h"
@@ -55,6 +56,9 @@ class CredentialBridge {
 
   // Keys waiting in the queue, due or delayed (metrics, tests).
   size_t QueueDepth() const { return queue_.Depth(); }
+  // Passes that failed (and were retried with backoff) since Start; passes cut short by
+  // Stop are not counted (metrics).
+  int64_t reconcile_errors() const { return reconcile_errors_.Value(); }
   // Blocks until no pass runs and none is due, or `timeout`; true when idle (tests).
   bool WaitIdle(absl::Duration timeout) const { return queue_.WaitIdle(timeout); }
   // Periodic resyncs done so far, and a bounded wait for a count (tests).
@@ -82,6 +86,7 @@ class CredentialBridge {
   WorkQueue queue_;
   Cancellation stop_;
   int listener_id_ = 0;
+  common::Counter reconcile_errors_;
 
   mutable absl::Mutex resync_mu_;
   int64_t resyncs_ ABSL_GUARDED_BY(resync_mu_) = 0;

@@ -114,7 +114,20 @@ double KubeClient::RandomUnit() {
   return absl::Uniform(random_, 0.0, 1.0);
 }
 
-absl::StatusOr<HttpResponse> KubeClient::Execute(HttpRequest request, Cancellation* cancel) {
+void KubeClient::Observe(absl::string_view verb, const absl::StatusOr<HttpResponse>& response,
+                         bool streamed, const Cancellation& op) const {
+  if (!options_.on_request) return;
+  if (response.ok()) {
+    options_.on_request(verb, response->status_code);
+  } else if (streamed) {
+    options_.on_request(verb, 200);
+  } else if (!op.cancelled() && !absl::IsCancelled(response.status())) {
+    options_.on_request(verb, 0);
+  }
+}
+
+absl::StatusOr<HttpResponse> KubeClient::Execute(absl::string_view verb, HttpRequest request,
+                                                 Cancellation* cancel) {
   std::string label = RequestLabel(request);
   request.timeout = options_.request_timeout;
   LinkedCancellation linked(stop_, cancel);
@@ -123,6 +136,7 @@ absl::StatusOr<HttpResponse> KubeClient::Execute(HttpRequest request, Cancellati
   for (int attempt = 0;; ++attempt) {
     if (!limiter_.Wait(op).ok()) return absl::CancelledError(absl::StrCat(label, ": cancelled"));
     absl::StatusOr<HttpResponse> response = transport_->RoundTrip(request, op, nullptr);
+    Observe(verb, response, /*streamed=*/false, op);
     absl::Status status = response.status();
     std::optional<absl::Duration> retry_after;
     if (response.ok()) {
@@ -139,15 +153,17 @@ absl::StatusOr<HttpResponse> KubeClient::Execute(HttpRequest request, Cancellati
   }
 }
 
-absl::StatusOr<nlohmann::json> KubeClient::ExecuteJson(HttpRequest request, Cancellation* cancel) {
+absl::StatusOr<nlohmann::json> KubeClient::ExecuteJson(absl::string_view verb,
+                                                       HttpRequest request,
+                                                       Cancellation* cancel) {
   std::string label = RequestLabel(request);
-  ASSIGN_OR_RETURN(HttpResponse response, Execute(std::move(request), cancel));
+  ASSIGN_OR_RETURN(HttpResponse response, Execute(verb, std::move(request), cancel));
   return ParseJson(response.body, label);
 }
 
 absl::StatusOr<nlohmann::json> KubeClient::Get(const ResourceRef& ref, Cancellation* cancel) {
   ASSIGN_OR_RETURN(std::string path, ObjectPath(ref));
-  return ExecuteJson(MakeRequest("GET", std::move(path)), cancel);
+  return ExecuteJson("get", MakeRequest("GET", std::move(path)), cancel);
 }
 
 absl::StatusOr<nlohmann::json> KubeClient::Create(const ResourceRef& ref,
@@ -157,7 +173,7 @@ absl::StatusOr<nlohmann::json> KubeClient::Create(const ResourceRef& ref,
   nlohmann::json body = object;
   RETURN_IF_ERROR(ReconcileName(body, ref.name, absl::StrCat("POST ", path)));
   ASSIGN_OR_RETURN(std::string text, SerializeJson(body));
-  return ExecuteJson(MakeRequest("POST", std::move(path), std::move(text)), cancel);
+  return ExecuteJson("create", MakeRequest("POST", std::move(path), std::move(text)), cancel);
 }
 
 absl::StatusOr<nlohmann::json> KubeClient::Update(const ResourceRef& ref,
@@ -174,7 +190,7 @@ absl::StatusOr<nlohmann::json> KubeClient::Update(const ResourceRef& ref,
         absl::StrCat(label, ": metadata.resourceVersion is required for an update"));
   }
   ASSIGN_OR_RETURN(std::string text, SerializeJson(body));
-  return ExecuteJson(MakeRequest("PUT", std::move(path), std::move(text)), cancel);
+  return ExecuteJson("update", MakeRequest("PUT", std::move(path), std::move(text)), cancel);
 }
 
 absl::Status KubeClient::Delete(const ResourceRef& ref, const DeleteOptions& options,
@@ -196,7 +212,8 @@ absl::Status KubeClient::Delete(const ResourceRef& ref, const DeleteOptions& opt
     body["kind"] = "DeleteOptions";
     ASSIGN_OR_RETURN(text, SerializeJson(body));
   }
-  return Execute(MakeRequest("DELETE", std::move(path), std::move(text)), cancel).status();
+  return Execute("delete", MakeRequest("DELETE", std::move(path), std::move(text)), cancel)
+      .status();
 }
 
 absl::StatusOr<ObjectList> KubeClient::List(const ResourceRef& ref, const ListOptions& options,
@@ -212,7 +229,7 @@ absl::StatusOr<ObjectList> KubeClient::List(const ResourceRef& ref, const ListOp
         {"continue", continue_token},
     });
     ASSIGN_OR_RETURN(nlohmann::json page,
-                     ExecuteJson(MakeRequest("GET", collection + query), cancel));
+                     ExecuteJson("list", MakeRequest("GET", collection + query), cancel));
     auto items = page.is_object() ? page.find("items") : page.end();
     if (items != page.end() && items->is_array()) {
       for (nlohmann::json& item : *items) result.items.push_back(std::move(item));
@@ -233,14 +250,15 @@ absl::StatusOr<nlohmann::json> KubeClient::CreateSubresource(const ResourceRef& 
                                                              Cancellation* cancel) {
   ASSIGN_OR_RETURN(std::string path, SubresourcePath(ref, subresource));
   ASSIGN_OR_RETURN(std::string text, SerializeJson(body));
-  return ExecuteJson(MakeRequest("POST", std::move(path), std::move(text)), cancel);
+  return ExecuteJson("create", MakeRequest("POST", std::move(path), std::move(text)), cancel);
 }
 
 absl::StatusOr<std::string> KubeClient::RawGet(absl::string_view path, Cancellation* cancel) {
   if (!absl::StartsWith(path, "/")) {
     return absl::InvalidArgumentError(absl::StrCat("GET ", path, ": the path must start with /"));
   }
-  ASSIGN_OR_RETURN(HttpResponse response, Execute(MakeRequest("GET", std::string(path)), cancel));
+  ASSIGN_OR_RETURN(HttpResponse response,
+                   Execute("get", MakeRequest("GET", std::string(path)), cancel));
   return std::move(response.body);
 }
 
@@ -263,12 +281,16 @@ absl::Status KubeClient::WatchOnce(const ResourceRef& ref, const WatchOptions& o
   LinkedCancellation linked(stop_, cancel);
   Cancellation& op = linked.get();
   if (!limiter_.Wait(op).ok()) return absl::CancelledError(absl::StrCat(label, ": cancelled"));
+  bool streamed = false;
   LineHandler on_line = [&](absl::string_view line) -> absl::Status {
+    streamed = true;
     ASSIGN_OR_RETURN(WatchEvent event, ParseWatchEvent(line, label));
     return on_event(event);
   };
-  ASSIGN_OR_RETURN(HttpResponse response, transport_->RoundTrip(request, op, &on_line));
-  return StatusFromHttpResponse(label, response.status_code, response.body);
+  absl::StatusOr<HttpResponse> response = transport_->RoundTrip(request, op, &on_line);
+  Observe("watch", response, streamed, op);
+  if (!response.ok()) return response.status();
+  return StatusFromHttpResponse(label, response->status_code, response->body);
 }
 
 }  // namespace credledger::kubebridge

@@ -45,6 +45,11 @@
 
 namespace credledger::kubebridge {
 
+// Told about one ended request attempt (metrics): the Kubernetes verb ("get", "list",
+// "watch", "create", "update" or "delete") and the HTTP status code, or 0 when no response
+// came (connection failure, timeout, a body over the limit).
+using KubeRequestObserver = std::function<void(absl::string_view verb, int status_code)>;
+
 struct KubeClientOptions {
   RateLimit rate_limit;
   // Retry schedule for kUnavailable.
@@ -55,6 +60,11 @@ struct KubeClientOptions {
   common::Clock* clock = common::RealClock::Default();
   // Used by New() only.
   CurlTransportOptions transport;
+  // Called once per request attempt (retries and list pages each count; a watch when its
+  // stream ends, with its 2xx status once lines arrived), on the calling thread; attempts
+  // cut short by Stop or a caller's Cancellation are not reported. Must be thread-safe and
+  // must not block. Unset: nothing is reported (docs/operations.md, "Metrics and health").
+  KubeRequestObserver on_request;
 };
 
 struct ListOptions {
@@ -175,9 +185,16 @@ class KubeClient {
   const KubeClientOptions& options() const { return options_; }
 
  private:
-  // Sends `request` with rate limiting and retries; returns the 2xx response.
-  absl::StatusOr<HttpResponse> Execute(HttpRequest request, Cancellation* cancel);
-  absl::StatusOr<nlohmann::json> ExecuteJson(HttpRequest request, Cancellation* cancel);
+  // Sends `request` (Kubernetes verb `verb`) with rate limiting and retries; returns the
+  // 2xx response.
+  absl::StatusOr<HttpResponse> Execute(absl::string_view verb, HttpRequest request,
+                                       Cancellation* cancel);
+  absl::StatusOr<nlohmann::json> ExecuteJson(absl::string_view verb, HttpRequest request,
+                                             Cancellation* cancel);
+  // Tells options_.on_request about one attempt: its status code, 200 for a stream that
+  // delivered lines before it failed, 0 for a transport failure; nothing when cancelled.
+  void Observe(absl::string_view verb, const absl::StatusOr<HttpResponse>& response,
+               bool streamed, const Cancellation& op) const;
   double RandomUnit();
 
   std::unique_ptr<HttpTransport> transport_;

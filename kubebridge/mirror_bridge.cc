@@ -273,6 +273,7 @@ void MirrorBridge::Worker() {
         state.ok() ? Pass(*state) : absl::StatusOr<MirrorReconcileResult>(state.status());
     const bool failed = !result.ok() && !stop_.cancelled();
     if (failed) {
+      reconcile_errors_.Increment();
       common::Log(common::LogLevel::kWarning, "mirror reconcile failed; retrying with backoff",
                   {{"identity", *name}, {"error", result.status().ToString()}});
     }

@@ -36,6 +36,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
+#include "common/metric_values.h"
 #include "kubebridge/cancellation.h"
 #include "kubebridge/kube_client.h"
 #include "kubebridge/mirror_outcomes.h"
@@ -85,6 +86,9 @@ class MirrorBridge {
 
   // Identities waiting in the queue (metrics, tests).
   size_t QueueDepth() const { return queue_.Depth(); }
+  // Passes that failed since Start (a namespace left waiting is no failure; passes cut
+  // short by Stop are not counted) (metrics).
+  int64_t reconcile_errors() const { return reconcile_errors_.Value(); }
   // Blocks until no pass runs and none is due, or `timeout`; true when idle (tests).
   bool WaitIdle(absl::Duration timeout) const { return queue_.WaitIdle(timeout); }
   // Passes of `identity` in a row that failed or left a namespace waiting; 0 after one that
@@ -121,6 +125,7 @@ class MirrorBridge {
   WorkQueue queue_;
   Cancellation stop_;
   int listener_id_ = 0;
+  common::Counter reconcile_errors_;
   std::unique_ptr<NamespaceLabelCache> namespaces_;
   std::unique_ptr<MirrorReconciler> reconciler_;
   std::unique_ptr<MirrorWatch> mirror_watch_;

@@ -1,56 +1,18 @@
 #include "kubebridge/static_authenticators.h"
 
-#include <openssl/bio.h>
-#include <openssl/err.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-
 #include <memory>
 #include <string>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/pem.h"
 #include "common/status_macros.h"
 #include "kubebridge/connection_errors.h"
 #include "kubebridge/kubeconfig.h"
 
 namespace credledger::kubebridge {
 namespace {
-
-struct BioDeleter {
-  void operator()(BIO* bio) const { BIO_free(bio); }
-};
-struct X509Deleter {
-  void operator()(X509* cert) const { X509_free(cert); }
-};
-struct PkeyDeleter {
-  void operator()(EVP_PKEY* key) const { EVP_PKEY_free(key); }
-};
-using X509Ptr = std::unique_ptr<X509, X509Deleter>;
-using PkeyPtr = std::unique_ptr<EVP_PKEY, PkeyDeleter>;
-
-std::unique_ptr<BIO, BioDeleter> MemoryBio(const std::string& data) {
-  return std::unique_ptr<BIO, BioDeleter>(
-      BIO_new_mem_buf(data.data(), static_cast<int>(data.size())));
-}
-
-// The first PEM certificate in `pem`; nullptr when there is none. Leaves no OpenSSL errors
-// queued on this thread (libcurl reads the same queue).
-X509Ptr FirstCertificate(const std::string& pem) {
-  auto bio = MemoryBio(pem);
-  X509Ptr cert(bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr);
-  ERR_clear_error();
-  return cert;
-}
-
-PkeyPtr PrivateKey(const std::string& pem) {
-  auto bio = MemoryBio(pem);
-  PkeyPtr key(bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr) : nullptr);
-  ERR_clear_error();
-  return key;
-}
 
 // `<kind> "<ns>/<name>" key "<key>"` for messages about one value.
 std::string ValueLabel(absl::string_view kind, absl::string_view ns, absl::string_view name,
@@ -95,7 +57,7 @@ absl::Status ResolveClusterCa(const ClusterAuthRequest& request, SecretResolver&
   const v1::ObjectKeyRef& ref = request.spec.agentless().ca_ref();
   ASSIGN_OR_RETURN(std::string pem,
                    resolver.Resolve(request.spec.namespace_(), ref, kCaDefaultKey, cancel));
-  if (FirstCertificate(pem) == nullptr) {
+  if (!common::HoldsPemCertificate(pem)) {
     return absl::InvalidArgumentError(
         absl::StrCat(ValueLabel(ref.kind(), request.spec.namespace_(), ref.name(),
                                 ref.key().empty() ? kCaDefaultKey : ref.key()),
@@ -152,22 +114,19 @@ absl::StatusOr<ConnectionConfig> ClientCertAuthenticator::Authenticate(
   const std::string& name = auth.client_cert().secret_name();
   ASSIGN_OR_RETURN(std::string cert_pem, resolver.ResolveSecretKey(ns, name, kTlsCertKey, cancel));
   ASSIGN_OR_RETURN(std::string key_pem, resolver.ResolveSecretKey(ns, name, kTlsKeyKey, cancel));
-  X509Ptr cert = FirstCertificate(cert_pem);
-  if (cert == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ValueLabel("Secret", ns, name, kTlsCertKey), " holds no PEM certificate"));
-  }
-  PkeyPtr key = PrivateKey(key_pem);
-  if (key == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ValueLabel("Secret", ns, name, kTlsKeyKey), " holds no PEM private key"));
-  }
-  const bool matches = X509_check_private_key(cert.get(), key.get()) == 1;
-  ERR_clear_error();
-  if (!matches) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Secret \"", ns, "/", name, "\": the key in \"", kTlsKeyKey,
-                     "\" does not match the certificate in \"", kTlsCertKey, "\""));
+  switch (common::CheckPemKeyPair(cert_pem, key_pem)) {
+    case common::PemPairProblem::kNone:
+      break;
+    case common::PemPairProblem::kNoCertificate:
+      return absl::InvalidArgumentError(
+          absl::StrCat(ValueLabel("Secret", ns, name, kTlsCertKey), " holds no PEM certificate"));
+    case common::PemPairProblem::kNoKey:
+      return absl::InvalidArgumentError(
+          absl::StrCat(ValueLabel("Secret", ns, name, kTlsKeyKey), " holds no PEM private key"));
+    case common::PemPairProblem::kMismatch:
+      return absl::InvalidArgumentError(
+          absl::StrCat("Secret \"", ns, "/", name, "\": the key in \"", kTlsKeyKey,
+                       "\" does not match the certificate in \"", kTlsCertKey, "\""));
   }
   config.client_certificate_pem = std::move(cert_pem);
   config.client_key_pem = std::move(key_pem);

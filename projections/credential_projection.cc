@@ -11,6 +11,23 @@
 #include "store/event_codec.h"
 
 namespace credledger::projections {
+namespace {
+
+// Targets the credential tally counts: registered, not finalized.
+bool Counted(const v1::TargetState& state) {
+  return state.phase() == v1::TargetState::PHASE_ACTIVE ||
+         state.phase() == v1::TargetState::PHASE_DELETING;
+}
+
+}  // namespace
+
+void CredentialProjection::Uncount(const v1::TargetState& state) {
+  if (Counted(state)) ready_.Remove(state.agent_credential_ready());
+}
+
+void CredentialProjection::Count(const v1::TargetState& state) {
+  if (Counted(state)) ready_.Add(state.agent_credential_ready());
+}
 
 absl::StatusOr<std::vector<std::string>> CredentialProjection::Apply(
     const store::RecordedEvent& recorded) {
@@ -27,7 +44,9 @@ absl::StatusOr<std::vector<std::string>> CredentialProjection::Apply(
     service_ = event->service_configured();
     for (auto& [stream, state] : targets_) {
       const v1::Condition before = state.agent_credential_ready();
+      Uncount(state);
       UpdateCondition(state, at, service_);
+      Count(state);
       if (!google::protobuf::util::MessageDifferencer::Equals(before,
                                                               state.agent_credential_ready())) {
         changed.push_back(stream);
@@ -36,8 +55,10 @@ absl::StatusOr<std::vector<std::string>> CredentialProjection::Apply(
     return changed;
   }
   if (!absl::StartsWith(recorded.stream, "target/")) return changed;
-  EvolveTarget(targets_[recorded.stream], *event, {recorded.seq, recorded.stream_version, at},
-               service_);
+  v1::TargetState& state = targets_[recorded.stream];
+  Uncount(state);
+  EvolveTarget(state, *event, {recorded.seq, recorded.stream_version, at}, service_);
+  Count(state);
   changed.push_back(recorded.stream);
   return changed;
 }
@@ -89,6 +110,7 @@ absl::StatusOr<CredentialProjection> CredentialProjection::Deserialize(absl::str
   p.seq_ = fleet.seq();
   for (v1::TargetState& state : *fleet.mutable_targets()) {
     std::string stream = TargetStream(state.namespace_(), state.name());
+    p.Count(state);
     p.targets_[stream] = std::move(state);
   }
   return p;

@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "credledger/v1/state.pb.h"
+#include "projections/condition_tally.h"
 #include "store/event_store.h"
 
 namespace credledger::projections {
@@ -41,6 +42,9 @@ class CredentialProjection {
   std::vector<v1::TargetState> List(absl::string_view target_namespace,
                                     bool include_finalized) const;
   const v1::ServiceConfigured& service() const { return service_; }
+  // The AgentCredentialReady (status, reason) of registered Targets (active or deleting;
+  // not finalized), counted as events are folded (metrics).
+  const ConditionTally::Counts& credential_ready_counts() const { return ready_.counts(); }
   // The seq of the last event folded; 0 for none.
   int64_t seq() const { return seq_; }
 
@@ -51,8 +55,14 @@ class CredentialProjection {
 
  private:
   v1::ServiceConfigured service_;
+  // Takes `state` out of ready_ (before a change) or puts it in (after), when counted.
+  void Uncount(const v1::TargetState& state);
+  void Count(const v1::TargetState& state);
+
   std::map<std::string, v1::TargetState> targets_;  // by stream name
   int64_t seq_ = 0;
+  // Derived from targets_ (not serialized).
+  ConditionTally ready_;
 };
 
 }  // namespace credledger::projections

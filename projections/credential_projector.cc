@@ -28,4 +28,8 @@ v1::ServiceConfigured CredentialProjector::service() const {
   return Read([](const CredentialProjection& p) { return p.service(); });
 }
 
+ConditionTally::Counts CredentialProjector::CredentialReadyCounts() const {
+  return Read([](const CredentialProjection& p) { return p.credential_ready_counts(); });
+}
+
 }  // namespace credledger::projections

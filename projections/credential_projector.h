@@ -52,6 +52,8 @@ class CredentialProjector final : public Projector<CredentialProjection> {
                                     int64_t* seq) const;
   // The service configuration in force at seq().
   v1::ServiceConfigured service() const;
+  // See CredentialProjection::credential_ready_counts (a copy of a few entries).
+  ConditionTally::Counts CredentialReadyCounts() const;
 
  private:
   using Projector::Projector;

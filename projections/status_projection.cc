@@ -20,6 +20,14 @@ std::optional<std::pair<std::string, std::string>> TargetOfStream(absl::string_v
   return std::make_pair(std::string(parts[1]), std::string(parts[2]));
 }
 
+// Takes `status` out of `tally` (before a change) or puts it in (after), when active.
+void Uncount(ConditionTally& tally, const v1::TargetStatus& status) {
+  if (status.active()) tally.Remove(status.reporting());
+}
+void Count(ConditionTally& tally, const v1::TargetStatus& status) {
+  if (status.active()) tally.Add(status.reporting());
+}
+
 }  // namespace
 
 std::string StatusKey(absl::string_view target_namespace, absl::string_view name) {
@@ -44,7 +52,9 @@ absl::StatusOr<std::vector<std::string>> StatusProjection::Apply(
     for (const v1::LivenessEntry& entry : event->liveness_observed().entries()) {
       auto it = targets_.find({entry.namespace_(), entry.name()});
       if (it == targets_.end()) continue;
+      Uncount(reporting_, it->second);
       ApplyLiveness(it->second, entry, at);
+      Count(reporting_, it->second);
       if (it->second.last_seq() == at.seq) touched.insert(it->first);
     }
     for (const auto& [ns, name] : touched) changed.push_back(StatusKey(ns, name));
@@ -60,9 +70,12 @@ absl::StatusOr<std::vector<std::string>> StatusProjection::Apply(
     fresh.set_name(key->second);
     EvolveStatus(fresh, *event, at);
     if (fresh.last_seq() != at.seq) return changed;
+    Count(reporting_, fresh);
     targets_.emplace(*key, std::move(fresh));
   } else {
+    Uncount(reporting_, it->second);
     EvolveStatus(it->second, *event, at);
+    Count(reporting_, it->second);
     if (it->second.last_seq() != at.seq) return changed;
   }
   changed.push_back(StatusKey(key->first, key->second));
@@ -122,6 +135,7 @@ absl::StatusOr<StatusProjection> StatusProjection::Deserialize(absl::string_view
   p.seq_ = fleet.seq();
   for (v1::TargetStatus& status : *fleet.mutable_targets()) {
     std::pair<std::string, std::string> key(status.namespace_(), status.name());
+    Count(p.reporting_, status);
     p.targets_[std::move(key)] = std::move(status);
   }
   return p;

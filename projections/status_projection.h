@@ -23,6 +23,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "credledger/v1/state.pb.h"
+#include "projections/condition_tally.h"
 #include "store/event_store.h"
 
 namespace credledger::projections {
@@ -65,6 +66,9 @@ class StatusProjection {
   // those a ReportingStale is due for when `cutoff` is now minus the stale period (issue 3,
   // "Rollups": a Target that never reported stays Reporting=Unknown).
   std::vector<SilentTarget> SilentSince(absl::Time cutoff) const;
+  // The Reporting (status, reason) of active Targets, counted as events are folded
+  // (metrics: False/Stale are the stale Targets).
+  const ConditionTally& reporting() const { return reporting_; }
   // The seq of the last event folded; 0 for none.
   int64_t seq() const { return seq_; }
 
@@ -77,6 +81,8 @@ class StatusProjection {
   // By (namespace, name).
   std::map<std::pair<std::string, std::string>, v1::TargetStatus> targets_;
   int64_t seq_ = 0;
+  // Derived from targets_ (not serialized): the Reporting conditions of active Targets.
+  ConditionTally reporting_;
 };
 
 }  // namespace credledger::projections

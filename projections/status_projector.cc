@@ -25,4 +25,9 @@ std::vector<SilentTarget> StatusProjector::SilentSince(absl::Time cutoff) const 
   return Read([&](const StatusProjection& p) { return p.SilentSince(cutoff); });
 }
 
+int64_t StatusProjector::StaleTargets() const {
+  // target_status.h: ReportingStale makes Reporting False/Stale.
+  return Read([](const StatusProjection& p) { return p.reporting().Count("False", "Stale"); });
+}
+
 }  // namespace credledger::projections

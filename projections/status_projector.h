@@ -48,6 +48,8 @@ class StatusProjector final : public Projector<StatusProjection> {
   std::vector<v1::TargetStatus> List(absl::string_view target_namespace, int64_t* seq) const;
   // See StatusProjection::SilentSince.
   std::vector<SilentTarget> SilentSince(absl::Time cutoff) const;
+  // Active Targets with Reporting=False/Stale (metrics; a lookup in a few counts).
+  int64_t StaleTargets() const;
 
  private:
   using Projector::Projector;

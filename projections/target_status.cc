@@ -245,6 +245,7 @@ bool Apply(v1::TargetStatus& status, const v1::Event& event, const EventPosition
     case v1::Event::kClusterDeregistered:
     case v1::Event::kClusterProbed:
     case v1::Event::kSourceVerified:
+    case v1::Event::kCallsDenied:
     case v1::Event::kMirrorFailed:
     case v1::Event::KIND_NOT_SET:
       return false;  // credential lifecycle: not part of the report rollup

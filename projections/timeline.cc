@@ -140,6 +140,16 @@ void Describe(const v1::Event& event, v1::TimelineEntry& entry) {
       entry.set_summary(absl::StrCat("source ", event.source_verified().url(), " verified: ",
                                      event.source_verified().reason()));
       return;
+    case v1::Event::kCallsDenied: {
+      const v1::CallsDenied& e = event.calls_denied();
+      int64_t calls = 0;
+      for (const v1::DeniedRpc& rpc : e.rpcs()) calls += rpc.count();
+      entry.set_summary(e.identity().empty()
+                            ? absl::StrCat(calls, " calls of ", e.identities(),
+                                           " other identities denied")
+                            : absl::StrCat(calls, " calls of ", e.identity(), " denied"));
+      return;
+    }
     case v1::Event::kServiceConfigured:
       entry.set_summary(event.service_configured().credentials_enabled()
                             ? "service configured: credentials enabled"

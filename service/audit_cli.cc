@@ -337,9 +337,10 @@ std::string AbslUnparseFlag(const FlagValueList& list) { return absl::StrJoin(li
 class ExportCommand final : public Subcommand {
  public:
   // Not a ClientCommand: its --output names the file, not the text|json choice.
+  absl::Status CheckFlags() const override { return connection_.CheckFlags(); }
+
   void DefineFlags(FlagSet& flags) override {
-    flags.Add("server", &server_, "credledger API address (host:port or unix:path)");
-    flags.Add("as", &actor_, "the identity the server records as the caller");
+    connection_.DefineFlags(flags);
     flags.AddChoice("format", &format_, {"jsonl", "cloudevents", "csv"},
                     "export format; csv cannot be verified");
     flags.Add("output", &output_, "write the export to this file instead of stdout");
@@ -454,9 +455,10 @@ class ExportCommand final : public Subcommand {
                       std::ostream& sink, ExportTally& tally, v1::ExportTrailer& trailer) const {
     const store::EventCodec& codec = store::EventCodec::Default();
     // No deadline: an export of a large log streams for as long as it takes.
+    ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel, connection_.Channel());
     grpc::ClientContext context;
-    context.AddMetadata(kActorMetadataKey, actor_);
-    Stub stub(grpc::CreateChannel(server_, grpc::InsecureChannelCredentials()));
+    connection_.Declare(context);
+    Stub stub(channel);
     std::unique_ptr<grpc::ClientReader<v1::ExportEventsResponse>> reader =
         stub.ExportEvents(&context, request);
     const char* const line_end = format == audit::ExportFormat::kCsv ? "" : "\n";
@@ -498,8 +500,7 @@ class ExportCommand final : public Subcommand {
     return absl::OkStatus();
   }
 
-  std::string server_ = DefaultServerAddress();
-  std::string actor_ = kAnonymousActor;
+  ClientConnection connection_;
   std::string format_ = "jsonl";
   std::string output_;
   int64_t after_seq_ = 0;

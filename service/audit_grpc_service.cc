@@ -12,9 +12,10 @@ constexpr char kService[] = "AuditService";
 grpc::Status AuditGrpcService::ExportEvents(grpc::ServerContext* context,
                                             const v1::ExportEventsRequest* request,
                                             grpc::ServerWriter<v1::ExportEventsResponse>* writer) {
-  if (grpc::Status allowed = Authorize(*context, *policy_, kService, "ExportEvents");
-      !allowed.ok()) {
-    return allowed;
+  if (absl::StatusOr<std::string> caller =
+          Authorize(*context, *authorizer_, kService, "ExportEvents");
+      !caller.ok()) {
+    return ToGrpcStatus(caller.status());
   }
   return ToGrpcStatus(api_->ExportEvents(*request, [&](const v1::ExportEventsResponse& batch) {
     return !context->IsCancelled() && writer->Write(batch);
@@ -25,7 +26,7 @@ grpc::Status AuditGrpcService::GetStateAt(grpc::ServerContext* context,
                                           const v1::GetStateAtRequest* request,
                                           v1::GetStateAtResponse* response) {
   return AuthorizeAndReply(
-      *context, *policy_, kService, "GetStateAt",
+      *context, *authorizer_, kService, "GetStateAt",
       [&](const std::string&) { return api_->GetStateAt(*request); }, response);
 }
 
@@ -33,14 +34,14 @@ grpc::Status AuditGrpcService::Timeline(grpc::ServerContext* context,
                                         const v1::TimelineRequest* request,
                                         v1::TimelineResponse* response) {
   return AuthorizeAndReply(
-      *context, *policy_, kService, "Timeline",
+      *context, *authorizer_, kService, "Timeline",
       [&](const std::string&) { return api_->Timeline(*request); }, response);
 }
 
 grpc::Status AuditGrpcService::Diff(grpc::ServerContext* context, const v1::DiffRequest* request,
                                     v1::DiffResponse* response) {
   return AuthorizeAndReply(
-      *context, *policy_, kService, "Diff",
+      *context, *authorizer_, kService, "Diff",
       [&](const std::string&) { return api_->Diff(*request); }, response);
 }
 
@@ -48,7 +49,7 @@ grpc::Status AuditGrpcService::ValidCredentialsAt(grpc::ServerContext* context,
                                                   const v1::ValidCredentialsAtRequest* request,
                                                   v1::ValidCredentialsAtResponse* response) {
   return AuthorizeAndReply(
-      *context, *policy_, kService, "ValidCredentialsAt",
+      *context, *authorizer_, kService, "ValidCredentialsAt",
       [&](const std::string&) { return api_->ValidCredentialsAt(*request); }, response);
 }
 

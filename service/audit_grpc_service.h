@@ -1,7 +1,8 @@
 // AuditGrpcService: the gRPC face of AuditApi (service AuditService in
 // proto/credledger/v1/api.proto). Every handler checks the caller against the authorization
-// policy, calls AuditApi and maps its status one to one (grpc_status.h). ExportEvents holds
-// its handler thread for the length of the export and stops when the client goes away.
+// policy (call_authorizer.h), calls AuditApi and maps its status one to one (grpc_status.h).
+// ExportEvents holds its handler thread for the length of the export and stops when the
+// client goes away.
 //
 // Thread-safety: thread-safe (AuditApi is).
 #pragma once
@@ -10,15 +11,15 @@
 
 #include "credledger/v1/api.grpc.pb.h"
 #include "service/audit_api.h"
-#include "service/authorization_policy.h"
+#include "service/call_authorizer.h"
 
 namespace credledger::service {
 
 class AuditGrpcService final : public v1::AuditService::Service {
  public:
-  // `api` and `policy` are not owned and must outlive the service.
-  AuditGrpcService(AuditApi* api, const AuthorizationPolicy* policy)
-      : api_(api), policy_(policy) {}
+  // `api` and `authorizer` are not owned and must outlive the service.
+  AuditGrpcService(AuditApi* api, const CallAuthorizer* authorizer)
+      : api_(api), authorizer_(authorizer) {}
 
   grpc::Status ExportEvents(grpc::ServerContext* context,
                             const v1::ExportEventsRequest* request,
@@ -35,7 +36,7 @@ class AuditGrpcService final : public v1::AuditService::Service {
 
  private:
   AuditApi* const api_;
-  const AuthorizationPolicy* const policy_;
+  const CallAuthorizer* const authorizer_;
 };
 
 }  // namespace credledger::service

@@ -1,13 +1,11 @@
 #include "service/client_command.h"
 
-#include <cstdlib>
 
 #include "absl/time/time.h"
 #include "common/terminal_text.h"
 #include "service/target_api.h"
 #include "service/target_printer.h"
 #include "service/uuid.h"
-#include "service/validation.h"
 
 namespace credledger::service {
 namespace {
@@ -16,12 +14,6 @@ namespace {
 constexpr absl::Duration kCallTimeout = absl::Seconds(30);
 
 }  // namespace
-
-std::string DefaultServerAddress() {
-  const char* env = std::getenv("CREDLEDGER_SERVER");
-  if (env != nullptr && *env != '\0') return env;
-  return "127.0.0.1:7443";
-}
 
 absl::StatusOr<std::string> RequestIdOrNew(const std::string& given, std::ostream& err) {
   if (!given.empty()) return given;
@@ -43,26 +35,16 @@ int BadTarget(const std::string& arg, std::ostream& err) {
   return kExitUsage;
 }
 
-ClientCommand::ClientCommand() : actor_(kAnonymousActor) {}
-
 void ClientCommand::DefineFlags(FlagSet& flags) {
-  flags.Add("server", &server_, "credledger API address (host:port or unix:path)");
-  flags.Add("as", &actor_, "the identity recorded as the actor of the call's events");
+  connection_.DefineFlags(flags);
   flags.AddChoice("output", &output_, {"text", "json"}, "output format");
   DefineOwnFlags(flags);
 }
 
-absl::Status ClientCommand::CheckFlags() const {
-  if (actor_.empty()) return absl::OkStatus();
-  return ValidateToken("--as", actor_, kMaxActorBytes);
-}
-
-std::shared_ptr<grpc::Channel> ClientCommand::Channel() const {
-  return grpc::CreateChannel(server_, grpc::InsecureChannelCredentials());
-}
+absl::Status ClientCommand::CheckFlags() const { return connection_.CheckFlags(); }
 
 void ClientCommand::Prepare(grpc::ClientContext& context, bool unary) const {
-  context.AddMetadata(kActorMetadataKey, actor_);
+  connection_.Declare(context);
   if (unary) context.set_deadline(absl::ToChronoTime(absl::Now() + kCallTimeout));
 }
 

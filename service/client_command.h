@@ -1,8 +1,7 @@
 // ClientCommand: the base of every `credledger` subcommand that calls the API (DESIGN
-// section 6). Each dials --server (default 127.0.0.1:7443, or $CREDLEDGER_SERVER) over
-// plaintext gRPC, declares the caller with --as (metadata credledger-actor, default
-// "anonymous"), and prints text or, with --output json, the protobuf JSON mapping. Unary
-// calls get a 30 s deadline.
+// section 6). Each dials --server with the connection flags of client_connection.h (--as,
+// TLS), and prints text or, with --output json, the protobuf JSON mapping. Unary calls get a
+// 30 s deadline.
 //
 // Thread-safety: not thread-safe; one command per process run.
 #pragma once
@@ -19,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "google/protobuf/message.h"
+#include "service/client_connection.h"
 #include "service/flag_set.h"
 #include "service/grpc_status.h"
 #include "service/subcommands.h"
@@ -27,10 +27,6 @@ namespace credledger::service {
 
 // The positional argument that names one Target.
 inline constexpr char kTargetArg[] = "<namespace>/<name>";
-
-// The server address used when --server is not given: $CREDLEDGER_SERVER when set and
-// non-empty, else "127.0.0.1:7443".
-std::string DefaultServerAddress();
 
 // Splits "<namespace>/<name>"; false when the argument has another shape (the parts are
 // validated by the server).
@@ -45,27 +41,27 @@ absl::StatusOr<std::string> RequestIdOrNew(const std::string& given, std::ostrea
 
 class ClientCommand : public Subcommand {
  public:
-  ClientCommand();
-  // Defines --server, --as and --output, then the subcommand's own flags.
+  // Defines the connection flags (ClientConnection) and --output, then the subcommand's own
+  // flags.
   void DefineFlags(FlagSet& flags) final;
-  // Errors: kInvalidArgument "--as: ..." unless --as is empty or 1-128 bytes of printable
-  // ASCII without spaces (the server's rule for credledger-actor; other bytes could not even
-  // be sent as gRPC metadata).
+  // ClientConnection::CheckFlags.
   absl::Status CheckFlags() const override;
 
  protected:
   // The subcommand's own flags.
   virtual void DefineOwnFlags(FlagSet&) {}
 
-  // Calls unary RPC `method` of a new `Stub` on Channel(), prepared as a unary call.
-  // Returns the call's status, mapped by FromGrpcStatus.
+  // Calls unary RPC `method` of a new `Stub` on the connection's channel, prepared as a
+  // unary call. Returns the call's status, mapped by FromGrpcStatus, or the channel's error.
   template <typename Stub, typename Request, typename Response>
   absl::Status Call(grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
                                                  Response*),
                     const Request& request, Response* response) const {
+    absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = connection_.Channel();
+    if (!channel.ok()) return channel.status();
     grpc::ClientContext context;
     Prepare(context, /*unary=*/true);
-    Stub stub(Channel());
+    Stub stub(*channel);
     return FromGrpcStatus((stub.*method)(&context, request, response));
   }
   // Calls server-streaming RPC `method` and prints every item as Print does, with
@@ -77,9 +73,11 @@ class ClientCommand : public Subcommand {
                       grpc::ClientContext*, const Request&),
                   const Request& request, Format format, std::ostream& out,
                   std::ostream& err) const {
+    absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = connection_.Channel();
+    if (!channel.ok()) return ReportError(channel.status(), err);
     grpc::ClientContext context;
     Prepare(context, /*unary=*/false);
-    Stub stub(Channel());
+    Stub stub(*channel);
     std::unique_ptr<grpc::ClientReader<Response>> reader = (stub.*method)(&context, request);
     Response item;
     while (reader->Read(&item)) {
@@ -113,13 +111,10 @@ class ClientCommand : public Subcommand {
             std::ostream& out, std::ostream& err) const;
 
  private:
-  // A channel to --server.
-  std::shared_ptr<grpc::Channel> Channel() const;
-  // Names the caller and, for unary calls, sets the deadline.
+  // Declares --as and, for unary calls, sets the deadline.
   void Prepare(grpc::ClientContext& context, bool unary) const;
 
-  std::string server_ = DefaultServerAddress();
-  std::string actor_;
+  ClientConnection connection_;
   std::string output_ = "text";
 };
 

@@ -1,9 +1,9 @@
 // ClusterGrpcService: the gRPC face of ClusterApi (service ClusterService in
 // proto/credledger/v1/api.proto). Synchronous handlers run on gRPC's thread pool and may
 // block on the store and, for ProbeCluster, on the probe (bounded by the bridge's probe
-// timeout); each handler takes the caller's actor from request metadata `credledger-actor`,
-// checks it against the authorization policy, calls ClusterApi and maps its status one to
-// one (grpc_status.h).
+// timeout); each handler establishes the caller (caller_identity.h),
+// checks it against the authorization policy (call_authorizer.h), calls ClusterApi and maps
+// its status one to one (grpc_status.h).
 //
 // Thread-safety: thread-safe (ClusterApi is).
 #pragma once
@@ -11,17 +11,18 @@
 #include <grpcpp/grpcpp.h>
 
 #include "credledger/v1/api.grpc.pb.h"
-#include "service/authorization_policy.h"
+#include "service/call_authorizer.h"
 #include "service/cluster_api.h"
 
 namespace credledger::service {
 
 class ClusterGrpcService final : public v1::ClusterService::Service {
  public:
-  // `api` and `policy` are not owned and must outlive the service. Every RPC first asks
-  // `policy` whether the caller may call it (PERMISSION_DENIED otherwise).
-  ClusterGrpcService(ClusterApi* api, const AuthorizationPolicy* policy)
-      : api_(api), policy_(policy) {}
+  // `api` and `authorizer` are not owned and must outlive the service. Every RPC first asks
+  // `authorizer` whether the caller may call it (UNAUTHENTICATED or PERMISSION_DENIED
+  // otherwise).
+  ClusterGrpcService(ClusterApi* api, const CallAuthorizer* authorizer)
+      : api_(api), authorizer_(authorizer) {}
 
   grpc::Status RegisterCluster(grpc::ServerContext* context,
                                const v1::RegisterClusterRequest* request,
@@ -38,7 +39,7 @@ class ClusterGrpcService final : public v1::ClusterService::Service {
 
  private:
   ClusterApi* const api_;
-  const AuthorizationPolicy* const policy_;
+  const CallAuthorizer* const authorizer_;
 };
 
 }  // namespace credledger::service

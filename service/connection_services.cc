@@ -66,7 +66,7 @@ void ConnectionServices::WatchClusters(std::function<void(const std::string& nam
 }
 
 void ConnectionServices::RegisterServices(grpc::ServerBuilder& builder,
-                                          const AuthorizationPolicy* policy) {
+                                          const CallAuthorizer* authorizer) {
   ClusterProbeFunction probe;
   LastProbeFunction last_probe;
   if (cluster_bridge_ != nullptr) {
@@ -79,7 +79,7 @@ void ConnectionServices::RegisterServices(grpc::ServerBuilder& builder,
   cluster_api_ = std::make_unique<ClusterApi>(bus_.get(), projector_.get(), identities_,
                                               std::move(probe), std::move(last_probe),
                                               options_.clock, ClusterApi::Options{});
-  cluster_grpc_ = std::make_unique<ClusterGrpcService>(cluster_api_.get(), policy);
+  cluster_grpc_ = std::make_unique<ClusterGrpcService>(cluster_api_.get(), authorizer);
   builder.RegisterService(cluster_grpc_.get());
 
   kubebridge::SourceVerifier* verifier = verifier_.get();
@@ -93,7 +93,7 @@ void ConnectionServices::RegisterServices(grpc::ServerBuilder& builder,
         return verifier->Verify(source, cancel);
       },
       resolver_ != nullptr);
-  source_grpc_ = std::make_unique<SourceGrpcService>(source_api_.get(), policy);
+  source_grpc_ = std::make_unique<SourceGrpcService>(source_api_.get(), authorizer);
   builder.RegisterService(source_grpc_.get());
 }
 

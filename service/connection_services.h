@@ -32,7 +32,7 @@
 #include "kubebridge/source_verifier.h"
 #include "projections/cluster_projector.h"
 #include "projections/identity_projector.h"
-#include "service/authorization_policy.h"
+#include "service/call_authorizer.h"
 #include "service/bridge_cluster_sink.h"
 #include "service/cluster_api.h"
 #include "service/cluster_command_bus.h"
@@ -89,8 +89,8 @@ class ConnectionServices {
   void WatchClusters(std::function<void(const std::string& name)> changed);
 
   // Builds ClusterService and SourceService and registers them with `builder`, under
-  // `policy` (not owned; outlives this object).
-  void RegisterServices(grpc::ServerBuilder& builder, const AuthorizationPolicy* policy);
+  // `authorizer` (not owned; outlives this object).
+  void RegisterServices(grpc::ServerBuilder& builder, const CallAuthorizer* authorizer);
 
   // Stops the cluster bridge (running probes are cancelled) and the cluster listener.
   // Idempotent. The gRPC services must have stopped first.

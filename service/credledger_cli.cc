@@ -2,6 +2,7 @@
 
 #include "service/agent_cli.h"
 #include "service/audit_cli.h"
+#include "service/backup_cli.h"
 #include "service/cluster_cli.h"
 #include "service/exec_cli.h"
 #include "service/identity_cli.h"
@@ -23,6 +24,7 @@ Dispatcher CredledgerDispatcher() {
   AddSourceCommands(dispatcher);
   AddStatusCommands(dispatcher);
   AddAuditCommands(dispatcher);
+  AddBackupCommands(dispatcher);
   AddKeygenCommands(dispatcher);
   AddExecCommands(dispatcher);
   return dispatcher;

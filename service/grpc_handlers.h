@@ -1,5 +1,5 @@
-// Plumbing shared by the synchronous gRPC services (TargetGrpcService, ReportGrpcService):
-// the caller's declared actor and its authorization, the one-to-one status mapping of a
+// Plumbing shared by the synchronous gRPC services (TargetGrpcService, ReportGrpcService, ...):
+// the caller's identity and its authorization, the one-to-one status mapping of a
 // unary answer, and the loop that serves a watch stream (DESIGN section 6).
 //
 // Thread-safety: stateless functions.
@@ -16,17 +16,13 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "service/authorization_policy.h"
+#include "service/call_authorizer.h"
 #include "service/grpc_status.h"
 
 namespace credledger::service {
 
 // How long a watch handler waits for an item before it checks for cancellation again.
 inline constexpr absl::Duration kWatchPollSlice = absl::Milliseconds(100);
-
-// The caller's declared identity from request metadata `credledger-actor`; empty when none
-// was sent.
-std::string ActorOf(const grpc::ServerContext& context);
 
 // OK with `*response` set from `result`, or `result`'s status mapped by ToGrpcStatus.
 template <typename Response>
@@ -36,21 +32,21 @@ grpc::Status Reply(absl::StatusOr<Response> result, Response* response) {
   return grpc::Status::OK;
 }
 
-// OK when `policy` lets the caller (ActorOf, "anonymous" when empty) call
-// `service`/`method` (short names, e.g. "ReportService", "PushReport"); PERMISSION_DENIED
-// naming the caller and the RPC otherwise.
-grpc::Status Authorize(const grpc::ServerContext& context, const AuthorizationPolicy& policy,
-                       absl::string_view service, absl::string_view method);
+// The caller's identity when `authorizer` lets it call `service`/`method` (short names, e.g.
+// "ReportService", "PushReport"); UNAUTHENTICATED or PERMISSION_DENIED (mapped by
+// ToGrpcStatus) otherwise.
+absl::StatusOr<std::string> Authorize(const grpc::ServerContext& context,
+                                      const CallAuthorizer& authorizer,
+                                      absl::string_view service, absl::string_view method);
 
-// Authorize, then Reply with `call(actor)` where `actor` is ActorOf(context).
+// Authorize, then Reply with `call(identity)`.
 template <typename Response, typename Call>
 grpc::Status AuthorizeAndReply(const grpc::ServerContext& context,
-                               const AuthorizationPolicy& policy, absl::string_view service,
+                               const CallAuthorizer& authorizer, absl::string_view service,
                                absl::string_view method, Call call, Response* response) {
-  if (grpc::Status allowed = Authorize(context, policy, service, method); !allowed.ok()) {
-    return allowed;
-  }
-  return Reply(call(ActorOf(context)), response);
+  absl::StatusOr<std::string> identity = Authorize(context, authorizer, service, method);
+  if (!identity.ok()) return ToGrpcStatus(identity.status());
+  return Reply(call(*identity), response);
 }
 
 // Serves a started watch until it fails, the client goes away, or `stopping()` turns true.

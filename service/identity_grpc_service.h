@@ -1,7 +1,7 @@
 // IdentityGrpcService: the gRPC face of IdentityApi (service IdentityService in
 // proto/credledger/v1/api.proto). Synchronous handlers run on gRPC's thread pool and may
-// block on the store and on the access review; each handler takes the caller's actor from
-// request metadata `credledger-actor`, checks it against the authorization policy, calls
+// block on the store and on the access review; each handler establishes the caller
+// (caller_identity.h) and checks it against the authorization policy (call_authorizer.h), calls
 // IdentityApi and maps its status one to one (grpc_status.h).
 //
 // Thread-safety: thread-safe (IdentityApi is).
@@ -10,17 +10,18 @@
 #include <grpcpp/grpcpp.h>
 
 #include "credledger/v1/api.grpc.pb.h"
-#include "service/authorization_policy.h"
+#include "service/call_authorizer.h"
 #include "service/identity_api.h"
 
 namespace credledger::service {
 
 class IdentityGrpcService final : public v1::IdentityService::Service {
  public:
-  // `api` and `policy` are not owned and must outlive the service. Every RPC first asks
-  // `policy` whether the caller may call it (PERMISSION_DENIED otherwise).
-  IdentityGrpcService(IdentityApi* api, const AuthorizationPolicy* policy)
-      : api_(api), policy_(policy) {}
+  // `api` and `authorizer` are not owned and must outlive the service. Every RPC first asks
+  // `authorizer` whether the caller may call it (UNAUTHENTICATED or PERMISSION_DENIED
+  // otherwise).
+  IdentityGrpcService(IdentityApi* api, const CallAuthorizer* authorizer)
+      : api_(api), authorizer_(authorizer) {}
 
   grpc::Status CreateIdentity(grpc::ServerContext* context,
                               const v1::CreateIdentityRequest* request,
@@ -46,7 +47,7 @@ class IdentityGrpcService final : public v1::IdentityService::Service {
 
  private:
   IdentityApi* const api_;
-  const AuthorizationPolicy* const policy_;
+  const CallAuthorizer* const authorizer_;
 };
 
 }  // namespace credledger::service

@@ -28,7 +28,7 @@ bool IsLoopbackHost(absl::string_view host) {
 
 }  // namespace
 
-absl::Status CheckPlaintextListenAddress(absl::string_view field, absl::string_view address) {
+absl::Status CheckListenAddress(absl::string_view field, absl::string_view address, bool tls) {
   if (absl::StartsWith(address, "unix:") || absl::StartsWith(address, "unix-abstract:")) {
     if (address.substr(address.find(':') + 1).empty()) {
       return absl::InvalidArgumentError(
@@ -61,11 +61,16 @@ absl::Status CheckPlaintextListenAddress(absl::string_view field, absl::string_v
     return absl::InvalidArgumentError(absl::StrCat(
         field, ": \"", address, "\" has port \"", port, "\"; a port is a number 0-65535"));
   }
-  if (!IsLoopbackHost(host)) {
+  if (host.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": \"", address, "\" names no host (0.0.0.0 or [::] listens on every address)"));
+  }
+  if (!tls && !IsLoopbackHost(host)) {
     return absl::InvalidArgumentError(absl::StrCat(
         field, ": \"", address,
         "\" is not a loopback address; without TLS credledger listens only on loopback "
-        "(127.0.0.0/8, ::1, localhost) or a unix socket"));
+        "(127.0.0.0/8, ::1, localhost) or a unix socket (give --tls-cert and --tls-key to "
+        "listen on the network)"));
   }
   return absl::OkStatus();
 }

@@ -1,5 +1,5 @@
-// Which addresses `credledger serve` may listen on without TLS (DESIGN section 7:
-// "Plaintext is allowed only on loopback or a unix socket"; TLS comes in a later issue).
+// Which addresses `credledger serve` may listen on (DESIGN section 7: "Plaintext is allowed
+// only on loopback or a unix socket").
 //
 // Pure functions; thread-safe.
 #pragma once
@@ -9,12 +9,13 @@
 
 namespace credledger::service {
 
-// Accepts a gRPC listening address that only local processes can reach:
-//   "127.x.y.z:<port>" (IPv4 loopback, 127.0.0.0/8), "[::1]:<port>", "localhost:<port>",
-//   "unix:<path>", "unix://<absolute path>" and "unix-abstract:<name>".
-// <port> is 0-65535; 0 lets the kernel choose.
-// Errors: kInvalidArgument naming `field` for a malformed address, a missing or bad port, or
-// a non-loopback host (plaintext would be exposed to the network).
-absl::Status CheckPlaintextListenAddress(absl::string_view field, absl::string_view address);
+// Accepts a gRPC listening address: "<host>:<port>", "[<IPv6>]:<port>", "unix:<path>",
+// "unix://<absolute path>" or "unix-abstract:<name>"; <port> is 0-65535 (0 lets the kernel
+// choose). Without `tls` the host must be one only local processes can reach: 127.0.0.0/8,
+// ::1 or localhost.
+// Errors: kInvalidArgument naming `field` for a malformed address, a missing host, a missing
+// or bad port, or, without `tls`, a non-loopback host (plaintext would be exposed to the
+// network).
+absl::Status CheckListenAddress(absl::string_view field, absl::string_view address, bool tls);
 
 }  // namespace credledger::service

@@ -13,7 +13,7 @@ grpc::Status ReportGrpcService::PushReport(grpc::ServerContext* context,
                                            const v1::PushReportRequest* request,
                                            v1::PushReportResponse* response) {
   return AuthorizeAndReply(
-      *context, *policy_, kService, "PushReport",
+      *context, *authorizer_, kService, "PushReport",
       [&](const std::string& actor) { return api_->PushReport(*request, actor); }, response);
 }
 
@@ -21,7 +21,7 @@ grpc::Status ReportGrpcService::SetBoundReleases(grpc::ServerContext* context,
                                                  const v1::SetBoundReleasesRequest* request,
                                                  v1::SetBoundReleasesResponse* response) {
   return AuthorizeAndReply(
-      *context, *policy_, kService, "SetBoundReleases",
+      *context, *authorizer_, kService, "SetBoundReleases",
       [&](const std::string& actor) { return api_->SetBoundReleases(*request, actor); },
       response);
 }
@@ -30,7 +30,7 @@ grpc::Status ReportGrpcService::GetTargetStatus(grpc::ServerContext* context,
                                                 const v1::GetTargetStatusRequest* request,
                                                 v1::GetTargetStatusResponse* response) {
   return AuthorizeAndReply(
-      *context, *policy_, kService, "GetTargetStatus",
+      *context, *authorizer_, kService, "GetTargetStatus",
       [&](const std::string&) { return api_->GetTargetStatus(*request); }, response);
 }
 
@@ -38,16 +38,17 @@ grpc::Status ReportGrpcService::ListFleetStatus(grpc::ServerContext* context,
                                                 const v1::ListFleetStatusRequest* request,
                                                 v1::ListFleetStatusResponse* response) {
   return AuthorizeAndReply(
-      *context, *policy_, kService, "ListFleetStatus",
+      *context, *authorizer_, kService, "ListFleetStatus",
       [&](const std::string&) { return api_->ListFleetStatus(*request); }, response);
 }
 
 grpc::Status ReportGrpcService::WatchFleet(grpc::ServerContext* context,
                                            const v1::WatchFleetRequest* request,
                                            grpc::ServerWriter<v1::WatchFleetResponse>* writer) {
-  if (grpc::Status allowed = Authorize(*context, *policy_, kService, "WatchFleet");
-      !allowed.ok()) {
-    return allowed;
+  if (absl::StatusOr<std::string> caller =
+          Authorize(*context, *authorizer_, kService, "WatchFleet");
+      !caller.ok()) {
+    return ToGrpcStatus(caller.status());
   }
   return ServeWatch(context, api_->WatchFleet(*request), writer,
                     [this] { return api_->stopping(); });

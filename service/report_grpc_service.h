@@ -1,8 +1,8 @@
 // ReportGrpcService: the gRPC face of ReportApi (service ReportService in
 // proto/credledger/v1/api.proto). Synchronous handlers run on gRPC's thread pool and may
-// block on the store; each handler takes the caller's actor from request metadata
-// `credledger-actor` and checks it against the authorization policy; every handler calls ReportApi and maps its status one to one
-// (grpc_status.h).
+// block on the store; each handler establishes the caller (caller_identity.h)
+// and checks it against the authorization policy (call_authorizer.h); every handler calls
+// ReportApi and maps its status one to one (grpc_status.h).
 //
 // WatchFleet holds its handler thread for the life of the stream: it waits for items in
 // short slices so that it notices a cancelled client or ReportApi::Stop promptly.
@@ -13,17 +13,18 @@
 #include <grpcpp/grpcpp.h>
 
 #include "credledger/v1/api.grpc.pb.h"
-#include "service/authorization_policy.h"
+#include "service/call_authorizer.h"
 #include "service/report_api.h"
 
 namespace credledger::service {
 
 class ReportGrpcService final : public v1::ReportService::Service {
  public:
-  // `api` and `policy` are not owned and must outlive the service. Every RPC first asks
-  // `policy` whether the caller may call it (PERMISSION_DENIED otherwise).
-  ReportGrpcService(ReportApi* api, const AuthorizationPolicy* policy)
-      : api_(api), policy_(policy) {}
+  // `api` and `authorizer` are not owned and must outlive the service. Every RPC first asks
+  // `authorizer` whether the caller may call it (UNAUTHENTICATED or PERMISSION_DENIED
+  // otherwise).
+  ReportGrpcService(ReportApi* api, const CallAuthorizer* authorizer)
+      : api_(api), authorizer_(authorizer) {}
 
   grpc::Status PushReport(grpc::ServerContext* context, const v1::PushReportRequest* request,
                           v1::PushReportResponse* response) override;
@@ -43,7 +44,7 @@ class ReportGrpcService final : public v1::ReportService::Service {
 
  private:
   ReportApi* const api_;
-  const AuthorizationPolicy* const policy_;
+  const CallAuthorizer* const authorizer_;
 };
 
 }  // namespace credledger::service

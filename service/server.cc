@@ -14,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "audit/log_verifier.h"
+#include "common/atomic_file.h"
 #include "common/log.h"
 #include "common/sha256.h"
 #include "common/status_macros.h"
@@ -23,6 +24,7 @@
 #include "service/audit_grpc_service.h"
 #include "service/identity_grpc_service.h"
 #include "service/listen_address.h"
+#include "service/startup_gates.h"
 #include "service/report_grpc_service.h"
 #include "service/service_configuration.h"
 #include "service/target_grpc_service.h"
@@ -47,26 +49,11 @@ absl::StatusOr<std::string> ReadFile(absl::string_view flag, const std::filesyst
   return bytes.str();
 }
 
-// Writes `text` to `path` through a temporary file and a rename, so that a reader never
-// sees a partial file.
+// Writes the --port-file `path` so that a reader never sees a partial file.
 absl::Status WriteFileAtomically(const std::filesystem::path& path, absl::string_view text) {
-  const std::filesystem::path temporary = path.string() + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      return absl::InternalError(
-          absl::StrCat("--port-file: cannot write \"", temporary.string(), "\""));
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    return absl::InternalError(absl::StrCat("--port-file: cannot rename to \"", path.string(),
-                                            "\": ", error.message()));
-  }
-  return absl::OkStatus();
+  absl::Status written = common::WriteFileAtomically(path, text);
+  if (written.ok()) return written;
+  return absl::InternalError(absl::StrCat("--port-file: ", written.message()));
 }
 
 // "<host>:<port>" with the bound port in place of the requested one; unix addresses as given.
@@ -156,7 +143,19 @@ absl::Status ValidateServeOptions(const ServeOptions& options) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--snapshot-every: ", options.snapshot_every, " is negative; 0 disables snapshots"));
   }
-  return CheckPlaintextListenAddress("--listen", options.listen_address);
+  if (!options.http_listen.empty()) {
+    RETURN_IF_ERROR(ParseHttpListenAddress(options.http_listen).status());
+  } else if (!options.http_port_file.empty()) {
+    return absl::InvalidArgumentError("--http-port-file: requires --http-listen");
+  }
+  const bool tls = !options.tls.cert_file.empty() || !options.tls.key_file.empty() ||
+                   !options.tls.client_ca_file.empty();
+  if (tls && (options.tls.cert_file.empty() || options.tls.key_file.empty())) {
+    return absl::InvalidArgumentError(options.tls.cert_file.empty()
+                                          ? "--tls-cert: required with --tls-key or --tls-client-ca"
+                                          : "--tls-key: required with --tls-cert");
+  }
+  return CheckListenAddress("--listen", options.listen_address, tls);
 }
 
 absl::StatusOr<v1::ServiceConfigured> ServiceConfigurationFor(const ServeOptions& options) {
@@ -178,7 +177,7 @@ absl::StatusOr<v1::ServiceConfigured> ServiceConfigurationFor(const ServeOptions
 
 absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenEventLog(
     const std::filesystem::path& db_path, store::SqliteEventStoreOptions::Synchronous synchronous,
-    common::Clock* clock, bool read_only) {
+    common::Clock* clock, bool read_only, std::function<absl::Status()> write_fence) {
   if (db_path.has_parent_path() && !read_only) {
     std::error_code error;
     std::filesystem::create_directories(db_path.parent_path(), error);
@@ -192,6 +191,7 @@ absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenEventLog(
   options.synchronous = synchronous;
   options.clock = clock;
   options.read_only = read_only;
+  options.write_fence = std::move(write_fence);
   return store::SqliteEventStore::Open(options);
 }
 
@@ -208,6 +208,8 @@ Server::~Server() { Shutdown(); }
 
 // The one place where the service's components are put together, in dependency order.
 absl::Status Server::Wire() {
+  // First, so that probes are answered during a long start (gates closed until ready).
+  RETURN_IF_ERROR(StartOperations());
   ASSIGN_OR_RETURN(v1::ServiceConfigured config, ServiceConfigurationFor(options_));
   if (!options_.authorization_policy.empty()) {
     absl::StatusOr<AuthorizationPolicy> policy =
@@ -223,12 +225,19 @@ absl::Status Server::Wire() {
                 "PushReport, which can release credential Secrets");
   }
   RETURN_IF_ERROR(LoadSigningKey());
+  std::function<absl::Status()> write_fence;
+  if (!options_.read_only) {
+    RETURN_IF_ERROR(ConnectCluster(config));
+    RETURN_IF_ERROR(AcquireLease());
+    if (lease_ != nullptr) write_fence = [lease = lease_.get()] { return lease->Check(); };
+  }
   ASSIGN_OR_RETURN(store_, OpenEventLog(options_.db_path, options_.synchronous, options_.clock,
-                                        options_.read_only));
+                                        options_.read_only, std::move(write_fence)));
   RETURN_IF_ERROR(VerifyTail());
   if (!options_.read_only) {
     RETURN_IF_ERROR(RecordServiceConfiguration(*store_, config, "credledger").status());
   }
+  readiness_.OpenGate(kLogGate);
 
   projections::CredentialProjector::Options projector_options;
   projector_options.snapshot_every = options_.snapshot_every;
@@ -247,9 +256,11 @@ absl::Status Server::Wire() {
   connection_options.probe_period = options_.cluster_probe_period;
   connection_options.probe_record_interval = options_.cluster_probe_record_interval;
   connection_options.cluster_client.rate_limit = {options_.kube_qps, options_.kube_burst};
+  connection_options.cluster_client.on_request = kube_requests_;
   ASSIGN_OR_RETURN(connections_, ConnectionServices::Start(store_.get(), identity_projector_.get(),
                                                            connection_options));
   RETURN_IF_ERROR(StartReports());
+  readiness_.OpenGate(kProjectionsGate);
   if (options_.read_only) {
     common::Log(common::LogLevel::kWarning,
                 "serving read-only: no kube bridge, no scheduler, no checkpoints; mutating RPCs "
@@ -274,7 +285,8 @@ absl::Status Server::Wire() {
         std::make_unique<CheckpointWriter>(store_.get(), key, options_.clock, options_.checkpoints);
     RETURN_IF_ERROR(checkpoint_writer_->Start());
   }
-  return StartGrpc();
+  RETURN_IF_ERROR(StartGrpc());
+  return WireOperations();
 }
 
 absl::Status Server::LoadSigningKey() {
@@ -351,34 +363,14 @@ absl::Status Server::StartReports() {
 }
 
 absl::Status Server::StartBridge(const v1::ServiceConfigured& config) {
-  absl::StatusOr<kubebridge::ConnectionConfig> connection;
-  kubebridge::InClusterEnvironment in_cluster = kubebridge::InClusterEnvironment::FromProcess();
-  if (!options_.kubeconfig.empty()) {
-    connection = kubebridge::LoadKubeconfig(options_.kubeconfig);
-  } else if (!in_cluster.service_host.empty()) {
-    connection = kubebridge::LoadInClusterConfig(in_cluster);
-  } else {
-    // Commands are still decided and recorded; mint intents wait in the log until credledger
-    // runs with a cluster connection.
-    common::Log(config.credentials_enabled() ? common::LogLevel::kWarning : common::LogLevel::kInfo,
-                "no cluster connection (--kubeconfig, KUBECONFIG or in-cluster): serving the "
-                "API without the kube bridge; no Kubernetes object will be written");
-    return absl::OkStatus();
-  }
-  if (!connection.ok()) return connection.status();
-  kubebridge::KubeClientOptions client_options;
-  client_options.rate_limit = {options_.kube_qps, options_.kube_burst};
-  ASSIGN_OR_RETURN(kube_client_, kubebridge::KubeClient::New(*connection, client_options));
-  common::Log(common::LogLevel::kInfo, "kube bridge connected",
-              {{"cluster", connection->DebugString()}});
-
+  if (kube_client_ == nullptr) return absl::OkStatus();
   sink_ = std::make_unique<BridgeOutcomeSink>(bus_.get(), options_.clock, config);
   kubebridge::CredentialBridgeOptions bridge_options;
   bridge_options.token_ttl = options_.agent_token_ttl;
   bridge_options.resync_period = options_.resync_period;
   bridge_ = kubebridge::CredentialBridge::Start(kube_client_.get(), sink_.get(), projector_.get(),
                                                 options_.clock, bridge_options);
-  connections_->ConnectHome(*connection, kube_client_.get());
+  connections_->ConnectHome(*home_connection_, kube_client_.get());
   mirror_sink_ = std::make_unique<BridgeMirrorSink>(identity_bus_.get(), options_.clock);
   kubebridge::MirrorBridgeOptions mirror_options;
   mirror_options.resync_period = options_.resync_period;
@@ -396,19 +388,33 @@ absl::Status Server::StartBridge(const v1::ServiceConfigured& config) {
 }
 
 absl::Status Server::StartGrpc() {
-  grpc_service_ = std::make_unique<TargetGrpcService>(api_.get(), &policy_);
+  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+  if (!options_.tls.cert_file.empty()) {
+    ASSIGN_OR_RETURN(credentials, ServerTlsCredentials(options_.tls));
+  }
+  // Read-only serving appends nothing: refusals are returned to the caller only.
+  authorizer_ = std::make_unique<CallAuthorizer>(
+      &policy_, options_.read_only ? nullptr : &denials_, options_.clock);
+  if (!options_.read_only) {
+    denial_recorder_ = std::make_unique<DenialRecorder>(&denials_, store_.get(), options_.clock,
+                                                        options_.denial_record_interval);
+    denial_recorder_->Start();
+  }
+  grpc_service_ = std::make_unique<TargetGrpcService>(api_.get(), authorizer_.get());
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options_.listen_address, grpc::InsecureServerCredentials(), &port_);
+  builder.AddListeningPort(options_.listen_address, credentials, &port_);
   builder.RegisterService(grpc_service_.get());
-  report_grpc_service_ = std::make_unique<ReportGrpcService>(report_api_.get(), &policy_);
+  report_grpc_service_ =
+      std::make_unique<ReportGrpcService>(report_api_.get(), authorizer_.get());
   builder.RegisterService(report_grpc_service_.get());
-  audit_grpc_service_ = std::make_unique<AuditGrpcService>(audit_api_.get(), &policy_);
+  audit_grpc_service_ = std::make_unique<AuditGrpcService>(audit_api_.get(), authorizer_.get());
   builder.RegisterService(audit_grpc_service_.get());
-  identity_grpc_service_ = std::make_unique<IdentityGrpcService>(identity_api_.get(), &policy_);
+  identity_grpc_service_ =
+      std::make_unique<IdentityGrpcService>(identity_api_.get(), authorizer_.get());
   builder.RegisterService(identity_grpc_service_.get());
-  connections_->RegisterServices(builder, &policy_);
+  connections_->RegisterServices(builder, authorizer_.get());
   grpc_server_ = builder.BuildAndStart();
   if (grpc_server_ == nullptr) {
     return absl::UnavailableError(
@@ -448,6 +454,9 @@ void Server::Shutdown() {
     }
     shutting_down_ = true;
   }
+  // First: its metrics read the components stopped below.
+  if (http_server_ != nullptr) http_server_->Stop();
+  http_server_.reset();
   if (api_ != nullptr) api_->Stop();
   if (report_api_ != nullptr) report_api_->Stop();
   if (grpc_server_ != nullptr) {
@@ -460,6 +469,10 @@ void Server::Shutdown() {
   report_grpc_service_.reset();
   audit_grpc_service_.reset();
   identity_grpc_service_.reset();
+  // No call is refused any more: the last minutes of refusals go into the log.
+  if (denial_recorder_ != nullptr) denial_recorder_->Stop();
+  denial_recorder_.reset();
+  authorizer_.reset();
   report_api_.reset();
   audit_api_.reset();
   identity_api_.reset();
@@ -496,6 +509,8 @@ void Server::Shutdown() {
   projector_.reset();
   if (store_ != nullptr) store_->Close();
   store_.reset();
+  // Only once nothing can be written any more.
+  ReleaseLease();
   absl::MutexLock lock(&mu_);
   stopped_ = true;
 }

@@ -6,14 +6,18 @@
 // IdentityService, ClusterService, SourceService, AuditService) under the
 // authorization policy, with standard health checking and server reflection. Before anything
 // is appended it verifies the tail of the log and refuses to start on a mismatch (issue
-// "Audit export", "Tamper evidence"), unless told to serve read-only. Plaintext only: Start refuses any listening address that
-// is not loopback or a unix socket (DESIGN section 7; TLS comes later).
+// "Audit export", "Tamper evidence"), unless told to serve read-only. Without TLS, Start
+// refuses any listening address that is not loopback or a unix socket (DESIGN section 7).
+// Refused calls are recorded as CallsDenied events, one per caller identity and minute.
+//
+// With --http-listen it also serves Prometheus metrics, /healthz and /readyz over plain
+// HTTP (docs/operations.md, "Metrics and health"), from the very start of Wire.
 //
 // Components are built in dependency order by one function (Server::Wire) and torn down in
-// reverse order by Shutdown: first the gRPC server (watches are told to end, in-flight calls
-// finish), then the kube bridge and the report watch (running Kubernetes calls are
-// cancelled), the report scheduler (which records the heartbeats still waiting), the
-// projectors, the buses and the store.
+// reverse order by Shutdown: first the HTTP endpoint, then the gRPC server (watches are
+// told to end, in-flight calls finish), then the kube bridge and the report watch (running
+// Kubernetes calls are cancelled), the report scheduler (which records the heartbeats still
+// waiting), the projectors, the buses and the store.
 //
 // Thread-safety: Shutdown and Wait may be called from any thread; accessors are valid
 // between a successful Start and Shutdown.
@@ -21,6 +25,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,14 +35,20 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
+#include "common/metrics_registry.h"
 #include "kubebridge/credential_bridge.h"
 #include "kubebridge/kube_client.h"
+#include "kubebridge/lease_fence.h"
 #include "kubebridge/mirror_bridge.h"
 #include "kubebridge/report_watcher.h"
 #include "audit/signing_key.h"
 #include "service/connection_services.h"
 #include "service/audit_api.h"
 #include "service/authorization_policy.h"
+#include "service/call_authorizer.h"
+#include "service/denial_ledger.h"
+#include "service/denial_recorder.h"
+#include "service/grpc_tls.h"
 #include "service/checkpoint_writer.h"
 #include "service/bridge_outcome_sink.h"
 #include "service/bridge_mirror_sink.h"
@@ -45,6 +56,8 @@
 #include "service/identity_api.h"
 #include "service/identity_command_bus.h"
 #include "service/liveness_buffer.h"
+#include "service/operations_http_server.h"
+#include "service/readiness.h"
 #include "service/report_command_bus.h"
 #include "service/report_ingest.h"
 #include "service/report_scheduler.h"
@@ -78,10 +91,20 @@ inline constexpr absl::Duration kMaxAgentTokenTtl = absl::Hours(24 * 365);
 struct ServeOptions {
   // The event log; its parent directory is created when missing.
   std::filesystem::path db_path = "./var/credledger.db";
-  // gRPC listening address (listen_address.h); port 0 lets the kernel choose.
+  // gRPC listening address; port 0 lets the kernel choose. Without TLS only loopback or a
+  // unix socket (listen_address.h); with TLS any "host:port".
   std::string listen_address = "127.0.0.1:7443";
+  // TLS for the gRPC API (grpc_tls.h); empty cert_file and key_file: plaintext. A client CA
+  // file makes it mutual TLS, and the client certificate names the caller.
+  ServerTlsFiles tls;
   // When set, the bound port is written there (decimal, newline) once the server listens.
   std::filesystem::path port_file;
+  // Plain-HTTP address of /metrics, /healthz and /readyz ("host:port", "[v6]:port"; port 0
+  // lets the kernel choose); empty: no HTTP endpoint (docs/operations.md, "Metrics and
+  // health").
+  std::string http_listen;
+  // When set, the bound HTTP port is written there (decimal, newline) once it listens.
+  std::filesystem::path http_port_file;
   // Agent API server URL; empty disables credentials (AgentCredentialReady=False/Disabled).
   std::string agent_apiserver_url;
   // CA bundle agents use for that server; hashed into ServiceConfigured. Empty: none.
@@ -124,6 +147,27 @@ struct ServeOptions {
   // Ed25519 private key (PEM, `credledger keygen`) that signs checkpoints and export
   // trailers. Empty: nothing is signed (a warning at start-up) and exports do not verify.
   std::filesystem::path signing_key;
+  // The Lease fence (kubebridge/lease_fence.h; DESIGN section 9): with a name, serve takes
+  // the coordination.k8s.io/v1 Lease before it opens the log, writes only while it holds it,
+  // and releases it at shutdown. Needs a cluster connection; ignored when read_only. Empty:
+  // no Lease (one process by construction, e.g. a local run).
+  std::string lease_name;
+  // Its namespace; empty: the cluster connection's namespace (the pod's), else "default".
+  std::string lease_namespace;
+  // This replica's holderIdentity; empty: "<hostname>_<8 random hex digits>".
+  std::string lease_identity;
+  // leaseDurationSeconds (whole seconds, >= 3s); renewals every 2/15 of it, writes stop 2/3
+  // of it after the last successful renewal.
+  absl::Duration lease_duration = absl::Seconds(15);
+  // Runs once, on the renewing thread, when a held Lease is lost (serve then stops itself);
+  // writes have already stopped. Empty: only the writes stop.
+  std::function<void()> on_lease_lost;
+  // Fired to give up waiting for the Lease at start (serve's SIGINT/SIGTERM). Not owned; may
+  // be null.
+  kubebridge::Cancellation* start_cancel = nullptr;
+  // How often refused calls of ended minutes are recorded (CallsDenied); the rest are
+  // recorded at shutdown.
+  absl::Duration denial_record_interval = absl::Seconds(10);
   // When checkpoints are signed (with a signing key).
   CheckpointPolicy checkpoints;
   // Events at the tail of the log whose hashes are checked at start-up (>= 1); a mismatch
@@ -138,11 +182,13 @@ struct ServeOptions {
 // Checks option values that no component checks itself.
 // Errors: kInvalidArgument naming the flag (--agent-token-ttl below 10m or above a year,
 // --resync-period below 1s, --cluster-probe-period below 1s or
-// --cluster-probe-record-interval below it, --kube-qps not positive or --kube-burst below 1, --listen not
-// loopback or malformed, --snapshot-every negative, --db empty, --liveness-flush-interval
-// outside 100ms..1m, --report-stale-after below 1s or below the flush interval,
-// --checkpoint-every below 1, --checkpoint-interval below 10ms, --startup-verify-events
-// below 1).
+// --cluster-probe-record-interval below it, --kube-qps not positive or --kube-burst below 1,
+// --listen malformed or, without TLS, not loopback or a unix socket, --tls-key or
+// --tls-client-ca without --tls-cert, --snapshot-every negative, --db empty,
+// --liveness-flush-interval outside 100ms..1m, --report-stale-after below 1s or below the
+// flush interval, --checkpoint-every below 1, --checkpoint-interval below 10ms,
+// --startup-verify-events below 1, --http-listen malformed, --http-port-file without
+// --http-listen).
 absl::Status ValidateServeOptions(const ServeOptions& options);
 
 // The ServiceConfigured the options describe: URL, lowercase hex SHA-256 of the CA file
@@ -156,7 +202,8 @@ absl::StatusOr<v1::ServiceConfigured> ServiceConfigurationFor(const ServeOptions
 // Errors: kFailedPrecondition when the directory cannot be created; SqliteEventStore::Open's.
 absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenEventLog(
     const std::filesystem::path& db_path, store::SqliteEventStoreOptions::Synchronous synchronous,
-    common::Clock* clock, bool read_only = false);
+    common::Clock* clock, bool read_only = false,
+    std::function<absl::Status()> write_fence = {});
 
 class Server {
  public:
@@ -174,6 +221,8 @@ class Server {
   const std::string& address() const { return address_; }
   // The bound TCP port; 0 for a unix socket.
   int port() const { return port_; }
+  // The bound port of the HTTP endpoint (--http-listen); 0 without one.
+  int http_port() const { return http_server_ == nullptr ? 0 : http_server_->port(); }
   // The running components, for tests and for wiring more components beside the API.
   store::EventStore* event_store() const { return store_.get(); }
   projections::CredentialProjector* projector() const { return projector_.get(); }
@@ -199,17 +248,40 @@ class Server {
   absl::Status StartGrpc();
   absl::Status StartReports();
   absl::Status StartBridge(const v1::ServiceConfigured& config);
+  // Loads the home cluster connection and its client (server_lease.cc).
+  absl::Status ConnectCluster(const v1::ServiceConfigured& config);
+  // Takes the Lease when asked to (server_lease.cc); blocks until held.
+  absl::Status AcquireLease();
+  // Gives the Lease up at shutdown, after the log is closed (server_lease.cc).
+  void ReleaseLease();
   absl::Status LoadSigningKey();
+  // Metrics and readiness (server_operations.cc): StartOperations runs first (closed
+  // readiness gates, the Kubernetes request counter, the HTTP endpoint); WireOperations
+  // last (the components' metrics and checks; opens the gRPC gate).
+  absl::Status StartOperations();
+  absl::Status WireOperations();
   absl::Status VerifyTail();
 
   const ServeOptions options_;
   std::string address_;
   int port_ = 0;
 
+  // Before every component, so that they outlive all of them.
+  common::MetricsRegistry metrics_;
+  Readiness readiness_;
+  // Counts every Kubernetes API request into metrics_.
+  kubebridge::KubeRequestObserver kube_requests_;
+  std::unique_ptr<OperationsHttpServer> http_server_;
+
   std::unique_ptr<store::SqliteEventStore> store_;
   std::unique_ptr<projections::CredentialProjector> projector_;
   std::unique_ptr<TargetCommandBus> bus_;
+  // The home cluster connection (ConnectCluster); unset without one.
+  std::optional<kubebridge::ConnectionConfig> home_connection_;
   std::unique_ptr<kubebridge::KubeClient> kube_client_;
+  // The Lease's own client (no rate limit shared with the bridge) and the fence.
+  std::unique_ptr<kubebridge::KubeClient> lease_client_;
+  std::unique_ptr<kubebridge::LeaseFence> lease_;
   std::unique_ptr<BridgeOutcomeSink> sink_;
   std::unique_ptr<kubebridge::CredentialBridge> bridge_;
   std::unique_ptr<TargetApi> api_;
@@ -217,6 +289,9 @@ class Server {
   std::unique_ptr<grpc::Server> grpc_server_;
 
   AuthorizationPolicy policy_ = AuthorizationPolicy::AllowAll();
+  DenialLedger denials_;
+  std::unique_ptr<CallAuthorizer> authorizer_;
+  std::unique_ptr<DenialRecorder> denial_recorder_;
   std::unique_ptr<projections::StatusProjector> status_projector_;
   std::unique_ptr<ReportCommandBus> report_bus_;
   std::unique_ptr<LivenessBuffer> liveness_;

@@ -2,9 +2,12 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -30,8 +33,32 @@ class ServeCommand final : public Subcommand {
   void DefineFlags(FlagSet& flags) override {
     flags.Add("db", &db_, "event log database file (its folder is created when missing)");
     flags.Add("listen", &listen_,
-              "gRPC address: loopback host:port (port 0 picks one) or unix:path");
+              "gRPC address: host:port (port 0 picks one) or unix:path; without TLS only "
+              "loopback or a unix socket");
+    flags.Add("tls-cert", &tls_cert_,
+              "PEM certificate chain of the gRPC server; with --tls-key turns TLS on (files "
+              "are re-read every minute, so renewed certificates apply without a restart)");
+    flags.Add("tls-key", &tls_key_, "PEM private key of --tls-cert");
+    flags.Add("tls-client-ca", &tls_client_ca_,
+              "PEM CA bundle of client certificates: requires mutual TLS, and the certificate's "
+              "URI SAN (else its subject) is the caller's identity");
     flags.Add("port-file", &port_file_, "write the bound port to this file once listening");
+    flags.Add("lease-name", &lease_name_,
+              "take this coordination.k8s.io/v1 Lease before writing and write only while "
+              "holding it (one writer among replicas); empty: no Lease");
+    flags.Add("lease-namespace", &lease_namespace_,
+              "namespace of the Lease (default: the cluster connection's, else default)");
+    flags.Add("lease-identity", &lease_identity_,
+              "this replica's holderIdentity (default: <hostname>_<random>)");
+    flags.Add("lease-duration", &lease_duration_,
+              "lease duration, whole seconds (e.g. 15s); writes stop 2/3 of it after the last "
+              "renewal");
+    flags.Add("http-listen", &http_listen_,
+              "plain-HTTP address of /metrics, /healthz and /readyz: host:port (port 0 picks "
+              "one; 0.0.0.0:<port> for every interface, as Prometheus and kubelet probes need); "
+              "empty, the default, serves none (docs/operations.md)");
+    flags.Add("http-port-file", &http_port_file_,
+              "write the bound HTTP port to this file once listening");
     flags.Add("agent-apiserver-url", &agent_apiserver_url_,
               "API server URL agents use; empty disables credentials");
     flags.Add("agent-ca-file", &agent_ca_file_,
@@ -78,7 +105,16 @@ class ServeCommand final : public Subcommand {
     ServeOptions options;
     options.db_path = db_;
     options.listen_address = listen_;
+    options.tls.cert_file = tls_cert_;
+    options.tls.key_file = tls_key_;
+    options.tls.client_ca_file = tls_client_ca_;
     options.port_file = port_file_;
+    options.lease_name = lease_name_;
+    options.lease_namespace = lease_namespace_;
+    options.lease_identity = lease_identity_;
+    options.lease_duration = lease_duration_;
+    options.http_listen = http_listen_;
+    options.http_port_file = http_port_file_;
     options.agent_apiserver_url = agent_apiserver_url_;
     options.agent_ca_file = agent_ca_file_;
     options.agent_token_ttl = agent_token_ttl_;
@@ -108,20 +144,52 @@ class ServeCommand final : public Subcommand {
     sigaddset(&stop_signals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
+    // A signal before the server runs (for example while it waits for the Lease) cancels
+    // the start; afterwards it shuts the server down.
+    kubebridge::Cancellation starting;
+    std::atomic<int> signal_number{0};
+    std::atomic<bool> lease_lost{false};
+    options.start_cancel = &starting;
+    options.on_lease_lost = [&lease_lost] {
+      lease_lost = true;
+      kill(getpid(), SIGTERM);
+    };
+    std::thread signals([&] {
+      int received = 0;
+      sigwait(&stop_signals, &received);
+      signal_number = received;
+      starting.Cancel();
+    });
     absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(std::move(options));
-    if (!server.ok()) return ReportError(server.status(), err);
+    if (!server.ok()) {
+      if (signal_number.load() == 0) kill(getpid(), SIGTERM);  // ends the signal thread
+      signals.join();
+      return ReportError(server.status(), err);
+    }
     out << "credledger serving on " << (*server)->address() << std::endl;
-    int signal_number = 0;
-    sigwait(&stop_signals, &signal_number);
-    err << "credledger: " << strsignal(signal_number) << ", shutting down\n";
+    signals.join();
+    if (lease_lost.load()) {
+      err << "credledger: the Lease was lost, shutting down\n";
+    } else {
+      err << "credledger: " << strsignal(signal_number.load()) << ", shutting down\n";
+    }
     (*server)->Shutdown();
-    return kExitOk;
+    return lease_lost.load() ? kExitFailure : kExitOk;
   }
 
  private:
   std::string db_ = "./var/credledger.db";
   std::string listen_ = "127.0.0.1:7443";
+  std::string tls_cert_;
+  std::string tls_key_;
+  std::string tls_client_ca_;
   std::string port_file_;
+  std::string lease_name_;
+  std::string lease_namespace_;
+  std::string lease_identity_;
+  absl::Duration lease_duration_ = absl::Seconds(15);
+  std::string http_listen_;
+  std::string http_port_file_;
   std::string agent_apiserver_url_;
   std::string agent_ca_file_;
   absl::Duration agent_token_ttl_ = absl::Hours(24);

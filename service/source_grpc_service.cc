@@ -10,7 +10,7 @@ grpc::Status SourceGrpcService::VerifySource(grpc::ServerContext* context,
                                              const v1::VerifySourceRequest* request,
                                              v1::VerifySourceResponse* response) {
   return AuthorizeAndReply(
-      *context, *policy_, "SourceService", "VerifySource",
+      *context, *authorizer_, "SourceService", "VerifySource",
       [&](const std::string& actor) { return api_->VerifySource(*request, actor); }, response);
 }
 

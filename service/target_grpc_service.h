@@ -1,7 +1,8 @@
 // TargetGrpcService: the gRPC face of TargetApi (service TargetService in
 // proto/credledger/v1/api.proto). Synchronous handlers run on gRPC's thread pool and may
-// block on the store; each handler takes the caller's actor from request metadata
-// `credledger-actor`, checks it against the authorization policy, calls TargetApi and maps its status one to one (grpc_status.h).
+// block on the store; each handler establishes the caller (caller_identity.h),
+// checks it against the authorization policy (call_authorizer.h), calls TargetApi and maps
+// its status one to one (grpc_status.h).
 //
 // WatchTargets holds its handler thread for the life of the stream: it waits for items in
 // short slices so that it notices a cancelled client or TargetApi::Stop promptly.
@@ -12,17 +13,18 @@
 #include <grpcpp/grpcpp.h>
 
 #include "credledger/v1/api.grpc.pb.h"
-#include "service/authorization_policy.h"
+#include "service/call_authorizer.h"
 #include "service/target_api.h"
 
 namespace credledger::service {
 
 class TargetGrpcService final : public v1::TargetService::Service {
  public:
-  // `api` and `policy` are not owned and must outlive the service. Every RPC first asks
-  // `policy` whether the caller may call it (PERMISSION_DENIED otherwise).
-  TargetGrpcService(TargetApi* api, const AuthorizationPolicy* policy)
-      : api_(api), policy_(policy) {}
+  // `api` and `authorizer` are not owned and must outlive the service. Every RPC first asks
+  // `authorizer` whether the caller may call it (UNAUTHENTICATED or PERMISSION_DENIED
+  // otherwise).
+  TargetGrpcService(TargetApi* api, const CallAuthorizer* authorizer)
+      : api_(api), authorizer_(authorizer) {}
 
   grpc::Status RegisterTarget(grpc::ServerContext* context,
                               const v1::RegisterTargetRequest* request,
@@ -52,7 +54,7 @@ class TargetGrpcService final : public v1::TargetService::Service {
 
  private:
   TargetApi* const api_;
-  const AuthorizationPolicy* const policy_;
+  const CallAuthorizer* const authorizer_;
 };
 
 }  // namespace credledger::service

@@ -12,6 +12,8 @@ absl::Status SqliteError(int rc, absl::string_view context, sqlite3* db) {
       absl::StrAppend(&message, " (", detail, ")");
     }
   }
+  // SQLite words every I/O error alike; a failed fsync deserves its name.
+  if (rc == SQLITE_IOERR_FSYNC) absl::StrAppend(&message, " (fsync failed)");
   switch (rc & 0xff) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
@@ -97,7 +99,8 @@ bool Statement::ColumnIsNull(int column) const {
 }
 
 absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::filesystem::path& path,
-                                                             bool create, bool read_only) {
+                                                             bool create, bool read_only,
+                                                             const std::string& vfs) {
   int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
   if (read_only) {
     flags |= SQLITE_OPEN_READONLY;
@@ -105,7 +108,7 @@ absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::filesyst
     flags |= SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
   }
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  int rc = sqlite3_open_v2(path.c_str(), &db, flags, vfs.empty() ? nullptr : vfs.c_str());
   if (rc != SQLITE_OK) {
     absl::Status status = SqliteError(rc, absl::StrCat("open ", path.string()), db);
     sqlite3_close_v2(db);

@@ -19,7 +19,8 @@ namespace credledger::store {
 
 // Maps a SQLite result code to a status code: BUSY/LOCKED/FULL/IOERR → kUnavailable (retry
 // later), CORRUPT/NOTADB → kDataLoss, CONSTRAINT → kAborted, READONLY/PERM → kFailedPrecondition,
-// anything else → kInternal. `context` names the operation (for example "append: insert").
+// anything else → kInternal. `context` names the operation (for example "append: insert");
+// the message then gives SQLite's words, and "(fsync failed)" for SQLITE_IOERR_FSYNC.
 absl::Status SqliteError(int rc, absl::string_view context, sqlite3* db);
 
 class Statement {
@@ -56,10 +57,13 @@ class Statement {
 
 class Connection {
  public:
-  // Opens (creating when `create`) the database at `path`; read-only when `read_only`.
-  // Errors: kUnavailable/kFailedPrecondition/kDataLoss per SqliteError.
+  // Opens (creating when `create`) the database at `path`; read-only when `read_only`;
+  // through the registered VFS named `vfs` (empty: SQLite's default VFS).
+  // Errors: kUnavailable/kFailedPrecondition/kDataLoss per SqliteError; kInternal for a
+  // `vfs` that is not registered.
   static absl::StatusOr<std::unique_ptr<Connection>> Open(const std::filesystem::path& path,
-                                                          bool create, bool read_only);
+                                                          bool create, bool read_only,
+                                                          const std::string& vfs = "");
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;

@@ -1,6 +1,7 @@
 #include "store/sqlite_event_store.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -344,6 +345,10 @@ absl::StatusOr<std::unique_ptr<SqliteEventStore>> SqliteEventStore::Open(
     return absl::InvalidArgumentError(
         "store: read_connections and max_batch_commands must be >= 1");
   }
+  if (!options.vfs.empty() && sqlite3_vfs_find(options.vfs.c_str()) == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("store: vfs \"", options.vfs, "\" is not a registered SQLite VFS"));
+  }
   auto store = std::unique_ptr<SqliteEventStore>(new SqliteEventStore(std::move(options)));
   RETURN_IF_ERROR(store->Initialize());
   if (!store->options_.read_only) {
@@ -359,7 +364,8 @@ absl::Status SqliteEventStore::InitializeReadOnly() {
         absl::StrCat("store ", options_.path.string(), ": no such database file"));
   }
   ASSIGN_OR_RETURN(std::unique_ptr<Connection> db,
-                   Connection::Open(options_.path, /*create=*/false, /*read_only=*/true));
+                   Connection::Open(options_.path, /*create=*/false,
+                                    /*read_only=*/true, options_.vfs));
   RETURN_IF_ERROR(ConfigureConnection(*db, options_));
   ASSIGN_OR_RETURN(int64_t version, SchemaVersion(*db));
   const std::vector<EmbeddedMigration>& embedded = EmbeddedMigrations();
@@ -397,7 +403,8 @@ absl::Status SqliteEventStore::CheckStoredTypes(Connection& db) {
 
 absl::Status SqliteEventStore::Initialize() {
   if (options_.read_only) return InitializeReadOnly();
-  ASSIGN_OR_RETURN(writer_, Connection::Open(options_.path, /*create=*/true, false));
+  ASSIGN_OR_RETURN(writer_, Connection::Open(options_.path, /*create=*/true,
+                                              /*read_only=*/false, options_.vfs));
   {
     ASSIGN_OR_RETURN(Statement wal, writer_->Prepare("PRAGMA journal_mode = WAL"));
     ASSIGN_OR_RETURN(bool row, wal.Step());
@@ -438,6 +445,7 @@ void SqliteEventStore::Close() {
 }
 
 absl::Status SqliteEventStore::Execute(Command command) {
+  const auto queued = std::chrono::steady_clock::now();
   Pending pending{std::move(command), absl::OkStatus(), {}};
   {
     absl::MutexLock lock(&mu_);
@@ -448,6 +456,8 @@ absl::Status SqliteEventStore::Execute(Command command) {
     queue_.push_back(&pending);
   }
   pending.done.WaitForNotification();
+  append_latency_.Observe(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - queued).count());
   return pending.result;
 }
 
@@ -470,6 +480,11 @@ void SqliteEventStore::WriterLoop() {
 void SqliteEventStore::RunBatch(std::vector<Pending*>& batch) {
   Connection& db = *writer_;
   absl::Status batch_error = db.Exec("BEGIN IMMEDIATE", "append: begin");
+  if (!batch_error.ok() && (sqlite3_extended_errcode(db.raw()) & 0xff) == SQLITE_BUSY) {
+    batch_error = absl::UnavailableError(absl::StrCat(
+        "the event log is locked by another connection for longer than the busy timeout (",
+        absl::FormatDuration(options_.busy_timeout), ")"));
+  }
   const Head batch_start = head_;
   for (size_t i = 0; i < batch.size() && batch_error.ok(); ++i) {
     Pending& p = *batch[i];
@@ -492,10 +507,20 @@ void SqliteEventStore::RunBatch(std::vector<Pending*>& batch) {
     if (undo.ok()) undo = db.Exec("RELEASE command", "append: release");
     if (!undo.ok()) batch_error = undo;
   }
+  // The fence is asked last, right before the commit: a replica that lost its Lease while the
+  // batch ran commits nothing.
+  if (batch_error.ok() && options_.write_fence) batch_error = options_.write_fence();
   if (batch_error.ok()) batch_error = db.Exec("COMMIT", "append: commit");
   if (!batch_error.ok()) {
     if (!sqlite3_get_autocommit(db.raw())) db.Exec("ROLLBACK", "append: rollback").IgnoreError();
+    // The commit did not happen, so the head is the batch's start. This holds for a failed
+    // fsync too: SQLite makes a WAL commit visible only after its fsync succeeded.
     head_ = batch_start;
+    batch_error = absl::Status(
+        batch_error.code(),
+        absl::StrCat("append: batch of ", batch.size(),
+                     batch.size() == 1 ? " command" : " commands",
+                     " not committed, nothing was appended: ", batch_error.message()));
     for (Pending* p : batch) {
       if (p->result.ok() || p->result.code() == absl::StatusCode::kUnavailable) {
         p->result = batch_error;
@@ -508,7 +533,10 @@ void SqliteEventStore::RunBatch(std::vector<Pending*>& batch) {
     stats_.batches += 1;
     stats_.commands += static_cast<int64_t>(batch.size());
     stats_.largest_batch = std::max<int64_t>(stats_.largest_batch, batch.size());
+    stats_.events += head_.seq - batch_start.seq;
+    if (!batch_error.ok()) stats_.failed_batches += 1;
   }
+  batch_sizes_.Observe(static_cast<double>(batch.size()));
   for (Pending* p : batch) p->done.Notify();
 }
 
@@ -522,7 +550,8 @@ absl::StatusOr<SqliteEventStore::ReaderLease> SqliteEventStore::AcquireReader() 
     }
   }
   ASSIGN_OR_RETURN(std::unique_ptr<Connection> db,
-                   Connection::Open(options_.path, /*create=*/false, options_.read_only));
+                   Connection::Open(options_.path, /*create=*/false,
+                                    options_.read_only, options_.vfs));
   RETURN_IF_ERROR(ConfigureConnection(*db, options_));
   RETURN_IF_ERROR(db->Exec("PRAGMA query_only = ON", "pragma query_only"));
   return ReaderLease(this, std::move(db));

@@ -9,19 +9,28 @@
 //
 // Open refuses a database whose schema or stored event types are newer than this binary.
 //
+// Faults (issue 7; docs/architecture.md, "Faults"): when the write lock stays taken past the
+// busy timeout, the disk is full or an fsync fails, the batch is not committed and each of
+// its commands that did not fail on its own gets kUnavailable naming the cause; the head
+// stays at the batch's start (SQLite shows a WAL commit only after its fsync succeeded) and
+// the next batch goes on from there. Reads keep working meanwhile.
+//
 // Thread-safety: all public methods are thread-safe. Commands run on the writer thread.
 #pragma once
 
 #include <atomic>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
+#include "common/histogram.h"
 #include "store/event_codec.h"
 #include "store/event_store.h"
 #include "store/sqlite.h"
@@ -48,15 +57,25 @@ struct SqliteEventStoreOptions {
   // Opens an existing log for reading only (investigation, `verify --db`): no migration,
   // no writer; Execute answers kFailedPrecondition and the file is never written.
   bool read_only = false;
+  // Name of a registered SQLite VFS (sqlite3_vfs_register) every connection opens the file
+  // through; empty: SQLite's default. Tests inject storage faults with it
+  // (test/support/faulty_vfs.h).
+  std::string vfs = {};
+  // Asked by the writer right before every commit; an error (kUnavailable from a lost Lease,
+  // kubebridge/lease_fence.h) rolls the batch back and every command of it fails with that
+  // error. Empty: no fence (DESIGN section 9).
+  std::function<absl::Status()> write_fence = {};
 };
 
 class SqliteEventStore final : public EventStore {
  public:
   // Opens or creates the log and starts the writer (read-only: opens an existing log).
-  // Errors: kFailedPrecondition for a newer schema, an edited migration, or stored event
-  // types or schema versions this binary does not know, and when read-only, for a missing
-  // file or a schema older than this binary's (migrate it with a read-write open first); kDataLoss for a file that is not a
-  // SQLite database or is corrupt; kUnavailable when the file is locked or unreadable.
+  // Errors: kInvalidArgument for an empty path, read_connections or max_batch_commands
+  // below 1, or a vfs that is not registered; kFailedPrecondition for a newer schema, an
+  // edited migration, or stored event types or schema versions this binary does not know,
+  // and when read-only, for a missing file or a schema older than this binary's (migrate it
+  // with a read-write open first); kDataLoss for a file that is not a SQLite database or is
+  // corrupt; kUnavailable when the file is locked or unreadable.
   static absl::StatusOr<std::unique_ptr<SqliteEventStore>> Open(SqliteEventStoreOptions options);
 
   // Runs the commands already queued, then stops the writer (Close).
@@ -90,8 +109,16 @@ class SqliteEventStore final : public EventStore {
     int64_t commands = 0;  // commands run
     int64_t largest_batch = 0;
     int64_t queue_depth = 0;  // commands waiting for the writer right now
+    int64_t events = 0;       // events appended by committed batches
+    int64_t failed_batches = 0;  // group commits that committed nothing (busy, full disk,
+                                 // I/O error, a closed write fence)
   };
   Stats stats() const;
+  // Seconds from Execute to each command's answer (committed, rejected or failed), and
+  // commands per group commit, since Open; read by the service's metrics
+  // (docs/operations.md, "Metrics and health").
+  const common::Histogram& append_latency() const { return append_latency_; }
+  const common::Histogram& batch_sizes() const { return batch_sizes_; }
 
  private:
   struct Pending;
@@ -127,6 +154,9 @@ class SqliteEventStore final : public EventStore {
   bool closing_ ABSL_GUARDED_BY(mu_) = false;
   int64_t committed_seq_ ABSL_GUARDED_BY(mu_) = 0;
   Stats stats_ ABSL_GUARDED_BY(mu_);
+  // 0.5 ms to about 8 s, doubling; 1 to 1024 commands, doubling.
+  common::Histogram append_latency_{common::ExponentialBuckets(0.0005, 2, 15)};
+  common::Histogram batch_sizes_{common::ExponentialBuckets(1, 2, 11)};
   std::thread writer_thread_;
 
   absl::Mutex readers_mu_;

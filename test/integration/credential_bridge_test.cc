@@ -299,6 +299,38 @@ TEST_F(CredentialBridgeTest, AnExternallyDeletedCurrentSecretIsRecordedAndRemint
   EXPECT_NE(std::find(types.begin(), types.end(), "CredentialSecretDeletedExternally"), types.end());
 }
 
+// Metrics (docs/operations.md): passes that fail are counted; the retry that mints is not.
+TEST_F(CredentialBridgeTest, AFailedPassIsCountedAsAReconcileError) {
+  // Namespace "late" does not exist yet: the ServiceAccount create fails with NotFound.
+  constexpr char kLate[] = "late";
+  EXPECT_EQ(bridge_->reconcile_errors(), 0);
+  ASSERT_OK(bus_->Execute(service::RegisterTarget{"0b4e3f4a-8c9d-4e2f-a1b2-c3d4e5f60718", true},
+                          {kLate, kTarget, clock_.Now(), "operator", "reg-late", service_}));
+  auto wait_for_reason = [&](const std::string& reason) {
+    const absl::Time give_up = absl::Now() + absl::Seconds(30);
+    while (absl::Now() < give_up) {
+      const int64_t seq = projector_->seq();
+      std::optional<v1::TargetState> state = projector_->Get(kLate, kTarget);
+      if (state.has_value() && state->agent_credential_ready().reason() == reason) return true;
+      projector_->WaitForSeq(seq + 1, absl::Milliseconds(200));
+    }
+    return false;
+  };
+  ASSERT_TRUE(wait_for_reason(projections::kReasonMintFailed));
+  // Idle: the failed passes are done and the next one waits for the backoff.
+  ASSERT_TRUE(bridge_->WaitIdle(absl::Seconds(30)));
+  const int64_t failed = bridge_->reconcile_errors();
+  EXPECT_GE(failed, 1);
+  ASSERT_OK(client_->Create(kubebridge::ResourceRef{"", "v1", "namespaces", "", ""},
+                            {{"apiVersion", "v1"}, {"kind", "Namespace"},
+                             {"metadata", {{"name", kLate}}}}));
+  // Past the queue's backoff and the mint retry delay.
+  clock_.Advance(absl::Minutes(5));
+  ASSERT_TRUE(wait_for_reason(projections::kReasonIssued));
+  ASSERT_TRUE(bridge_->WaitIdle(absl::Seconds(30)));
+  EXPECT_EQ(bridge_->reconcile_errors(), failed);
+}
+
 TEST_F(CredentialBridgeTest, DeleteRemovesEveryObjectThenFinalizesAndTheNameCanBeReused) {
   ASSERT_OK(Run(service::RegisterTarget{"0b4e3f4a-8c9d-4e2f-a1b2-c3d4e5f60718", true}, "reg-1"));
   WaitFor([](const v1::TargetState& s) { return !CurrentName(s).empty(); }, "mint");

@@ -191,7 +191,7 @@ TEST_F(TargetApiIntegrationTest, BadInputIsRejectedNamingTheFieldAndAppendsNothi
          invalid, "request_id: 129 bytes; at most 128");
   expect(Call(&Stub::RegisterTarget, register_request("demo", "b", "r2", ""), &registered,
               "bad actor"),
-         invalid, "credledger-actor: only printable ASCII");
+         grpc::StatusCode::UNAUTHENTICATED, "credledger-actor: only printable ASCII");
 
   v1::RequestRotationRequest rotate;
   rotate.set_namespace_("demo");

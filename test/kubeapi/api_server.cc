@@ -324,6 +324,8 @@ absl::StatusOr<ClientCertificate> ApiServer::IssueClientCertificate(
 
 FaultInjector& ApiServer::faults() { return ctx_->faults; }
 
+const RequestRecorder& ApiServer::requests() const { return ctx_->requests; }
+
 void ApiServer::ForceBookmarks() { ctx_->store.RequestBookmarks(); }
 
 int64_t ApiServer::resource_version() const { return ctx_->store.CurrentResourceVersion(); }

@@ -18,6 +18,8 @@
 // (verbs), object_rules.h (validation and server-set fields), watch_stream.h (watches),
 // token_request.h, reviews.h, rbac.h, authenticator.h, discovery.h, fault_injector.h.
 //
+// requests() counts every authenticated user's requests by verb, resource and status.
+//
 // Thread-safety: all methods are safe to call concurrently; Stop() may be called more
 // than once. Each watch occupies one worker thread until it ends.
 #pragma once
@@ -44,6 +46,7 @@ class SSLServer;
 namespace credledger::kubeapi {
 
 struct ServerContext;
+class RequestRecorder;
 
 struct ApiServerOptions {
   std::string bind_address = "127.0.0.1";
@@ -106,6 +109,8 @@ class ApiServer {
 
   // Fault injection seam (see fault_injector.h).
   FaultInjector& faults();
+  // The requests each authenticated user made (see request_recorder.h).
+  const RequestRecorder& requests() const;
   // Makes every open watch that allowed bookmarks send a BOOKMARK now.
   void ForceBookmarks();
   // The resourceVersion of the newest write.

@@ -18,7 +18,9 @@ FaultAction FaultInjector::Match(absl::string_view method, absl::string_view pat
   absl::MutexLock lock(&mu_);
   for (auto it = faults_.begin(); it != faults_.end(); ++it) {
     if (!it->method.empty() && it->method != method) continue;
-    if (!absl::StartsWith(path, it->path_prefix)) continue;
+    if (it->exact_path ? path != it->path_prefix : !absl::StartsWith(path, it->path_prefix)) {
+      continue;
+    }
     FaultAction action{true, it->status_code, it->retry_after_seconds, it->delay};
     ++fired_;
     if (it->times > 0 && --it->times == 0) faults_.erase(it);

@@ -1,11 +1,12 @@
 // FaultInjector: a test seam that makes the API server misbehave on purpose.
 //
-// A fault matches requests by HTTP method ("" = any) and path prefix, and either answers
-// with an error status (429 TooManyRequests, 500 InternalError, 503 ServiceUnavailable,
-// 504 Timeout, or any other code as InternalError) with an optional Retry-After header, or
-// delays the request before it is served normally. A fault fires `times` times (-1 =
-// until cleared). Faults are checked in the order added; the first match fires.
-// Delays end early when the server stops.
+// A fault matches requests by HTTP method ("" = any) and path prefix (or, with
+// `exact_path`, the whole path, so that a collection such as /api/v1/namespaces can fail
+// without the namespaced paths below it), and either answers with an error status (429
+// TooManyRequests, 500 InternalError, 503 ServiceUnavailable, 504 Timeout, or any other code
+// as InternalError) with an optional Retry-After header, or delays the request before it is
+// served normally. A fault fires `times` times (-1 = until cleared). Faults are checked in
+// the order added; the first match fires. Delays end early when the server stops.
 //
 // Thread-safety: all methods are safe to call concurrently.
 #pragma once
@@ -24,6 +25,7 @@ namespace credledger::kubeapi {
 struct Fault {
   std::string method;       // "GET", "POST", ...; "" matches any method
   std::string path_prefix;  // matched against the request path without the query
+  bool exact_path = false;  // true: the path must equal path_prefix, not just start with it
   int status_code = 0;      // 0 = no error reply (use `delay` only)
   std::optional<int> retry_after_seconds;  // sent as Retry-After with an error reply
   absl::Duration delay = absl::ZeroDuration();  // waited before replying / serving

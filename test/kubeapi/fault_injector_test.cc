@@ -1,5 +1,5 @@
-// Tests of the fault injection seam: error replies with Retry-After, limited firings and
-// delays.
+// Tests of the fault injection seam: error replies with Retry-After, limited firings, exact
+// paths and delays.
 #include "gtest/gtest.h"
 #include "test/kubeapi/test_support.h"
 
@@ -44,6 +44,20 @@ TEST_F(FaultInjectorTest, FaultMatchesMethodAndPathPrefix) {
                          {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "c"}}}})
                 .status,
             201);
+}
+
+TEST_F(FaultInjectorTest, ExactPathFaultSparesThePathsBelowIt) {
+  Fault fault;
+  fault.method = "GET";
+  fault.path_prefix = "/api/v1/namespaces";
+  fault.exact_path = true;
+  fault.status_code = 503;
+  server_->faults().Add(fault);
+  EXPECT_EQ(Admin().Get("/api/v1/namespaces").status, 503);
+  EXPECT_EQ(Admin().Get("/api/v1/namespaces?watch=1&timeoutSeconds=1").status, 503);
+  EXPECT_EQ(Admin().Get("/api/v1/namespaces/default").status, 200);
+  EXPECT_EQ(Admin().Get("/api/v1/namespaces/default/secrets").status, 200);
+  EXPECT_EQ(server_->faults().fired(), 2);
 }
 
 TEST_F(FaultInjectorTest, DelayFaultDelaysThenServes) {

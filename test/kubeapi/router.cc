@@ -75,24 +75,9 @@ absl::StatusOr<UserInfo> Authenticate(const ServerContext& ctx, const HttpReques
   return authenticated->user;
 }
 
-HttpResponse Route(ServerContext& ctx, const HttpRequest& request) {
-  FaultAction fault = ctx.faults.Match(request.method, request.path);
-  if (fault.matched && fault.delay > absl::ZeroDuration()) {
-    // Waits the delay, ending early when the server shuts down.
-    ctx.store.AwaitShutdown(absl::Now() + fault.delay);
-  }
-  if (fault.matched && fault.status_code != 0) return FaultReply(fault);
-
-  RequestInfo info = ParseRequestInfo(request.method, request.path, request.params);
-  if (!info.is_resource_request && IsAnonymousPath(info.path)) return ServeNonResource(ctx, info);
-
-  absl::StatusOr<UserInfo> user = Authenticate(ctx, request);
-  if (!user.ok()) return ErrorResponse(UnauthorizedError());
-
-  AuthorizationAttributes attrs = AttributesOf(info);
-  if (!ctx.authorizer.Allowed(*user, attrs)) {
-    return ErrorResponse(RbacAuthorizer::ForbiddenFor(*user, attrs));
-  }
+// Serves a request that passed authentication and authorization.
+HttpResponse ServeAuthorized(ServerContext& ctx, const HttpRequest& request,
+                             const RequestInfo& info, const UserInfo& user) {
   if (!info.is_resource_request) return ServeNonResource(ctx, info);
   if (!IsJsonBody(request)) return ErrorResponse(UnsupportedMediaTypeError(request.content_type));
   if (request.params.count("dryRun") > 0) {
@@ -104,7 +89,7 @@ HttpResponse Route(ServerContext& ctx, const HttpRequest& request) {
   req.http = &request;
   req.info = info;
   req.resource = ctx.registry.Resolve(info.group, info.version, info.resource, info.namespaced_path);
-  req.user = *user;
+  req.user = user;
   if (req.resource.group.empty() && req.resource.resource == "serviceaccounts" &&
       info.subresource == "token") {
     if (info.verb != "create") return ErrorResponse(MethodNotAllowedError());
@@ -123,6 +108,28 @@ HttpResponse Route(ServerContext& ctx, const HttpRequest& request) {
     return response;
   }
   return ServeResource(ctx, req);
+}
+
+HttpResponse Route(ServerContext& ctx, const HttpRequest& request) {
+  FaultAction fault = ctx.faults.Match(request.method, request.path);
+  if (fault.matched && fault.delay > absl::ZeroDuration()) {
+    // Waits the delay, ending early when the server shuts down.
+    ctx.store.AwaitShutdown(absl::Now() + fault.delay);
+  }
+  if (fault.matched && fault.status_code != 0) return FaultReply(fault);
+
+  RequestInfo info = ParseRequestInfo(request.method, request.path, request.params);
+  if (!info.is_resource_request && IsAnonymousPath(info.path)) return ServeNonResource(ctx, info);
+
+  absl::StatusOr<UserInfo> user = Authenticate(ctx, request);
+  if (!user.ok()) return ErrorResponse(UnauthorizedError());
+
+  AuthorizationAttributes attrs = AttributesOf(info);
+  HttpResponse response = ctx.authorizer.Allowed(*user, attrs)
+                              ? ServeAuthorized(ctx, request, info, *user)
+                              : ErrorResponse(RbacAuthorizer::ForbiddenFor(*user, attrs));
+  ctx.requests.Record(user->username, attrs, response.status);
+  return response;
 }
 
 }  // namespace

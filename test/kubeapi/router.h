@@ -6,7 +6,8 @@
 // in kube-apiserver's wording); then discovery for non-resource paths; POST/PUT bodies
 // must be JSON (415 otherwise, e.g. for protobuf); dryRun is refused (400); then
 // TokenRequest for serviceaccounts/<name>/token, the review endpoints, watch streams, and
-// the generic resource verbs.
+// the generic resource verbs. Every authenticated request, refused or served, is counted in
+// the RequestRecorder with the status answered.
 //
 // Thread-safety: safe to call concurrently.
 #pragma once

@@ -1,5 +1,6 @@
 // ServerContext: the state every request handler of the test API server shares (resource
-// registry, object store, token signer, authenticator, authorizer, faults, settings).
+// registry, object store, token signer, authenticator, authorizer, faults, the request
+// recorder, settings).
 //
 // Thread-safety: every member is safe for concurrent use; `config` is immutable.
 #pragma once
@@ -14,6 +15,7 @@
 #include "test/kubeapi/jwt.h"
 #include "test/kubeapi/object_store.h"
 #include "test/kubeapi/rbac.h"
+#include "test/kubeapi/request_recorder.h"
 #include "test/kubeapi/resource_registry.h"
 
 namespace credledger::kubeapi {
@@ -47,6 +49,7 @@ struct ServerContext {
   const Authenticator authenticator;
   const RbacAuthorizer authorizer;
   FaultInjector faults;
+  RequestRecorder requests;
 };
 
 }  // namespace credledger::kubeapi

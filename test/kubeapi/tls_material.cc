@@ -123,7 +123,8 @@ absl::StatusOr<TlsMaterial> GenerateTlsMaterial(const std::vector<std::string>& 
 
 absl::StatusOr<ClientCertificate> IssueClientCertificate(X509* ca_cert, EVP_PKEY* ca_key,
                                                          const std::string& user,
-                                                         const std::vector<std::string>& groups) {
+                                                         const std::vector<std::string>& groups,
+                                                         const std::vector<std::string>& uris) {
   ASSIGN_OR_RETURN(EvpPkeyPtr key, GenerateP256Key());
   ASSIGN_OR_RETURN(X509Ptr cert, NewCertificate(key.get(), user));
   X509* c = cert.get();
@@ -139,6 +140,13 @@ absl::StatusOr<ClientCertificate> IssueClientCertificate(X509* ca_cert, EVP_PKEY
   RETURN_IF_ERROR(AddExtension(c, ca_cert, NID_key_usage, "critical,digitalSignature"));
   RETURN_IF_ERROR(AddExtension(c, ca_cert, NID_ext_key_usage, "clientAuth"));
   RETURN_IF_ERROR(AddExtension(c, ca_cert, NID_authority_key_identifier, "keyid:always"));
+  if (!uris.empty()) {
+    std::string sans;
+    for (const std::string& uri : uris) {
+      absl::StrAppend(&sans, sans.empty() ? "" : ",", "URI:", uri);
+    }
+    RETURN_IF_ERROR(AddExtension(c, ca_cert, NID_subject_alt_name, sans));
+  }
   if (X509_sign(c, ca_key, EVP_sha256()) == 0) return OpenSslError("signing client cert");
   ClientCertificate issued;
   ASSIGN_OR_RETURN(issued.certificate_pem, CertificatePem(c));

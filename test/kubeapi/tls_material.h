@@ -47,10 +47,12 @@ absl::StatusOr<TlsMaterial> GenerateTlsMaterial(const std::vector<std::string>& 
 
 // Issues a client certificate on a fresh P-256 key, signed by `ca_cert`/`ca_key`: subject
 // CN `user` and one O per entry of `groups` (kube-apiserver's x509 authenticator reads
-// them as user name and groups), extended key usage clientAuth.
+// them as user name and groups), extended key usage clientAuth, and a URI SAN per entry of
+// `uris` (as SPIFFE-style workload identities carry).
 // Errors: kInternal when OpenSSL fails.
 absl::StatusOr<ClientCertificate> IssueClientCertificate(X509* ca_cert, EVP_PKEY* ca_key,
                                                          const std::string& user,
-                                                         const std::vector<std::string>& groups);
+                                                         const std::vector<std::string>& groups,
+                                                         const std::vector<std::string>& uris = {});
 
 }  // namespace credledger::kubeapi

@@ -301,6 +301,8 @@ TEST_F(ClusterBridgeTest, AFailingClusterIsRetriedWithBackoff) {
     ASSERT_TRUE(bridge_->WaitIdle(kWait));
   }
   EXPECT_EQ(bridge_->Retries(kCluster), 3);
+  // Each failed probe is one reconcile error (metrics).
+  EXPECT_EQ(bridge_->reconcile_errors(), 3);
   const std::vector<v1::ClusterProbed> probes = sink_->ProbesOf(kCluster);
   for (const v1::ClusterProbed& probe : probes) EXPECT_EQ(probe.reason(), kReasonProbeFailed);
 }
@@ -311,6 +313,7 @@ TEST_F(ClusterBridgeTest, AnUnsupportedClusterIsNotRetriedUntilItsSpecChanges) {
   ASSERT_EQ(sink_->Count(kCluster), 1u);
   EXPECT_EQ(State(kCluster).reachable().reason(), kReasonUnsupported);
   EXPECT_EQ(bridge_->Retries(kCluster), 0);
+  EXPECT_EQ(bridge_->reconcile_errors(), 0);
 
   // Far past every retry delay, still before the period.
   ASSERT_TRUE(AwaitSleepers(clock_, 1));

@@ -277,5 +277,96 @@ TEST_F(KubeClientTest, StopEndsABlockedWatch) {
   EXPECT_EQ(result.code(), absl::StatusCode::kCancelled);
 }
 
+// Metrics (docs/operations.md): every attempt is reported with its verb and status code, a
+// transport failure as 0, and a cancelled attempt not at all.
+class KubeClientObserverTest : public ::testing::Test {
+ protected:
+  using Call = std::pair<std::string, int>;
+
+  KubeClientOptions Options() {
+    KubeClientOptions options = KubeClientTestOptions();
+    options.on_request = [this](absl::string_view verb, int code) {
+      absl::MutexLock lock(&mu_);
+      calls_.emplace_back(std::string(verb), code);
+    };
+    return options;
+  }
+  static KubeClientOptions KubeClientTestOptions() {
+    KubeClientOptions options;
+    options.retry.initial_delay = absl::Milliseconds(100);
+    options.retry.jitter = 0;
+    options.retry.max_attempts = 4;
+    return options;
+  }
+  std::vector<Call> calls() {
+    absl::MutexLock lock(&mu_);
+    return calls_;
+  }
+
+  absl::Mutex mu_;
+  std::vector<Call> calls_ ABSL_GUARDED_BY(mu_);
+  StepClock clock_;
+  FakeClient fake_ = MakeFakeClient(&clock_, Options());
+};
+
+TEST_F(KubeClientObserverTest, EachAttemptIsReportedWithItsVerbAndStatusCode) {
+  FakeTransport& transport = *fake_.transport;
+  KubeClient& client = *fake_.client;
+  transport.Push(FakeReply::Status(503, "ServiceUnavailable", "busy"));
+  transport.Push(FakeReply::Error(absl::UnavailableError("GET /x: connection refused")));
+  transport.Push(FakeReply::Json(200, nlohmann::json::object()));
+  ASSERT_OK(client.Get(kSecrets.WithName("x")).status());
+  transport.Push(FakeReply::Status(409, "AlreadyExists", "exists"));
+  EXPECT_FALSE(client.Create(kSecrets, {{"metadata", {{"name", "x"}}}}).ok());
+  transport.Push(FakeReply::Json(200, {{"metadata", {{"name", "x"}}}}));
+  ASSERT_OK(client.Update(kSecrets, {{"metadata", {{"name", "x"}, {"resourceVersion", "1"}}}})
+                .status());
+  transport.Push(FakeReply::Json(200, nlohmann::json::object()));
+  ASSERT_OK(client.Delete(kSecrets.WithName("x")));
+  transport.Push(FakeReply::Json(200, {{"items", nlohmann::json::array()}}));
+  ASSERT_OK(client.List(kSecrets).status());
+  transport.Push(FakeReply::Json(201, nlohmann::json::object()));
+  ASSERT_OK(client.CreateSubresource(kSecrets.WithName("x"), "token", {}).status());
+  transport.Push(FakeReply::Json(200, nlohmann::json::object()));
+  ASSERT_OK(client.RawGet("/version").status());
+  EXPECT_EQ(calls(), (std::vector<Call>{{"get", 503},
+                                        {"get", 0},
+                                        {"get", 200},
+                                        {"create", 409},
+                                        {"update", 200},
+                                        {"delete", 200},
+                                        {"list", 200},
+                                        {"create", 201},
+                                        {"get", 200}}));
+}
+
+TEST_F(KubeClientObserverTest, AWatchIsReportedWhenItsStreamEnds) {
+  FakeTransport& transport = *fake_.transport;
+  auto ignore = [](const WatchEvent&) { return absl::OkStatus(); };
+  transport.Push(FakeReply::Stream({R"({"type":"BOOKMARK","object":{"metadata":{}}})"}));
+  ASSERT_OK(fake_.client->WatchOnce(kSecrets, {}, ignore));
+  // An undecodable line ends the stream with an error, but the server answered 200.
+  transport.Push(FakeReply::Stream({"not json"}));
+  EXPECT_FALSE(fake_.client->WatchOnce(kSecrets, {}, ignore).ok());
+  transport.Push(FakeReply::Status(410, "Gone", "gone"));
+  EXPECT_FALSE(fake_.client->WatchOnce(kSecrets, {}, ignore).ok());
+  EXPECT_EQ(calls(), (std::vector<Call>{{"watch", 200}, {"watch", 200}, {"watch", 410}}));
+}
+
+TEST_F(KubeClientObserverTest, ACancelledAttemptIsNotReported) {
+  fake_.transport->Push(FakeReply::Blocking());
+  absl::Status result;
+  std::thread watcher([&] {
+    result = fake_.client->WatchOnce(kSecrets, {}, [](const WatchEvent&) {
+      return absl::OkStatus();
+    });
+  });
+  ASSERT_TRUE(fake_.transport->AwaitRequests(1));
+  fake_.client->Stop();
+  watcher.join();
+  EXPECT_EQ(result.code(), absl::StatusCode::kCancelled);
+  EXPECT_TRUE(calls().empty());
+}
+
 }  // namespace
 }  // namespace credledger::kubebridge

@@ -180,6 +180,8 @@ TEST_F(MirrorBridgeTest, RemovingAConflictingSecretIsNoticedByTheRetryBeforeAnyR
     return false;
   })) << "failure " << TeamAFailure() << ", retries " << bridge_->Retries(kIdentity);
   EXPECT_LT(advanced, kNoResync);
+  // Waiting on a conflict is no failed pass (metrics).
+  EXPECT_EQ(bridge_->reconcile_errors(), 0);
 
   ASSERT_OK_AND_ASSIGN(nlohmann::json mirror, client_->Get(SecretResource("team-a", kMirror)));
   EXPECT_TRUE(IsMirrorOf(mirror, kIdentity));
@@ -238,6 +240,8 @@ TEST_F(MirrorBridgeTest, AnUnreachableClusterIsRetriedWithBackoffUntilItAnswers)
     return TeamAFailure() == v1::MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE &&
            bridge_->Retries(kIdentity) >= 1 && WorkerAwaitsARetry();
   })) << "failure " << TeamAFailure() << ", retries " << bridge_->Retries(kIdentity);
+  // Each pass that could not reach the cluster failed (metrics).
+  EXPECT_GE(bridge_->reconcile_errors(), bridge_->Retries(kIdentity));
 
   reachable = true;
   size_t advanced_after_calls = 0;

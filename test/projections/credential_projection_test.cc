@@ -81,6 +81,40 @@ TEST_F(CredentialProjectionTest, AFullRebuildEqualsAFoldThroughASnapshotAfterEve
   EXPECT_EQ(rebuilt.seq(), store_->HeadSeq());
 }
 
+// The AgentCredentialReady tally behind the credentials metric (docs/operations.md),
+// counted while folding, equals a recount of the registered Targets after every event of
+// the whole lifecycle, also when the fold goes through a snapshot.
+TEST_F(CredentialProjectionTest, ConditionCountsMatchARecountAfterEveryEventAndAfterASnapshot) {
+  WriteFleetLog();
+  auto nonzero = [](const ConditionTally::Counts& counts) {
+    ConditionTally::Counts out;
+    for (const auto& [key, n] : counts) {
+      if (n != 0) out[key] = n;
+    }
+    return out;
+  };
+  CredentialProjection projection;
+  std::set<std::string> reasons_seen;
+  for (const store::RecordedEvent& e : AllEvents()) {
+    ASSERT_OK(projection.Apply(e));
+    ConditionTally::Counts recount;
+    for (const v1::TargetState& t : projection.List("", /*include_finalized=*/true)) {
+      if (t.phase() != v1::TargetState::PHASE_ACTIVE &&
+          t.phase() != v1::TargetState::PHASE_DELETING) {
+        continue;
+      }
+      ++recount[{t.agent_credential_ready().status(), t.agent_credential_ready().reason()}];
+      reasons_seen.insert(t.agent_credential_ready().reason());
+    }
+    ASSERT_EQ(nonzero(projection.credential_ready_counts()), recount) << "after seq " << e.seq;
+    ASSERT_OK_AND_ASSIGN(CredentialProjection copy,
+                         CredentialProjection::Deserialize(projection.Serialize()));
+    ASSERT_EQ(nonzero(copy.credential_ready_counts()), recount) << "snapshot at seq " << e.seq;
+  }
+  // Guards the comparison: the fleet went through several conditions.
+  EXPECT_GE(reasons_seen.size(), 3u);
+}
+
 TEST_F(CredentialProjectionTest, SerializeIsDeterministicAcrossIndependentFolds) {
   WriteFleetLog();
   CredentialProjection a;

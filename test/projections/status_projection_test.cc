@@ -6,6 +6,7 @@
 // as the report decider would record it.
 #include "projections/status_projection.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -272,6 +273,54 @@ TEST_F(StatusProjectionTest, SilentSinceListsReportedTargetsSeenByTheCutoffAndNo
   EXPECT_EQ(silent[0].name, "edge-1");
   EXPECT_EQ(silent[0].last_seen_at, edge1_seen);
   EXPECT_EQ(projection.SilentSince(edge3_seen).size(), 2u);
+}
+
+// The Reporting tally behind the stale-Targets metric (docs/operations.md), counted while
+// folding, equals a recount of the active rollups after every event, also when the fold
+// goes through a snapshot.
+TEST_F(StatusProjectionTest, ReportingCountsMatchARecountAfterEveryEventAndAfterASnapshot) {
+  ASSERT_OK(driver_->RunPhaseOne());
+  RunReports();
+  ASSERT_OK(driver_->RunPhaseTwo());
+  ASSERT_OK(driver_->RunPhaseThree());
+  auto nonzero = [](const ConditionTally::Counts& counts) {
+    ConditionTally::Counts out;
+    for (const auto& [key, n] : counts) {
+      if (n != 0) out[key] = n;
+    }
+    return out;
+  };
+  StatusProjection projection;
+  int64_t most_stale = 0;
+  for (const store::RecordedEvent& e : AllEvents()) {
+    ASSERT_OK(projection.Apply(e));
+    ConditionTally::Counts recount;
+    for (const v1::TargetStatus& s : projection.List("")) {
+      ++recount[{s.reporting().status(), s.reporting().reason()}];
+    }
+    ASSERT_EQ(nonzero(projection.reporting().counts()), recount) << "after seq " << e.seq;
+    ASSERT_OK_AND_ASSIGN(StatusProjection copy,
+                         StatusProjection::Deserialize(projection.Serialize()));
+    ASSERT_EQ(nonzero(copy.reporting().counts()), recount) << "snapshot at seq " << e.seq;
+    most_stale = std::max(most_stale, projection.reporting().Count("False", "Stale"));
+  }
+  // RunReports made edge-2 stale, then a heartbeat made it report again.
+  EXPECT_EQ(most_stale, 1);
+  EXPECT_EQ(projection.reporting().Count("False", "Stale"), 0);
+}
+
+TEST_F(StatusProjectionTest, TheProjectorCountsStaleTargets) {
+  ASSERT_OK(driver_->RunPhaseOne());
+  Accept(kA, "edge-1", v1::RELEASE_PHASE_READY);
+  Accept(kA, "edge-2", v1::RELEASE_PHASE_READY);
+  Stale(kA, "edge-1");
+  Stale(kA, "edge-2");
+  std::unique_ptr<StatusProjector> projector = Start();
+  ASSERT_NE(projector, nullptr);
+  EXPECT_EQ(projector->StaleTargets(), 2);
+  const int64_t seq = Liveness({{kA, "edge-2", Uid(kA, "edge-2")}});
+  ASSERT_TRUE(projector->WaitForSeq(seq, kWait));
+  EXPECT_EQ(projector->StaleTargets(), 1);
 }
 
 TEST_F(StatusProjectionTest, AnEventOutOfOrderIsDataLossAndChangesNothing) {

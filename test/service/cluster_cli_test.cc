@@ -520,7 +520,7 @@ class ClusterCliTest : public ClusterApiFixture {
  protected:
   void SetUp() override {
     ClusterApiFixture::SetUp();
-    grpc_service_ = std::make_unique<ClusterGrpcService>(clusters_api_.get(), &allow_all_);
+    grpc_service_ = std::make_unique<ClusterGrpcService>(clusters_api_.get(), &authorizer_);
     grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -550,6 +550,7 @@ class ClusterCliTest : public ClusterApiFixture {
 
   // The fixture's policy names IdentityService only.
   const AuthorizationPolicy allow_all_ = AuthorizationPolicy::AllowAll();
+  CallAuthorizer authorizer_{&allow_all_};
   Dispatcher dispatcher_{"credledger"};
   std::unique_ptr<ClusterGrpcService> grpc_service_;
   std::unique_ptr<grpc::Server> server_;

@@ -16,6 +16,7 @@
 #include "projections/cluster_projector.h"
 #include "projections/identity_projector.h"
 #include "service/authorization_policy.h"
+#include "service/call_authorizer.h"
 #include "service/cluster_command_bus.h"
 #include "service/identity_api.h"
 #include "service/identity_command_bus.h"
@@ -158,6 +159,7 @@ class IdentityApiFixture : public ::testing::Test {
   std::unique_ptr<projections::ClusterProjector> clusters_;
   int cluster_requests_ = 0;
   AuthorizationPolicy policy_ = AuthorizationPolicy::AllowAll();
+  CallAuthorizer authorizer_{&policy_};
   FakeReviewer reviewer_;
   std::unique_ptr<IdentityApi> api_;
 };

@@ -358,7 +358,7 @@ class IdentityCliTest : public IdentityApiFixture {
  protected:
   void SetUp() override {
     IdentityApiFixture::SetUp();
-    grpc_service_ = std::make_unique<IdentityGrpcService>(api_.get(), &policy_);
+    grpc_service_ = std::make_unique<IdentityGrpcService>(api_.get(), &authorizer_);
     grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);

@@ -1,4 +1,5 @@
-// Plaintext listening only on loopback or unix sockets, and the serve option checks.
+// Plaintext listening only on loopback or unix sockets, any address with TLS, and the serve
+// option checks.
 #include "service/listen_address.h"
 
 #include "gmock/gmock.h"
@@ -9,6 +10,7 @@
 namespace credledger::service {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using testing::StatusIs;
 
@@ -17,28 +19,43 @@ TEST(ListenAddressTest, LoopbackAndUnixSocketsAreAccepted) {
                               "localhost:7443", "unix:/run/credledger.sock",
                               "unix:///run/credledger.sock", "unix-abstract:credledger"}) {
     SCOPED_TRACE(address);
-    EXPECT_OK(CheckPlaintextListenAddress("--listen", address));
+    EXPECT_OK(CheckListenAddress("--listen", address, /*tls=*/false));
   }
 }
 
 TEST(ListenAddressTest, NetworkAddressesAreRefused) {
   for (const char* address :
-       {"0.0.0.0:7443", "10.0.0.1:7443", "[::]:7443", "example.com:7443", ":7443"}) {
-    EXPECT_THAT(CheckPlaintextListenAddress("--listen", address),
-                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a loopback address")))
+       {"0.0.0.0:7443", "10.0.0.1:7443", "[::]:7443", "example.com:7443"}) {
+    EXPECT_THAT(CheckListenAddress("--listen", address, /*tls=*/false),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         AllOf(HasSubstr("not a loopback address"), HasSubstr("--tls-cert"))))
         << address;
   }
 }
 
+TEST(ListenAddressTest, WithTlsNetworkAddressesAreAccepted) {
+  for (const char* address : {"0.0.0.0:7443", "10.0.0.1:7443", "[::]:7443", "example.com:7443",
+                              "127.0.0.1:0", "unix:/run/credledger.sock"}) {
+    SCOPED_TRACE(address);
+    EXPECT_OK(CheckListenAddress("--listen", address, /*tls=*/true));
+  }
+  EXPECT_THAT(CheckListenAddress("--listen", "0.0.0.0:70000", /*tls=*/true),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("0-65535")));
+}
+
 TEST(ListenAddressTest, MalformedAddressesNameTheRule) {
-  EXPECT_THAT(CheckPlaintextListenAddress("--listen", "127.0.0.1"),
+  EXPECT_THAT(CheckListenAddress("--listen", "127.0.0.1", /*tls=*/false),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("has no port")));
-  EXPECT_THAT(CheckPlaintextListenAddress("--listen", "127.0.0.1:70000"),
+  EXPECT_THAT(CheckListenAddress("--listen", "127.0.0.1:70000", /*tls=*/false),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("0-65535")));
-  EXPECT_THAT(CheckPlaintextListenAddress("--listen", "127.0.0.1:-1"),
+  EXPECT_THAT(CheckListenAddress("--listen", "127.0.0.1:-1", /*tls=*/false),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("0-65535")));
-  EXPECT_THAT(CheckPlaintextListenAddress("--listen", "unix:"),
+  EXPECT_THAT(CheckListenAddress("--listen", "unix:", /*tls=*/false),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no socket path")));
+  for (bool tls : {false, true}) {
+    EXPECT_THAT(CheckListenAddress("--listen", ":7443", tls),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("names no host")));
+  }
 }
 
 TEST(ServeOptionsTest, TokenTtlBelowTenMinutesIsRefused) {
@@ -52,6 +69,23 @@ TEST(ServeOptionsTest, TokenTtlBelowTenMinutesIsRefused) {
   options.listen_address = "0.0.0.0:7443";
   EXPECT_THAT(ValidateServeOptions(options),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--listen:")));
+  options.tls.cert_file = "server.pem";
+  options.tls.key_file = "server-key.pem";
+  EXPECT_OK(ValidateServeOptions(options));
+}
+
+TEST(ServeOptionsTest, TlsKeyOrClientCaWithoutCertificateIsRefused) {
+  ServeOptions options;
+  options.tls.key_file = "server-key.pem";
+  EXPECT_THAT(ValidateServeOptions(options),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--tls-cert:")));
+  options.tls.key_file.clear();
+  options.tls.client_ca_file = "clients.pem";
+  EXPECT_THAT(ValidateServeOptions(options),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--tls-cert:")));
+  options.tls.cert_file = "server.pem";
+  EXPECT_THAT(ValidateServeOptions(options),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--tls-key:")));
 }
 
 TEST(ServeOptionsTest, TokenTtlAboveAYearResyncBelowASecondAndBadRateLimitsAreRefused) {

@@ -377,7 +377,7 @@ class SourceCliTest : public ::testing::Test {
           return answer_;
         },
         /*has_home_cluster=*/true);
-    grpc_service_ = std::make_unique<SourceGrpcService>(api_.get(), &policy_);
+    grpc_service_ = std::make_unique<SourceGrpcService>(api_.get(), &authorizer_);
     grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -421,6 +421,7 @@ class SourceCliTest : public ::testing::Test {
   std::vector<v1::SourceSpec> sources_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<SourceApi> api_;
   AuthorizationPolicy policy_ = AuthorizationPolicy::AllowAll();
+  CallAuthorizer authorizer_{&policy_};
   std::unique_ptr<SourceGrpcService> grpc_service_;
   std::unique_ptr<grpc::Server> server_;
   std::string address_;

@@ -272,7 +272,8 @@ TEST(CredledgerCommandsTest, EverySubcommandHasHelpWithItsOwnFlags) {
   const std::string serve = help({"serve"});
   for (const char* flag : {"--db", "--listen", "--port-file", "--agent-apiserver-url",
                            "--agent-ca-file", "--agent-token-ttl", "--kubeconfig",
-                           "--synchronous", "--snapshot-every"}) {
+                           "--synchronous", "--snapshot-every", "--http-listen",
+                           "--http-port-file"}) {
     EXPECT_THAT(serve, HasSubstr(flag));
   }
   EXPECT_THAT(serve, Not(HasSubstr("--server")));

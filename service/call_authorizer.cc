@@ -1,0 +1,44 @@
+#include "service/call_authorizer.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "service/target_api.h"
+
+namespace credledger::service {
+
+CallAuthorizer::CallAuthorizer(const AuthorizationPolicy* policy, DenialLedger* denials,
+                               common::Clock* clock)
+    : policy_(policy), denials_(denials), clock_(clock) {}
+
+absl::StatusOr<Caller> CallAuthorizer::Authorize(const grpc::ServerContext& context,
+                                                 absl::string_view service,
+                                                 absl::string_view method) const {
+  const std::string rpc = absl::StrCat(service, "/", method);
+  absl::StatusOr<Caller> caller = CallerOf(context);
+  if (!caller.ok()) {
+    Refused(kAnonymousActor, kAuthUnauthenticated, rpc, caller.status());
+    return caller.status();
+  }
+  if (absl::Status allowed = policy_->Authorize(caller->identity, service, method); !allowed.ok()) {
+    Refused(caller->identity, caller->authentication, rpc, allowed);
+    return allowed;
+  }
+  return caller;
+}
+
+void CallAuthorizer::Refused(absl::string_view identity, absl::string_view authentication,
+                             absl::string_view rpc, const absl::Status& status) const {
+  if (denials_ == nullptr) return;
+  if (denials_->Add(identity, authentication, rpc, clock_->Now())) {
+    common::Log(common::LogLevel::kWarning,
+                "call refused (further refusals this minute are counted)",
+                {{"identity", std::string(identity)},
+                 {"authentication", std::string(authentication)},
+                 {"rpc", std::string(rpc)},
+                 {"error", std::string(status.message())}});
+  }
+}
+
+}  // namespace credledger::service

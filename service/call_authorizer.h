@@ -1,0 +1,52 @@
+// CallAuthorizer: the gate every RPC passes first (DESIGN section 6; docs/api.md,
+// "Authorization"). It establishes the caller (caller_identity.h), asks the authorization
+// policy whether that identity may call the RPC, and counts every refusal in a DenialLedger
+// that the DenialRecorder turns into CallsDenied events, one per identity and minute. The
+// first refusal of an identity in a minute is also logged.
+//
+// Thread-safety: Authorize is thread-safe.
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "common/clock.h"
+#include "service/authorization_policy.h"
+#include "service/caller_identity.h"
+#include "service/denial_ledger.h"
+
+namespace grpc {
+class ServerContext;
+}  // namespace grpc
+
+namespace credledger::service {
+
+// The authentication name recorded for a caller whose identity could not be established.
+inline constexpr char kAuthUnauthenticated[] = "unauthenticated";
+
+class CallAuthorizer {
+ public:
+  // `policy` is not owned and must outlive the authorizer. `denials` (not owned; may be null,
+  // then refusals are only returned) counts refusals at `clock`'s time.
+  CallAuthorizer(const AuthorizationPolicy* policy, DenialLedger* denials = nullptr,
+                 common::Clock* clock = common::RealClock::Default());
+
+  // The caller of `context` when it may call `service`/`method` (short names, e.g.
+  // "TargetService", "Revoke").
+  // Errors: kUnauthenticated when the caller's identity cannot be established (CallerOf);
+  // kPermissionDenied naming the caller and the RPC when the policy refuses it. Both are
+  // counted, the first under identity "anonymous" with authentication "unauthenticated".
+  absl::StatusOr<Caller> Authorize(const grpc::ServerContext& context, absl::string_view service,
+                                   absl::string_view method) const;
+
+  const AuthorizationPolicy& policy() const { return *policy_; }
+
+ private:
+  void Refused(absl::string_view identity, absl::string_view authentication, absl::string_view rpc,
+               const absl::Status& status) const;
+
+  const AuthorizationPolicy* const policy_;
+  DenialLedger* const denials_;
+  common::Clock* const clock_;
+};
+
+}  // namespace credledger::service

@@ -1,0 +1,65 @@
+#include "service/client_connection.h"
+
+#include <cstdlib>
+
+#include "common/status_macros.h"
+#include "service/grpc_tls.h"
+#include "service/target_api.h"
+#include "service/validation.h"
+
+namespace credledger::service {
+namespace {
+
+std::string EnvOrEmpty(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? std::string(value) : std::string();
+}
+
+}  // namespace
+
+std::string DefaultServerAddress() {
+  const std::string env = EnvOrEmpty("CREDLEDGER_SERVER");
+  return env.empty() ? "127.0.0.1:7443" : env;
+}
+
+ClientConnection::ClientConnection()
+    : server_(DefaultServerAddress()),
+      tls_ca_(EnvOrEmpty("CREDLEDGER_TLS_CA")),
+      tls_cert_(EnvOrEmpty("CREDLEDGER_TLS_CERT")),
+      tls_key_(EnvOrEmpty("CREDLEDGER_TLS_KEY")) {}
+
+void ClientConnection::DefineFlags(FlagSet& flags) {
+  flags.Add("server", &server_, "credledger API address (host:port or unix:path)");
+  flags.Add("as", &actor_,
+            "the identity to act as; honoured on loopback or a unix socket, or when it equals "
+            "the client certificate's identity (default: anonymous, or the certificate's)");
+  flags.Add("tls-ca", &tls_ca_,
+            "PEM CA bundle that verifies the server; turns TLS on (default $CREDLEDGER_TLS_CA)");
+  flags.Add("tls-cert", &tls_cert_,
+            "PEM client certificate for mutual TLS; turns TLS on (default $CREDLEDGER_TLS_CERT)");
+  flags.Add("tls-key", &tls_key_, "PEM private key of --tls-cert (default $CREDLEDGER_TLS_KEY)");
+}
+
+absl::Status ClientConnection::CheckFlags() const {
+  if (tls_cert_.empty() != tls_key_.empty()) {
+    return absl::InvalidArgumentError(tls_cert_.empty() ? "--tls-cert: required with --tls-key"
+                                                        : "--tls-key: required with --tls-cert");
+  }
+  if (actor_.empty()) return absl::OkStatus();
+  return ValidateToken("--as", actor_, kMaxActorBytes);
+}
+
+absl::StatusOr<std::shared_ptr<grpc::Channel>> ClientConnection::Channel() const {
+  if (tls_ca_.empty() && tls_cert_.empty()) {
+    return grpc::CreateChannel(server_, grpc::InsecureChannelCredentials());
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> credentials,
+                   ClientTlsCredentials({tls_ca_, tls_cert_, tls_key_}));
+  return grpc::CreateChannel(server_, credentials);
+}
+
+void ClientConnection::Declare(grpc::ClientContext& context) const {
+  if (!actor_.empty()) context.AddMetadata(kActorMetadataKey, actor_);
+}
+
+}  // namespace credledger::service

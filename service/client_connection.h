@@ -1,0 +1,56 @@
+// ClientConnection: how a `credledger` subcommand reaches the API (DESIGN section 6;
+// docs/api.md, "Connecting"). Flags:
+//   --server    address (host:port or unix:path; default $CREDLEDGER_SERVER, else
+//               127.0.0.1:7443)
+//   --as        the identity declared to the server (metadata credledger-actor); honoured by
+//               the server only on loopback or a unix socket, or when it equals the client
+//               certificate's identity; not sent when empty
+//   --tls-ca    PEM CA bundle that verifies the server; turns TLS on ($CREDLEDGER_TLS_CA)
+//   --tls-cert  PEM client certificate for mutual TLS; turns TLS on ($CREDLEDGER_TLS_CERT)
+//   --tls-key   its PEM private key ($CREDLEDGER_TLS_KEY)
+// Without --tls-ca and --tls-cert the connection is plaintext (the server accepts that only
+// on loopback or a unix socket).
+//
+// Thread-safety: not thread-safe; one per command run.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "service/flag_set.h"
+
+namespace credledger::service {
+
+// The server address used when --server is not given: $CREDLEDGER_SERVER when set and
+// non-empty, else "127.0.0.1:7443".
+std::string DefaultServerAddress();
+
+class ClientConnection {
+ public:
+  ClientConnection();
+  // Defines --server, --as, --tls-ca, --tls-cert and --tls-key.
+  void DefineFlags(FlagSet& flags);
+  // Errors: kInvalidArgument "--as: ..." unless --as is empty or 1-128 bytes of printable
+  // ASCII without spaces (the server's rule for credledger-actor; other bytes could not even
+  // be sent as gRPC metadata); "--tls-key: ..." / "--tls-cert: ..." when only one of the two
+  // is given.
+  absl::Status CheckFlags() const;
+  // A channel to --server, over TLS when TLS is on.
+  // Errors: the TLS files' (grpc_tls.h ClientTlsCredentials: unreadable, no PEM, key not of
+  // the certificate), naming the flag.
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> Channel() const;
+  // Declares --as on `context` when given.
+  void Declare(grpc::ClientContext& context) const;
+
+ private:
+  std::string server_;
+  std::string actor_;
+  std::string tls_ca_;
+  std::string tls_cert_;
+  std::string tls_key_;
+};
+
+}  // namespace credledger::service

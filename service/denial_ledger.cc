@@ -1,0 +1,113 @@
+#include "service/denial_ledger.h"
+
+#include <algorithm>
+
+#include "projections/proto_time.h"
+
+namespace credledger::service {
+namespace {
+
+// The start of the UTC minute `t` falls in.
+absl::Time MinuteOf(absl::Time t) {
+  const int64_t seconds = absl::ToUnixSeconds(t);
+  return absl::FromUnixSeconds(seconds - ((seconds % 60) + 60) % 60);
+}
+
+}  // namespace
+
+void DenialLedger::Count(Entry& entry, absl::string_view rpc, int64_t count, absl::Time first,
+                         absl::Time last) {
+  entry.rpcs[std::string(rpc)] += count;
+  entry.first_at = std::min(entry.first_at, first);
+  entry.last_at = std::max(entry.last_at, last);
+}
+
+v1::CallsDenied DenialLedger::ToEvent(absl::Time minute, const std::string& identity,
+                                      const Entry& entry) {
+  v1::CallsDenied event;
+  *event.mutable_minute() = projections::ToProto(minute);
+  event.set_identity(identity);
+  event.set_authentication(entry.authentication);
+  for (const auto& [rpc, count] : entry.rpcs) {
+    v1::DeniedRpc* denied = event.add_rpcs();
+    denied->set_rpc(rpc);
+    denied->set_count(count);
+  }
+  *event.mutable_first_at() = projections::ToProto(entry.first_at);
+  *event.mutable_last_at() = projections::ToProto(entry.last_at);
+  event.set_identities(entry.identities);
+  return event;
+}
+
+bool DenialLedger::Add(absl::string_view identity, absl::string_view authentication,
+                       absl::string_view rpc, absl::Time at) {
+  absl::MutexLock lock(&mu_);
+  Minute& minute = minutes_[MinuteOf(at)];
+  auto it = minute.by_identity.find(identity);
+  bool opened = false;
+  if (it == minute.by_identity.end() &&
+      minute.by_identity.size() < static_cast<size_t>(kMaxIdentitiesPerMinute)) {
+    it = minute.by_identity.emplace(std::string(identity), Entry{}).first;
+    it->second.authentication = std::string(authentication);
+    opened = true;
+  }
+  if (it != minute.by_identity.end()) {
+    Count(it->second, rpc, 1, at, at);
+    return opened;
+  }
+  opened = minute.others.rpcs.empty();
+  if (minute.folded.size() < static_cast<size_t>(kMaxFoldedIdentities)) {
+    minute.folded.emplace(identity);
+  }
+  minute.others.identities = static_cast<int64_t>(minute.folded.size());
+  Count(minute.others, rpc, 1, at, at);
+  return opened;
+}
+
+std::vector<v1::CallsDenied> DenialLedger::TakeEndedBefore(absl::Time now) {
+  std::vector<v1::CallsDenied> taken;
+  absl::MutexLock lock(&mu_);
+  for (auto it = minutes_.begin(); it != minutes_.end() && it->first + absl::Minutes(1) <= now;
+       it = minutes_.erase(it)) {
+    for (const auto& [identity, entry] : it->second.by_identity) {
+      taken.push_back(ToEvent(it->first, identity, entry));
+    }
+    if (!it->second.others.rpcs.empty()) {
+      taken.push_back(ToEvent(it->first, "", it->second.others));
+    }
+  }
+  return taken;
+}
+
+void DenialLedger::Merge(Entry& into, const v1::CallsDenied& from) {
+  for (const v1::DeniedRpc& rpc : from.rpcs()) {
+    Count(into, rpc.rpc(), rpc.count(), projections::FromProto(from.first_at()),
+          projections::FromProto(from.last_at()));
+  }
+}
+
+void DenialLedger::Restore(std::vector<v1::CallsDenied> entries) {
+  absl::MutexLock lock(&mu_);
+  for (const v1::CallsDenied& event : entries) {
+    Minute& minute = minutes_[projections::FromProto(event.minute())];
+    if (event.identity().empty()) {
+      Merge(minute.others, event);
+      minute.others.identities = std::max(minute.others.identities, event.identities());
+      continue;
+    }
+    Entry& entry = minute.by_identity[event.identity()];
+    entry.authentication = event.authentication();
+    Merge(entry, event);
+  }
+}
+
+size_t DenialLedger::pending() const {
+  absl::MutexLock lock(&mu_);
+  size_t entries = 0;
+  for (const auto& [start, minute] : minutes_) {
+    entries += minute.by_identity.size() + (minute.others.rpcs.empty() ? 0 : 1);
+  }
+  return entries;
+}
+
+}  // namespace credledger::service

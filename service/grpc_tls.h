@@ -1,0 +1,52 @@
+// TLS for the gRPC API (DESIGN sections 6 and 7; docs/operations.md, "TLS"): the server's
+// credentials from `serve --tls-cert/--tls-key[/--tls-client-ca]` and the client's from the
+// CLI's --tls-ca/--tls-cert/--tls-key.
+//
+// The server reloads its certificate, key and client CA bundle from the files while it runs
+// (every `reload_interval`), so certificates renewed in place take effect without a restart.
+// With a client CA bundle, every client must present a certificate that bundle verifies
+// (mutual TLS); without one, no client certificate is asked for.
+//
+// Thread-safety: pure functions over the files.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace grpc {
+class ChannelCredentials;
+class ServerCredentials;
+}  // namespace grpc
+
+namespace credledger::service {
+
+struct ServerTlsFiles {
+  std::string cert_file;       // PEM certificate chain, leaf first (--tls-cert)
+  std::string key_file;        // PEM private key of the leaf (--tls-key)
+  std::string client_ca_file;  // PEM CA bundle that verifies clients (--tls-client-ca); "" = none
+  absl::Duration reload_interval = absl::Minutes(1);  // >= 1s
+};
+
+struct ClientTlsFiles {
+  std::string ca_file;    // PEM CA bundle that verifies the server (--tls-ca); "" = system roots
+  std::string cert_file;  // PEM client certificate chain (--tls-cert); "" = none
+  std::string key_file;   // its PEM private key (--tls-key)
+};
+
+// Checks the files now (so a bad file fails the start with a clear error instead of every
+// handshake) and returns credentials that keep reading them.
+// Errors: kInvalidArgument naming the flag for a missing partner flag (--tls-key without
+// --tls-cert, ...), a file that holds no PEM certificate or key, or a key that does not belong
+// to the certificate; kNotFound / kFailedPrecondition when a file cannot be read.
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerTlsCredentials(
+    const ServerTlsFiles& files);
+
+// Channel credentials over TLS with the given files, read once.
+// Errors: as ServerTlsCredentials, naming the client flags.
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ClientTlsCredentials(
+    const ClientTlsFiles& files);
+
+}  // namespace credledger::service

@@ -1,0 +1,306 @@
+// The gRPC API over TLS and mutual TLS (DESIGN sections 6 and 7; issue "Production
+// hardening", "Access control"): a real Server on loopback with certificates generated per
+// test, clients over real TLS channels. The client certificate names the caller (URI SAN,
+// else subject), the authorization policy decides, refusals are PERMISSION_DENIED and are
+// recorded as CallsDenied events per identity and minute.
+#include <grpcpp/grpcpp.h>
+
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "credledger/v1/api.grpc.pb.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "service/credledger_cli.h"
+#include "service/server.h"
+#include "store/event_codec.h"
+#include "store/sqlite_event_store.h"
+#include "test/kubeapi/tls_material.h"
+#include "test/support/status_matchers.h"
+#include "test/support/temp_dir.h"
+
+namespace credledger::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using Stub = v1::TargetService::Stub;
+
+constexpr char kOps[] = "spiffe://credledger.test/ops";
+constexpr char kViewer[] = "spiffe://credledger.test/viewer";
+
+constexpr char kPolicy[] = R"(identities:
+  - name: spiffe://credledger.test/ops
+    rpcs: ["TargetService/*"]
+  - name: spiffe://credledger.test/viewer
+    rpcs: ["TargetService/GetTarget", "TargetService/ListTargets"]
+  - name: CN=auditor
+    rpcs: ["TargetService/ListTargets"]
+)";
+
+class GrpcTlsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_OK_AND_ASSIGN(material_, kubeapi::GenerateTlsMaterial({"localhost"}, {"127.0.0.1"}));
+    Write("ca.pem", material_.ca_cert_pem);
+    Write("server.pem", material_.server_cert_pem);
+    Write("server-key.pem", material_.server_key_pem);
+    ASSERT_OK_AND_ASSIGN(std::string client_ca,
+                         kubeapi::CertificatePem(material_.client_ca_cert.get()));
+    Write("clients.pem", client_ca);
+    Issue("ops", "ops", {kOps});
+    Issue("viewer", "viewer", {kViewer});
+    Issue("auditor", "auditor", {});
+    Write("policy.yaml", kPolicy);
+  }
+  void TearDown() override {
+    if (server_ != nullptr) server_->Shutdown();
+  }
+
+  void Write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_.path() / name) << text;
+  }
+  std::string PathOf(const std::string& name) const { return (dir_.path() / name).string(); }
+  std::string Read(const std::string& name) const {
+    std::ifstream in(dir_.path() / name);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+  // Issues <name>.pem and <name>-key.pem: subject CN `common_name`, URI SANs `uris`.
+  void Issue(const std::string& name, const std::string& common_name,
+             const std::vector<std::string>& uris) {
+    ASSERT_OK_AND_ASSIGN(
+        kubeapi::ClientCertificate cert,
+        kubeapi::IssueClientCertificate(material_.client_ca_cert.get(),
+                                        material_.client_ca_key.get(), common_name, {}, uris));
+    Write(name + ".pem", cert.certificate_pem);
+    Write(name + "-key.pem", cert.key_pem);
+  }
+
+  // Starts the server with TLS on `listen`, mutual when `mutual`.
+  void Start(bool mutual, const std::string& listen = "127.0.0.1:0") {
+    service::ServeOptions options;
+    options.db_path = dir_.path() / "credledger.db";
+    options.listen_address = listen;
+    options.tls.cert_file = PathOf("server.pem");
+    options.tls.key_file = PathOf("server-key.pem");
+    if (mutual) options.tls.client_ca_file = PathOf("clients.pem");
+    options.authorization_policy = dir_.path() / "policy.yaml";
+    options.denial_record_interval = absl::InfiniteDuration();
+    ASSERT_OK_AND_ASSIGN(server_, service::Server::Start(options));
+    target_ = absl::StrCat("localhost:", server_->port());
+  }
+
+  // A TLS channel trusting the test CA, presenting client certificate `client` unless empty.
+  std::unique_ptr<Stub> TlsStub(const std::string& client) const {
+    grpc::SslCredentialsOptions tls;
+    tls.pem_root_certs = material_.ca_cert_pem;
+    if (!client.empty()) {
+      tls.pem_cert_chain = Read(client + ".pem");
+      tls.pem_private_key = Read(client + "-key.pem");
+    }
+    return v1::TargetService::NewStub(grpc::CreateChannel(target_, grpc::SslCredentials(tls)));
+  }
+
+  static grpc::Status Register(Stub& stub, const std::string& name,
+                               const std::string& declared = "") {
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
+    if (!declared.empty()) context.AddMetadata("credledger-actor", declared);
+    v1::RegisterTargetRequest request;
+    request.set_namespace_("demo");
+    request.set_name(name);
+    request.set_request_id(absl::StrCat("register-", name));
+    v1::RegisterTargetResponse response;
+    return stub.RegisterTarget(&context, request, &response);
+  }
+  static grpc::Status List(Stub& stub) {
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
+    v1::ListTargetsRequest request;
+    v1::ListTargetsResponse response;
+    return stub.ListTargets(&context, request, &response);
+  }
+
+  // The actor of the newest event of stream `stream`.
+  std::string ActorOfLast(const std::string& stream) {
+    absl::StatusOr<std::vector<store::RecordedEvent>> events =
+        server_->event_store()->ReadStream(stream, 0, 100);
+    EXPECT_OK(events);
+    if (!events.ok() || events->empty()) return "";
+    v1::EventMetadata metadata;
+    EXPECT_TRUE(metadata.ParseFromString(events->back().metadata));
+    return metadata.actor();
+  }
+
+  // Stops the server and returns the refused calls recorded in the log: identity ->
+  // authentication and "<rpc>" -> count, summed over minutes.
+  std::map<std::string, std::map<std::string, int64_t>> RecordedDenials() {
+    server_->Shutdown();
+    server_.reset();
+    store::SqliteEventStoreOptions options;
+    options.path = dir_.path() / "credledger.db";
+    options.read_only = true;
+    std::map<std::string, std::map<std::string, int64_t>> denials;
+    absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> log =
+        store::SqliteEventStore::Open(options);
+    EXPECT_OK(log);
+    if (!log.ok()) return denials;
+    absl::StatusOr<std::vector<store::RecordedEvent>> events =
+        (*log)->ReadStream("access", 0, 1000);
+    EXPECT_OK(events);
+    if (!events.ok()) return denials;
+    for (const store::RecordedEvent& event : *events) {
+      absl::StatusOr<v1::Event> decoded = store::EventCodec::Default().Decode(event);
+      EXPECT_OK(decoded);
+      if (!decoded.ok()) continue;
+      const v1::CallsDenied& denied = decoded->calls_denied();
+      denials[denied.identity()]["authentication:" + denied.authentication()] = 1;
+      for (const v1::DeniedRpc& rpc : denied.rpcs()) {
+        denials[denied.identity()][rpc.rpc()] += rpc.count();
+      }
+    }
+    return denials;
+  }
+
+  TempDir dir_;
+  kubeapi::TlsMaterial material_;
+  std::unique_ptr<service::Server> server_;
+  std::string target_;
+};
+
+TEST_F(GrpcTlsTest, ClientCertificateNamesTheCallerAndThePolicyDecides) {
+  Start(/*mutual=*/true);
+  std::unique_ptr<Stub> ops = TlsStub("ops");
+  grpc::Status registered = Register(*ops, "edge-1");
+  ASSERT_TRUE(registered.ok()) << registered.error_message();
+  EXPECT_EQ(ActorOfLast("target/demo/edge-1"), kOps);
+
+  std::unique_ptr<Stub> viewer = TlsStub("viewer");
+  EXPECT_TRUE(List(*viewer).ok());
+  grpc::Status denied = Register(*viewer, "edge-2");
+  EXPECT_EQ(denied.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(denied.error_message(), HasSubstr(kViewer));
+}
+
+TEST_F(GrpcTlsTest, WithoutAUriSanTheSubjectNamesTheCaller) {
+  Start(/*mutual=*/true);
+  std::unique_ptr<Stub> auditor = TlsStub("auditor");
+  grpc::Status listed = List(*auditor);
+  EXPECT_TRUE(listed.ok()) << listed.error_message();
+  grpc::Status denied = Register(*auditor, "edge-1");
+  EXPECT_EQ(denied.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(denied.error_message(), HasSubstr("\"CN=auditor\""));
+}
+
+TEST_F(GrpcTlsTest, ADeclaredActorMustBeTheCertificatesIdentity) {
+  Start(/*mutual=*/true);
+  std::unique_ptr<Stub> ops = TlsStub("ops");
+  grpc::Status other = Register(*ops, "edge-1", "admin");
+  EXPECT_EQ(other.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(other.error_message(), HasSubstr("differs from the client certificate's identity"));
+  grpc::Status same = Register(*ops, "edge-1", kOps);
+  EXPECT_TRUE(same.ok()) << same.error_message();
+}
+
+TEST_F(GrpcTlsTest, MutualTlsRefusesClientsWithoutCertificateAndPlaintext) {
+  Start(/*mutual=*/true);
+  const int64_t head = server_->event_store()->HeadSeq();
+  std::unique_ptr<Stub> no_certificate = TlsStub("");
+  EXPECT_EQ(List(*no_certificate).error_code(), grpc::StatusCode::UNAVAILABLE);
+  auto plaintext =
+      v1::TargetService::NewStub(grpc::CreateChannel(target_, grpc::InsecureChannelCredentials()));
+  EXPECT_EQ(Register(*plaintext, "edge-1").error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(server_->event_store()->HeadSeq(), head);
+}
+
+TEST_F(GrpcTlsTest, ServerTlsListensOnEveryAddressAndHonoursDeclaredNamesOnLoopback) {
+  Start(/*mutual=*/false, "0.0.0.0:0");
+  std::unique_ptr<Stub> anyone = TlsStub("");
+  grpc::Status registered = Register(*anyone, "edge-1", std::string(kOps));
+  ASSERT_TRUE(registered.ok()) << registered.error_message();
+  EXPECT_EQ(ActorOfLast("target/demo/edge-1"), kOps);
+  auto plaintext =
+      v1::TargetService::NewStub(grpc::CreateChannel(target_, grpc::InsecureChannelCredentials()));
+  EXPECT_EQ(List(*plaintext).error_code(), grpc::StatusCode::UNAVAILABLE);
+}
+
+TEST_F(GrpcTlsTest, RefusedCallsAreRecordedPerIdentityAndMinute) {
+  Start(/*mutual=*/true);
+  std::unique_ptr<Stub> viewer = TlsStub("viewer");
+  std::unique_ptr<Stub> auditor = TlsStub("auditor");
+  std::unique_ptr<Stub> ops = TlsStub("ops");
+  for (int i = 0; i < 40; ++i) {
+    EXPECT_EQ(Register(*viewer, "edge-1").error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  }
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(Register(*auditor, "edge-1").error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  }
+  EXPECT_EQ(Register(*ops, "edge-1", "admin").error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_TRUE(List(*viewer).ok());  // allowed calls are not counted
+
+  const auto denials = RecordedDenials();
+  ASSERT_EQ(denials.size(), 3u);
+  EXPECT_EQ(denials.at(kViewer),
+            (std::map<std::string, int64_t>{{"authentication:certificate", 1},
+                                            {"TargetService/RegisterTarget", 40}}));
+  EXPECT_EQ(denials.at("CN=auditor"),
+            (std::map<std::string, int64_t>{{"authentication:certificate", 1},
+                                            {"TargetService/RegisterTarget", 3}}));
+  EXPECT_EQ(denials.at("anonymous"),
+            (std::map<std::string, int64_t>{{"authentication:unauthenticated", 1},
+                                            {"TargetService/RegisterTarget", 1}}));
+}
+
+TEST_F(GrpcTlsTest, CliConnectsWithTlsFlags) {
+  Start(/*mutual=*/true);
+  std::ostringstream out, err;
+  const int code =
+      service::CredledgerMain({"target", "register", "demo/edge-1", "--server", target_, "--tls-ca",
+                               PathOf("ca.pem"), "--tls-cert", PathOf("ops.pem"), "--tls-key",
+                               PathOf("ops-key.pem"), "--request-id", "cli-1"},
+                              out, err);
+  EXPECT_EQ(code, 0) << err.str();
+  EXPECT_EQ(ActorOfLast("target/demo/edge-1"), kOps);
+
+  std::ostringstream out2, err2;
+  EXPECT_EQ(service::CredledgerMain(
+                {"target", "list", "--server", target_, "--tls-ca", PathOf("ca.pem"), "--tls-cert",
+                 PathOf("ops.pem"), "--tls-key", PathOf("viewer-key.pem")},
+                out2, err2),
+            1);
+  EXPECT_THAT(err2.str(), HasSubstr("--tls-key: the key does not belong to the certificate"));
+
+  std::ostringstream out3, err3;
+  EXPECT_EQ(
+      service::CredledgerMain(
+          {"target", "list", "--server", target_, "--tls-key", PathOf("ops-key.pem")}, out3, err3),
+      2);
+  EXPECT_THAT(err3.str(), HasSubstr("--tls-cert: required with --tls-key"));
+}
+
+TEST_F(GrpcTlsTest, BadServerFilesFailTheStartNamingTheFlag) {
+  service::ServeOptions options;
+  options.db_path = dir_.path() / "credledger.db";
+  options.listen_address = "127.0.0.1:0";
+  options.tls.cert_file = PathOf("server.pem");
+  options.tls.key_file = PathOf("ops-key.pem");
+  EXPECT_THAT(service::Server::Start(options).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--tls-key: the key does not belong to the certificate")));
+  options.tls.key_file = PathOf("ca.pem");
+  EXPECT_THAT(service::Server::Start(options).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--tls-key: the file holds no unencrypted PEM private key")));
+  options.tls.key_file = PathOf("server-key.pem");
+  options.tls.client_ca_file = PathOf("missing.pem");
+  EXPECT_THAT(service::Server::Start(options).status(),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("--tls-client-ca:")));
+}
+
+}  // namespace
+}  // namespace credledger::testing

@@ -1,0 +1,136 @@
+// The Lease fence in a real Server against the test API server (DESIGN section 9; issue
+// "Production hardening", "Operations"): a second replica waits until the first gives the
+// Lease up at shutdown, and a replica that sees another holder stops writing at once.
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <thread>
+
+#include "absl/synchronization/notification.h"
+#include "credledger/v1/api.grpc.pb.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kubebridge/kube_client.h"
+#include "kubebridge/kubeconfig.h"
+#include "service/server.h"
+#include "test/kubeapi/api_server.h"
+#include "test/support/status_matchers.h"
+#include "test/support/temp_dir.h"
+
+namespace credledger::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+const kubebridge::ResourceRef kLease{"coordination.k8s.io", "v1", "leases", "default",
+                                     "credledger"};
+
+class LeaseIntegrationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    kubeapi::ApiServerOptions api;
+    api.state_dir = dir_.path() / "kubeapi";
+    ASSERT_OK_AND_ASSIGN(api_, kubeapi::ApiServer::Start(api));
+    ASSERT_OK_AND_ASSIGN(kubebridge::ConnectionConfig config,
+                         kubebridge::LoadKubeconfig(api_->kubeconfig_path()));
+    ASSERT_OK_AND_ASSIGN(admin_, kubebridge::KubeClient::New(config, {}));
+  }
+  void TearDown() override {
+    if (admin_ != nullptr) admin_->Stop();
+  }
+
+  service::ServeOptions Options(const std::string& replica) {
+    service::ServeOptions options;
+    options.db_path = dir_.path() / replica / "credledger.db";
+    options.listen_address = "127.0.0.1:0";
+    options.kubeconfig = api_->kubeconfig_path();
+    options.lease_name = "credledger";
+    options.lease_namespace = "default";
+    options.lease_identity = replica;
+    options.lease_duration = absl::Seconds(3);
+    return options;
+  }
+
+  std::string Holder() {
+    absl::StatusOr<nlohmann::json> lease = admin_->Get(kLease);
+    EXPECT_OK(lease);
+    return lease.ok() ? (*lease)["spec"].value("holderIdentity", "") : "";
+  }
+
+  static grpc::Status Register(service::Server& server, const std::string& name) {
+    auto stub = v1::TargetService::NewStub(
+        grpc::CreateChannel(server.address(), grpc::InsecureChannelCredentials()));
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
+    v1::RegisterTargetRequest request;
+    request.set_namespace_("default");
+    request.set_name(name);
+    request.set_request_id("register-" + name);
+    v1::RegisterTargetResponse response;
+    return stub->RegisterTarget(&context, request, &response);
+  }
+
+  TempDir dir_;
+  std::unique_ptr<kubeapi::ApiServer> api_;
+  std::unique_ptr<kubebridge::KubeClient> admin_;
+};
+
+TEST_F(LeaseIntegrationTest, TheNextReplicaStartsWhenTheFirstReleasesTheLease) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<service::Server> first,
+                       service::Server::Start(Options("replica-a")));
+  EXPECT_EQ(Holder(), "replica-a");
+
+  kubebridge::Cancellation cancel;
+  service::ServeOptions second_options = Options("replica-b");
+  second_options.start_cancel = &cancel;
+  absl::Notification second_started;
+  absl::StatusOr<std::unique_ptr<service::Server>> second;
+  std::thread starter([&] {
+    second = service::Server::Start(second_options);
+    second_started.Notify();
+  });
+  // Several renewal periods go by: the second replica keeps waiting while the first renews.
+  EXPECT_FALSE(second_started.WaitForNotificationWithTimeout(absl::Seconds(2)));
+  EXPECT_EQ(Holder(), "replica-a");
+
+  first->Shutdown();  // releases the Lease
+  ASSERT_TRUE(second_started.WaitForNotificationWithTimeout(absl::Seconds(20)));
+  starter.join();
+  ASSERT_OK(second);
+  EXPECT_EQ(Holder(), "replica-b");
+  EXPECT_TRUE(Register(**second, "edge-1").ok());
+  (*second)->Shutdown();
+  EXPECT_EQ(Holder(), "");
+}
+
+TEST_F(LeaseIntegrationTest, AReplicaThatSeesAnotherHolderStopsWriting) {
+  absl::Notification lost;
+  service::ServeOptions options = Options("replica-a");
+  options.on_lease_lost = [&lost] { lost.Notify(); };
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<service::Server> server, service::Server::Start(options));
+  ASSERT_TRUE(Register(*server, "edge-1").ok());
+  const int64_t head = server->event_store()->HeadSeq();
+
+  // Another replica writes itself into the Lease (for example after a network partition).
+  ASSERT_OK_AND_ASSIGN(nlohmann::json lease, admin_->Get(kLease));
+  lease["spec"]["holderIdentity"] = "replica-b";
+  ASSERT_OK(admin_->Update(kLease, lease).status());
+
+  ASSERT_TRUE(lost.WaitForNotificationWithTimeout(absl::Seconds(20)));
+  grpc::Status refused = Register(*server, "edge-2");
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_THAT(refused.error_message(), HasSubstr("lease default/credledger is not held"));
+  EXPECT_EQ(server->event_store()->HeadSeq(), head);
+  server->Shutdown();
+  EXPECT_EQ(Holder(), "replica-b");  // a lost Lease is not released
+}
+
+TEST_F(LeaseIntegrationTest, ALeaseWithoutAClusterConnectionIsRefused) {
+  service::ServeOptions options = Options("replica-a");
+  options.kubeconfig.clear();
+  EXPECT_THAT(service::Server::Start(options).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--lease-name")));
+}
+
+}  // namespace
+}  // namespace credledger::testing
