@@ -33,11 +33,12 @@ absl::Status ValidateLeaseFenceOptions(const LeaseFenceOptions& options) {
   }
   RETURN_IF_ERROR(common::ValidateDnsLabel("--lease-namespace", options.namespace_name));
   RETURN_IF_ERROR(common::ValidateDnsSubdomain("--lease-name", options.name));
-  if (options.duration < absl::Seconds(2) ||
+  if (options.duration < absl::Seconds(2) || options.duration > kMaxLeaseDuration ||
       options.duration != absl::Seconds(absl::ToInt64Seconds(options.duration))) {
     return absl::InvalidArgumentError(
         absl::StrCat("--lease-duration: ", absl::FormatDuration(options.duration),
-                     " is not a whole number of seconds of at least 2s"));
+                     " is not a whole number of seconds from 2s to ",
+                     absl::FormatDuration(kMaxLeaseDuration)));
   }
   if (options.renew_deadline >= options.duration ||
       options.retry_period >= options.renew_deadline ||

@@ -35,6 +35,10 @@
 
 namespace credledger::kubebridge {
 
+// The longest lease accepted: a crashed holder that never released it keeps every successor
+// waiting this long.
+inline constexpr absl::Duration kMaxLeaseDuration = absl::Hours(1);
+
 struct LeaseFenceOptions {
   std::string namespace_name;                         // the Lease's namespace (DNS-1123 label)
   std::string name;                                   // the Lease's name (DNS-1123 subdomain)
@@ -48,7 +52,7 @@ struct LeaseFenceOptions {
 
 // Checks the options.
 // Errors: kInvalidArgument naming the field: empty identity, bad names, a duration that is
-// not whole seconds or below 2s, retry_period >= renew_deadline or renew_deadline >= duration.
+// not whole seconds or outside 2s..1h, retry_period >= renew_deadline or renew_deadline >= duration.
 absl::Status ValidateLeaseFenceOptions(const LeaseFenceOptions& options);
 
 class LeaseFence {
@@ -87,8 +91,6 @@ class LeaseFence {
   // Stops renewing and, when held, gives the Lease up (holderIdentity emptied) so the next
   // replica can take it at once. Errors: the API's (the Lease then expires by itself).
   absl::Status Release();
-
-  const LeaseFenceOptions& options() const { return options_; }
 
  private:
   ResourceRef Ref() const;

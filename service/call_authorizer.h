@@ -38,8 +38,6 @@ class CallAuthorizer {
   absl::StatusOr<Caller> Authorize(const grpc::ServerContext& context, absl::string_view service,
                                    absl::string_view method) const;
 
-  const AuthorizationPolicy& policy() const { return *policy_; }
-
  private:
   void Refused(absl::string_view identity, absl::string_view authentication, absl::string_view rpc,
                const absl::Status& status) const;

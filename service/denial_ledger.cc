@@ -1,6 +1,7 @@
 #include "service/denial_ledger.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "projections/proto_time.h"
 
@@ -23,11 +24,11 @@ void DenialLedger::Count(Entry& entry, absl::string_view rpc, int64_t count, abs
 }
 
 v1::CallsDenied DenialLedger::ToEvent(absl::Time minute, const std::string& identity,
-                                      const Entry& entry) {
+                                      const std::string& authentication, const Entry& entry) {
   v1::CallsDenied event;
   *event.mutable_minute() = projections::ToProto(minute);
   event.set_identity(identity);
-  event.set_authentication(entry.authentication);
+  event.set_authentication(authentication);
   for (const auto& [rpc, count] : entry.rpcs) {
     v1::DeniedRpc* denied = event.add_rpcs();
     denied->set_rpc(rpc);
@@ -43,12 +44,12 @@ bool DenialLedger::Add(absl::string_view identity, absl::string_view authenticat
                        absl::string_view rpc, absl::Time at) {
   absl::MutexLock lock(&mu_);
   Minute& minute = minutes_[MinuteOf(at)];
-  auto it = minute.by_identity.find(identity);
+  std::pair<std::string, std::string> key(identity, authentication);
+  auto it = minute.by_identity.find(key);
   bool opened = false;
   if (it == minute.by_identity.end() &&
       minute.by_identity.size() < static_cast<size_t>(kMaxIdentitiesPerMinute)) {
-    it = minute.by_identity.emplace(std::string(identity), Entry{}).first;
-    it->second.authentication = std::string(authentication);
+    it = minute.by_identity.emplace(std::move(key), Entry{}).first;
     opened = true;
   }
   if (it != minute.by_identity.end()) {
@@ -69,11 +70,11 @@ std::vector<v1::CallsDenied> DenialLedger::TakeEndedBefore(absl::Time now) {
   absl::MutexLock lock(&mu_);
   for (auto it = minutes_.begin(); it != minutes_.end() && it->first + absl::Minutes(1) <= now;
        it = minutes_.erase(it)) {
-    for (const auto& [identity, entry] : it->second.by_identity) {
-      taken.push_back(ToEvent(it->first, identity, entry));
+    for (const auto& [key, entry] : it->second.by_identity) {
+      taken.push_back(ToEvent(it->first, key.first, key.second, entry));
     }
     if (!it->second.others.rpcs.empty()) {
-      taken.push_back(ToEvent(it->first, "", it->second.others));
+      taken.push_back(ToEvent(it->first, "", "", it->second.others));
     }
   }
   return taken;
@@ -95,9 +96,7 @@ void DenialLedger::Restore(std::vector<v1::CallsDenied> entries) {
       minute.others.identities = std::max(minute.others.identities, event.identities());
       continue;
     }
-    Entry& entry = minute.by_identity[event.identity()];
-    entry.authentication = event.authentication();
-    Merge(entry, event);
+    Merge(minute.by_identity[{event.identity(), event.authentication()}], event);
   }
 }
 

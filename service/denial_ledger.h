@@ -3,16 +3,15 @@
 // PERMISSION_DENIED and recorded, aggregated per identity and minute so a flood cannot grow
 // the log without bound").
 //
-// Refusals are grouped by the UTC minute they fell in and the caller identity. Per minute at
-// most kMaxIdentitiesPerMinute identities get an entry of their own; refusals of further
-// identities that minute are counted in one entry with an empty identity. So whatever the
-// flood, a minute yields at most kMaxIdentitiesPerMinute + 1 events, each listing at most
-// one count per RPC of the API.
+// Refusals are grouped by the UTC minute they fell in and the caller identity (with how it
+// was established). Per minute at most kMaxIdentitiesPerMinute identities get an entry of
+// their own; refusals of further identities that minute are counted in one entry with an
+// empty identity. So whatever the flood, a minute yields at most kMaxIdentitiesPerMinute + 1
+// events, each listing at most one count per RPC of the API.
 //
 // Pure (times come in as arguments). Thread-safety: all methods are thread-safe.
 #pragma once
 
-#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -56,14 +55,15 @@ class DenialLedger {
 
  private:
   struct Entry {
-    std::string authentication;
     std::map<std::string, int64_t> rpcs;
     absl::Time first_at = absl::InfiniteFuture();
     absl::Time last_at = absl::InfinitePast();
     int64_t identities = 1;
   };
   struct Minute {
-    std::map<std::string, Entry, std::less<>> by_identity;
+    // By identity, then authentication (an identity can be refused as "anonymous" and as
+    // "unauthenticated" in one minute).
+    std::map<std::pair<std::string, std::string>, Entry> by_identity;
     // Refusals of identities beyond the limit, and which identities they were (at most
     // kMaxFoldedIdentities).
     Entry others;
@@ -73,7 +73,7 @@ class DenialLedger {
   static void Count(Entry& entry, absl::string_view rpc, int64_t count, absl::Time first,
                     absl::Time last);
   static v1::CallsDenied ToEvent(absl::Time minute, const std::string& identity,
-                                 const Entry& entry);
+                                 const std::string& authentication, const Entry& entry);
   static void Merge(Entry& into, const v1::CallsDenied& from);
 
   mutable absl::Mutex mu_;

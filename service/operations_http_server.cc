@@ -145,17 +145,26 @@ void OperationsHttpServer::InstallHandlers() {
     res.status = 503;
     res.set_content(absl::StrCat("not ready: ", OneLine(ready.message()), "\n"), kPlainText);
   });
-  // Before any body is read, so that a POST without Content-Length is a 405 too.
+  // Before any body is read, so that a POST without Content-Length is a 405 too, and a
+  // request that announces a body (none of these paths takes one) is refused before a byte
+  // of it is read: a GET with a huge or endless chunked body must not fill the memory.
   server_->set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
     const bool known = std::find(std::begin(kPaths), std::end(kPaths), req.path) !=
                        std::end(kPaths);
-    if (!known || req.method == "GET" || req.method == "HEAD") {
-      return httplib::Server::HandlerResponse::Unhandled;
+    if (known && req.method != "GET" && req.method != "HEAD") {
+      res.status = 405;
+      res.set_header("Allow", "GET, HEAD");
+      res.set_content("method not allowed\n", kPlainText);
+      return httplib::Server::HandlerResponse::Handled;
     }
-    res.status = 405;
-    res.set_header("Allow", "GET, HEAD");
-    res.set_content("method not allowed\n", kPlainText);
-    return httplib::Server::HandlerResponse::Handled;
+    const std::string length = req.get_header_value("Content-Length");
+    if (req.has_header("Transfer-Encoding") || (!length.empty() && length != "0")) {
+      res.status = known ? 413 : 404;
+      res.set_header("Connection", "close");
+      res.set_content(known ? "request bodies are not accepted\n" : "not found\n", kPlainText);
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
   });
 }
 

@@ -51,8 +51,8 @@ class ServeCommand final : public Subcommand {
     flags.Add("lease-identity", &lease_identity_,
               "this replica's holderIdentity (default: <hostname>_<random>)");
     flags.Add("lease-duration", &lease_duration_,
-              "lease duration, whole seconds (e.g. 15s); writes stop 2/3 of it after the last "
-              "renewal");
+              "lease duration, whole seconds from 2s to 1h (e.g. 15s); writes stop 2/3 of it "
+              "after the last renewal");
     flags.Add("http-listen", &http_listen_,
               "plain-HTTP address of /metrics, /healthz and /readyz: host:port (port 0 picks "
               "one; 0.0.0.0:<port> for every interface, as Prometheus and kubelet probes need); "

@@ -172,6 +172,9 @@ TEST(LeaseFenceOptionsTest, BadOptionsNameTheFlag) {
   options.duration = absl::Milliseconds(15500);
   EXPECT_THAT(ValidateLeaseFenceOptions(options),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--lease-duration")));
+  options.duration = absl::Hours(1) + absl::Seconds(1);
+  EXPECT_THAT(ValidateLeaseFenceOptions(options),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("from 2s to 1h")));
   options.duration = absl::Seconds(10);
   EXPECT_THAT(ValidateLeaseFenceOptions(options),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("renew deadline")));

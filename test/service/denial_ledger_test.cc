@@ -55,6 +55,19 @@ TEST(DenialLedgerTest, CountsPerIdentityRpcAndMinute) {
   EXPECT_EQ(ledger.pending(), 0u);
 }
 
+TEST(DenialLedgerTest, AnIdentityRefusedInTwoWaysGetsAnEntryForEach) {
+  DenialLedger ledger;
+  ledger.Add("anonymous", "anonymous", "TargetService/Revoke", kMinute);
+  ledger.Add("anonymous", "unauthenticated", "TargetService/Revoke", kMinute);
+  ledger.Add("anonymous", "unauthenticated", "TargetService/Revoke", kMinute);
+  std::vector<v1::CallsDenied> events = ledger.TakeEndedBefore(absl::InfiniteFuture());
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].authentication(), "anonymous");
+  EXPECT_EQ(Counts(events[0]).at("TargetService/Revoke"), 1);
+  EXPECT_EQ(events[1].authentication(), "unauthenticated");
+  EXPECT_EQ(Counts(events[1]).at("TargetService/Revoke"), 2);
+}
+
 TEST(DenialLedgerTest, IdentitiesPastTheLimitShareOneEntry) {
   DenialLedger ledger;
   const int identities = kMaxIdentitiesPerMinute + 10;

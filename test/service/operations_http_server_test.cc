@@ -2,10 +2,15 @@
 // 405 and 404, one-line readiness reasons, and the --http-listen address rules.
 #include "service/operations_http_server.h"
 
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "service/server.h"
@@ -128,6 +133,39 @@ TEST_F(OperationsHttpServerTest, OtherMethodsAre405AndOtherPaths404) {
   EXPECT_THAT(Answer(client_->Get("/metrics/extra")), StartsWith("404 "));
   EXPECT_THAT(Answer(client_->Get("/")), StartsWith("404 "));
   EXPECT_THAT(Answer(client_->Post("/nope", "x", "text/plain")), StartsWith("404 "));
+}
+
+// The response to `head` (request line and headers, sent alone over a raw connection), read
+// until the server closes or 3 s pass; "" when nothing came.
+std::string AnswerToHead(int port, const std::string& head) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string answer;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
+      send(fd, head.data(), head.size(), 0) == static_cast<ssize_t>(head.size())) {
+    timeval timeout{3, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+    char buffer[4096];
+    for (ssize_t n; (n = recv(fd, buffer, sizeof(buffer), 0)) > 0;) answer.append(buffer, n);
+  }
+  close(fd);
+  return answer;
+}
+
+// A request announcing a body is answered before the body is read: the 100 MB here never
+// come, so a server reading them would wait for its 5 s read timeout instead of answering.
+TEST_F(OperationsHttpServerTest, ARequestWithABodyIsRefusedBeforeTheBodyIsRead) {
+  for (const char* framing : {"Content-Length: 100000000", "Transfer-Encoding: chunked"}) {
+    SCOPED_TRACE(framing);
+    const std::string answer = AnswerToHead(
+        server_->port(),
+        absl::StrCat("GET /healthz HTTP/1.1\r\nHost: localhost\r\n", framing, "\r\n\r\n"));
+    EXPECT_THAT(answer, StartsWith("HTTP/1.1 413 "));
+    EXPECT_THAT(answer, HasSubstr("request bodies are not accepted"));
+  }
 }
 
 TEST_F(OperationsHttpServerTest, HeadAnswersLikeGetWithoutABody) {
