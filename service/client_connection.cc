@@ -29,7 +29,9 @@ ClientConnection::ClientConnection()
       tls_key_(EnvOrEmpty("CREDLEDGER_TLS_KEY")) {}
 
 void ClientConnection::DefineFlags(FlagSet& flags) {
-  flags.Add("server", &server_, "credledger API address (host:port or unix:path)");
+  flags.Add("server", &server_,
+            "credledger API address, host:port or unix:path (the default comes from "
+            "$CREDLEDGER_SERVER when set)");
   flags.Add("as", &actor_,
             "the identity to act as; honoured on loopback or a unix socket, or when it equals "
             "the client certificate's identity (default: anonymous, or the certificate's)");

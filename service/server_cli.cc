@@ -40,8 +40,9 @@ class ServeCommand final : public Subcommand {
               "are re-read every minute, so renewed certificates apply without a restart)");
     flags.Add("tls-key", &tls_key_, "PEM private key of --tls-cert");
     flags.Add("tls-client-ca", &tls_client_ca_,
-              "PEM CA bundle of client certificates: requires mutual TLS, and the certificate's "
-              "URI SAN (else its subject) is the caller's identity");
+              "PEM CA bundle that verifies client certificates; turns on mutual TLS (every "
+              "client must present one), and the certificate's URI SAN (else its subject) is "
+              "the caller's identity");
     flags.Add("port-file", &port_file_, "write the bound port to this file once listening");
     flags.Add("lease-name", &lease_name_,
               "take this coordination.k8s.io/v1 Lease before writing and write only while "
@@ -58,7 +59,7 @@ class ServeCommand final : public Subcommand {
               "one; 0.0.0.0:<port> for every interface, as Prometheus and kubelet probes need); "
               "empty, the default, serves none (docs/operations.md)");
     flags.Add("http-port-file", &http_port_file_,
-              "write the bound HTTP port to this file once listening");
+              "write the bound HTTP port to this file once listening (needs --http-listen)");
     flags.Add("agent-apiserver-url", &agent_apiserver_url_,
               "API server URL agents use; empty disables credentials");
     flags.Add("agent-ca-file", &agent_ca_file_,
