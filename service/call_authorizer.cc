@@ -15,22 +15,24 @@ CallAuthorizer::CallAuthorizer(const AuthorizationPolicy* policy, DenialLedger* 
 absl::StatusOr<Caller> CallAuthorizer::Authorize(const grpc::ServerContext& context,
                                                  absl::string_view service,
                                                  absl::string_view method) const {
-  const std::string rpc = absl::StrCat(service, "/", method);
   absl::StatusOr<Caller> caller = CallerOf(context);
   if (!caller.ok()) {
-    Refused(kAnonymousActor, kAuthUnauthenticated, rpc, caller.status());
+    Refused(kAnonymousActor, kAuthUnauthenticated, service, method, caller.status());
     return caller.status();
   }
   if (absl::Status allowed = policy_->Authorize(caller->identity, service, method); !allowed.ok()) {
-    Refused(caller->identity, caller->authentication, rpc, allowed);
+    Refused(caller->identity, caller->authentication, service, method, allowed);
     return allowed;
   }
   return caller;
 }
 
 void CallAuthorizer::Refused(absl::string_view identity, absl::string_view authentication,
-                             absl::string_view rpc, const absl::Status& status) const {
+                             absl::string_view service, absl::string_view method,
+                             const absl::Status& status) const {
   if (denials_ == nullptr) return;
+  // Built only for a refusal: allowed calls (every heartbeat) pay nothing for it.
+  const std::string rpc = absl::StrCat(service, "/", method);
   if (denials_->Add(identity, authentication, rpc, clock_->Now())) {
     common::Log(common::LogLevel::kWarning,
                 "call refused (further refusals this minute are counted)",

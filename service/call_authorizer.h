@@ -39,7 +39,8 @@ class CallAuthorizer {
                                    absl::string_view method) const;
 
  private:
-  void Refused(absl::string_view identity, absl::string_view authentication, absl::string_view rpc,
+  void Refused(absl::string_view identity, absl::string_view authentication,
+               absl::string_view service, absl::string_view method,
                const absl::Status& status) const;
 
   const AuthorizationPolicy* const policy_;

@@ -43,10 +43,7 @@ void ClientConnection::DefineFlags(FlagSet& flags) {
 }
 
 absl::Status ClientConnection::CheckFlags() const {
-  if (tls_cert_.empty() != tls_key_.empty()) {
-    return absl::InvalidArgumentError(tls_cert_.empty() ? "--tls-cert: required with --tls-key"
-                                                        : "--tls-key: required with --tls-cert");
-  }
+  RETURN_IF_ERROR(CheckClientTlsFlags({tls_ca_, tls_cert_, tls_key_}));
   if (actor_.empty()) return absl::OkStatus();
   return ValidateToken("--as", actor_, kMaxActorBytes);
 }

@@ -48,15 +48,33 @@ absl::Status CheckKeyPair(absl::string_view cert_flag, const std::string& cert_p
   return absl::InternalError("unknown PEM pair problem");
 }
 
+// A server that serves TLS needs both its certificate and its key.
+absl::Status RequireCertAndKey(const ServerTlsFiles& files) {
+  if (!files.cert_file.empty() && !files.key_file.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(files.cert_file.empty()
+                                        ? "--tls-cert: required with --tls-key or --tls-client-ca"
+                                        : "--tls-key: required with --tls-cert");
+}
+
 }  // namespace
+
+bool WantsTls(const ServerTlsFiles& files) {
+  return !files.cert_file.empty() || !files.key_file.empty() || !files.client_ca_file.empty();
+}
+
+absl::Status CheckServerTlsFlags(const ServerTlsFiles& files) {
+  return WantsTls(files) ? RequireCertAndKey(files) : absl::OkStatus();
+}
+
+absl::Status CheckClientTlsFlags(const ClientTlsFiles& files) {
+  if (files.cert_file.empty() == files.key_file.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(files.cert_file.empty() ? "--tls-cert: required with --tls-key"
+                                                            : "--tls-key: required with --tls-cert");
+}
 
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerTlsCredentials(
     const ServerTlsFiles& files) {
-  if (files.cert_file.empty() || files.key_file.empty()) {
-    return absl::InvalidArgumentError(files.cert_file.empty()
-                                          ? "--tls-cert: required with --tls-key or --tls-client-ca"
-                                          : "--tls-key: required with --tls-cert");
-  }
+  RETURN_IF_ERROR(RequireCertAndKey(files));
   if (files.reload_interval < absl::Seconds(1)) {
     return absl::InvalidArgumentError("TLS reload interval: below 1s");
   }
@@ -88,11 +106,7 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerTlsCredentials(
 
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ClientTlsCredentials(
     const ClientTlsFiles& files) {
-  if (files.cert_file.empty() != files.key_file.empty()) {
-    return absl::InvalidArgumentError(files.cert_file.empty()
-                                          ? "--tls-cert: required with --tls-key"
-                                          : "--tls-key: required with --tls-cert");
-  }
+  RETURN_IF_ERROR(CheckClientTlsFlags(files));
   grpc::SslCredentialsOptions options;
   if (!files.ca_file.empty()) {
     ASSIGN_OR_RETURN(options.pem_root_certs, ReadFlagFile("--tls-ca", files.ca_file));

@@ -36,6 +36,16 @@ struct ClientTlsFiles {
   std::string key_file;   // its PEM private key (--tls-key)
 };
 
+// Whether the server flags ask for TLS (any of the three files given).
+bool WantsTls(const ServerTlsFiles& files);
+
+// The flag pairing rules alone, without reading any file.
+// Errors: kInvalidArgument "--tls-cert: required with --tls-key or --tls-client-ca" /
+// "--tls-key: required with --tls-cert" (server), "--tls-cert: required with --tls-key" /
+// "--tls-key: required with --tls-cert" (client).
+absl::Status CheckServerTlsFlags(const ServerTlsFiles& files);
+absl::Status CheckClientTlsFlags(const ClientTlsFiles& files);
+
 // Checks the files now (so a bad file fails the start with a clear error instead of every
 // handshake) and returns credentials that keep reading them.
 // Errors: kInvalidArgument naming the flag for a missing partner flag (--tls-key without

@@ -148,14 +148,8 @@ absl::Status ValidateServeOptions(const ServeOptions& options) {
   } else if (!options.http_port_file.empty()) {
     return absl::InvalidArgumentError("--http-port-file: requires --http-listen");
   }
-  const bool tls = !options.tls.cert_file.empty() || !options.tls.key_file.empty() ||
-                   !options.tls.client_ca_file.empty();
-  if (tls && (options.tls.cert_file.empty() || options.tls.key_file.empty())) {
-    return absl::InvalidArgumentError(options.tls.cert_file.empty()
-                                          ? "--tls-cert: required with --tls-key or --tls-client-ca"
-                                          : "--tls-key: required with --tls-cert");
-  }
-  return CheckListenAddress("--listen", options.listen_address, tls);
+  RETURN_IF_ERROR(CheckServerTlsFlags(options.tls));
+  return CheckListenAddress("--listen", options.listen_address, WantsTls(options.tls));
 }
 
 absl::StatusOr<v1::ServiceConfigured> ServiceConfigurationFor(const ServeOptions& options) {
@@ -389,7 +383,7 @@ absl::Status Server::StartBridge(const v1::ServiceConfigured& config) {
 
 absl::Status Server::StartGrpc() {
   std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
-  if (!options_.tls.cert_file.empty()) {
+  if (WantsTls(options_.tls)) {
     ASSIGN_OR_RETURN(credentials, ServerTlsCredentials(options_.tls));
   }
   // Read-only serving appends nothing: refusals are returned to the caller only.
