@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 GENERATOR ?= Ninja
 JOBS ?= $(shell nproc)
 
-.PHONY: deps configure build test run bench clean
+.PHONY: deps configure build test run bench fuzz clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -24,5 +24,9 @@ run: build
 bench: build
 	@bash scripts/bench.sh $(BUILD_DIR)
 
+# libFuzzer targets in their own clang build folder (docs/testing.md, "Fuzzing").
+fuzz: deps
+	@bash scripts/fuzz.sh build-fuzz
+
 clean:
-	@rm -rf $(BUILD_DIR)
+	@rm -rf $(BUILD_DIR) build-fuzz

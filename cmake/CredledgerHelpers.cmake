@@ -1,10 +1,14 @@
 # Shared build helpers: warning flags for project targets and gtest registration.
 
 # credledger_set_warnings(<target>): the project's warning set; errors when CREDLEDGER_WERROR.
+# Also compiles the target as a unity build when CREDLEDGER_UNITY_BUILD is on.
 function(credledger_set_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra)
   if(CREDLEDGER_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
+  endif()
+  if(CREDLEDGER_UNITY_BUILD)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 16)
   endif()
 endfunction()
 

@@ -186,6 +186,9 @@ absl::StatusOr<v1::TargetState> CredentialMinter::IssueToken(const v1::TargetSta
   secret["metadata"]["annotations"][kExpiresAtAnnotation] = FormatExpiresAt(expires_at);
   absl::StatusOr<nlohmann::json> updated =
       client_.Update(SecretResource(ns, StringAt(secret, {"metadata", "name"})), secret, cancel);
+  if (absl::IsAborted(updated.status())) {
+    updated = StoreTokenAfterConflict(ns, secret, token, updated.status(), cancel);
+  }
   if (!updated.ok()) {
     // The server may quote the request body, token included, in its message ("Object 'Kind'
     // is missing in '{...}'"); the message goes into the log (DESIGN section 7).
@@ -204,6 +207,25 @@ absl::StatusOr<v1::TargetState> CredentialMinter::IssueToken(const v1::TargetSta
                           "issued"));
   common::FaultPoint("mint.after_issued_recorded");
   return after;
+}
+
+absl::StatusOr<nlohmann::json> CredentialMinter::StoreTokenAfterConflict(
+    const std::string& ns, const nlohmann::json& filled, const std::string& token,
+    const absl::Status& conflict, Cancellation* cancel) {
+  const std::string name = StringAt(filled, {"metadata", "name"});
+  ASSIGN_OR_RETURN(nlohmann::json live, client_.Get(SecretResource(ns, name), cancel));
+  if (StringAt(live, {"metadata", "uid"}) != StringAt(filled, {"metadata", "uid"})) {
+    return conflict;
+  }
+  const std::string stored = StoredToken(live);
+  if (stored == token) return live;  // an earlier try of this PUT landed; its answer was lost
+  if (!stored.empty()) return conflict;
+  live["apiVersion"] = "v1";
+  live["kind"] = "Secret";
+  live["data"][kTokenKey] = filled["data"][kTokenKey];
+  live["metadata"]["annotations"][kExpiresAtAnnotation] =
+      filled["metadata"]["annotations"][kExpiresAtAnnotation];
+  return client_.Update(SecretResource(ns, name), live, cancel);
 }
 
 absl::StatusOr<v1::TargetState> CredentialMinter::Adopt(const v1::TargetState& state,

@@ -8,7 +8,11 @@
 //      Secrets carrying both labels (RecordSecretCreated);
 //   3. TokenRequest for the ServiceAccount, bound to that Secret (kind, name, uid), with
 //      expirationSeconds = the token TTL;
-//   4. write the token (key `token`) and the expires-at annotation into the Secret;
+//   4. write the token (key `token`) and the expires-at annotation into the Secret; on a
+//      Conflict, read the Secret again: still the attempt's Secret (same uid) and already
+//      holding this token (an earlier try of the PUT landed but its answer was lost) counts
+//      as written; still without a token, the token is written onto the fresh copy once
+//      more; anything else fails;
 //   5. RecordCredentialIssued with issued-at = when the TokenRequest answered and expiry =
 //      its status.expirationTimestamp.
 // A failure in 3 or 4 deletes the Secret again and records RecordMintFailed. Resuming finds
@@ -50,6 +54,14 @@ class CredentialMinter {
   absl::StatusOr<v1::TargetState> Resume(const v1::TargetState& state, Cancellation* cancel);
   absl::StatusOr<v1::TargetState> IssueToken(const v1::TargetState& state, nlohmann::json secret,
                                              Cancellation* cancel);
+  // Step 4 after `conflict` (kAborted) on the PUT of `filled`, the Secret with the token
+  // set (see the file comment). Returns the Secret as stored.
+  // Errors: `conflict` when the Secret is another one or holds another token; the client's.
+  absl::StatusOr<nlohmann::json> StoreTokenAfterConflict(const std::string& ns,
+                                                         const nlohmann::json& filled,
+                                                         const std::string& token,
+                                                         const absl::Status& conflict,
+                                                         Cancellation* cancel);
   absl::StatusOr<v1::TargetState> Adopt(const v1::TargetState& state, const nlohmann::json& secret,
                                         const std::string& token);
   absl::StatusOr<v1::TargetState> Fail(const v1::TargetState& state, v1::MintStage stage,

@@ -32,9 +32,9 @@ struct Field {
 
 // Typed access to the fields of one object; errors are prefixed with the object's kind
 // and "namespace/name".
-class Reader {
+class FluxObjectReader {
  public:
-  Reader(absl::string_view kind, const nlohmann::json& object)
+  FluxObjectReader(absl::string_view kind, const nlohmann::json& object)
       : prefix_(absl::StrCat(kind, " \"", StringAt(object, {"metadata", "namespace"}), "/",
                              StringAt(object, {"metadata", "name"}), "\": ")),
         root_{&object, ""} {}
@@ -99,7 +99,8 @@ class Reader {
   Field root_;
 };
 
-absl::StatusOr<v1::ReportCondition> ReadCondition(const Reader& reader, const Field& entry) {
+absl::StatusOr<v1::ReportCondition> ReadCondition(const FluxObjectReader& reader,
+                                                  const Field& entry) {
   if (entry.value == nullptr || !entry.value->is_object()) return reader.Wrong(entry, "an object");
   v1::ReportCondition condition;
   ASSIGN_OR_RETURN(*condition.mutable_type(), reader.String(entry, {"type"}));
@@ -121,7 +122,7 @@ absl::StatusOr<v1::ReportCondition> ReadCondition(const Reader& reader, const Fi
 }
 
 // metadata.generation and status.conditions, shared by both kinds.
-absl::Status ReadGenerationAndConditions(const Reader& reader, int64_t* generation,
+absl::Status ReadGenerationAndConditions(const FluxObjectReader& reader, int64_t* generation,
                                          std::vector<v1::ReportCondition>* conditions) {
   if (!reader.root().value->is_object()) return reader.Wrong(reader.root(), "an object");
   ASSIGN_OR_RETURN(std::optional<int64_t> gen,
@@ -138,7 +139,7 @@ absl::Status ReadGenerationAndConditions(const Reader& reader, int64_t* generati
 
 // status.history[0].chartVersion; "" when there is no history.
 absl::StatusOr<std::string> LiveChartVersion(const nlohmann::json& helm_release) {
-  const Reader reader(kHelmRelease, helm_release);
+  const FluxObjectReader reader(kHelmRelease, helm_release);
   ASSIGN_OR_RETURN(std::vector<Field> history, reader.Items(reader.root(), {"status", "history"}));
   if (history.empty()) return std::string();
   return reader.String(history.front(), {"chartVersion"});
@@ -230,7 +231,7 @@ std::string ReleaseNameOf(const nlohmann::json& object) {
 
 absl::StatusOr<projections::SourceHalf> SourceHalfFromOCIRepository(
     const nlohmann::json& oci_repository) {
-  const Reader reader(kOCIRepository, oci_repository);
+  const FluxObjectReader reader(kOCIRepository, oci_repository);
   projections::SourceHalf half;
   RETURN_IF_ERROR(ReadGenerationAndConditions(reader, &half.generation, &half.conditions));
   return half;
@@ -238,7 +239,7 @@ absl::StatusOr<projections::SourceHalf> SourceHalfFromOCIRepository(
 
 absl::StatusOr<projections::HelmReleaseHalf> HelmHalfFromHelmRelease(
     const nlohmann::json& helm_release) {
-  const Reader reader(kHelmRelease, helm_release);
+  const FluxObjectReader reader(kHelmRelease, helm_release);
   projections::HelmReleaseHalf half;
   RETURN_IF_ERROR(ReadGenerationAndConditions(reader, &half.generation, &half.conditions));
   const Field& root = reader.root();

@@ -474,12 +474,14 @@ absl::StatusOr<GitVerifyResult> ListRemoteRefs(absl::string_view url,
   }
   std::unique_ptr<git_remote, RemoteDeleter> git_remote_handle(raw_remote);
 
-  git_remote_callbacks callbacks = GIT_REMOTE_CALLBACKS_INIT;
+  git_remote_callbacks callbacks;
+  git_remote_init_callbacks(&callbacks, GIT_REMOTE_CALLBACKS_VERSION);
   callbacks.remote_ready = OnRemoteReady;
   callbacks.certificate_check = OnCertificate;
   callbacks.credentials = OnCredentials;
   callbacks.payload = &session;
-  git_proxy_options proxy = GIT_PROXY_OPTIONS_INIT;
+  git_proxy_options proxy;
+  git_proxy_options_init(&proxy, GIT_PROXY_OPTIONS_VERSION);
   std::string authorization = absl::StrCat("Authorization: Bearer ", credentials.token);
   char* header_list[] = {authorization.data()};
   git_strarray headers = {header_list, 0};

@@ -6,6 +6,7 @@
 #include "common/dns_label.h"
 #include "common/log.h"
 #include "common/status_macros.h"
+#include "kubebridge/json_util.h"
 
 namespace credledger::kubebridge {
 namespace {
@@ -13,11 +14,6 @@ namespace {
 // metav1.MicroTime: RFC 3339 in UTC with exactly six fractional digits.
 std::string MicroTime(absl::Time t) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", t, absl::UTCTimeZone());
-}
-
-std::string StringField(const nlohmann::json& spec, const char* key) {
-  auto it = spec.find(key);
-  return it != spec.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 int64_t IntField(const nlohmann::json& spec, const char* key, int64_t fallback) {
@@ -94,7 +90,7 @@ absl::StatusOr<bool> LeaseFence::TryAcquireOrRenew() {
   }
   if (!current.ok()) return current.status();
   const nlohmann::json spec = current->value("spec", nlohmann::json::object());
-  const std::string holder = StringField(spec, "holderIdentity");
+  const std::string holder = StringAt(spec, {"holderIdentity"});
   if (!holder.empty() && holder != options_.identity) {
     // Someone else's: this replica stops writing at once, and may take the Lease over only
     // once it has seen it unchanged for a whole lease duration.
@@ -192,7 +188,7 @@ absl::Status LeaseFence::Release() {
   Cancellation release;
   ASSIGN_OR_RETURN(nlohmann::json current, client_->Get(Ref(), &release));
   nlohmann::json& spec = current["spec"];
-  if (StringField(spec, "holderIdentity") != options_.identity) return absl::OkStatus();
+  if (StringAt(spec, {"holderIdentity"}) != options_.identity) return absl::OkStatus();
   spec["holderIdentity"] = "";
   spec["leaseDurationSeconds"] = 1;
   spec["renewTime"] = MicroTime(options_.clock->Now());

@@ -21,6 +21,10 @@
 
 namespace credledger::kubebridge {
 
+// The data key read when a reference to a CA certificate (a cluster's caRef, a source's
+// tls.caPublicCertRef) names none (docs/connections.md).
+inline constexpr char kCaDefaultKey[] = "ca.crt";
+
 class SecretResolver {
  public:
   // `home` is not owned and must outlive the resolver.

@@ -30,9 +30,9 @@ struct AuthData {
 };
 
 // Reads Secrets and ConfigMaps of one source's namespace.
-class Reader {
+class SourceSecretReader {
  public:
-  Reader(SecretResolver* resolver, std::string ns, Cancellation* cancel)
+  SourceSecretReader(SecretResolver* resolver, std::string ns, Cancellation* cancel)
       : resolver_(resolver), ns_(std::move(ns)), cancel_(cancel) {}
 
   absl::StatusOr<std::string> SecretKey(const std::string& name, absl::string_view key) {
@@ -132,7 +132,7 @@ absl::Status CheckUrl(const v1::SourceSpec& source) {
 // Reads the credentials of a (CheckAuth-checked) auth block.
 // Errors: the resolver's errors for unreadable Secrets/ConfigMaps; kInvalidArgument when an
 // sshKey Secret has no "password" key and its identity is protected by a passphrase.
-absl::StatusOr<AuthData> ReadAuth(const v1::SourceAuth& auth, Reader& reader) {
+absl::StatusOr<AuthData> ReadAuth(const v1::SourceAuth& auth, SourceSecretReader& reader) {
   AuthData data;
   data.type = auth.type();
   if (data.type == kSourceAuthBasic) {
@@ -170,7 +170,7 @@ absl::StatusOr<AuthData> ReadAuth(const v1::SourceAuth& auth, Reader& reader) {
 
 // The CA bundle of tls.caPublicCertRef, or "" when none is set.
 // Errors: the resolver's; kInvalidArgument when the referenced value is empty.
-absl::StatusOr<std::string> ReadCa(const v1::SourceTls& tls, Reader& reader) {
+absl::StatusOr<std::string> ReadCa(const v1::SourceTls& tls, SourceSecretReader& reader) {
   if (!tls.has_ca_public_cert_ref()) return std::string();
   ASSIGN_OR_RETURN(std::string ca, reader.ObjectKey(tls.ca_public_cert_ref(), kCaDefaultKey));
   if (ca.empty()) {
@@ -246,7 +246,7 @@ absl::Status Run(SecretResolver* resolver, const SourceVerifierOptions& verifier
   // is Unsupported whether or not its Secrets exist.
   RETURN_IF_ERROR(CheckAuth(source.auth(), source.kind()));
   RETURN_IF_ERROR(CheckUrl(source));
-  Reader reader(resolver, source.namespace_(), cancel);
+  SourceSecretReader reader(resolver, source.namespace_(), cancel);
   ASSIGN_OR_RETURN(AuthData auth, ReadAuth(source.auth(), reader));
   ASSIGN_OR_RETURN(std::string ca_pem, ReadCa(source.tls(), reader));
   bool insecure = source.tls().insecure_skip_verify();

@@ -42,8 +42,6 @@ inline constexpr char kSourceAuthSshKey[] = "sshKey";
 
 // The data key read when SshKeySourceAuth.known_hosts_ref names none.
 inline constexpr char kKnownHostsDefaultKey[] = "known_hosts";
-// The data key read when SourceTls.ca_public_cert_ref names none.
-inline constexpr char kCaDefaultKey[] = "ca.crt";
 
 struct SourceVerification {
   // kReasonVerified, kReasonVerifyFailed or kReasonUnsupported (connection_errors.h).

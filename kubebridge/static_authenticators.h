@@ -20,10 +20,9 @@
 
 namespace credledger::kubebridge {
 
-// Default data keys (docs/connections.md).
+// Default data keys (docs/connections.md); kCaDefaultKey is in secret_resolver.h.
 inline constexpr char kKubeconfigDefaultKey[] = "value";
 inline constexpr char kTokenDefaultKey[] = "token";
-inline constexpr char kCaDefaultKey[] = "ca.crt";
 inline constexpr char kTlsCertKey[] = "tls.crt";
 inline constexpr char kTlsKeyKey[] = "tls.key";
 

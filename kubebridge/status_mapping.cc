@@ -7,6 +7,7 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "kubebridge/json_util.h"
 
 namespace credledger::kubebridge {
 namespace {
@@ -75,12 +76,6 @@ std::string Snippet(absl::string_view body) {
   return out;
 }
 
-std::string StringField(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_string()) return std::string();
-  return it->get<std::string>();
-}
-
 }  // namespace
 
 bool IsResourceExpired(const absl::Status& status) { return status.code() == kResourceExpiredCode; }
@@ -124,14 +119,14 @@ absl::Status StatusFromStatusObject(absl::string_view what, const nlohmann::json
                                               absl::StrCat(what, ": HTTP ", fallback_http_code)),
                                  what, fallback_http_code, "");
   }
-  if (StringField(status, "status") == "Success") return absl::OkStatus();
+  if (StringAt(status, {"status"}) == "Success") return absl::OkStatus();
   int http_code = fallback_http_code;
   auto code_it = status.find("code");
   if (code_it != status.end() && code_it->is_number_integer()) {
     http_code = code_it->get<int>();
   }
-  std::string reason = StringField(status, "reason");
-  std::string message = StringField(status, "message");
+  std::string reason = StringAt(status, {"reason"});
+  std::string message = StringAt(status, {"message"});
   absl::StatusCode code = CodeForKubernetesError(http_code, reason);
   if (code == absl::StatusCode::kOk) code = absl::StatusCode::kUnknown;
   std::string head = reason.empty() ? absl::StrCat("HTTP ", http_code) : reason;
@@ -145,7 +140,7 @@ absl::Status StatusFromHttpResponse(absl::string_view what, int http_code, absl:
   if (http_code >= 200 && http_code < 300) return absl::OkStatus();
   nlohmann::json parsed =
       nlohmann::json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_object() && StringField(parsed, "kind") == "Status") {
+  if (parsed.is_object() && StringAt(parsed, {"kind"}) == "Status") {
     absl::Status status = StatusFromStatusObject(what, parsed, http_code);
     // A "Success" Status with an error HTTP code still is an error.
     if (!status.ok()) return status;

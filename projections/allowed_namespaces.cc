@@ -1,13 +1,14 @@
 #include "projections/allowed_namespaces.h"
 
+#include <google/protobuf/util/message_differencer.h>
+
 #include <algorithm>
 #include <set>
-
-#include <google/protobuf/util/message_differencer.h>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/dns_label.h"
+#include "common/field_error.h"
 #include "common/quote_cut.h"
 #include "common/status_macros.h"
 
@@ -20,11 +21,7 @@ constexpr char kOpExists[] = "Exists";
 constexpr char kOpDoesNotExist[] = "DoesNotExist";
 constexpr size_t kMaxLabelChars = 63;
 // Longest part of a refused value quoted in an error.
-constexpr size_t kShownBytes = 70;
-
-absl::Status Invalid(absl::string_view field, absl::string_view rule) {
-  return absl::InvalidArgumentError(absl::StrCat(field, ": ", rule));
-}
+constexpr size_t kShownLabelValueBytes = 70;
 
 // 1-63 characters of [A-Za-z0-9._-], starting and ending alphanumeric: a label value that is
 // not empty, and the name part of a qualified name.
@@ -42,13 +39,13 @@ constexpr char kLabelShapeRule[] =
 
 absl::Status ValidateLabelValue(absl::string_view field, absl::string_view value) {
   if (value.empty() || LabelNameShape(value)) return absl::OkStatus();
-  return Invalid(field, absl::StrCat(common::QuoteCut(value, kShownBytes),
-                                     " is not a label value (", kLabelShapeRule, ")"));
+  return common::FieldError(field, absl::StrCat(common::QuoteCut(value, kShownLabelValueBytes),
+                                                " is not a label value (", kLabelShapeRule, ")"));
 }
 
 // A label key: an optional DNS-1123 subdomain prefix and '/', then a name.
 absl::Status ValidateQualifiedName(absl::string_view field, absl::string_view key) {
-  if (key.empty()) return Invalid(field, "required");
+  if (key.empty()) return common::FieldError(field, "required");
   absl::string_view name = key;
   const size_t slash = key.find('/');
   if (slash != absl::string_view::npos) {
@@ -57,10 +54,11 @@ absl::Status ValidateQualifiedName(absl::string_view field, absl::string_view ke
     name = key.substr(slash + 1);
   }
   if (LabelNameShape(name)) return absl::OkStatus();
-  return Invalid(field, absl::StrCat(common::QuoteCut(key, kShownBytes),
-                                     " is not a label key (an optional DNS-1123 subdomain and "
-                                     "'/', then ",
-                                     kLabelShapeRule, ")"));
+  return common::FieldError(field,
+                            absl::StrCat(common::QuoteCut(key, kShownLabelValueBytes),
+                                         " is not a label key (an optional DNS-1123 subdomain and "
+                                         "'/', then ",
+                                         kLabelShapeRule, ")"));
 }
 
 absl::Status ValidateRequirement(absl::string_view field, const v1::LabelSelectorRequirement& r) {
@@ -68,16 +66,17 @@ absl::Status ValidateRequirement(absl::string_view field, const v1::LabelSelecto
   const std::string& op = r.operator_();
   if (op == kOpIn || op == kOpNotIn) {
     if (r.values().empty()) {
-      return Invalid(absl::StrCat(field, ".values"), absl::StrCat("required for ", op));
+      return common::FieldError(absl::StrCat(field, ".values"), absl::StrCat("required for ", op));
     }
   } else if (op == kOpExists || op == kOpDoesNotExist) {
     if (!r.values().empty()) {
-      return Invalid(absl::StrCat(field, ".values"), absl::StrCat("must be empty for ", op));
+      return common::FieldError(absl::StrCat(field, ".values"),
+                                absl::StrCat("must be empty for ", op));
     }
   } else {
-    return Invalid(absl::StrCat(field, ".operator"),
-                   absl::StrCat(common::QuoteCut(op, kShownBytes),
-                                " is not one of In, NotIn, Exists, DoesNotExist"));
+    return common::FieldError(absl::StrCat(field, ".operator"),
+                              absl::StrCat(common::QuoteCut(op, kShownLabelValueBytes),
+                                           " is not one of In, NotIn, Exists, DoesNotExist"));
   }
   for (int j = 0; j < r.values_size(); ++j) {
     RETURN_IF_ERROR(ValidateLabelValue(absl::StrCat(field, ".values[", j, "]"), r.values(j)));
@@ -123,10 +122,11 @@ absl::Status ValidateLabelSelector(const v1::LabelSelector& selector, absl::stri
     RETURN_IF_ERROR(ValidateQualifiedName(absl::StrCat(path, ".key"), label.key()));
     RETURN_IF_ERROR(ValidateLabelValue(absl::StrCat(path, ".value"), label.value()));
     if (i > 0 && !(selector.match_labels(i - 1).key() < label.key())) {
-      return Invalid(absl::StrCat(path, ".key"),
-                     absl::StrCat("\"", label.key(), "\" does not come after \"",
-                                  selector.match_labels(i - 1).key(),
-                                  "\": match_labels are ordered by key without duplicates"));
+      return common::FieldError(
+          absl::StrCat(path, ".key"),
+          absl::StrCat("\"", label.key(), "\" does not come after \"",
+                       selector.match_labels(i - 1).key(),
+                       "\": match_labels are ordered by key without duplicates"));
     }
   }
   for (int i = 0; i < selector.match_expressions_size(); ++i) {
@@ -143,17 +143,18 @@ absl::Status ValidateIdentitySpec(const v1::IdentitySpec& spec) {
   if (!spec.has_allowed_namespaces()) return absl::OkStatus();
   const v1::AllowedNamespaces& allowed = spec.allowed_namespaces();
   if (allowed.list().empty() && !allowed.has_selector()) {
-    return Invalid("spec.allowed_namespaces",
-                   "present but allows nothing ({} or an empty list) is ambiguous and "
-                   "refused: write `selector: {}` to allow every namespace, name the "
-                   "namespaces under `list`, or leave allowed_namespaces unset to allow none");
+    return common::FieldError(
+        "spec.allowed_namespaces",
+        "present but allows nothing ({} or an empty list) is ambiguous and "
+        "refused: write `selector: {}` to allow every namespace, name the "
+        "namespaces under `list`, or leave allowed_namespaces unset to allow none");
   }
   std::set<absl::string_view> seen;
   for (int i = 0; i < allowed.list_size(); ++i) {
     const std::string field = absl::StrCat("spec.allowed_namespaces.list[", i, "]");
     RETURN_IF_ERROR(common::ValidateDnsLabel(field, allowed.list(i)));
     if (!seen.insert(allowed.list(i)).second) {
-      return Invalid(field, absl::StrCat("\"", allowed.list(i), "\" is listed twice"));
+      return common::FieldError(field, absl::StrCat("\"", allowed.list(i), "\" is listed twice"));
     }
   }
   if (!allowed.has_selector()) return absl::OkStatus();

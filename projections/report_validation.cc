@@ -8,9 +8,11 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/dns_label.h"
+#include "common/field_error.h"
 #include "common/log.h"
 #include "common/rfc3339.h"
 #include "common/status_macros.h"
+#include "projections/timestamp_validation.h"
 
 namespace credledger::projections {
 namespace {
@@ -19,13 +21,6 @@ using google::protobuf::RepeatedPtrField;
 
 // Values longer than this are cut in messages.
 constexpr size_t kShownBytes = 64;
-// The range of RFC 3339: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z, in unix seconds.
-constexpr int64_t kMinTimestampSeconds = -62135596800;
-constexpr int64_t kMaxTimestampSeconds = 253402300799;
-
-absl::Status Invalid(absl::string_view path, absl::string_view rule) {
-  return absl::InvalidArgumentError(absl::StrCat(path, ": ", rule));
-}
 
 // `value` quoted for a message, cut after kShownBytes.
 std::string Shown(absl::string_view value) {
@@ -35,16 +30,16 @@ std::string Shown(absl::string_view value) {
 
 absl::Status MaxBytes(absl::string_view path, absl::string_view value, size_t max) {
   if (value.size() <= max) return absl::OkStatus();
-  return Invalid(path, absl::StrCat(value.size(), " bytes; at most ", max, " allowed"));
+  return common::FieldError(path, absl::StrCat(value.size(), " bytes; at most ", max, " allowed"));
 }
 
 absl::Status MaxEntries(absl::string_view path, int count, int max) {
   if (count <= max) return absl::OkStatus();
-  return Invalid(path, absl::StrCat(count, " entries; at most ", max, " allowed"));
+  return common::FieldError(path, absl::StrCat(count, " entries; at most ", max, " allowed"));
 }
 
 absl::Status Required(absl::string_view path, absl::string_view value, size_t max) {
-  if (value.empty()) return Invalid(path, "required");
+  if (value.empty()) return common::FieldError(path, "required");
   return MaxBytes(path, value, max);
 }
 
@@ -53,24 +48,17 @@ absl::Status PascalCase(absl::string_view path, absl::string_view value) {
   bool ok = absl::ascii_isupper(value.front());
   for (char c : value) ok = ok && absl::ascii_isalnum(c);
   if (ok) return absl::OkStatus();
-  return Invalid(path, absl::StrCat(Shown(value),
-                                    " is not PascalCase (an uppercase letter followed by "
-                                    "letters and digits)"));
+  return common::FieldError(path,
+                            absl::StrCat(Shown(value),
+                                         " is not PascalCase (an uppercase letter followed by "
+                                         "letters and digits)"));
 }
 
 absl::Status ConditionStatus(absl::string_view path, absl::string_view value) {
-  if (value.empty()) return Invalid(path, "required");
+  if (value.empty()) return common::FieldError(path, "required");
   if (value == "True" || value == "False" || value == "Unknown") return absl::OkStatus();
-  return Invalid(path, absl::StrCat(Shown(value), " is not one of True, False, Unknown"));
-}
-
-absl::Status ValidTimestamp(absl::string_view path, const google::protobuf::Timestamp& t) {
-  if (t.nanos() >= 0 && t.nanos() <= 999'999'999 && t.seconds() >= kMinTimestampSeconds &&
-      t.seconds() <= kMaxTimestampSeconds) {
-    return absl::OkStatus();
-  }
-  return Invalid(path, absl::StrCat("seconds ", t.seconds(), " nanos ", t.nanos(),
-                                    " is not a time between years 1 and 9999"));
+  return common::FieldError(path,
+                            absl::StrCat(Shown(value), " is not one of True, False, Unknown"));
 }
 
 absl::Status ValidateCheck(absl::string_view path, const v1::PreflightCheck& check) {
@@ -90,9 +78,9 @@ absl::Status ValidateChecks(absl::string_view prefix,
     RETURN_IF_ERROR(ValidateCheck(item, checks[i]));
     auto [it, inserted] = first_index.emplace(checks[i].type(), i);
     if (!inserted) {
-      return Invalid(absl::StrCat(item, ".type"),
-                     absl::StrCat(Shown(checks[i].type()), " duplicates checks[", it->second,
-                                  "]; check types are unique"));
+      return common::FieldError(absl::StrCat(item, ".type"),
+                                absl::StrCat(Shown(checks[i].type()), " duplicates checks[",
+                                             it->second, "]; check types are unique"));
     }
   }
   return absl::OkStatus();
@@ -105,9 +93,10 @@ absl::Status ConditionType(absl::string_view path, absl::string_view value) {
     ok = ok && (absl::ascii_isalnum(c) || c == '.' || c == '-' || c == '_' || c == '/');
   }
   if (ok) return absl::OkStatus();
-  return Invalid(path, absl::StrCat(Shown(value),
-                                    " is not a condition type (a letter followed by letters, "
-                                    "digits, '.', '-', '_' or '/')"));
+  return common::FieldError(path,
+                            absl::StrCat(Shown(value),
+                                         " is not a condition type (a letter followed by letters, "
+                                         "digits, '.', '-', '_' or '/')"));
 }
 
 absl::Status ValidateCondition(absl::string_view path, const v1::ReportCondition& condition) {
@@ -118,12 +107,12 @@ absl::Status ValidateCondition(absl::string_view path, const v1::ReportCondition
   RETURN_IF_ERROR(
       MaxBytes(absl::StrCat(path, ".message"), condition.message(), kMaxConditionMessageBytes));
   if (condition.observed_generation() < 0) {
-    return Invalid(absl::StrCat(path, ".observedGeneration"),
-                   absl::StrCat(condition.observed_generation(), " is negative"));
+    return common::FieldError(absl::StrCat(path, ".observedGeneration"),
+                              absl::StrCat(condition.observed_generation(), " is negative"));
   }
   if (!condition.has_last_transition_time()) return absl::OkStatus();
-  return ValidTimestamp(absl::StrCat(path, ".lastTransitionTime"),
-                        condition.last_transition_time());
+  return ValidateTimestamp(absl::StrCat(path, ".lastTransitionTime"),
+                           condition.last_transition_time());
 }
 
 absl::Status ValidateConditions(absl::string_view path,
@@ -140,11 +129,12 @@ absl::Status ValidateRelease(absl::string_view path, const v1::ReleaseStatus& re
   RETURN_IF_ERROR(
       common::ValidateDnsLabel(absl::StrCat(path, ".namespace"), release.namespace_()));
   if (release.phase() == v1::RELEASE_PHASE_UNSPECIFIED) {
-    return Invalid(absl::StrCat(path, ".phase"), "required");
+    return common::FieldError(absl::StrCat(path, ".phase"), "required");
   }
   if (!v1::ReleasePhase_IsValid(release.phase())) {
-    return Invalid(absl::StrCat(path, ".phase"),
-                   absl::StrCat(static_cast<int>(release.phase()), " is not a known phase"));
+    return common::FieldError(
+        absl::StrCat(path, ".phase"),
+        absl::StrCat(static_cast<int>(release.phase()), " is not a known phase"));
   }
   RETURN_IF_ERROR(
       MaxBytes(absl::StrCat(path, ".revision"), release.revision(), kMaxRevisionBytes));
@@ -164,9 +154,9 @@ absl::Status ValidateReleases(absl::string_view prefix,
     RETURN_IF_ERROR(ValidateRelease(item, release));
     auto [it, inserted] = first_index.emplace(std::pair(release.namespace_(), release.name()), i);
     if (!inserted) {
-      return Invalid(item, absl::StrCat("release \"", release.namespace_(), "/", release.name(),
-                                        "\" duplicates releases[", it->second,
-                                        "]; (name, namespace) is unique"));
+      return common::FieldError(item, absl::StrCat("release \"", release.namespace_(), "/",
+                                                   release.name(), "\" duplicates releases[",
+                                                   it->second, "]; (name, namespace) is unique"));
     }
   }
   return absl::OkStatus();
@@ -180,10 +170,10 @@ absl::Status ValidateResources(absl::string_view path,
     const std::string item = absl::StrCat(path, "[", i, "]");
     RETURN_IF_ERROR(Required(item, entry.resource(), kMaxResourceNameBytes));
     if (i > 0 && entry.resource() <= resources[i - 1].resource()) {
-      return Invalid(item, absl::StrCat(Shown(entry.resource()), " follows ",
-                                        Shown(resources[i - 1].resource()),
-                                        "; entries are ordered by resource name without "
-                                        "duplicates"));
+      return common::FieldError(item, absl::StrCat(Shown(entry.resource()), " follows ",
+                                                   Shown(resources[i - 1].resource()),
+                                                   "; entries are ordered by resource name without "
+                                                   "duplicates"));
     }
     RETURN_IF_ERROR(Required(absl::StrCat(path, "[", entry.resource(), "]"), entry.quantity(),
                              kMaxQuantityBytes));
@@ -194,8 +184,8 @@ absl::Status ValidateResources(absl::string_view path,
 absl::Status ValidateCapacity(absl::string_view prefix, const v1::ClusterCapacity& capacity) {
   const std::string path = absl::StrCat(prefix, ".capacity");
   if (capacity.node_count() < 0) {
-    return Invalid(absl::StrCat(path, ".nodeCount"),
-                   absl::StrCat(capacity.node_count(), " is negative"));
+    return common::FieldError(absl::StrCat(path, ".nodeCount"),
+                              absl::StrCat(capacity.node_count(), " is negative"));
   }
   RETURN_IF_ERROR(ValidateResources(absl::StrCat(path, ".allocatable"), capacity.allocatable()));
   return ValidateResources(absl::StrCat(path, ".used"), capacity.used());
@@ -206,8 +196,8 @@ absl::Status ValidateCapacity(absl::string_view prefix, const v1::ClusterCapacit
 absl::Status ValidateReportContent(const v1::TargetReportSpec& report,
                                    absl::string_view field_prefix) {
   const std::string time_path = absl::StrCat(field_prefix, ".lastReportTime");
-  if (!report.has_last_report_time()) return Invalid(time_path, "required");
-  RETURN_IF_ERROR(ValidTimestamp(time_path, report.last_report_time()));
+  if (!report.has_last_report_time()) return common::FieldError(time_path, "required");
+  RETURN_IF_ERROR(ValidateTimestamp(time_path, report.last_report_time()));
   RETURN_IF_ERROR(ValidateReleases(field_prefix, report.releases()));
   RETURN_IF_ERROR(ValidateChecks(field_prefix, report.preflight_checks()));
   if (!report.has_capacity()) return absl::OkStatus();

@@ -40,7 +40,7 @@ constexpr char kDescription[] =
     "spec.preflight stays empty.\n";
 
 // The error of a flag value: printed like ReportError, with the usage exit code.
-int UsageError(const absl::Status& status, std::ostream& err) {
+int AgentFlagError(const absl::Status& status, std::ostream& err) {
   ReportError(status, err);
   err << "run 'credledger agent --help' for the flags\n";
   return kExitUsage;
@@ -72,10 +72,10 @@ class AgentCommand final : public Subcommand {
 
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
     if (solar_kubeconfig_.empty()) {
-      return UsageError(absl::InvalidArgumentError("--solar-kubeconfig: required"), err);
+      return AgentFlagError(absl::InvalidArgumentError("--solar-kubeconfig: required"), err);
     }
     if (absl::Status valid = kubebridge::ValidateReportAgentOptions(options_); !valid.ok()) {
-      return UsageError(valid, err);
+      return AgentFlagError(valid, err);
     }
     const std::string report =
         absl::StrCat("TargetReport ", options_.target_namespace, "/", options_.target_name);

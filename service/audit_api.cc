@@ -18,6 +18,7 @@
 #include "projections/credential_lifetimes.h"
 #include "projections/credential_projector.h"
 #include "projections/proto_time.h"
+#include "projections/timestamp_validation.h"
 #include "projections/report_streams.h"
 #include "projections/state_diff.h"
 #include "projections/status_projector.h"
@@ -36,6 +37,9 @@ namespace {
 constexpr int kPage = 512;
 // Longest part of a refused event type quoted in an error.
 constexpr size_t kShownTypeBytes = 80;
+// Longest stream name or prefix a filter may name: every stream name is printable ASCII, the
+// longest the service writes (identity/<DNS-1123 subdomain>) 262 bytes.
+constexpr size_t kMaxFilterStreamBytes = 512;
 // A response batch is sent once it holds this many bytes of stored event data.
 constexpr size_t kBatchBytes = 1 << 20;
 constexpr int32_t kDefaultTimelineLimit = 1000;
@@ -96,13 +100,22 @@ absl::Status ValidateFilter(const v1::ExportFilter& filter, const store::EventCo
                                                    " is below after_seq ", filter.after_seq()));
   }
   if (filter.from_time_us() < 0 || filter.to_time_us() < 0) {
-    return absl::InvalidArgumentError("filter.from_time_us, filter.to_time_us: negative");
+    return absl::InvalidArgumentError(filter.from_time_us() < 0 ? "filter.from_time_us: negative"
+                                                               : "filter.to_time_us: negative");
   }
   if (filter.to_time_us() > 0 && filter.to_time_us() < filter.from_time_us()) {
     return absl::InvalidArgumentError("filter.to_time_us: before from_time_us");
   }
   if (!filter.stream().empty() && !filter.stream_prefix().empty()) {
-    return absl::InvalidArgumentError("filter.stream and filter.stream_prefix exclude each other");
+    return absl::InvalidArgumentError(
+        "filter.stream_prefix: not with filter.stream (they exclude each other)");
+  }
+  if (!filter.stream().empty()) {
+    RETURN_IF_ERROR(ValidateToken("filter.stream", filter.stream(), kMaxFilterStreamBytes));
+  }
+  if (!filter.stream_prefix().empty()) {
+    RETURN_IF_ERROR(
+        ValidateToken("filter.stream_prefix", filter.stream_prefix(), kMaxFilterStreamBytes));
   }
   for (int i = 0; i < filter.types_size(); ++i) {
     if (!codec.known_types().contains(filter.types(i))) {
@@ -176,6 +189,7 @@ absl::StatusOr<int64_t> AuditApi::Resolve(const v1::LogPoint& point, absl::strin
       }
       return point.seq();
     case v1::LogPoint::kTime: {
+      RETURN_IF_ERROR(projections::ValidateTimestamp(absl::StrCat(field, ".time"), point.time()));
       ASSIGN_OR_RETURN(int64_t seq,
                        store_->SeqAtTime(absl::ToUnixMicros(projections::FromProto(point.time()))));
       return std::min(seq, head);
@@ -382,6 +396,7 @@ absl::StatusOr<v1::ValidCredentialsAtResponse> AuditApi::ValidCredentialsAt(
     const v1::ValidCredentialsAtRequest& request) {
   RETURN_IF_ERROR(ValidateSelection(request.namespace_(), request.name()));
   if (!request.has_time()) return absl::InvalidArgumentError("time: required");
+  RETURN_IF_ERROR(projections::ValidateTimestamp("time", request.time()));
   const int64_t head = store_->HeadSeq();
   store::EventFilter filter = TargetStreams(request.namespace_(), request.name());
   filter.until_seq = head;

@@ -39,14 +39,16 @@ class AuditApi {
   // away. The export covers events up to the head at the start of the call.
   // Errors: kInvalidArgument naming the filter field and the rule (negative bounds,
   // "filter.until_seq: below after_seq", "filter.to_time_us: before from_time_us",
-  // "filter.stream and filter.stream_prefix exclude each other", "filter.types[i]: unknown
-  // event type"); kCancelled when `write` returned false; store read errors; kInternal when
+  // "filter.stream_prefix: not with filter.stream", a stream or prefix that is
+  // not 1-512 bytes of printable ASCII without spaces, "filter.types[i]: unknown event
+  // type"); kCancelled when `write` returned false; store read errors; kInternal when
   // signing fails.
   absl::Status ExportEvents(const v1::ExportEventsRequest& request,
                             const std::function<bool(const v1::ExportEventsResponse&)>& write);
 
   // State as of a point. Errors: kInvalidArgument for "as_of: required", "as_of.seq: N is
-  // beyond the head H" or negative, a bad namespace or name ("name: requires namespace");
+  // beyond the head H" or negative, an "as_of.time" that is not a valid Timestamp
+  // (projections/timestamp_validation.h), a bad namespace or name ("name: requires namespace");
   // kNotFound "Target <ns>/<name> did not exist at seq N" when a named Target has no state
   // then; kDataLoss for an undecodable event.
   absl::StatusOr<v1::GetStateAtResponse> GetStateAt(const v1::GetStateAtRequest& request);
@@ -57,11 +59,11 @@ class AuditApi {
   absl::StatusOr<v1::TimelineResponse> Timeline(const v1::TimelineRequest& request);
 
   // Changes between two points. Errors: kInvalidArgument ("from: required", "to: required",
-  // beyond the head, "to: seq T is before from seq F", namespace, name); kDataLoss.
+  // beyond the head, an invalid "from.time" or "to.time", "to: seq T is before from seq F", namespace, name); kDataLoss.
   absl::StatusOr<v1::DiffResponse> Diff(const v1::DiffRequest& request);
 
-  // Credentials valid at a time. Errors: kInvalidArgument ("time: required", namespace,
-  // name); kDataLoss.
+  // Credentials valid at a time. Errors: kInvalidArgument ("time: required", an invalid
+  // Timestamp, namespace, name); kDataLoss.
   absl::StatusOr<v1::ValidCredentialsAtResponse> ValidCredentialsAt(
       const v1::ValidCredentialsAtRequest& request);
 

@@ -38,15 +38,10 @@
 namespace credledger::service {
 namespace {
 
-using Stub = v1::AuditService::Stub;
+using AuditStub = v1::AuditService::Stub;
 
 // Package of the event types; --type accepts names without it.
 constexpr char kEventPackage[] = "credledger.v1.";
-
-int UsageError(absl::string_view message, std::ostream& err) {
-  err << "error: " << message << "\n";
-  return kExitUsage;
-}
 
 // Splits the value of a --target flag. Errors: kInvalidArgument unless <namespace>/<name>.
 absl::Status SplitTargetFlag(const std::string& value, std::string* target_namespace,
@@ -154,8 +149,8 @@ class ForensicCommand : public ClientCommand {
 
   // The answer of RPC `rpc`, or with --db of `local` on the log file.
   template <typename Request, typename Response>
-  absl::StatusOr<Response> Ask(grpc::Status (Stub::*rpc)(grpc::ClientContext*, const Request&,
-                                                        Response*),
+  absl::StatusOr<Response> Ask(grpc::Status (AuditStub::*rpc)(grpc::ClientContext*, const Request&,
+                                                              Response*),
                                absl::StatusOr<Response> (AuditApi::*local)(const Request&),
                                const Request& request) {
     if (db_.empty()) {
@@ -174,7 +169,7 @@ class ForensicCommand : public ClientCommand {
   // Asks as Ask does and prints the response, with `text(response)` as its text; returns
   // the exit code.
   template <typename Request, typename Response, typename Text>
-  int Answer(grpc::Status (Stub::*rpc)(grpc::ClientContext*, const Request&, Response*),
+  int Answer(grpc::Status (AuditStub::*rpc)(grpc::ClientContext*, const Request&, Response*),
              absl::StatusOr<Response> (AuditApi::*local)(const Request&), const Request& request,
              Text text, std::ostream& out, std::ostream& err) {
     absl::StatusOr<Response> response = Ask(rpc, local, request);
@@ -199,8 +194,8 @@ class ReplayCommand final : public ForensicCommand {
  public:
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
     v1::GetStateAtRequest request;
-    if (absl::Status s = Build(request); !s.ok()) return UsageError(s.message(), err);
-    return Answer(&Stub::GetStateAt, &AuditApi::GetStateAt, request, FormatStateAtText, out,
+    if (absl::Status s = Build(request); !s.ok()) return ReportUsageError(s.message(), err);
+    return Answer(&AuditStub::GetStateAt, &AuditApi::GetStateAt, request, FormatStateAtText, out,
                   err);
   }
 
@@ -222,7 +217,8 @@ class TimelineCommand final : public ForensicCommand {
   int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) override {
     v1::TimelineRequest request;
     if (args.empty() == identity_.empty()) {
-      return UsageError("give a Target <namespace>/<name> or --identity NAME (one of them)", err);
+      return ReportUsageError("give a Target <namespace>/<name> or --identity NAME (one of them)",
+                              err);
     }
     if (!args.empty()) {
       std::string target_namespace, name;
@@ -231,13 +227,13 @@ class TimelineCommand final : public ForensicCommand {
       request.set_name(name);
     }
     request.set_identity(identity_);
-    if (after_seq_ < 0) return UsageError("--after-seq: must be 0 or more", err);
-    if (limit_ < 0) return UsageError("--limit: must be 1 or more", err);
+    if (after_seq_ < 0) return ReportUsageError("--after-seq: must be 0 or more", err);
+    if (limit_ < 0) return ReportUsageError("--limit: must be 1 or more", err);
     request.set_after_seq(after_seq_);
     request.set_limit(limit_);
     while (true) {
       absl::StatusOr<v1::TimelineResponse> page =
-          Ask(&Stub::Timeline, &AuditApi::Timeline, request);
+          Ask(&AuditStub::Timeline, &AuditApi::Timeline, request);
       if (!page.ok()) return ReportError(page.status(), err);
       for (const v1::TimelineEntry& entry : page->entries()) {
         const int code = Print(entry, projections::FormatTimelineEntry(entry), out, err);
@@ -266,8 +262,8 @@ class DiffCommand final : public ForensicCommand {
  public:
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
     v1::DiffRequest request;
-    if (absl::Status s = Build(request); !s.ok()) return UsageError(s.message(), err);
-    return Answer(&Stub::Diff, &AuditApi::Diff, request, FormatDiffText, out, err);
+    if (absl::Status s = Build(request); !s.ok()) return ReportUsageError(s.message(), err);
+    return Answer(&AuditStub::Diff, &AuditApi::Diff, request, FormatDiffText, out, err);
   }
 
  private:
@@ -290,11 +286,11 @@ class ValidCredentialsCommand final : public ForensicCommand {
  public:
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
     v1::ValidCredentialsAtRequest request;
-    if (absl::Status s = Build(request); !s.ok()) return UsageError(s.message(), err);
+    if (absl::Status s = Build(request); !s.ok()) return ReportUsageError(s.message(), err);
     // The time asked, as the request carries it (microseconds).
     const absl::Time at = projections::FromProto(request.time());
     return Answer(
-        &Stub::ValidCredentialsAt, &AuditApi::ValidCredentialsAt, request,
+        &AuditStub::ValidCredentialsAt, &AuditApi::ValidCredentialsAt, request,
         [at](const v1::ValidCredentialsAtResponse& r) { return FormatValidCredentialsText(r, at); },
         out, err);
   }
@@ -361,10 +357,10 @@ class ExportCommand final : public Subcommand {
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
     v1::ExportEventsRequest request;
     if (absl::Status s = BuildFilter(*request.mutable_filter()); !s.ok()) {
-      return UsageError(s.message(), err);
+      return ReportUsageError(s.message(), err);
     }
     absl::StatusOr<audit::ExportFormat> format = audit::ParseExportFormat(format_);
-    if (!format.ok()) return UsageError(format.status().message(), err);
+    if (!format.ok()) return ReportUsageError(format.status().message(), err);
     // A file's lines go to <output>.partial, renamed to <output> once the trailer is written:
     // a failed or interrupted export never replaces an earlier good file. Devices and pipes
     // are written directly.
@@ -458,7 +454,7 @@ class ExportCommand final : public Subcommand {
     ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel, connection_.Channel());
     grpc::ClientContext context;
     connection_.Declare(context);
-    Stub stub(channel);
+    AuditStub stub(channel);
     std::unique_ptr<grpc::ClientReader<v1::ExportEventsResponse>> reader =
         stub.ExportEvents(&context, request);
     const char* const line_end = format == audit::ExportFormat::kCsv ? "" : "\n";
@@ -513,7 +509,7 @@ class ExportCommand final : public Subcommand {
   FlagValueList types_;
 };
 
-class VerifyCommand final : public Subcommand {
+class AuditVerifyCommand final : public Subcommand {
  public:
   void DefineFlags(FlagSet& flags) override {
     flags.Add("public-key", &public_keys_,
@@ -525,11 +521,11 @@ class VerifyCommand final : public Subcommand {
   }
 
   int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) override {
-    if (public_keys_.values.empty()) return UsageError("--public-key: required", err);
+    if (public_keys_.values.empty()) return ReportUsageError("--public-key: required", err);
     if (args.empty() == db_.empty()) {
-      return UsageError("give exactly one of an export FILE or --db DB", err);
+      return ReportUsageError("give exactly one of an export FILE or --db DB", err);
     }
-    if (min_seq_ < 0) return UsageError("--min-seq: must be 0 or more", err);
+    if (min_seq_ < 0) return ReportUsageError("--min-seq: must be 0 or more", err);
     audit::KeyRing keys;
     for (const std::string& path : public_keys_.values) {
       absl::StatusOr<audit::PublicKey> key = audit::PublicKey::LoadFile(path);
@@ -588,7 +584,7 @@ constexpr char kExportDescription[] =
     "Example: one Target's history since the start of the month, for an auditor:\n"
     "  credledger export --target demo/edge-1 --from 2026-03-01T00:00:00Z --output edge-1.jsonl\n";
 
-constexpr char kVerifyDescription[] =
+constexpr char kAuditVerifyDescription[] =
     "Checks an export file (\"-\" reads stdin) or, with --db, a database file, offline and\n"
     "without a server: every digest from the stored bytes, every link of the global chain and\n"
     "of each stream's chain, that nothing is missing where the export's filter implies\n"
@@ -651,8 +647,8 @@ constexpr char kValidCredentialsDescription[] =
 void AddAuditCommands(Dispatcher& d) {
   d.Add({"export", "", "export events of the log as JSON Lines, CloudEvents or CSV", 0, 0,
          [] { return std::make_unique<ExportCommand>(); }, kExportDescription});
-  d.Add({"verify", "[FILE]", "verify an export or a database offline with the public key", 0,
-         1, [] { return std::make_unique<VerifyCommand>(); }, kVerifyDescription});
+  d.Add({"verify", "[FILE]", "verify an export or a database offline with the public key", 0, 1,
+         [] { return std::make_unique<AuditVerifyCommand>(); }, kAuditVerifyDescription});
   d.Add({"replay", "", "show state, conditions and rollups as of a time or seq", 0, 0,
          [] { return std::make_unique<ReplayCommand>(); }, kReplayDescription});
   d.Add({"timeline", absl::StrCat("[", kTargetArg, "]"),

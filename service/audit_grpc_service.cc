@@ -5,7 +5,7 @@
 namespace credledger::service {
 namespace {
 
-constexpr char kService[] = "AuditService";
+constexpr char kAuditServiceName[] = "AuditService";
 
 }  // namespace
 
@@ -13,7 +13,7 @@ grpc::Status AuditGrpcService::ExportEvents(grpc::ServerContext* context,
                                             const v1::ExportEventsRequest* request,
                                             grpc::ServerWriter<v1::ExportEventsResponse>* writer) {
   if (absl::StatusOr<std::string> caller =
-          Authorize(*context, *authorizer_, kService, "ExportEvents");
+          Authorize(*context, *authorizer_, kAuditServiceName, "ExportEvents");
       !caller.ok()) {
     return ToGrpcStatus(caller.status());
   }
@@ -26,7 +26,7 @@ grpc::Status AuditGrpcService::GetStateAt(grpc::ServerContext* context,
                                           const v1::GetStateAtRequest* request,
                                           v1::GetStateAtResponse* response) {
   return AuthorizeAndReply(
-      *context, *authorizer_, kService, "GetStateAt",
+      *context, *authorizer_, kAuditServiceName, "GetStateAt",
       [&](const std::string&) { return api_->GetStateAt(*request); }, response);
 }
 
@@ -34,14 +34,14 @@ grpc::Status AuditGrpcService::Timeline(grpc::ServerContext* context,
                                         const v1::TimelineRequest* request,
                                         v1::TimelineResponse* response) {
   return AuthorizeAndReply(
-      *context, *authorizer_, kService, "Timeline",
+      *context, *authorizer_, kAuditServiceName, "Timeline",
       [&](const std::string&) { return api_->Timeline(*request); }, response);
 }
 
 grpc::Status AuditGrpcService::Diff(grpc::ServerContext* context, const v1::DiffRequest* request,
                                     v1::DiffResponse* response) {
   return AuthorizeAndReply(
-      *context, *authorizer_, kService, "Diff",
+      *context, *authorizer_, kAuditServiceName, "Diff",
       [&](const std::string&) { return api_->Diff(*request); }, response);
 }
 
@@ -49,7 +49,7 @@ grpc::Status AuditGrpcService::ValidCredentialsAt(grpc::ServerContext* context,
                                                   const v1::ValidCredentialsAtRequest* request,
                                                   v1::ValidCredentialsAtResponse* response) {
   return AuthorizeAndReply(
-      *context, *authorizer_, kService, "ValidCredentialsAt",
+      *context, *authorizer_, kAuditServiceName, "ValidCredentialsAt",
       [&](const std::string&) { return api_->ValidCredentialsAt(*request); }, response);
 }
 

@@ -1,12 +1,13 @@
 #include "service/authorization_policy.h"
 
-#include <set>
-
 #include <google/protobuf/descriptor.h>
 #include <yaml-cpp/yaml.h>
 
+#include <set>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/field_error.h"
 #include "common/status_macros.h"
 #include "credledger/v1/api.pb.h"
 #include "kubebridge/file_util.h"
@@ -18,17 +19,13 @@ namespace {
 constexpr char kEveryCaller[] = "*";
 constexpr char kPackage[] = "credledger.v1";
 
-absl::Status Invalid(absl::string_view path, absl::string_view rule) {
-  return absl::InvalidArgumentError(absl::StrCat(path, ": ", rule));
-}
-
 absl::Status CheckKeys(const YAML::Node& node, absl::string_view path,
                        const std::set<std::string>& allowed) {
-  if (!node.IsDefined() || !node.IsMap()) return Invalid(path, "must be a mapping");
+  if (!node.IsDefined() || !node.IsMap()) return common::FieldError(path, "must be a mapping");
   for (const auto& item : node) {
     const std::string key = item.first.as<std::string>();
     if (!allowed.contains(key)) {
-      return Invalid(absl::StrCat(path, ".", key), "unknown key");
+      return common::FieldError(absl::StrCat(path, ".", key), "unknown key");
     }
   }
   return absl::OkStatus();
@@ -36,7 +33,7 @@ absl::Status CheckKeys(const YAML::Node& node, absl::string_view path,
 
 absl::StatusOr<std::string> Scalar(const YAML::Node& node, absl::string_view path) {
   if (!node.IsDefined() || !node.IsScalar() || node.Scalar().empty()) {
-    return Invalid(path, "must be a non-empty string");
+    return common::FieldError(path, "must be a non-empty string");
   }
   return node.Scalar();
 }
@@ -45,7 +42,7 @@ absl::StatusOr<std::vector<std::string>> ScalarList(const YAML::Node& node,
                                                     absl::string_view path) {
   std::vector<std::string> out;
   if (!node.IsDefined() || node.IsNull()) return out;
-  if (!node.IsSequence()) return Invalid(path, "must be a list");
+  if (!node.IsSequence()) return common::FieldError(path, "must be a list");
   for (size_t i = 0; i < node.size(); ++i) {
     ASSIGN_OR_RETURN(std::string value, Scalar(node[i], absl::StrCat(path, "[", i, "]")));
     out.push_back(std::move(value));
@@ -61,13 +58,15 @@ absl::Status CheckRpc(absl::string_view rpc, absl::string_view path) {
                               absl::StrCat(kPackage, ".", parts[0]))
                         : nullptr;
   if (service == nullptr) {
-    return Invalid(path, absl::StrCat("\"", rpc,
-                                      "\" is not \"<Service>/<Method>\" or \"<Service>/*\" "
-                                      "with a service of ",
-                                      kPackage));
+    return common::FieldError(path,
+                              absl::StrCat("\"", rpc,
+                                           "\" is not \"<Service>/<Method>\" or \"<Service>/*\" "
+                                           "with a service of ",
+                                           kPackage));
   }
   if (parts[1] != "*" && service->FindMethodByName(parts[1]) == nullptr) {
-    return Invalid(path, absl::StrCat("\"", rpc, "\": ", parts[0], " has no method ", parts[1]));
+    return common::FieldError(
+        path, absl::StrCat("\"", rpc, "\": ", parts[0], " has no method ", parts[1]));
   }
   return absl::OkStatus();
 }
@@ -94,7 +93,7 @@ absl::StatusOr<AuthorizationPolicy> AuthorizationPolicy::Parse(absl::string_view
     RETURN_IF_ERROR(CheckKeys(root, "policy", {"identities"}));
     const YAML::Node identities = root["identities"];
     if (!identities.IsDefined() || !identities.IsSequence()) {
-      return Invalid("identities", "must be a list");
+      return common::FieldError("identities", "must be a list");
     }
     for (size_t i = 0; i < identities.size(); ++i) {
       const std::string path = absl::StrCat("identities[", i, "]");
@@ -115,8 +114,8 @@ absl::StatusOr<AuthorizationPolicy> AuthorizationPolicy::Parse(absl::string_view
                          ScalarList(k8s["groups"], absl::StrCat(k8s_path, ".groups")));
       }
       if (!policy.entries_.emplace(name, std::move(entry)).second) {
-        return Invalid(absl::StrCat(path, ".name"),
-                       absl::StrCat("\"", name, "\" is listed twice"));
+        return common::FieldError(absl::StrCat(path, ".name"),
+                                  absl::StrCat("\"", name, "\" is listed twice"));
       }
     }
   } catch (const YAML::Exception& e) {

@@ -15,9 +15,16 @@ CallAuthorizer::CallAuthorizer(const AuthorizationPolicy* policy, DenialLedger* 
 absl::StatusOr<Caller> CallAuthorizer::Authorize(const grpc::ServerContext& context,
                                                  absl::string_view service,
                                                  absl::string_view method) const {
-  absl::StatusOr<Caller> caller = CallerOf(context);
+  const CallerEvidence evidence = EvidenceOf(context);
+  absl::StatusOr<Caller> caller = ResolveCaller(evidence);
   if (!caller.ok()) {
-    Refused(kAnonymousActor, kAuthUnauthenticated, service, method, caller.status());
+    // A certified caller that declared another name is still known by its certificate.
+    const std::optional<Caller> certified = CertifiedCaller(evidence);
+    if (certified.has_value()) {
+      Refused(certified->identity, certified->authentication, service, method, caller.status());
+    } else {
+      Refused(kAnonymousActor, kAuthUnauthenticated, service, method, caller.status());
+    }
     return caller.status();
   }
   if (absl::Status allowed = policy_->Authorize(caller->identity, service, method); !allowed.ok()) {

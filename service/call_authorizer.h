@@ -32,9 +32,11 @@ class CallAuthorizer {
 
   // The caller of `context` when it may call `service`/`method` (short names, e.g.
   // "TargetService", "Revoke").
-  // Errors: kUnauthenticated when the caller's identity cannot be established (CallerOf);
-  // kPermissionDenied naming the caller and the RPC when the policy refuses it. Both are
-  // counted, the first under identity "anonymous" with authentication "unauthenticated".
+  // Errors: kUnauthenticated when the caller's identity cannot be established
+  // (ResolveCaller); kPermissionDenied naming the caller and the RPC when the policy refuses
+  // it. Both are counted: an unauthenticated call under its certificate's identity when it
+  // has a valid one (CertifiedCaller), else as "anonymous" with authentication
+  // "unauthenticated".
   absl::StatusOr<Caller> Authorize(const grpc::ServerContext& context, absl::string_view service,
                                    absl::string_view method) const;
 

@@ -56,14 +56,18 @@ bool IsLocalPeer(absl::string_view peer) {
   return false;
 }
 
+// The identity a verified client certificate names: its first URI SAN, else its subject.
+std::string CertificateIdentity(const CallerEvidence& evidence) {
+  return evidence.uri_sans.empty() ? evidence.subject : evidence.uri_sans.front();
+}
+
 absl::StatusOr<Caller> ResolveCaller(const CallerEvidence& evidence) {
   std::optional<std::string> declared = evidence.declared;
   if (declared.has_value() && (declared->empty() || *declared == kAnonymousActor)) {
     declared.reset();
   }
   if (evidence.certificate_verified) {
-    const std::string identity =
-        evidence.uri_sans.empty() ? evidence.subject : evidence.uri_sans.front();
+    const std::string identity = CertificateIdentity(evidence);
     if (identity.empty()) {
       return absl::UnauthenticatedError(
           "the client certificate has neither a URI SAN nor a subject to name the caller");
@@ -90,7 +94,14 @@ absl::StatusOr<Caller> ResolveCaller(const CallerEvidence& evidence) {
   return Caller{*declared, kAuthDeclared};
 }
 
-absl::StatusOr<Caller> CallerOf(const grpc::ServerContext& context) {
+std::optional<Caller> CertifiedCaller(const CallerEvidence& evidence) {
+  if (!evidence.certificate_verified) return std::nullopt;
+  const std::string identity = CertificateIdentity(evidence);
+  if (identity.empty() || !CheckActor("", identity).ok()) return std::nullopt;
+  return Caller{identity, kAuthCertificate};
+}
+
+CallerEvidence EvidenceOf(const grpc::ServerContext& context) {
   CallerEvidence evidence;
   evidence.peer = context.peer();
   const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
@@ -108,7 +119,7 @@ absl::StatusOr<Caller> CallerOf(const grpc::ServerContext& context) {
   if (auto it = metadata.find(kActorMetadataKey); it != metadata.end()) {
     evidence.declared.emplace(it->second.data(), it->second.size());
   }
-  return ResolveCaller(evidence);
+  return evidence;
 }
 
 }  // namespace credledger::service

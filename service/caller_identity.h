@@ -58,7 +58,13 @@ bool IsLocalPeer(absl::string_view peer);
 // SAN nor subject.
 absl::StatusOr<Caller> ResolveCaller(const CallerEvidence& evidence);
 
-// ResolveCaller over the evidence of `context` (its AuthContext and metadata).
-absl::StatusOr<Caller> CallerOf(const grpc::ServerContext& context);
+// Who a call ResolveCaller refused is recorded as: the client certificate's identity (with
+// kAuthCertificate) when a verified certificate names a valid actor, as for a caller that
+// declared another name than its certificate's; else nullopt (nothing trustworthy is known).
+std::optional<Caller> CertifiedCaller(const CallerEvidence& evidence);
+
+// The evidence of `context`: its AuthContext (verified client certificate), peer and
+// credledger-actor metadata.
+CallerEvidence EvidenceOf(const grpc::ServerContext& context);
 
 }  // namespace credledger::service

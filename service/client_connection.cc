@@ -43,6 +43,10 @@ void ClientConnection::DefineFlags(FlagSet& flags) {
 }
 
 absl::Status ClientConnection::CheckFlags() const {
+  // gRPC takes an empty target for a DNS name and fails with UNKNOWN, naming nothing.
+  if (server_.empty()) {
+    return absl::InvalidArgumentError("--server: required (host:port or unix:path)");
+  }
   RETURN_IF_ERROR(CheckClientTlsFlags({tls_ca_, tls_cert_, tls_key_}));
   if (actor_.empty()) return absl::OkStatus();
   return ValidateToken("--as", actor_, kMaxActorBytes);

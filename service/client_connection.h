@@ -33,7 +33,8 @@ class ClientConnection {
   ClientConnection();
   // Defines --server, --as, --tls-ca, --tls-cert and --tls-key.
   void DefineFlags(FlagSet& flags);
-  // Errors: kInvalidArgument "--as: ..." unless --as is empty or 1-128 bytes of printable
+  // Errors: kInvalidArgument "--server: required ..." when --server is empty (an unset
+  // shell variable, say); "--as: ..." unless --as is empty or 1-128 bytes of printable
   // ASCII without spaces (the server's rule for credledger-actor; other bytes could not even
   // be sent as gRPC metadata); "--tls-key: ..." / "--tls-cert: ..." when only one of the two
   // is given.

@@ -24,17 +24,17 @@
 namespace credledger::service {
 namespace {
 
-using Stub = v1::ClusterService::Stub;
+using ClusterStub = v1::ClusterService::Stub;
 
-constexpr char kNameArg[] = "<name>";
+constexpr char kClusterNameArg[] = "<name>";
 constexpr char kInCluster[] = "inCluster";
 constexpr char kAgentless[] = "agentless";
 
 // ---- The spec file ---------------------------------------------------------------------
 
 // Sets `*out` from entry `key` of mapping `parent` when it is present.
-absl::Status OptionalString(const YAML::Node& parent, const char* key, absl::string_view path,
-                            std::string* out) {
+absl::Status OptionalClusterString(const YAML::Node& parent, const char* key,
+                                   absl::string_view path, std::string* out) {
   const YAML::Node node = parent[key];
   if (!YamlPresent(node)) return absl::OkStatus();
   ASSIGN_OR_RETURN(*out, YamlString(node, YamlChild(path, key)));
@@ -44,16 +44,16 @@ absl::Status OptionalString(const YAML::Node& parent, const char* key, absl::str
 absl::Status ParseSecretKeyRef(const YAML::Node& node, absl::string_view path,
                                v1::SecretKeyRef& ref) {
   RETURN_IF_ERROR(YamlCheckKeys(node, path, {"name", "key"}));
-  RETURN_IF_ERROR(OptionalString(node, "name", path, ref.mutable_name()));
-  return OptionalString(node, "key", path, ref.mutable_key());
+  RETURN_IF_ERROR(OptionalClusterString(node, "name", path, ref.mutable_name()));
+  return OptionalClusterString(node, "key", path, ref.mutable_key());
 }
 
 absl::Status ParseObjectKeyRef(const YAML::Node& node, absl::string_view path,
                                v1::ObjectKeyRef& ref) {
   RETURN_IF_ERROR(YamlCheckKeys(node, path, {"kind", "name", "key"}));
-  RETURN_IF_ERROR(OptionalString(node, "kind", path, ref.mutable_kind()));
-  RETURN_IF_ERROR(OptionalString(node, "name", path, ref.mutable_name()));
-  return OptionalString(node, "key", path, ref.mutable_key());
+  RETURN_IF_ERROR(OptionalClusterString(node, "kind", path, ref.mutable_kind()));
+  RETURN_IF_ERROR(OptionalClusterString(node, "name", path, ref.mutable_name()));
+  return OptionalClusterString(node, "key", path, ref.mutable_key());
 }
 
 // A block holding one SecretKeyRef under `secretRef` (kubeconfig, token).
@@ -67,7 +67,7 @@ absl::Status ParseSecretRefBlock(const YAML::Node& node, absl::string_view path,
 absl::Status ParseExecPlugin(const YAML::Node& node, absl::string_view path,
                              v1::ExecPluginAuth& exec) {
   RETURN_IF_ERROR(YamlCheckKeys(node, path, {"url", "caRef", "tokenRef"}));
-  RETURN_IF_ERROR(OptionalString(node, "url", path, exec.mutable_url()));
+  RETURN_IF_ERROR(OptionalClusterString(node, "url", path, exec.mutable_url()));
   if (YamlPresent(node["caRef"])) {
     RETURN_IF_ERROR(
         ParseObjectKeyRef(node["caRef"], YamlChild(path, "caRef"), *exec.mutable_ca_ref()));
@@ -77,10 +77,11 @@ absl::Status ParseExecPlugin(const YAML::Node& node, absl::string_view path,
                            *exec.mutable_token_ref());
 }
 
-absl::Status ParseAuth(const YAML::Node& node, absl::string_view path, v1::ClusterAuth& auth) {
+absl::Status ParseClusterAuth(const YAML::Node& node, absl::string_view path,
+                              v1::ClusterAuth& auth) {
   RETURN_IF_ERROR(
       YamlCheckKeys(node, path, {"type", "kubeconfig", "token", "clientCert", "execPlugin"}));
-  RETURN_IF_ERROR(OptionalString(node, "type", path, auth.mutable_type()));
+  RETURN_IF_ERROR(OptionalClusterString(node, "type", path, auth.mutable_type()));
   if (YamlPresent(node["kubeconfig"])) {
     RETURN_IF_ERROR(ParseSecretRefBlock(node["kubeconfig"], YamlChild(path, "kubeconfig"),
                                         *auth.mutable_kubeconfig()->mutable_secret_ref()));
@@ -92,8 +93,8 @@ absl::Status ParseAuth(const YAML::Node& node, absl::string_view path, v1::Clust
   if (YamlPresent(node["clientCert"])) {
     const std::string cert_path = YamlChild(path, "clientCert");
     RETURN_IF_ERROR(YamlCheckKeys(node["clientCert"], cert_path, {"secretName"}));
-    RETURN_IF_ERROR(OptionalString(node["clientCert"], "secretName", cert_path,
-                                   auth.mutable_client_cert()->mutable_secret_name()));
+    RETURN_IF_ERROR(OptionalClusterString(node["clientCert"], "secretName", cert_path,
+                                          auth.mutable_client_cert()->mutable_secret_name()));
   }
   if (!YamlPresent(node["execPlugin"])) return absl::OkStatus();
   return ParseExecPlugin(node["execPlugin"], YamlChild(path, "execPlugin"),
@@ -103,13 +104,13 @@ absl::Status ParseAuth(const YAML::Node& node, absl::string_view path, v1::Clust
 absl::Status ParseAgentless(const YAML::Node& node, v1::AgentlessConnection& agentless) {
   constexpr char kPath[] = "agentless";
   RETURN_IF_ERROR(YamlCheckKeys(node, kPath, {"server", "caRef", "auth"}));
-  RETURN_IF_ERROR(OptionalString(node, "server", kPath, agentless.mutable_server()));
+  RETURN_IF_ERROR(OptionalClusterString(node, "server", kPath, agentless.mutable_server()));
   if (YamlPresent(node["caRef"])) {
     RETURN_IF_ERROR(
         ParseObjectKeyRef(node["caRef"], YamlChild(kPath, "caRef"), *agentless.mutable_ca_ref()));
   }
   if (!YamlPresent(node["auth"])) return absl::OkStatus();
-  return ParseAuth(node["auth"], YamlChild(kPath, "auth"), *agentless.mutable_auth());
+  return ParseClusterAuth(node["auth"], YamlChild(kPath, "auth"), *agentless.mutable_auth());
 }
 
 absl::StatusOr<v1::ClusterConnectionMode> ConnectionMode(absl::string_view field,
@@ -120,14 +121,14 @@ absl::StatusOr<v1::ClusterConnectionMode> ConnectionMode(absl::string_view field
   return YamlInvalid(field, absl::StrCat("\"", mode, "\" is neither inCluster nor agentless"));
 }
 
-absl::StatusOr<v1::ClusterSpec> ParseSpecNode(const YAML::Node& root) {
+absl::StatusOr<v1::ClusterSpec> ParseClusterSpecNode(const YAML::Node& root) {
   RETURN_IF_ERROR(YamlCheckKeys(root, "", {"connectionMode", "namespace", "agentless"}));
   v1::ClusterSpec spec;
   std::string mode;
-  RETURN_IF_ERROR(OptionalString(root, "connectionMode", "", &mode));
+  RETURN_IF_ERROR(OptionalClusterString(root, "connectionMode", "", &mode));
   ASSIGN_OR_RETURN(const v1::ClusterConnectionMode parsed, ConnectionMode("connectionMode", mode));
   spec.set_connection_mode(parsed);
-  RETURN_IF_ERROR(OptionalString(root, "namespace", "", spec.mutable_namespace_()));
+  RETURN_IF_ERROR(OptionalClusterString(root, "namespace", "", spec.mutable_namespace_()));
   if (YamlPresent(root["agentless"])) {
     RETURN_IF_ERROR(ParseAgentless(root["agentless"], *spec.mutable_agentless()));
   }
@@ -282,12 +283,12 @@ void PrintKubeconfigNote(const v1::ClusterSpec& spec, absl::string_view server_n
 
 // A mutating cluster subcommand; prints the cluster after the change.
 template <typename Request>
-using ClusterMutation = MutationCommand<Stub, Request, v1::ClusterChangeResponse>;
+using ClusterMutation = MutationCommand<ClusterStub, Request, v1::ClusterChangeResponse>;
 
 class RegisterCommand final : public ClusterMutation<v1::RegisterClusterRequest> {
  public:
   RegisterCommand()
-      : MutationCommand(&Stub::RegisterCluster, "registered", &FormatClusterChangeText) {}
+      : MutationCommand(&ClusterStub::RegisterCluster, "registered", &FormatClusterChangeText) {}
 
  private:
   void DefineMutationFlags(FlagSet& flags) override {
@@ -343,7 +344,7 @@ class RegisterCommand final : public ClusterMutation<v1::RegisterClusterRequest>
              "--ca-ref, --auth-type, ...) are exclusive\n";
       return kExitUsage;
     }
-    absl::StatusOr<v1::ClusterSpec> spec = ReadSpecFile(file_, &ParseSpecNode);
+    absl::StatusOr<v1::ClusterSpec> spec = ReadSpecFile(file_, &ParseClusterSpecNode);
     if (!spec.ok()) return ReportError(spec.status(), err);
     PrintKubeconfigNote(*spec, "agentless.server", "agentless.caRef", "auth type kubeconfig",
                         err);
@@ -373,7 +374,8 @@ class RegisterCommand final : public ClusterMutation<v1::RegisterClusterRequest>
 class DeregisterCommand final : public ClusterMutation<v1::DeregisterClusterRequest> {
  public:
   DeregisterCommand()
-      : MutationCommand(&Stub::DeregisterCluster, "deregistered", &FormatClusterChangeText) {}
+      : MutationCommand(&ClusterStub::DeregisterCluster, "deregistered", &FormatClusterChangeText) {
+  }
 
  private:
   int Prepare(const std::string& name, v1::DeregisterClusterRequest& request,
@@ -388,8 +390,8 @@ class DeregisterCommand final : public ClusterMutation<v1::DeregisterClusterRequ
 template <typename Request>
 class ShowCommand final : public ClientCommand {
  public:
-  using Method = grpc::Status (Stub::*)(grpc::ClientContext*, const Request&,
-                                        v1::GetClusterResponse*);
+  using Method = grpc::Status (ClusterStub::*)(grpc::ClientContext*, const Request&,
+                                               v1::GetClusterResponse*);
   using ExitCode = int (*)(const v1::ClusterView& view);
   explicit ShowCommand(Method method, ExitCode exit_code = nullptr)
       : method_(method), exit_code_(exit_code) {}
@@ -413,15 +415,15 @@ class ShowCommand final : public ClientCommand {
   ExitCode exit_code_;
 };
 
-class ListCommand final : public ClientCommand {
+class ClusterListCommand final : public ClientCommand {
  public:
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
     v1::ListClustersRequest request;
     request.set_include_deregistered(include_deregistered_);
     return CallAndPrint(
-        &Stub::ListClusters, request,
-        [](const v1::ListClustersResponse& r) { return FormatClusterTable(r.clusters()); },
-        out, err);
+        &ClusterStub::ListClusters, request,
+        [](const v1::ListClustersResponse& r) { return FormatClusterTable(r.clusters()); }, out,
+        err);
   }
 
  private:
@@ -431,7 +433,7 @@ class ListCommand final : public ClientCommand {
   bool include_deregistered_ = false;
 };
 
-constexpr char kSpecDescription[] =
+constexpr char kClusterSpecDescription[] =
     "The spec comes from the flags or, with -f, from a YAML file with the Kubernetes field\n"
     "names:\n"
     "  connectionMode: agentless          # or inCluster\n"
@@ -495,7 +497,7 @@ absl::StatusOr<v1::ClusterSpec> ClusterSpecFromFlags(const ClusterSpecFlags& fla
 }
 
 absl::StatusOr<v1::ClusterSpec> ParseClusterSpecYaml(absl::string_view yaml) {
-  return ParseSpecYaml(yaml, &ParseSpecNode);
+  return ParseSpecYaml(yaml, &ParseClusterSpecNode);
 }
 
 int ProbeClusterExitCode(const v1::ClusterView& view) {
@@ -507,22 +509,23 @@ int ProbeClusterExitCode(const v1::ClusterView& view) {
 }
 
 void AddClusterCommands(Dispatcher& d) {
-  d.Add({"cluster register", kNameArg, "register a cluster or replace its connection spec", 1, 1,
-         [] { return std::make_unique<RegisterCommand>(); }, kSpecDescription});
-  d.Add({"cluster deregister", kNameArg, "deregister a cluster no identity mirrors into", 1, 1,
-         [] { return std::make_unique<DeregisterCommand>(); }});
-  d.Add({"cluster probe", kNameArg,
-         "connect to a cluster now, read /version and the API groups, and show the outcome", 1,
-         1,
+  d.Add({"cluster register", kClusterNameArg, "register a cluster or replace its connection spec",
+         1, 1, [] { return std::make_unique<RegisterCommand>(); }, kClusterSpecDescription});
+  d.Add({"cluster deregister", kClusterNameArg, "deregister a cluster no identity mirrors into", 1,
+         1, [] { return std::make_unique<DeregisterCommand>(); }});
+  d.Add({"cluster probe", kClusterNameArg,
+         "connect to a cluster now, read /version and the API groups, and show the outcome", 1, 1,
          [] {
-           return std::make_unique<ShowCommand<v1::ProbeClusterRequest>>(&Stub::ProbeCluster,
+           return std::make_unique<ShowCommand<v1::ProbeClusterRequest>>(&ClusterStub::ProbeCluster,
                                                                          &ProbeClusterExitCode);
          },
          kProbeDescription});
-  d.Add({"cluster get", kNameArg, "show a cluster, its Reachable condition and last probe", 1, 1,
-         [] { return std::make_unique<ShowCommand<v1::GetClusterRequest>>(&Stub::GetCluster); }});
-  d.Add(
-      {"cluster list", "", "list clusters", 0, 0, [] { return std::make_unique<ListCommand>(); }});
+  d.Add({"cluster get", kClusterNameArg, "show a cluster, its Reachable condition and last probe",
+         1, 1, [] {
+           return std::make_unique<ShowCommand<v1::GetClusterRequest>>(&ClusterStub::GetCluster);
+         }});
+  d.Add({"cluster list", "", "list clusters", 0, 0,
+         [] { return std::make_unique<ClusterListCommand>(); }});
 }
 
 }  // namespace credledger::service

@@ -20,7 +20,7 @@ using google::protobuf::util::MessageDifferencer;
 using v1::ClusterState;
 using v1::Event;
 
-struct Namer {
+struct ClusterCommandNamer {
   const char* operator()(const RegisterCluster&) const { return "RegisterCluster"; }
   const char* operator()(const DeregisterCluster&) const { return "DeregisterCluster"; }
   const char* operator()(const RecordProbe&) const { return "RecordProbe"; }
@@ -123,7 +123,7 @@ class Decision {
 }  // namespace
 
 std::string ClusterCommandName(const ClusterCommand& command) {
-  return std::visit(Namer{}, command);
+  return std::visit(ClusterCommandNamer{}, command);
 }
 
 absl::StatusOr<std::vector<v1::Event>> DecideCluster(const ClusterCommand& command,

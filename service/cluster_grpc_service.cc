@@ -7,7 +7,7 @@
 namespace credledger::service {
 namespace {
 
-constexpr char kService[] = "ClusterService";
+constexpr char kClusterServiceName[] = "ClusterService";
 
 }  // namespace
 
@@ -15,7 +15,7 @@ grpc::Status ClusterGrpcService::RegisterCluster(grpc::ServerContext* context,
                                                  const v1::RegisterClusterRequest* request,
                                                  v1::ClusterChangeResponse* response) {
   return AuthorizeAndReply(
-      *context, *authorizer_, kService, "RegisterCluster",
+      *context, *authorizer_, kClusterServiceName, "RegisterCluster",
       [&](const std::string& actor) { return api_->RegisterCluster(*request, actor); }, response);
 }
 
@@ -23,7 +23,7 @@ grpc::Status ClusterGrpcService::DeregisterCluster(grpc::ServerContext* context,
                                                    const v1::DeregisterClusterRequest* request,
                                                    v1::ClusterChangeResponse* response) {
   return AuthorizeAndReply(
-      *context, *authorizer_, kService, "DeregisterCluster",
+      *context, *authorizer_, kClusterServiceName, "DeregisterCluster",
       [&](const std::string& actor) { return api_->DeregisterCluster(*request, actor); }, response);
 }
 
@@ -31,7 +31,7 @@ grpc::Status ClusterGrpcService::ProbeCluster(grpc::ServerContext* context,
                                               const v1::ProbeClusterRequest* request,
                                               v1::GetClusterResponse* response) {
   return AuthorizeAndReply(
-      *context, *authorizer_, kService, "ProbeCluster",
+      *context, *authorizer_, kClusterServiceName, "ProbeCluster",
       [&](const std::string&) {
         // The probe ends at the bridge's probe timeout; a client that goes away earlier
         // does not shorten it (a synchronous handler is not told).
@@ -44,7 +44,7 @@ grpc::Status ClusterGrpcService::GetCluster(grpc::ServerContext* context,
                                             const v1::GetClusterRequest* request,
                                             v1::GetClusterResponse* response) {
   return AuthorizeAndReply(
-      *context, *authorizer_, kService, "GetCluster",
+      *context, *authorizer_, kClusterServiceName, "GetCluster",
       [&](const std::string&) { return api_->GetCluster(*request); }, response);
 }
 
@@ -52,7 +52,7 @@ grpc::Status ClusterGrpcService::ListClusters(grpc::ServerContext* context,
                                               const v1::ListClustersRequest* request,
                                               v1::ListClustersResponse* response) {
   return AuthorizeAndReply(
-      *context, *authorizer_, kService, "ListClusters",
+      *context, *authorizer_, kClusterServiceName, "ListClusters",
       [&](const std::string&) { return api_->ListClusters(*request); }, response);
 }
 

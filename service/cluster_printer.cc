@@ -9,13 +9,13 @@
 #include "kubebridge/static_authenticators.h"
 #include "service/cluster_api.h"
 #include "service/target_printer.h"
+#include "service/text_fields.h"
 
 namespace credledger::service {
 namespace {
 
-std::string Field(absl::string_view label, absl::string_view value) {
-  return absl::StrFormat("  %-15s %s\n", absl::StrCat(label, ":"), value);
-}
+// Width of the labels of LabeledLine.
+constexpr int kClusterLabelWidth = 15;
 
 std::string PhaseName(v1::ClusterState::Phase phase) {
   switch (phase) {
@@ -27,8 +27,6 @@ std::string PhaseName(v1::ClusterState::Phase phase) {
       return "unknown";
   }
 }
-
-std::string OrDash(absl::string_view value) { return value.empty() ? "-" : std::string(value); }
 
 // "key <key>", or the reference's default when no key is given.
 std::string KeyText(absl::string_view key, absl::string_view default_key) {
@@ -91,12 +89,15 @@ std::string ReachableText(const v1::ClusterState& cluster) {
 std::string ServerAndCaText(const v1::AgentlessConnection& agentless) {
   constexpr char kFromKubeconfig[] = "from the kubeconfig";
   if (agentless.auth().type() == kubebridge::kAuthKubeconfig) {
-    return absl::StrCat(Field("server", kFromKubeconfig), Field("ca", kFromKubeconfig));
+    return absl::StrCat(LabeledLine("server", kFromKubeconfig, kClusterLabelWidth),
+                        LabeledLine("ca", kFromKubeconfig, kClusterLabelWidth));
   }
-  return absl::StrCat(Field("server", OrDash(agentless.server())),
-                      Field("ca", agentless.has_ca_ref()
+  return absl::StrCat(LabeledLine("server", OrDash(agentless.server()), kClusterLabelWidth),
+                      LabeledLine("ca",
+                                  agentless.has_ca_ref()
                                       ? ObjectKeyText(agentless.ca_ref(), kubebridge::kCaDefaultKey)
-                                      : "system trust store"));
+                                      : "system trust store",
+                                  kClusterLabelWidth));
 }
 
 }  // namespace
@@ -125,22 +126,26 @@ std::string FormatClusterText(const v1::ClusterView& view) {
   const v1::ClusterSpec& spec = cluster.spec();
   std::string out =
       absl::StrCat("cluster ", cluster.name(), " (", PhaseName(cluster.phase()), ")\n");
-  absl::StrAppend(&out, Field("connection", FormatClusterAuth(spec)),
-                  Field("namespace", OrDash(spec.namespace_())));
+  absl::StrAppend(&out, LabeledLine("connection", FormatClusterAuth(spec), kClusterLabelWidth),
+                  LabeledLine("namespace", OrDash(spec.namespace_()), kClusterLabelWidth));
   if (spec.connection_mode() == v1::CLUSTER_CONNECTION_MODE_AGENTLESS) {
     absl::StrAppend(&out, ServerAndCaText(spec.agentless()));
   }
   const v1::Condition& reachable = cluster.reachable();
   absl::StrAppend(
-      &out, Field("reachable", ReachableText(cluster)),
-      Field("message", OrDash(reachable.message())),
-      Field("server version", OrDash(cluster.server_version())),
-      Field("api groups", absl::StrCat(cluster.api_groups_size())),
-      Field("probe auth", OrDash(cluster.auth_type())),
-      Field("last probe", FormatTimestamp(view.last_probe_time(), view.has_last_probe_time())),
-      Field("registered", FormatTimestamp(cluster.registered_at(), cluster.has_registered_at())),
-      Field("updated", FormatTimestamp(cluster.updated_at(), cluster.has_updated_at())),
-      Field("seq", absl::StrCat(cluster.seq())));
+      &out, LabeledLine("reachable", ReachableText(cluster), kClusterLabelWidth),
+      LabeledLine("message", OrDash(reachable.message()), kClusterLabelWidth),
+      LabeledLine("server version", OrDash(cluster.server_version()), kClusterLabelWidth),
+      LabeledLine("api groups", absl::StrCat(cluster.api_groups_size()), kClusterLabelWidth),
+      LabeledLine("probe auth", OrDash(cluster.auth_type()), kClusterLabelWidth),
+      LabeledLine("last probe", FormatTimestamp(view.last_probe_time(), view.has_last_probe_time()),
+                  kClusterLabelWidth),
+      LabeledLine("registered",
+                  FormatTimestamp(cluster.registered_at(), cluster.has_registered_at()),
+                  kClusterLabelWidth),
+      LabeledLine("updated", FormatTimestamp(cluster.updated_at(), cluster.has_updated_at()),
+                  kClusterLabelWidth),
+      LabeledLine("seq", absl::StrCat(cluster.seq()), kClusterLabelWidth));
   return out;
 }
 

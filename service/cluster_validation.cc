@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/dns_label.h"
+#include "common/field_error.h"
 #include "common/quote_cut.h"
 #include "common/status_macros.h"
 #include "kubebridge/cluster_auth.h"
@@ -24,11 +25,7 @@ constexpr char kAsciiUrlRule[] =
     "must be ASCII: write an international host name in punycode (xn--...) and percent-encode "
     "other characters";
 // Longest part of a refused value quoted in an error.
-constexpr size_t kMaxShownBytes = 80;
-
-absl::Status Invalid(absl::string_view field, absl::string_view rule) {
-  return absl::InvalidArgumentError(absl::StrCat(field, ": ", rule));
-}
+constexpr size_t kMaxShownClusterBytes = 80;
 
 // The auth types credledger knows by name (built or not): a type that equals one of them
 // but for case is refused as a misspelling.
@@ -37,13 +34,14 @@ constexpr const char* kKnownAuthTypes[] = {kubebridge::kAuthKubeconfig, kubebrid
                                            kubebridge::kAuthExecPlugin, kubebridge::kAuthOidc};
 
 absl::Status ValidateAuthType(absl::string_view field, absl::string_view type) {
-  if (type.empty()) return Invalid(field, "required");
+  if (type.empty()) return common::FieldError(field, "required");
   bool ok = type.size() <= kMaxAuthTypeBytes && absl::ascii_isalpha(type[0]);
   for (char c : type) ok = ok && absl::ascii_isalnum(c);
   if (!ok) {
-    return Invalid(field, absl::StrCat(common::QuoteCut(type, kMaxShownBytes),
-                                       " is not an auth type (1-63 ASCII letters and digits, "
-                                       "starting with a letter)"));
+    return common::FieldError(field,
+                              absl::StrCat(common::QuoteCut(type, kMaxShownClusterBytes),
+                                           " is not an auth type (1-63 ASCII letters and digits, "
+                                           "starting with a letter)"));
   }
   return ValidateAuthTypeCase(field, type);
 }
@@ -86,13 +84,13 @@ absl::Status ValidateExecPluginBlock(const v1::ClusterAuth& auth) {
 
 // The auth blocks of ClusterAuth: the proto field, the type that uses it, whether it is set
 // and its shape.
-struct AuthBlock {
+struct ClusterAuthBlock {
   const char* field;
   const char* type;
   bool (v1::ClusterAuth::*is_set)() const;
   absl::Status (*validate)(const v1::ClusterAuth&);
 };
-constexpr AuthBlock kAuthBlocks[] = {
+constexpr ClusterAuthBlock kClusterAuthBlocks[] = {
     {"kubeconfig", kubebridge::kAuthKubeconfig, &v1::ClusterAuth::has_kubeconfig,
      &ValidateKubeconfigBlock},
     {"token", kubebridge::kAuthToken, &v1::ClusterAuth::has_token, &ValidateTokenBlock},
@@ -104,20 +102,20 @@ constexpr AuthBlock kAuthBlocks[] = {
 
 // The blocks of `auth` against its (well-formed) type: a known type needs its own block and
 // no other; an unknown type may have none of the known blocks.
-absl::Status ValidateAuthBlocks(const v1::ClusterAuth& auth) {
-  const AuthBlock* selected = nullptr;
-  for (const AuthBlock& block : kAuthBlocks) {
+absl::Status ValidateClusterAuthBlocks(const v1::ClusterAuth& auth) {
+  const ClusterAuthBlock* selected = nullptr;
+  for (const ClusterAuthBlock& block : kClusterAuthBlocks) {
     if (auth.type() == block.type) selected = &block;
   }
   if (selected != nullptr && !(auth.*(selected->is_set))()) {
-    return Invalid(absl::StrCat(kAuthField, ".", selected->field),
-                   absl::StrCat("required for auth type ", selected->type));
+    return common::FieldError(absl::StrCat(kAuthField, ".", selected->field),
+                              absl::StrCat("required for auth type ", selected->type));
   }
-  for (const AuthBlock& block : kAuthBlocks) {
+  for (const ClusterAuthBlock& block : kClusterAuthBlocks) {
     if (&block != selected && (auth.*(block.is_set))()) {
-      return Invalid(absl::StrCat(kAuthField, ".", block.field),
-                     absl::StrCat("only for auth type ", block.type, " (type is ", auth.type(),
-                                  ")"));
+      return common::FieldError(
+          absl::StrCat(kAuthField, ".", block.field),
+          absl::StrCat("only for auth type ", block.type, " (type is ", auth.type(), ")"));
     }
   }
   return selected == nullptr ? absl::OkStatus() : selected->validate(auth);
@@ -126,7 +124,7 @@ absl::Status ValidateAuthBlocks(const v1::ClusterAuth& auth) {
 absl::Status ValidateAgentless(const v1::ClusterSpec& spec) {
   RETURN_IF_ERROR(common::ValidateDnsLabel("spec.namespace", spec.namespace_()));
   if (!spec.has_agentless())
-    return Invalid("spec.agentless", "required for connection mode agentless");
+    return common::FieldError("spec.agentless", "required for connection mode agentless");
   const v1::AgentlessConnection& agentless = spec.agentless();
   const std::string& type = agentless.auth().type();
   RETURN_IF_ERROR(ValidateAuthType("spec.agentless.auth.type", type));
@@ -136,7 +134,7 @@ absl::Status ValidateAgentless(const v1::ClusterSpec& spec) {
   if (agentless.has_ca_ref()) {
     RETURN_IF_ERROR(ValidateObjectKeyRef("spec.agentless.ca_ref", agentless.ca_ref()));
   }
-  return ValidateAuthBlocks(agentless.auth());
+  return ValidateClusterAuthBlocks(agentless.auth());
 }
 
 // Sets `*key` to `default_key` when it is empty.
@@ -154,10 +152,11 @@ bool AuthTypeNeedsServer(absl::string_view type) {
 absl::Status ValidateAuthTypeCase(absl::string_view field, absl::string_view type) {
   for (absl::string_view known : kKnownAuthTypes) {
     if (type != known && absl::EqualsIgnoreCase(type, known)) {
-      return Invalid(field, absl::StrCat("\"", type,
-                                         "\" is not an auth type; auth types are case-sensitive: "
-                                         "did you mean ",
-                                         known, "?"));
+      return common::FieldError(
+          field, absl::StrCat("\"", type,
+                              "\" is not an auth type; auth types are case-sensitive: "
+                              "did you mean ",
+                              known, "?"));
     }
   }
   return absl::OkStatus();
@@ -199,37 +198,38 @@ absl::Status ValidateClusterName(absl::string_view field, absl::string_view name
 }
 
 absl::Status ValidateHttpsUrl(absl::string_view field, absl::string_view value) {
-  if (value.empty()) return Invalid(field, "required");
+  if (value.empty()) return common::FieldError(field, "required");
   if (value.size() > kMaxClusterUrlBytes) {
-    return Invalid(field,
-                   absl::StrCat(value.size(), " bytes; at most ", kMaxClusterUrlBytes, " allowed"));
+    return common::FieldError(
+        field, absl::StrCat(value.size(), " bytes; at most ", kMaxClusterUrlBytes, " allowed"));
   }
   for (char c : value) {
     if (absl::ascii_isspace(c) || absl::ascii_iscntrl(c)) {
-      return Invalid(field, "must not contain whitespace or control characters");
+      return common::FieldError(field, "must not contain whitespace or control characters");
     }
-    if (!absl::ascii_isascii(c)) return Invalid(field, kAsciiUrlRule);
+    if (!absl::ascii_isascii(c)) return common::FieldError(field, kAsciiUrlRule);
   }
   // Checked before anything quotes the value, and never quoted: a query, a fragment or a
   // userinfo may hold a credential, and the spec is recorded in the log.
   if (const size_t at = value.find_first_of("?#"); at != absl::string_view::npos) {
-    return Invalid(field, absl::StrCat("must not contain a ",
-                                       value[at] == '?' ? "query (?...)" : "fragment (#...)",
-                                       ": it could carry a credential, and the spec is "
-                                       "recorded in the log"));
+    return common::FieldError(
+        field,
+        absl::StrCat("must not contain a ", value[at] == '?' ? "query (?...)" : "fragment (#...)",
+                     ": it could carry a credential, and the spec is "
+                     "recorded in the log"));
   }
   const size_t scheme_end = value.find("://");
   const absl::string_view rest =
       scheme_end == absl::string_view::npos ? value : value.substr(scheme_end + 3);
   const absl::string_view authority = rest.substr(0, rest.find('/'));
   if (absl::StrContains(authority, '@')) {
-    return Invalid(field, "must not contain userinfo (user@ or user:password@)");
+    return common::FieldError(field, "must not contain userinfo (user@ or user:password@)");
   }
   if (!absl::StartsWithIgnoreCase(value, kHttpsScheme)) {
-    return Invalid(field, absl::StrCat(common::QuoteCut(value, kMaxShownBytes),
-                                       " is not an https:// URL"));
+    return common::FieldError(field, absl::StrCat(common::QuoteCut(value, kMaxShownClusterBytes),
+                                                  " is not an https:// URL"));
   }
-  if (authority.empty() || authority[0] == ':') return Invalid(field, "has no host");
+  if (authority.empty() || authority[0] == ':') return common::FieldError(field, "has no host");
   return absl::OkStatus();
 }
 
@@ -240,13 +240,17 @@ absl::Status ValidateClusterSpec(const v1::ClusterSpec& spec) {
         RETURN_IF_ERROR(common::ValidateDnsLabel("spec.namespace", spec.namespace_()));
       }
       if (spec.has_agentless()) {
-        return Invalid("spec.agentless", "must be unset for connection mode inCluster");
+        return common::FieldError("spec.agentless", "must be unset for connection mode inCluster");
       }
       return absl::OkStatus();
     case v1::CLUSTER_CONNECTION_MODE_AGENTLESS:
       return ValidateAgentless(spec);
-    default:
-      return Invalid("spec.connection_mode", "required: inCluster or agentless");
+    case v1::CLUSTER_CONNECTION_MODE_UNSPECIFIED:
+      return common::FieldError("spec.connection_mode", "required: inCluster or agentless");
+    default:  // a number the enum does not define (proto3 enums are open)
+      return common::FieldError("spec.connection_mode",
+                                absl::StrCat(static_cast<int>(spec.connection_mode()),
+                                             " is not a connection mode (inCluster or agentless)"));
   }
 }
 

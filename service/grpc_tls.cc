@@ -62,6 +62,11 @@ bool WantsTls(const ServerTlsFiles& files) {
   return !files.cert_file.empty() || !files.key_file.empty() || !files.client_ca_file.empty();
 }
 
+absl::string_view TransportModeName(const ServerTlsFiles& files) {
+  if (!WantsTls(files)) return "plaintext";
+  return files.client_ca_file.empty() ? "TLS" : "mutual TLS";
+}
+
 absl::Status CheckServerTlsFlags(const ServerTlsFiles& files) {
   return WantsTls(files) ? RequireCertAndKey(files) : absl::OkStatus();
 }

@@ -39,6 +39,10 @@ struct ClientTlsFiles {
 // Whether the server flags ask for TLS (any of the three files given).
 bool WantsTls(const ServerTlsFiles& files);
 
+// How the gRPC API is served, for the start-up line: "plaintext", "TLS" or "mutual TLS" (a
+// client CA given).
+absl::string_view TransportModeName(const ServerTlsFiles& files);
+
 // The flag pairing rules alone, without reading any file.
 // Errors: kInvalidArgument "--tls-cert: required with --tls-key or --tls-client-ca" /
 // "--tls-key: required with --tls-cert" (server), "--tls-cert: required with --tls-key" /

@@ -23,9 +23,9 @@
 namespace credledger::service {
 namespace {
 
-using Stub = v1::IdentityService::Stub;
+using IdentityStub = v1::IdentityService::Stub;
 
-constexpr char kNameArg[] = "<name>";
+constexpr char kIdentityNameArg[] = "<name>";
 constexpr char kOwnerHelp[] =
     "the object using the identity: <apiVersion>/<kind>/<name>, for example "
     "infrastructure.cluster.x-k8s.io/v1beta1/TerraformCluster/edge-1 or v1/ConfigMap/settings";
@@ -94,7 +94,7 @@ absl::Status ParseAllowed(const YAML::Node& node, v1::IdentitySpec& spec) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<v1::IdentitySpec> ParseSpecNode(const YAML::Node& root) {
+absl::StatusOr<v1::IdentitySpec> ParseIdentitySpecNode(const YAML::Node& root) {
   RETURN_IF_ERROR(YamlCheckKeys(root, "", {"secretRef", "allowedNamespaces", "cluster"}));
   v1::IdentitySpec spec;
   if (const YAML::Node cluster = root["cluster"]; YamlPresent(cluster)) {
@@ -121,7 +121,7 @@ absl::StatusOr<v1::IdentitySpec> ParseSpecNode(const YAML::Node& root) {
 
 // A mutating identity subcommand; prints the identity after the change.
 template <typename Request>
-using IdentityMutation = MutationCommand<Stub, Request, v1::IdentityChangeResponse>;
+using IdentityMutation = MutationCommand<IdentityStub, Request, v1::IdentityChangeResponse>;
 
 // identity create / identity update.
 template <typename Request>
@@ -173,7 +173,7 @@ class SpecCommand final : public IdentityMutation<Request> {
              "exclusive\n";
       return kExitUsage;
     }
-    absl::StatusOr<v1::IdentitySpec> spec = ReadSpecFile(file_, &ParseSpecNode);
+    absl::StatusOr<v1::IdentitySpec> spec = ReadSpecFile(file_, &ParseIdentitySpecNode);
     if (!spec.ok()) return ReportError(spec.status(), err);
     *request.mutable_spec() = *std::move(spec);
     return kExitOk;
@@ -185,7 +185,8 @@ class SpecCommand final : public IdentityMutation<Request> {
 
 class DeleteCommand final : public IdentityMutation<v1::DeleteIdentityRequest> {
  public:
-  DeleteCommand() : MutationCommand(&Stub::DeleteIdentity, "deleted", &FormatIdentityChangeText) {}
+  DeleteCommand()
+      : MutationCommand(&IdentityStub::DeleteIdentity, "deleted", &FormatIdentityChangeText) {}
 
  private:
   int Prepare(const std::string& name, v1::DeleteIdentityRequest& request, std::ostream&) override {
@@ -236,25 +237,25 @@ class BindingCommand final : public IdentityMutation<Request> {
   std::string owner_uid_;
 };
 
-class GetCommand final : public ClientCommand {
+class IdentityGetCommand final : public ClientCommand {
  public:
   int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) override {
     v1::GetIdentityRequest request;
     request.set_name(args[0]);
     return CallAndPrint(
-        &Stub::GetIdentity, request,
+        &IdentityStub::GetIdentity, request,
         [](const v1::GetIdentityResponse& r) { return FormatIdentityText(r.identity()); }, out,
         err);
   }
 };
 
-class ListCommand final : public ClientCommand {
+class IdentityListCommand final : public ClientCommand {
  public:
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
     v1::ListIdentitiesRequest request;
     request.set_include_deleted(include_deleted_);
     return CallAndPrint(
-        &Stub::ListIdentities, request,
+        &IdentityStub::ListIdentities, request,
         [](const v1::ListIdentitiesResponse& r) {
           std::string text = FormatIdentityTableHeader();
           for (const v1::IdentityState& identity : r.identities()) {
@@ -279,7 +280,7 @@ class MirrorsCommand final : public ClientCommand {
     request.set_identity(identity_);
     request.set_namespace_(namespace_);
     return CallAndPrint(
-        &Stub::ListMirrors, request,
+        &IdentityStub::ListMirrors, request,
         [](const v1::ListMirrorsResponse& r) {
           std::string text = FormatMirrorTableHeader();
           for (const v1::MirrorView& mirror : r.mirrors()) {
@@ -333,7 +334,7 @@ std::function<std::unique_ptr<Subcommand>()> Binding(
   return [=] { return std::make_unique<BindingCommand<Request>>(method, verb, uid_required); };
 }
 
-constexpr char kSpecDescription[] =
+constexpr char kIdentitySpecDescription[] =
     "The spec comes from the flags or, with -f, from a YAML file with the Kubernetes field\n"
     "names:\n"
     "  secretRef: {namespace: creds, name: aws}\n"
@@ -408,7 +409,7 @@ absl::StatusOr<v1::IdentitySpec> SpecFromFlags(const IdentitySpecFlags& flags) {
 }
 
 absl::StatusOr<v1::IdentitySpec> ParseIdentitySpecYaml(absl::string_view yaml) {
-  return ParseSpecYaml(yaml, &ParseSpecNode);
+  return ParseSpecYaml(yaml, &ParseIdentitySpecNode);
 }
 
 absl::StatusOr<v1::OwnerReference> ParseOwner(absl::string_view text) {
@@ -428,26 +429,31 @@ absl::StatusOr<v1::OwnerReference> ParseOwner(absl::string_view text) {
 }
 
 void AddIdentityCommands(Dispatcher& d) {
-  d.Add({"identity create", kNameArg, "create an identity that mirrors a source Secret", 1, 1,
-         Spec<v1::CreateIdentityRequest>(&Stub::CreateIdentity, "created"), kSpecDescription});
-  d.Add({"identity update", kNameArg, "replace an identity's spec", 1, 1,
-         Spec<v1::UpdateIdentityRequest>(&Stub::UpdateIdentity, "updated"), kSpecDescription});
-  d.Add({"identity delete", kNameArg, "delete an identity that nothing uses", 1, 1,
+  d.Add({"identity create", kIdentityNameArg, "create an identity that mirrors a source Secret", 1,
+         1, Spec<v1::CreateIdentityRequest>(&IdentityStub::CreateIdentity, "created"),
+         kIdentitySpecDescription});
+  d.Add({"identity update", kIdentityNameArg, "replace an identity's spec", 1, 1,
+         Spec<v1::UpdateIdentityRequest>(&IdentityStub::UpdateIdentity, "updated"),
+         kIdentitySpecDescription});
+  d.Add({"identity delete", kIdentityNameArg, "delete an identity that nothing uses", 1, 1,
          [] { return std::make_unique<DeleteCommand>(); }});
-  d.Add({"identity get", kNameArg, "show an identity, its bindings, mirrors and conditions", 1, 1,
-         [] { return std::make_unique<GetCommand>(); }});
+  d.Add({"identity get", kIdentityNameArg, "show an identity, its bindings, mirrors and conditions",
+         1, 1, [] { return std::make_unique<IdentityGetCommand>(); }});
   d.Add({"identity list", "", "list identities", 0, 0,
-         [] { return std::make_unique<ListCommand>(); }});
-  d.Add({"identity bind", kNameArg, "record that an object in a namespace uses an identity", 1, 1,
-         Binding<v1::BindIdentityRequest>(&Stub::BindIdentity, "bound", /*uid_required=*/true),
+         [] { return std::make_unique<IdentityListCommand>(); }});
+  d.Add({"identity bind", kIdentityNameArg, "record that an object in a namespace uses an identity",
+         1, 1,
+         Binding<v1::BindIdentityRequest>(&IdentityStub::BindIdentity, "bound",
+                                          /*uid_required=*/true),
          kOwnerDescription});
-  d.Add(
-      {"identity unbind", kNameArg, "record that an object stopped using an identity", 1, 1,
-       Binding<v1::UnbindIdentityRequest>(&Stub::UnbindIdentity, "unbound", /*uid_required=*/false),
-       kOwnerDescription});
+  d.Add({"identity unbind", kIdentityNameArg, "record that an object stopped using an identity", 1,
+         1,
+         Binding<v1::UnbindIdentityRequest>(&IdentityStub::UnbindIdentity, "unbound",
+                                            /*uid_required=*/false),
+         kOwnerDescription});
   d.Add({"identity mirrors", "", "list mirrors with their source hash", 0, 0,
          [] { return std::make_unique<MirrorsCommand>(); }});
-  d.Add({"identity pod-spec", kNameArg,
+  d.Add({"identity pod-spec", kIdentityNameArg,
          "print the Pod spec fragment that delivers an identity's mirror (local)", 1, 1,
          [] { return std::make_unique<PodSpecCommand>(); },
          "Prints, as JSON, the volumes and containers to merge into a Pod template: envFrom\n"

@@ -3,7 +3,7 @@
 namespace credledger::service {
 namespace {
 
-struct Namer {
+struct IdentityCommandNamer {
   const char* operator()(const CreateIdentity&) const { return "CreateIdentity"; }
   const char* operator()(const UpdateIdentity&) const { return "UpdateIdentity"; }
   const char* operator()(const DeleteIdentity&) const { return "DeleteIdentity"; }
@@ -15,7 +15,7 @@ struct Namer {
 }  // namespace
 
 std::string IdentityCommandName(const IdentityCommand& command) {
-  return std::visit(Namer{}, command);
+  return std::visit(IdentityCommandNamer{}, command);
 }
 
 }  // namespace credledger::service

@@ -7,7 +7,7 @@
 namespace credledger::service {
 namespace {
 
-constexpr char kService[] = "IdentityService";
+constexpr char kIdentityServiceName[] = "IdentityService";
 
 }  // namespace
 
@@ -15,7 +15,7 @@ grpc::Status IdentityGrpcService::CreateIdentity(grpc::ServerContext* context,
                                                  const v1::CreateIdentityRequest* request,
                                                  v1::IdentityChangeResponse* response) {
   return AuthorizeAndReply(
-      *context, *authorizer_, kService, "CreateIdentity",
+      *context, *authorizer_, kIdentityServiceName, "CreateIdentity",
       [&](const std::string& actor) { return api_->CreateIdentity(*request, actor); }, response);
 }
 
@@ -23,7 +23,7 @@ grpc::Status IdentityGrpcService::UpdateIdentity(grpc::ServerContext* context,
                                                  const v1::UpdateIdentityRequest* request,
                                                  v1::IdentityChangeResponse* response) {
   return AuthorizeAndReply(
-      *context, *authorizer_, kService, "UpdateIdentity",
+      *context, *authorizer_, kIdentityServiceName, "UpdateIdentity",
       [&](const std::string& actor) { return api_->UpdateIdentity(*request, actor); }, response);
 }
 
@@ -31,7 +31,7 @@ grpc::Status IdentityGrpcService::DeleteIdentity(grpc::ServerContext* context,
                                                  const v1::DeleteIdentityRequest* request,
                                                  v1::IdentityChangeResponse* response) {
   return AuthorizeAndReply(
-      *context, *authorizer_, kService, "DeleteIdentity",
+      *context, *authorizer_, kIdentityServiceName, "DeleteIdentity",
       [&](const std::string& actor) { return api_->DeleteIdentity(*request, actor); }, response);
 }
 
@@ -39,7 +39,7 @@ grpc::Status IdentityGrpcService::BindIdentity(grpc::ServerContext* context,
                                                const v1::BindIdentityRequest* request,
                                                v1::IdentityChangeResponse* response) {
   return AuthorizeAndReply(
-      *context, *authorizer_, kService, "BindIdentity",
+      *context, *authorizer_, kIdentityServiceName, "BindIdentity",
       [&](const std::string& actor) { return api_->BindIdentity(*request, actor); }, response);
 }
 
@@ -47,7 +47,7 @@ grpc::Status IdentityGrpcService::UnbindIdentity(grpc::ServerContext* context,
                                                  const v1::UnbindIdentityRequest* request,
                                                  v1::IdentityChangeResponse* response) {
   return AuthorizeAndReply(
-      *context, *authorizer_, kService, "UnbindIdentity",
+      *context, *authorizer_, kIdentityServiceName, "UnbindIdentity",
       [&](const std::string& actor) { return api_->UnbindIdentity(*request, actor); }, response);
 }
 
@@ -55,7 +55,7 @@ grpc::Status IdentityGrpcService::GetIdentity(grpc::ServerContext* context,
                                               const v1::GetIdentityRequest* request,
                                               v1::GetIdentityResponse* response) {
   return AuthorizeAndReply(
-      *context, *authorizer_, kService, "GetIdentity",
+      *context, *authorizer_, kIdentityServiceName, "GetIdentity",
       [&](const std::string&) { return api_->GetIdentity(*request); }, response);
 }
 
@@ -63,7 +63,7 @@ grpc::Status IdentityGrpcService::ListIdentities(grpc::ServerContext* context,
                                                  const v1::ListIdentitiesRequest* request,
                                                  v1::ListIdentitiesResponse* response) {
   return AuthorizeAndReply(
-      *context, *authorizer_, kService, "ListIdentities",
+      *context, *authorizer_, kIdentityServiceName, "ListIdentities",
       [&](const std::string&) { return api_->ListIdentities(*request); }, response);
 }
 
@@ -71,7 +71,7 @@ grpc::Status IdentityGrpcService::ListMirrors(grpc::ServerContext* context,
                                               const v1::ListMirrorsRequest* request,
                                               v1::ListMirrorsResponse* response) {
   return AuthorizeAndReply(
-      *context, *authorizer_, kService, "ListMirrors",
+      *context, *authorizer_, kIdentityServiceName, "ListMirrors",
       [&](const std::string&) { return api_->ListMirrors(*request); }, response);
 }
 

@@ -7,13 +7,13 @@
 #include "absl/strings/str_join.h"
 #include "service/identity_api.h"
 #include "service/target_printer.h"
+#include "service/text_fields.h"
 
 namespace credledger::service {
 namespace {
 
-std::string Field(absl::string_view label, absl::string_view value) {
-  return absl::StrFormat("  %-12s %s\n", absl::StrCat(label, ":"), value);
-}
+// Width of the labels of LabeledLine.
+constexpr int kIdentityLabelWidth = 12;
 
 std::string PhaseName(v1::IdentityState::Phase phase) {
   switch (phase) {
@@ -119,16 +119,22 @@ std::string FormatIdentityText(const v1::IdentityState& identity) {
       absl::StrCat("identity ", identity.name(), " (", PhaseName(identity.phase()), ")\n");
   absl::StrAppend(
       &out,
-      Field("secret", absl::StrCat(spec.secret_ref().namespace_(), "/", spec.secret_ref().name())),
-      Field("cluster", spec.cluster().empty() ? "home" : spec.cluster()),
-      Field("allowed", FormatAllowedNamespaces(spec)),
-      Field("source", SourceText(identity.source())),
-      Field("review", identity.has_access_review() ? ReviewText(identity.access_review()) : "-"),
-      Field("created", FormatTimestamp(identity.created_at(), identity.has_created_at())),
-      Field("updated", FormatTimestamp(identity.updated_at(), identity.has_updated_at())),
-      Field("seq", absl::StrCat(identity.seq())));
+      LabeledLine("secret",
+                  absl::StrCat(spec.secret_ref().namespace_(), "/", spec.secret_ref().name()),
+                  kIdentityLabelWidth),
+      LabeledLine("cluster", spec.cluster().empty() ? "home" : spec.cluster(), kIdentityLabelWidth),
+      LabeledLine("allowed", FormatAllowedNamespaces(spec), kIdentityLabelWidth),
+      LabeledLine("source", SourceText(identity.source()), kIdentityLabelWidth),
+      LabeledLine("review",
+                  identity.has_access_review() ? ReviewText(identity.access_review()) : "-",
+                  kIdentityLabelWidth),
+      LabeledLine("created", FormatTimestamp(identity.created_at(), identity.has_created_at()),
+                  kIdentityLabelWidth),
+      LabeledLine("updated", FormatTimestamp(identity.updated_at(), identity.has_updated_at()),
+                  kIdentityLabelWidth),
+      LabeledLine("seq", absl::StrCat(identity.seq()), kIdentityLabelWidth));
   if (identity.namespaces().empty()) {
-    absl::StrAppend(&out, Field("namespaces", "none"));
+    absl::StrAppend(&out, LabeledLine("namespaces", "none", kIdentityLabelWidth));
     return out;
   }
   absl::StrAppend(&out, "  namespaces:\n");

@@ -3,7 +3,7 @@
 namespace credledger::service {
 namespace {
 
-struct Namer {
+struct ReportCommandNamer {
   const char* operator()(const SubmitReport&) const { return "SubmitReport"; }
   const char* operator()(const SetBoundReleases&) const { return "SetBoundReleases"; }
   const char* operator()(const MarkStale&) const { return "MarkStale"; }
@@ -12,6 +12,6 @@ struct Namer {
 
 }  // namespace
 
-std::string CommandName(const ReportCommand& command) { return std::visit(Namer{}, command); }
+std::string CommandName(const ReportCommand& command) { return std::visit(ReportCommandNamer{}, command); }
 
 }  // namespace credledger::service

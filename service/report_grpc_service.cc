@@ -5,7 +5,7 @@
 namespace credledger::service {
 namespace {
 
-constexpr char kService[] = "ReportService";
+constexpr char kReportServiceName[] = "ReportService";
 
 }  // namespace
 
@@ -13,7 +13,7 @@ grpc::Status ReportGrpcService::PushReport(grpc::ServerContext* context,
                                            const v1::PushReportRequest* request,
                                            v1::PushReportResponse* response) {
   return AuthorizeAndReply(
-      *context, *authorizer_, kService, "PushReport",
+      *context, *authorizer_, kReportServiceName, "PushReport",
       [&](const std::string& actor) { return api_->PushReport(*request, actor); }, response);
 }
 
@@ -21,7 +21,7 @@ grpc::Status ReportGrpcService::SetBoundReleases(grpc::ServerContext* context,
                                                  const v1::SetBoundReleasesRequest* request,
                                                  v1::SetBoundReleasesResponse* response) {
   return AuthorizeAndReply(
-      *context, *authorizer_, kService, "SetBoundReleases",
+      *context, *authorizer_, kReportServiceName, "SetBoundReleases",
       [&](const std::string& actor) { return api_->SetBoundReleases(*request, actor); },
       response);
 }
@@ -30,7 +30,7 @@ grpc::Status ReportGrpcService::GetTargetStatus(grpc::ServerContext* context,
                                                 const v1::GetTargetStatusRequest* request,
                                                 v1::GetTargetStatusResponse* response) {
   return AuthorizeAndReply(
-      *context, *authorizer_, kService, "GetTargetStatus",
+      *context, *authorizer_, kReportServiceName, "GetTargetStatus",
       [&](const std::string&) { return api_->GetTargetStatus(*request); }, response);
 }
 
@@ -38,7 +38,7 @@ grpc::Status ReportGrpcService::ListFleetStatus(grpc::ServerContext* context,
                                                 const v1::ListFleetStatusRequest* request,
                                                 v1::ListFleetStatusResponse* response) {
   return AuthorizeAndReply(
-      *context, *authorizer_, kService, "ListFleetStatus",
+      *context, *authorizer_, kReportServiceName, "ListFleetStatus",
       [&](const std::string&) { return api_->ListFleetStatus(*request); }, response);
 }
 
@@ -46,7 +46,7 @@ grpc::Status ReportGrpcService::WatchFleet(grpc::ServerContext* context,
                                            const v1::WatchFleetRequest* request,
                                            grpc::ServerWriter<v1::WatchFleetResponse>* writer) {
   if (absl::StatusOr<std::string> caller =
-          Authorize(*context, *authorizer_, kService, "WatchFleet");
+          Authorize(*context, *authorizer_, kReportServiceName, "WatchFleet");
       !caller.ok()) {
     return ToGrpcStatus(caller.status());
   }

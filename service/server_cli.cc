@@ -161,13 +161,18 @@ class ServeCommand final : public Subcommand {
       signal_number = received;
       starting.Cancel();
     });
+    const std::string transport(TransportModeName(options.tls));
     absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(std::move(options));
     if (!server.ok()) {
-      if (signal_number.load() == 0) kill(getpid(), SIGTERM);  // ends the signal thread
+      // Ends the signal thread. Directed at that thread alone: a process-wide signal could
+      // reach a thread that does not block it (one started before this command, when it
+      // runs inside a larger process such as a test) and end the whole process.
+      if (signal_number.load() == 0) pthread_kill(signals.native_handle(), SIGTERM);
       signals.join();
       return ReportError(server.status(), err);
     }
-    out << "credledger serving on " << (*server)->address() << std::endl;
+    out << "credledger serving on " << (*server)->address() << " (" << transport << ")"
+        << std::endl;
     signals.join();
     if (lease_lost.load()) {
       err << "credledger: the Lease was lost, shutting down\n";
@@ -216,6 +221,10 @@ class MigrateCommand final : public Subcommand {
  public:
   void DefineFlags(FlagSet& flags) override {
     flags.Add("db", &db_, "event log database file (created when missing)");
+  }
+  absl::Status CheckFlags() const override {
+    if (db_.empty()) return absl::InvalidArgumentError("--db: required");
+    return absl::OkStatus();
   }
 
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {

@@ -11,6 +11,7 @@
 #include "kubebridge/connection.h"
 #include "kubebridge/kubeconfig.h"
 #include "service/server.h"
+#include "service/startup_gates.h"
 #include "service/uuid.h"
 
 namespace credledger::service {
@@ -92,6 +93,7 @@ absl::Status Server::AcquireLease() {
   RETURN_IF_ERROR(
       lease_->Acquire(options_.start_cancel != nullptr ? *options_.start_cancel : never));
   lease_->Start();
+  readiness_.OpenGate(kLeaseGate);
   common::Log(common::LogLevel::kInfo, "holding the lease: this replica is the writer",
               {{"lease", absl::StrCat(lease.namespace_name, "/", lease.name)},
                {"identity", lease.identity}});

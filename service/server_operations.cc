@@ -99,6 +99,9 @@ absl::Status RegisterProjectionMetrics(common::MetricsRegistry& metrics,
 }  // namespace
 
 absl::Status Server::StartOperations() {
+  if (!options_.lease_name.empty() && !options_.read_only) {
+    readiness_.AddGate(kLeaseGate, "waiting to acquire the Lease");
+  }
   readiness_.AddGate(kLogGate, "opening and verifying the event log");
   readiness_.AddGate(kProjectionsGate, "catching up with the head of the log");
   readiness_.AddGate(kGrpcGate, "the gRPC API is not serving yet");

@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/dns_label.h"
+#include "common/field_error.h"
 #include "common/status_macros.h"
 #include "kubebridge/connection_errors.h"
 #include "service/prior_request.h"
@@ -19,11 +20,7 @@ namespace credledger::service {
 namespace {
 
 constexpr char kPasswordMessage[] =
-    "source.url must not contain a password; put credentials in auth";
-
-absl::Status Invalid(absl::string_view field, absl::string_view rule) {
-  return absl::InvalidArgumentError(absl::StrCat(field, ": ", rule));
-}
+    "source.url: must not contain a password; put credentials in auth";
 
 // The position of "://" after a scheme (RFC 3986: a letter, then letters, digits, '+', '-'
 // and '.'), or npos when `url` does not start with one ("git@host:a://b" does not).
@@ -100,12 +97,12 @@ std::vector<Reference> References(const v1::SourceSpec& source) {
 }
 
 // The auth blocks of SourceAuth: the proto field and the type that uses it.
-struct AuthBlock {
+struct SourceAuthBlock {
   const char* field;
   const char* type;
   bool (v1::SourceAuth::*is_set)() const;
 };
-constexpr AuthBlock kAuthBlocks[] = {
+constexpr SourceAuthBlock kSourceAuthBlocks[] = {
     {"basic", kubebridge::kSourceAuthBasic, &v1::SourceAuth::has_basic},
     {"bearer", kubebridge::kSourceAuthBearer, &v1::SourceAuth::has_bearer},
     {"ssh_key", kubebridge::kSourceAuthSshKey, &v1::SourceAuth::has_ssh_key},
@@ -115,20 +112,20 @@ constexpr AuthBlock kAuthBlocks[] = {
 // ("none" needs none). An unknown type may carry any block: it is recorded as Unsupported,
 // and a type that differs from a known one only in case comes with that type's block
 // (source_cli.h, SourceSpecFromFlags).
-absl::Status ValidateAuthBlocks(const v1::SourceAuth& auth) {
+absl::Status ValidateSourceAuthBlocks(const v1::SourceAuth& auth) {
   bool known = auth.type() == kubebridge::kSourceAuthNone;
-  for (const AuthBlock& block : kAuthBlocks) known = known || auth.type() == block.type;
+  for (const SourceAuthBlock& block : kSourceAuthBlocks) known = known || auth.type() == block.type;
   if (!known) return absl::OkStatus();
-  for (const AuthBlock& block : kAuthBlocks) {
+  for (const SourceAuthBlock& block : kSourceAuthBlocks) {
     const bool set = (auth.*(block.is_set))();
     if (auth.type() == block.type && !set) {
-      return Invalid(absl::StrCat("source.auth.", block.field),
-                     absl::StrCat("required for auth type ", block.type));
+      return common::FieldError(absl::StrCat("source.auth.", block.field),
+                                absl::StrCat("required for auth type ", block.type));
     }
     if (auth.type() != block.type && set) {
-      return Invalid(absl::StrCat("source.auth.", block.field),
-                     absl::StrCat("only for auth type ", block.type, " (type is ", auth.type(),
-                                  ")"));
+      return common::FieldError(
+          absl::StrCat("source.auth.", block.field),
+          absl::StrCat("only for auth type ", block.type, " (type is ", auth.type(), ")"));
     }
   }
   return absl::OkStatus();
@@ -140,9 +137,10 @@ absl::Status ValidateTlsFitsUrl(const v1::SourceSpec& source) {
   constexpr char kRule[] =
       "only for https:// and oci:// URLs; an SSH URL (ssh:// or user@host:path) has no TLS, "
       "its host key is checked against known_hosts";
-  if (source.tls().insecure_skip_verify()) return Invalid("source.tls.insecure_skip_verify", kRule);
+  if (source.tls().insecure_skip_verify())
+    return common::FieldError("source.tls.insecure_skip_verify", kRule);
   if (IsSet(source.tls().ca_public_cert_ref())) {
-    return Invalid("source.tls.ca_public_cert_ref", kRule);
+    return common::FieldError("source.tls.ca_public_cert_ref", kRule);
   }
   return absl::OkStatus();
 }
@@ -163,7 +161,7 @@ absl::Status ValidateSource(const v1::SourceSpec& source) {
     return absl::InvalidArgumentError("source.auth.type: required (none, basic, bearer or sshKey)");
   }
   RETURN_IF_ERROR(ValidateToken("source.auth.type", source.auth().type(), kMaxSourceAuthTypeBytes));
-  RETURN_IF_ERROR(ValidateAuthBlocks(source.auth()));
+  RETURN_IF_ERROR(ValidateSourceAuthBlocks(source.auth()));
   for (const Reference& ref : References(source)) {
     RETURN_IF_ERROR(ref.object_ref != nullptr ? ValidateObjectKeyRef(ref.field, *ref.object_ref)
                                               : common::ValidateDnsSubdomain(ref.field, ref.name));
@@ -280,9 +278,10 @@ absl::Status ValidateSourceUrl(absl::string_view url) {
   }
   // Not quoted: a query may hold a token.
   if (url.find_first_of("?#") != absl::string_view::npos) {
-    return Invalid("source.url",
-                   "must not contain a query ('?') or a fragment ('#'): a query can carry a "
-                   "credential; put credentials in auth");
+    return common::FieldError(
+        "source.url",
+        "must not contain a query ('?') or a fragment ('#'): a query can carry a "
+        "credential; put credentials in auth");
   }
   return absl::OkStatus();
 }

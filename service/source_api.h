@@ -73,7 +73,7 @@ std::string RecordedSourceUrl(absl::string_view url);
 // as RFC 3986 has it), or for any other URL (scp-like "git@host:path") the part before the
 // first '@' when no '/' precedes it. That rule may refuse a rare scp-like path with an '@' before its first '/'
 // ("host:a@b"); it never lets a "user:password@" through.
-// Errors: kInvalidArgument naming source.url; for a password exactly "source.url must not
+// Errors: kInvalidArgument naming source.url; for a password exactly "source.url: must not
 // contain a password; put credentials in auth". Neither a password nor a query is quoted.
 absl::Status ValidateSourceUrl(absl::string_view url);
 

@@ -21,10 +21,10 @@
 namespace credledger::service {
 namespace {
 
-using Stub = v1::SourceService::Stub;
+using SourceStub = v1::SourceService::Stub;
 
 // Longest part of a refused kind quoted in an error.
-constexpr size_t kShownKindBytes = 40;
+constexpr size_t kShownSourceKindBytes = 40;
 
 // The flags that describe the source; exclusive with -f.
 constexpr const char* kSpecFlags[] = {"kind",
@@ -44,9 +44,9 @@ absl::StatusOr<v1::SourceKind> ParseKind(absl::string_view field, absl::string_v
   for (v1::SourceKind kind : {v1::SOURCE_KIND_GIT, v1::SOURCE_KIND_HELM, v1::SOURCE_KIND_OCI}) {
     if (SourceKindName(kind) == text) return kind;
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat(field, ": ", common::QuoteCut(text, kShownKindBytes),
-                   " is not a source kind (git, helm or oci)"));
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ",
+                                                 common::QuoteCut(text, kShownSourceKindBytes),
+                                                 " is not a source kind (git, helm or oci)"));
 }
 
 // The reference named by --<prefix>-configmap or --<prefix>-secret and --<prefix>-key;
@@ -126,8 +126,8 @@ absl::Status FillAuthFromFlags(const SourceFlags& flags, v1::SourceAuth& auth) {
 // ---- The source file ---------------------------------------------------------------------
 
 // Sets `*out` from `parent[key]` when present.
-absl::Status OptionalString(const YAML::Node& parent, absl::string_view path,
-                            const std::string& key, std::string* out) {
+absl::Status OptionalSourceString(const YAML::Node& parent, absl::string_view path,
+                                  const std::string& key, std::string* out) {
   const YAML::Node node = parent[key];
   if (!YamlPresent(node)) return absl::OkStatus();
   ASSIGN_OR_RETURN(*out, YamlString(node, YamlChild(path, key)));
@@ -136,25 +136,25 @@ absl::Status OptionalString(const YAML::Node& parent, absl::string_view path,
 
 absl::Status ParseObjectRef(const YAML::Node& node, absl::string_view path, v1::ObjectKeyRef& ref) {
   RETURN_IF_ERROR(YamlCheckKeys(node, path, {"kind", "name", "key"}));
-  RETURN_IF_ERROR(OptionalString(node, path, "kind", ref.mutable_kind()));
-  RETURN_IF_ERROR(OptionalString(node, path, "name", ref.mutable_name()));
-  return OptionalString(node, path, "key", ref.mutable_key());
+  RETURN_IF_ERROR(OptionalSourceString(node, path, "kind", ref.mutable_kind()));
+  RETURN_IF_ERROR(OptionalSourceString(node, path, "name", ref.mutable_name()));
+  return OptionalSourceString(node, path, "key", ref.mutable_key());
 }
 
 // A {secretName} block.
 absl::Status ParseSecretBlock(const YAML::Node& node, absl::string_view path,
                               std::string* secret_name) {
   RETURN_IF_ERROR(YamlCheckKeys(node, path, {"secretName"}));
-  return OptionalString(node, path, "secretName", secret_name);
+  return OptionalSourceString(node, path, "secretName", secret_name);
 }
 
-absl::Status ParseAuth(const YAML::Node& node, v1::SourceAuth& auth) {
+absl::Status ParseSourceAuth(const YAML::Node& node, v1::SourceAuth& auth) {
   constexpr char kPath[] = "auth";
   RETURN_IF_ERROR(YamlCheckKeys(node, kPath, {"type", "basic", "bearer", "sshKey"}));
   if (!YamlPresent(node["type"])) {
     return YamlInvalid("auth.type", "required when auth is given (none, basic, bearer or sshKey)");
   }
-  RETURN_IF_ERROR(OptionalString(node, kPath, "type", auth.mutable_type()));
+  RETURN_IF_ERROR(OptionalSourceString(node, kPath, "type", auth.mutable_type()));
   if (const YAML::Node basic = node["basic"]; YamlPresent(basic)) {
     RETURN_IF_ERROR(
         ParseSecretBlock(basic, "auth.basic", auth.mutable_basic()->mutable_secret_name()));
@@ -167,7 +167,8 @@ absl::Status ParseAuth(const YAML::Node& node, v1::SourceAuth& auth) {
     constexpr char kSshPath[] = "auth.sshKey";
     RETURN_IF_ERROR(YamlCheckKeys(ssh, kSshPath, {"secretName", "knownHostsRef"}));
     v1::SshKeySourceAuth& ssh_key = *auth.mutable_ssh_key();
-    RETURN_IF_ERROR(OptionalString(ssh, kSshPath, "secretName", ssh_key.mutable_secret_name()));
+    RETURN_IF_ERROR(
+        OptionalSourceString(ssh, kSshPath, "secretName", ssh_key.mutable_secret_name()));
     if (const YAML::Node ref = ssh["knownHostsRef"]; YamlPresent(ref)) {
       RETURN_IF_ERROR(
           ParseObjectRef(ref, "auth.sshKey.knownHostsRef", *ssh_key.mutable_known_hosts_ref()));
@@ -189,19 +190,19 @@ absl::Status ParseTls(const YAML::Node& node, v1::SourceTls& tls) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<v1::SourceSpec> ParseSpecNode(const YAML::Node& root) {
+absl::StatusOr<v1::SourceSpec> ParseSourceSpecNode(const YAML::Node& root) {
   RETURN_IF_ERROR(YamlCheckKeys(root, "", {"kind", "url", "namespace", "auth", "tls"}));
   v1::SourceSpec spec;
   std::string kind;
-  RETURN_IF_ERROR(OptionalString(root, "", "kind", &kind));
+  RETURN_IF_ERROR(OptionalSourceString(root, "", "kind", &kind));
   if (!kind.empty()) {
     ASSIGN_OR_RETURN(const v1::SourceKind parsed, ParseKind("kind", kind));
     spec.set_kind(parsed);
   }
-  RETURN_IF_ERROR(OptionalString(root, "", "url", spec.mutable_url()));
-  RETURN_IF_ERROR(OptionalString(root, "", "namespace", spec.mutable_namespace_()));
+  RETURN_IF_ERROR(OptionalSourceString(root, "", "url", spec.mutable_url()));
+  RETURN_IF_ERROR(OptionalSourceString(root, "", "namespace", spec.mutable_namespace_()));
   if (const YAML::Node auth = root["auth"]; YamlPresent(auth)) {
-    RETURN_IF_ERROR(ParseAuth(auth, *spec.mutable_auth()));
+    RETURN_IF_ERROR(ParseSourceAuth(auth, *spec.mutable_auth()));
   } else {
     spec.mutable_auth()->set_type(kubebridge::kSourceAuthNone);
   }
@@ -213,7 +214,7 @@ absl::StatusOr<v1::SourceSpec> ParseSpecNode(const YAML::Node& root) {
 
 // ---- The command -------------------------------------------------------------------------
 
-class VerifyCommand final : public ClientCommand {
+class SourceVerifyCommand final : public ClientCommand {
  public:
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
     if (flags_->Given("request-id") && request_id_.empty()) {
@@ -231,7 +232,7 @@ class VerifyCommand final : public ClientCommand {
     if (!request_id.ok()) return ReportError(request_id.status(), err);
     request.set_request_id(*request_id);
     v1::VerifySourceResponse response;
-    if (absl::Status status = Call(&Stub::VerifySource, request, &response); !status.ok()) {
+    if (absl::Status status = Call(&SourceStub::VerifySource, request, &response); !status.ok()) {
       return ReportError(status, err);
     }
     if (const int printed = Print(response, FormatVerifySourceText(request, response), out, err);
@@ -298,7 +299,7 @@ class VerifyCommand final : public ClientCommand {
         return kExitUsage;
       }
     }
-    absl::StatusOr<v1::SourceSpec> spec = ReadSpecFile(file_, &ParseSpecNode);
+    absl::StatusOr<v1::SourceSpec> spec = ReadSpecFile(file_, &ParseSourceSpecNode);
     if (!spec.ok()) return ReportError(spec.status(), err);
     *request.mutable_source() = *std::move(spec);
     return kExitOk;
@@ -311,7 +312,7 @@ class VerifyCommand final : public ClientCommand {
   std::string request_id_;
 };
 
-constexpr char kVerifyDescription[] =
+constexpr char kSourceVerifyDescription[] =
     "Asks the service to check a Git, Helm or OCI source's address and credentials: Git\n"
     "lists the remote's refs, Helm downloads index.yaml, OCI sends GET /v2/ (200 and 401\n"
     "pass, so OCI credentials are only checked at the first pull). Credentials are read by\n"
@@ -360,7 +361,7 @@ absl::StatusOr<v1::SourceSpec> SourceSpecFromFlags(const SourceFlags& flags) {
 }
 
 absl::StatusOr<v1::SourceSpec> ParseSourceSpecYaml(absl::string_view yaml) {
-  return ParseSpecYaml(yaml, &ParseSpecNode);
+  return ParseSpecYaml(yaml, &ParseSourceSpecNode);
 }
 
 int VerifySourceExitCode(const v1::VerifySourceResponse& response) {
@@ -374,7 +375,8 @@ int VerifySourceExitCode(const v1::VerifySourceResponse& response) {
 void AddSourceCommands(Dispatcher& dispatcher) {
   dispatcher.Add({"source verify", "",
                   "verify a Git, Helm or OCI source's address and credentials from the service", 0,
-                  0, [] { return std::make_unique<VerifyCommand>(); }, kVerifyDescription});
+                  0, [] { return std::make_unique<SourceVerifyCommand>(); },
+                  kSourceVerifyDescription});
 }
 
 }  // namespace credledger::service

@@ -4,13 +4,13 @@
 #include "absl/strings/str_format.h"
 #include "kubebridge/connection_errors.h"
 #include "service/source_api.h"
+#include "service/text_fields.h"
 
 namespace credledger::service {
 namespace {
 
-std::string Field(absl::string_view name, absl::string_view value) {
-  return absl::StrFormat("  %-10s %s\n", absl::StrCat(name, ":"), value.empty() ? "-" : value);
-}
+// Width of the labels of LabeledLine.
+constexpr int kSourceLabelWidth = 10;
 
 absl::string_view RetryText(absl::string_view reason) {
   if (reason == kubebridge::kReasonVerifyFailed) return "yes, with backoff";
@@ -48,16 +48,24 @@ std::string FormatVerifySourceText(const v1::VerifySourceRequest& request,
   } else {
     absl::StrAppend(&out, " (seq ", response.seq(), ")\n");
   }
-  absl::StrAppend(&out, Field("kind", SourceKindName(result.kind())), Field("url", result.url()),
-                  Field("auth", result.auth_type()), Field("message", result.message()));
+  absl::StrAppend(&out,
+                  LabeledLine("kind", OrDash(SourceKindName(result.kind())), kSourceLabelWidth),
+                  LabeledLine("url", OrDash(result.url()), kSourceLabelWidth),
+                  LabeledLine("auth", OrDash(result.auth_type()), kSourceLabelWidth),
+                  LabeledLine("message", OrDash(result.message()), kSourceLabelWidth));
   if (!result.host_key_fingerprint().empty()) {
-    absl::StrAppend(&out, Field("host key", result.host_key_fingerprint()));
+    absl::StrAppend(
+        &out, LabeledLine("host key", OrDash(result.host_key_fingerprint()), kSourceLabelWidth));
   }
   if (result.insecure_skip_verify()) {
-    absl::StrAppend(&out, Field("tls", "server certificate not verified (insecureSkipVerify)"));
+    absl::StrAppend(
+        &out, LabeledLine("tls", OrDash("server certificate not verified (insecureSkipVerify)"),
+                          kSourceLabelWidth));
   }
-  for (const std::string& note : result.notes()) absl::StrAppend(&out, Field("note", note));
-  absl::StrAppend(&out, Field("retry", RetryText(result.reason())));
+  for (const std::string& note : result.notes())
+    absl::StrAppend(&out, LabeledLine("note", OrDash(note), kSourceLabelWidth));
+  absl::StrAppend(&out,
+                  LabeledLine("retry", OrDash(RetryText(result.reason())), kSourceLabelWidth));
   return out;
 }
 

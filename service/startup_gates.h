@@ -5,6 +5,8 @@
 
 namespace credledger::service {
 
+// The Lease is held (only with --lease-name); its fence check follows as "lease" too.
+inline constexpr char kLeaseGate[] = "lease";
 // The event log is open, its tail verified and the service configuration recorded.
 inline constexpr char kLogGate[] = "log";
 // Every projection has caught up with the head of the log as it was at start.

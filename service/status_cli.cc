@@ -11,12 +11,7 @@
 namespace credledger::service {
 namespace {
 
-using Stub = v1::ReportService::Stub;
-
-int UsageError(const std::string& message, std::ostream& err) {
-  err << "error: " << message << "\n";
-  return kExitUsage;
-}
+using ReportStub = v1::ReportService::Stub;
 
 class StatusCommand final : public ClientCommand {
  public:
@@ -32,7 +27,7 @@ class StatusCommand final : public ClientCommand {
     request.set_namespace_(target_namespace);
     request.set_name(name);
     return CallAndPrint(
-        &Stub::GetTargetStatus, request,
+        &ReportStub::GetTargetStatus, request,
         [](const v1::GetTargetStatusResponse& r) { return FormatStatusText(r.status()); }, out,
         err);
   }
@@ -40,7 +35,7 @@ class StatusCommand final : public ClientCommand {
   int RunTable(std::ostream& out, std::ostream& err) const {
     v1::ListFleetStatusResponse response;
     const absl::Status status =
-        Call(&Stub::ListFleetStatus, v1::ListFleetStatusRequest(), &response);
+        Call(&ReportStub::ListFleetStatus, v1::ListFleetStatusRequest(), &response);
     if (!status.ok()) return ReportError(status, err);
     std::string text = FormatStatusTableHeader();
     for (const v1::TargetStatusView& t : response.targets()) {
@@ -55,13 +50,14 @@ class FleetCommand final : public ClientCommand {
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
     if (watch_) {
       if (!condition_.empty()) {
-        return UsageError("--condition cannot be combined with --watch (WatchFleet streams "
-                          "every Target of the namespace)",
-                          err);
+        return ReportUsageError(
+            "--condition cannot be combined with --watch (WatchFleet streams "
+            "every Target of the namespace)",
+            err);
       }
       return RunWatch(out, err);
     }
-    if (after_seq_ != 0) return UsageError("--after-seq needs --watch", err);
+    if (after_seq_ != 0) return ReportUsageError("--after-seq needs --watch", err);
     return RunList(out, err);
   }
 
@@ -82,15 +78,17 @@ class FleetCommand final : public ClientCommand {
     if (!condition_.empty()) {
       const size_t equals = condition_.find('=');
       if (equals == std::string::npos || equals == 0 || equals + 1 == condition_.size()) {
-        return UsageError("--condition: expected <Type>=<Status> (for example "
-                          "Reporting=False), got \"" + condition_ + "\"",
-                          err);
+        return ReportUsageError(
+            "--condition: expected <Type>=<Status> (for example "
+            "Reporting=False), got \"" +
+                condition_ + "\"",
+            err);
       }
       request.set_condition_type(condition_.substr(0, equals));
       request.set_condition_status(condition_.substr(equals + 1));
     }
     return CallAndPrint(
-        &Stub::ListFleetStatus, request,
+        &ReportStub::ListFleetStatus, request,
         [this](const v1::ListFleetStatusResponse& r) {
           std::string text = FormatFleetSummary(r.summary(), r.seq());
           // With a condition the operator asks "which ones": list them below the counts.
@@ -107,7 +105,7 @@ class FleetCommand final : public ClientCommand {
     v1::WatchFleetRequest request;
     request.set_namespace_(namespace_);
     request.set_after_seq(after_seq_);
-    return PrintStream(&Stub::WatchFleet, request, FormatFleetWatchItem, out, err);
+    return PrintStream(&ReportStub::WatchFleet, request, FormatFleetWatchItem, out, err);
   }
 
   std::string namespace_;

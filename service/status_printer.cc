@@ -6,15 +6,13 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "service/target_printer.h"
+#include "service/text_fields.h"
 
 namespace credledger::service {
 namespace {
 
-std::string Field(absl::string_view label, absl::string_view value) {
-  return absl::StrFormat("  %-16s %s\n", absl::StrCat(label, ":"), value);
-}
-
-std::string OrDash(const std::string& value) { return value.empty() ? "-" : value; }
+// Width of the labels of LabeledLine.
+constexpr int kStatusLabelWidth = 16;
 
 std::string ConditionText(const v1::StatusCondition& c) {
   return absl::StrCat(c.status(), " ", c.reason(),
@@ -88,25 +86,31 @@ std::string NamesOrNone(const google::protobuf::RepeatedPtrField<std::string>& n
 
 std::string FormatStatusText(const v1::TargetStatusView& s) {
   std::string out = absl::StrCat(s.namespace_(), "/", s.name(), "\n");
-  absl::StrAppend(&out, Field("uid", s.uid()), Field("active", s.active() ? "yes" : "no"));
+  absl::StrAppend(&out, LabeledLine("uid", s.uid(), kStatusLabelWidth),
+                  LabeledLine("active", s.active() ? "yes" : "no", kStatusLabelWidth));
   for (const v1::StatusCondition& c : s.conditions()) {
-    absl::StrAppend(&out, Field(c.type(), ConditionText(c)));
+    absl::StrAppend(&out, LabeledLine(c.type(), ConditionText(c), kStatusLabelWidth));
   }
   absl::StrAppend(
       &out,
-      Field("last report",
-            absl::StrCat(FormatTimestamp(s.last_report_time(), s.has_last_report_time()),
-                         s.has_last_report_time() ? " (agent clock)" : "")),
-      Field("last seen", FormatTimestamp(s.last_seen_at(), s.has_last_seen_at())),
-      Field("report received",
-            FormatTimestamp(s.last_report_received_at(), s.has_last_report_received_at())),
-      Field("bootstrap", OrDash(s.bootstrap_version())));
+      LabeledLine("last report",
+                  absl::StrCat(FormatTimestamp(s.last_report_time(), s.has_last_report_time()),
+                               s.has_last_report_time() ? " (agent clock)" : ""),
+                  kStatusLabelWidth),
+      LabeledLine("last seen", FormatTimestamp(s.last_seen_at(), s.has_last_seen_at()),
+                  kStatusLabelWidth),
+      LabeledLine("report received",
+                  FormatTimestamp(s.last_report_received_at(), s.has_last_report_received_at()),
+                  kStatusLabelWidth),
+      LabeledLine("bootstrap", OrDash(s.bootstrap_version()), kStatusLabelWidth));
   const std::string bound = absl::StrJoin(
       s.bound_releases(), ", ", [](std::string* out, const v1::BoundRelease& b) {
         absl::StrAppend(out, b.namespace_(), "/", b.name());
       });
-  absl::StrAppend(&out, Field("bound", OrDash(bound)), Field("capacity", CapacityText(s)),
-                  Field("seq", absl::StrCat(s.last_seq())), ReleasesTable(s), ChecksTable(s));
+  absl::StrAppend(&out, LabeledLine("bound", OrDash(bound), kStatusLabelWidth),
+                  LabeledLine("capacity", CapacityText(s), kStatusLabelWidth),
+                  LabeledLine("seq", absl::StrCat(s.last_seq()), kStatusLabelWidth),
+                  ReleasesTable(s), ChecksTable(s));
   return out;
 }
 

@@ -19,6 +19,11 @@ int ReportError(const absl::Status& status, std::ostream& err) {
   return kExitFailure;
 }
 
+int ReportUsageError(absl::string_view message, std::ostream& err) {
+  err << "error: " << common::TerminalSafe(message) << "\n";
+  return kExitUsage;
+}
+
 void Dispatcher::Add(SubcommandSpec spec) { specs_.push_back(std::move(spec)); }
 
 const SubcommandSpec* Dispatcher::Match(const std::vector<std::string>& args,
@@ -78,6 +83,12 @@ const SubcommandSpec* Dispatcher::MatchAroundFlags(const std::vector<std::string
 }
 
 std::string Dispatcher::Usage() const { return GroupUsage(""); }
+
+std::vector<std::string> Dispatcher::Paths() const {
+  std::vector<std::string> paths;
+  for (const SubcommandSpec& spec : specs_) paths.push_back(spec.path);
+  return paths;
+}
 
 std::string Dispatcher::GroupUsage(const std::string& prefix) const {
   std::string out = absl::StrCat("usage: ", program_, prefix.empty() ? "" : " ", prefix,

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "service/flag_set.h"
 
 namespace credledger::service {
@@ -38,6 +39,10 @@ inline constexpr int kExitUnsupported = 4;  // retrying cannot help until the sp
 // INVALID_ARGUMENT; the message through common::TerminalSafe) to `err` and returns
 // kExitFailure.
 int ReportError(const absl::Status& status, std::ostream& err);
+
+// Prints "error: <message>" (through common::TerminalSafe) to `err` and returns kExitUsage:
+// for a command line that cannot be run as written.
+int ReportUsageError(absl::string_view message, std::ostream& err);
 
 // One subcommand's behaviour. Flags bind to the object's own members in DefineFlags.
 class Subcommand {
@@ -78,6 +83,8 @@ class Dispatcher {
 
   // The program's usage: every subcommand with its summary.
   std::string Usage() const;
+  // The path of every subcommand ("serve", "target register"), in the order added.
+  std::vector<std::string> Paths() const;
   // A subcommand's usage line, summary, description and its own flags only.
   std::string Help(const SubcommandSpec& spec) const;
 

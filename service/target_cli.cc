@@ -17,14 +17,14 @@
 namespace credledger::service {
 namespace {
 
-using Stub = v1::TargetService::Stub;
+using TargetStub = v1::TargetService::Stub;
 
 // One mutating subcommand: its RPC, past-tense verb, and extra string flags copied into
 // the request.
 template <typename Request, typename Response>
 class MutationCommand final : public ClientCommand {
  public:
-  using Method = grpc::Status (Stub::*)(grpc::ClientContext*, const Request&, Response*);
+  using Method = grpc::Status (TargetStub::*)(grpc::ClientContext*, const Request&, Response*);
   struct ExtraFlag {
     std::string name;
     std::string help;
@@ -100,7 +100,7 @@ class MutationCommand final : public ClientCommand {
   std::map<std::string, std::string> values_;
 };
 
-class GetCommand final : public ClientCommand {
+class TargetGetCommand final : public ClientCommand {
  public:
   int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) override {
     v1::GetTargetRequest request;
@@ -109,19 +109,19 @@ class GetCommand final : public ClientCommand {
     request.set_namespace_(target_namespace);
     request.set_name(name);
     return CallAndPrint(
-        &Stub::GetTarget, request,
+        &TargetStub::GetTarget, request,
         [](const v1::GetTargetResponse& r) { return FormatTargetText(r.target()); }, out, err);
   }
 };
 
-class ListCommand final : public ClientCommand {
+class TargetListCommand final : public ClientCommand {
  public:
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
     v1::ListTargetsRequest request;
     request.set_namespace_(namespace_);
     request.set_include_finalized(include_finalized_);
     return CallAndPrint(
-        &Stub::ListTargets, request,
+        &TargetStub::ListTargets, request,
         [](const v1::ListTargetsResponse& r) {
           std::string text = FormatTargetTableHeader();
           for (const v1::Target& t : r.targets()) absl::StrAppend(&text, FormatTargetRow(t));
@@ -145,7 +145,7 @@ class WatchCommand final : public ClientCommand {
     v1::WatchTargetsRequest request;
     request.set_namespace_(namespace_);
     request.set_after_seq(after_seq_);
-    return PrintStream(&Stub::WatchTargets, request, FormatWatchItem, out, err);
+    return PrintStream(&TargetStub::WatchTargets, request, FormatWatchItem, out, err);
   }
 
  private:
@@ -160,7 +160,7 @@ class WatchCommand final : public ClientCommand {
 
 template <typename Request, typename Response>
 std::function<std::unique_ptr<Subcommand>()> Mutation(
-    grpc::Status (Stub::*call)(grpc::ClientContext*, const Request&, Response*),
+    grpc::Status (TargetStub::*call)(grpc::ClientContext*, const Request&, Response*),
     std::string verb,
     std::vector<typename MutationCommand<Request, Response>::ExtraFlag> extras = {}) {
   return [=]() {
@@ -171,37 +171,34 @@ std::function<std::unique_ptr<Subcommand>()> Mutation(
 }  // namespace
 
 void AddTargetCommands(Dispatcher& d) {
-  d.Add({"target register", kTargetArg, "register a Target (and request its first credential)",
-         1, 1,
-         Mutation(&Stub::RegisterTarget, "registered",
+  d.Add({"target register", kTargetArg, "register a Target (and request its first credential)", 1,
+         1,
+         Mutation(&TargetStub::RegisterTarget, "registered",
                   {{"uid", "uid of the Target (lowercase RFC 4122); generated when absent",
                     [](v1::RegisterTargetRequest& r, const std::string& v) { r.set_uid(v); }}})});
   d.Add({"target delete", kTargetArg, "delete a Target and its credentials", 1, 1,
-         Mutation(&Stub::DeleteTarget, "deletion requested for")});
-  d.Add({"target rotate", kTargetArg, "request a new credential", 1, 1,
-         Mutation(&Stub::RequestRotation, "rotation requested for",
-                  {{"value", "rotation request value; defaults to the request id",
-                    [](v1::RequestRotationRequest& r, const std::string& v) {
-                      r.set_value(v);
-                    }}})});
+         Mutation(&TargetStub::DeleteTarget, "deletion requested for")});
+  d.Add(
+      {"target rotate", kTargetArg, "request a new credential", 1, 1,
+       Mutation(&TargetStub::RequestRotation, "rotation requested for",
+                {{"value", "rotation request value; defaults to the request id",
+                  [](v1::RequestRotationRequest& r, const std::string& v) { r.set_value(v); }}})});
   d.Add({"target revoke", kTargetArg, "revoke a Target's credentials", 1, 1,
-         Mutation(&Stub::Revoke, "revoked",
+         Mutation(&TargetStub::Revoke, "revoked",
                   {{"reason", "why, recorded with the revocation",
                     [](v1::RevokeRequest& r, const std::string& v) { r.set_reason(v); }}})});
   d.Add({"target lift", kTargetArg, "lift a revocation (a fresh credential is minted)", 1, 1,
-         Mutation(&Stub::LiftRevocation, "revocation lifted for")});
+         Mutation(&TargetStub::LiftRevocation, "revocation lifted for")});
   d.Add({"target confirm", kTargetArg,
-         "confirm a rolled-out chart version (releases older credentials)",
-         1, 1,
-         Mutation(&Stub::ConfirmRollout, "rollout confirmed for",
-                  {{"revision", "the chart version that rolled out (required)",
-                    [](v1::ConfirmRolloutRequest& r, const std::string& v) {
-                      r.set_revision(v);
-                    }}})});
+         "confirm a rolled-out chart version (releases older credentials)", 1, 1,
+         Mutation(
+             &TargetStub::ConfirmRollout, "rollout confirmed for",
+             {{"revision", "the chart version that rolled out (required)",
+               [](v1::ConfirmRolloutRequest& r, const std::string& v) { r.set_revision(v); }}})});
   d.Add({"target get", kTargetArg, "show a Target and its current credential", 1, 1,
-         [] { return std::make_unique<GetCommand>(); }});
+         [] { return std::make_unique<TargetGetCommand>(); }});
   d.Add({"target list", "", "list Targets", 0, 0,
-         [] { return std::make_unique<ListCommand>(); }});
+         [] { return std::make_unique<TargetListCommand>(); }});
   d.Add({"target watch", "", "stream Targets: a snapshot, then every change", 0, 0,
          [] { return std::make_unique<WatchCommand>(); }});
 }

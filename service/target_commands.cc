@@ -3,7 +3,7 @@
 namespace credledger::service {
 namespace {
 
-struct Namer {
+struct TargetCommandNamer {
   const char* operator()(const RegisterTarget&) const { return "RegisterTarget"; }
   const char* operator()(const DeleteTarget&) const { return "DeleteTarget"; }
   const char* operator()(const RequestRotation&) const { return "RequestRotation"; }
@@ -27,6 +27,6 @@ struct Namer {
 
 }  // namespace
 
-std::string CommandName(const TargetCommand& command) { return std::visit(Namer{}, command); }
+std::string CommandName(const TargetCommand& command) { return std::visit(TargetCommandNamer{}, command); }
 
 }  // namespace credledger::service

@@ -58,7 +58,8 @@ class Decision {
   }
 
   absl::StatusOr<std::vector<Event>> operator()(const RequestRotation& c) {
-    if (auto s = ValidateToken("request_value", c.request_value, kMaxValueBytes); !s.ok()) {
+    // Named as the API names it (RequestRotationRequest.value, `target rotate --value`).
+    if (auto s = ValidateToken("value", c.request_value, kMaxValueBytes); !s.ok()) {
       return s;
     }
     if (auto s = RequireActive(); !s.ok()) return s;

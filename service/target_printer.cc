@@ -7,13 +7,13 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "projections/proto_time.h"
+#include "service/text_fields.h"
 
 namespace credledger::service {
 namespace {
 
-std::string Field(absl::string_view label, absl::string_view value) {
-  return absl::StrFormat("  %-12s %s\n", absl::StrCat(label, ":"), value);
-}
+// Width of the labels of LabeledLine.
+constexpr int kTargetLabelWidth = 12;
 
 std::string ConditionText(const v1::TargetCondition& c) {
   return absl::StrCat(c.type(), "=", c.status(), " ", c.reason(),
@@ -31,27 +31,33 @@ std::string FormatTimestamp(const google::protobuf::Timestamp& t, bool set) {
 
 std::string FormatTargetText(const v1::Target& target) {
   std::string out = absl::StrCat(target.namespace_(), "/", target.name(), "\n");
-  absl::StrAppend(&out, Field("uid", target.uid()), Field("phase", target.phase()),
-                  Field("revoked", target.revoked() ? "yes" : "no"),
-                  Field("condition", ConditionText(target.agent_credential_ready())));
+  absl::StrAppend(
+      &out, LabeledLine("uid", target.uid(), kTargetLabelWidth),
+      LabeledLine("phase", target.phase(), kTargetLabelWidth),
+      LabeledLine("revoked", target.revoked() ? "yes" : "no", kTargetLabelWidth),
+      LabeledLine("condition", ConditionText(target.agent_credential_ready()), kTargetLabelWidth));
   if (target.has_current_credential()) {
     const v1::TargetCredential& c = target.current_credential();
-    absl::StrAppend(&out, Field("secret", c.secret_name()), Field("tag", c.credential_tag()),
-                    Field("suffix", c.chart_version_suffix()),
-                    Field("issued", FormatTimestamp(c.issued_at(), c.has_issued_at())),
-                    Field("expires", FormatTimestamp(c.expires_at(), c.has_expires_at())),
-                    Field("rotate at",
-                          FormatTimestamp(c.rotation_due_at(), c.has_rotation_due_at())));
+    absl::StrAppend(
+        &out, LabeledLine("secret", c.secret_name(), kTargetLabelWidth),
+        LabeledLine("tag", c.credential_tag(), kTargetLabelWidth),
+        LabeledLine("suffix", c.chart_version_suffix(), kTargetLabelWidth),
+        LabeledLine("issued", FormatTimestamp(c.issued_at(), c.has_issued_at()), kTargetLabelWidth),
+        LabeledLine("expires", FormatTimestamp(c.expires_at(), c.has_expires_at()),
+                    kTargetLabelWidth),
+        LabeledLine("rotate at", FormatTimestamp(c.rotation_due_at(), c.has_rotation_due_at()),
+                    kTargetLabelWidth));
   } else {
-    absl::StrAppend(&out, Field("secret", "none"));
+    absl::StrAppend(&out, LabeledLine("secret", "none", kTargetLabelWidth));
   }
   if (!target.older_secret_names().empty()) {
-    absl::StrAppend(&out, Field("older", absl::StrJoin(target.older_secret_names(), ", ")));
+    absl::StrAppend(&out, LabeledLine("older", absl::StrJoin(target.older_secret_names(), ", "),
+                                      kTargetLabelWidth));
   }
   if (!target.open_mint_attempt_id().empty()) {
-    absl::StrAppend(&out, Field("minting", target.open_mint_attempt_id()));
+    absl::StrAppend(&out, LabeledLine("minting", target.open_mint_attempt_id(), kTargetLabelWidth));
   }
-  absl::StrAppend(&out, Field("seq", absl::StrCat(target.last_seq())));
+  absl::StrAppend(&out, LabeledLine("seq", absl::StrCat(target.last_seq()), kTargetLabelWidth));
   return out;
 }
 

@@ -11,19 +11,19 @@
 #include "test/audit/verifier_test_log.h"
 
 namespace credledger::audit {
-namespace {
+namespace chain_verifier_test {
 
 using ::testing::Eq;
 using ::testing::HasSubstr;
 using ::testing::Optional;
-using testing::IsProblem;
-using testing::NoProblem;
-using testing::Prefix;
-using testing::Rehash;
-using testing::SpecDigest;
-using testing::SpecSha256;
+using verifier_testing::IsProblem;
+using verifier_testing::NoProblem;
+using verifier_testing::Prefix;
+using verifier_testing::Rehash;
+using verifier_testing::SpecDigest;
+using verifier_testing::SpecSha256;
 
-class ChainVerifierTest : public testing::VerifierLogTest {
+class ChainVerifierTest : public verifier_testing::VerifierLogTest {
  protected:
   // Adds `events` in order and expects each to pass.
   void AddAll(ChainVerifier& chain, const std::vector<store::RecordedEvent>& events) {
@@ -140,7 +140,7 @@ TEST_F(ChainVerifierTest, LowerStreamVersionAfterAHigherOneIsAReordering) {
   // Two events of one stream trade versions; the attacker re-hashes everything.
   std::vector<size_t> of_stream;
   for (size_t i = 0; i < events.size(); ++i) {
-    if (events[i].stream == testing::kEdge1) of_stream.push_back(i);
+    if (events[i].stream == verifier_testing::kEdge1) of_stream.push_back(i);
   }
   ASSERT_GE(of_stream.size(), 3u);
   std::swap(events[of_stream[1]].stream_version, events[of_stream[2]].stream_version);
@@ -168,8 +168,8 @@ TEST_F(ChainVerifierTest, StreamGapsDependOnWhetherStreamsMustStartAtZero) {
   // Drop edge-2's first event (a late start) and core-1's second one (a skipped version).
   std::vector<const store::RecordedEvent*> edge2, core1;
   for (const store::RecordedEvent& e : events) {
-    if (e.stream == testing::kEdge2) edge2.push_back(&e);
-    if (e.stream == testing::kCore1) core1.push_back(&e);
+    if (e.stream == verifier_testing::kEdge2) edge2.push_back(&e);
+    if (e.stream == verifier_testing::kCore1) core1.push_back(&e);
   }
   ASSERT_GE(edge2.size(), 2u);
   ASSERT_GE(core1.size(), 3u);
@@ -188,13 +188,13 @@ TEST_F(ChainVerifierTest, StreamGapsDependOnWhetherStreamsMustStartAtZero) {
               IsProblem(late_start_seq, kProblemGap,
                         absl::StrCat("stream target/demo/edge-2 begins at version 1 (seq ",
                                      late_start_seq, "): version 0 is missing")));
-  EXPECT_EQ(chain.streams().at(testing::kEdge2).first_version, 1);
+  EXPECT_EQ(chain.streams().at(verifier_testing::kEdge2).first_version, 1);
 }
 
 TEST_F(ChainVerifierTest, StreamThatBeginsLateIsAGapOnlyWhenStreamsMustStartAtZero) {
   // A stream export after seq 10: its streams start mid-way, which is fine for a lower bound.
   store::EventFilter filter;
-  filter.stream = testing::kEdge1;
+  filter.stream = verifier_testing::kEdge1;
   std::vector<store::RecordedEvent> events;
   for (const store::RecordedEvent& e : Events(filter)) {
     if (e.seq > 10) events.push_back(e);
@@ -234,5 +234,5 @@ TEST(ChainVerifierWindowTest, ChainHashAtAnswersOnlyForTheRecentWindow) {
   EXPECT_THAT(chain.ChainHashAt(count), Optional(Eq(events.back().chain_hash)));
 }
 
-}  // namespace
+}  // namespace chain_verifier_test
 }  // namespace credledger::audit

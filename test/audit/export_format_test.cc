@@ -30,7 +30,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::audit {
-namespace {
+namespace export_format_test {
 
 using ::credledger::testing::ExpectSameEvent;
 using ::credledger::testing::StatusIs;
@@ -682,5 +682,5 @@ TEST(ExportTrailerTest, CloudEventsTrailerIsADeterministicEventOfItsOwnType) {
   EXPECT_NE(ParseJson(RenderTrailer(ExportFormat::kCloudEvents, other_filter))["id"], line["id"]);
 }
 
-}  // namespace
+}  // namespace export_format_test
 }  // namespace credledger::audit

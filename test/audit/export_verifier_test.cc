@@ -11,25 +11,25 @@
 #include "test/audit/verifier_test_log.h"
 
 namespace credledger::audit {
-namespace {
+namespace export_verifier_test {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-using testing::IsProblem;
-using testing::NoProblem;
-using testing::ParseJson;
-using testing::PayloadOf;
-using testing::Rehash;
-using testing::WithPayload;
+using verifier_testing::IsProblem;
+using verifier_testing::NoProblem;
+using verifier_testing::ParseJson;
+using verifier_testing::PayloadOf;
+using verifier_testing::Rehash;
+using verifier_testing::WithPayload;
 
 // The serialized TargetRevoked that seq 12 (target/demo/edge-1, version 2) would hold had it
 // been written with another reason: a valid payload that differs from the stored one.
 std::string OtherPayloadOfSeq12() {
   return store::SerializeDeterministic(
-      testing::TestEvent(testing::kEdge1, 2, 999).target_revoked());
+      verifier_testing::TestEvent(verifier_testing::kEdge1, 2, 999).target_revoked());
 }
 
-class ExportVerifierTest : public testing::VerifierLogTest,
+class ExportVerifierTest : public verifier_testing::VerifierLogTest,
                            public ::testing::WithParamInterface<ExportFormat> {
  protected:
   ExportFormat format() const { return GetParam(); }
@@ -226,25 +226,25 @@ TEST_P(ExportVerifierTest, ConsistentlyRehashedEditIsCaughtByTheSignedCheckpoint
   EXPECT_THAT(Verify(Render(format(), events, genuine)).problem,
               IsProblem(20, kProblemCheckpointMismatch,
                         "the checkpoint states chain hash " +
-                            testing::Prefix(genuine.checkpoint().chain_hash()) +
+                            verifier_testing::Prefix(genuine.checkpoint().chain_hash()) +
                             " at seq 20, the exported event at seq 20 has " +
-                            testing::Prefix(events[19].chain_hash)));
+                            verifier_testing::Prefix(events[19].chain_hash)));
 }
 
 TEST_P(ExportVerifierTest, ConsistentlyRehashedEditAfterTheCheckpointIsCaughtByTheTrailer) {
   std::vector<store::RecordedEvent> events = Events();
   const v1::ExportTrailer genuine = FullTrailer(events);
-  ASSERT_EQ(events[24].stream, testing::kServiceStream);
+  ASSERT_EQ(events[24].stream, verifier_testing::kServiceStream);
   events[24].payload = store::SerializeDeterministic(
-      testing::TestEvent(testing::kServiceStream, 0, 999).service_configured());
+      verifier_testing::TestEvent(verifier_testing::kServiceStream, 0, 999).service_configured());
   Rehash(events);
 
   EXPECT_THAT(Verify(Render(format(), events, genuine)).problem,
               IsProblem(30, kProblemTrailerMismatch,
                         "the trailer states chain hash " +
-                            testing::Prefix(genuine.head_chain_hash()) +
+                            verifier_testing::Prefix(genuine.head_chain_hash()) +
                             " at head seq 30, the exported event at seq 30 has " +
-                            testing::Prefix(events[29].chain_hash)));
+                            verifier_testing::Prefix(events[29].chain_hash)));
 }
 
 TEST_P(ExportVerifierTest, RehashedEditWithATrailerReSignedByTheAttackerIsABadSignature) {
@@ -261,9 +261,9 @@ TEST_P(ExportVerifierTest, RehashedEditWithATrailerReSignedByTheAttackerIsABadSi
 
 TEST_P(ExportVerifierTest, SingleStreamExportMustHoldItsStreamFromVersionZero) {
   store::EventFilter filter;
-  filter.stream = testing::kEdge1;
+  filter.stream = verifier_testing::kEdge1;
   v1::ExportFilter exported;
-  exported.set_stream(testing::kEdge1);
+  exported.set_stream(verifier_testing::kEdge1);
   const std::vector<store::RecordedEvent> events = Events(filter);
   ASSERT_EQ(events.size(), 6u);
   const std::vector<std::string> lines = FilteredExport(exported, events);
@@ -300,9 +300,9 @@ TEST_P(ExportVerifierTest, StreamPrefixExportVerifies) {
 
 TEST_P(ExportVerifierTest, TypeFilteredExportSkipsSeqsButItsCountIsSigned) {
   store::EventFilter filter;
-  filter.types = {testing::kRotationRequested};
+  filter.types = {verifier_testing::kRotationRequested};
   v1::ExportFilter exported;
-  exported.add_types(testing::kRotationRequested);
+  exported.add_types(verifier_testing::kRotationRequested);
   const std::vector<store::RecordedEvent> events = Events(filter);
   ASSERT_EQ(events.size(), 9u);
   const std::vector<std::string> lines = FilteredExport(exported, events);
@@ -387,7 +387,7 @@ TEST_P(ExportVerifierTest, EventAfterTheTrailersHeadIsATrailerMismatch) {
 TEST_P(ExportVerifierTest, WrongStreamHeadInAGenuinelySignedTrailerIsATrailerMismatch) {
   const std::vector<store::RecordedEvent> events = Events();
   v1::ExportTrailer trailer = FullTrailer(events);
-  ASSERT_EQ(trailer.streams(0).stream(), testing::kServiceStream);
+  ASSERT_EQ(trailer.streams(0).stream(), verifier_testing::kServiceStream);
   trailer.mutable_streams(0)->set_stream_version(trailer.streams(0).stream_version() + 1);
   ASSERT_OK(SignTrailer(*key_, trailer));
 
@@ -421,7 +421,7 @@ INSTANTIATE_TEST_SUITE_P(Formats, ExportVerifierTest,
                                                   : "CloudEvents");
                          });
 
-class ExportVerifierInputTest : public testing::VerifierLogTest {};
+class ExportVerifierInputTest : public verifier_testing::VerifierLogTest {};
 
 TEST_F(ExportVerifierInputTest, EmptyInputIsATruncatedTail) {
   EXPECT_THAT(Verify({}).problem,
@@ -447,5 +447,5 @@ TEST(FormatVerdictTest, ProblemWithoutSeqOmitsIt) {
             "read: 2 events, seq 4..5, head 9, 0 checkpoints verified\n");
 }
 
-}  // namespace
+}  // namespace export_verifier_test
 }  // namespace credledger::audit

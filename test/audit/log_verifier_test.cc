@@ -14,15 +14,15 @@
 #include "test/audit/verifier_test_log.h"
 
 namespace credledger::audit {
-namespace {
+namespace log_verifier_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::HasSubstr;
-using testing::IsProblem;
-using testing::NoProblem;
-using testing::Prefix;
+using verifier_testing::IsProblem;
+using verifier_testing::NoProblem;
+using verifier_testing::Prefix;
 
-class LogVerifierTest : public testing::VerifierLogTest {
+class LogVerifierTest : public verifier_testing::VerifierLogTest {
  protected:
   // Runs `sql` on a separate connection. Returns SQLite's error message, empty on success.
   std::string RawExec(const std::string& sql) {
@@ -140,7 +140,7 @@ TEST_F(LogVerifierTest, RowReplacedWithItsOwnHashesRecomputedBreaksTheNextLink) 
   events[11].payload = FlippedPayload(12);
   std::vector<store::RecordedEvent> replaced(events.begin(), events.begin() + 12);
   // Only seq 12's own hashes, from its genuine predecessors.
-  testing::Rehash(replaced);
+  verifier_testing::Rehash(replaced);
   ASSERT_NO_FATAL_FAILURE(WriteRow(replaced[11]));
 
   EXPECT_THAT(VerifyWholeLog().problem,
@@ -154,7 +154,7 @@ TEST_F(LogVerifierTest, RehashedFromTheEditedRowOnIsCaughtByTheNextCheckpoint) {
   std::vector<store::RecordedEvent> events = Events();
   const std::string signed_hash = events[19].chain_hash;
   events[11].payload = FlippedPayload(12);
-  testing::Rehash(events);
+  verifier_testing::Rehash(events);
   for (size_t i = 11; i < events.size(); ++i) ASSERT_NO_FATAL_FAILURE(WriteRow(events[i]));
 
   const Verdict verdict = VerifyWholeLog();
@@ -254,5 +254,5 @@ TEST_F(LogVerifierTest, TailNeedsAPositiveEventCount) {
   EXPECT_THAT(VerifyLogTail(*store_, 0, nullptr), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
-}  // namespace
+}  // namespace log_verifier_test
 }  // namespace credledger::audit

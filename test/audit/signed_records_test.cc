@@ -15,7 +15,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::audit {
-namespace {
+namespace signed_records_test {
 
 using namespace std::string_literals;
 using ::testing::AllOf;
@@ -345,5 +345,5 @@ TEST_F(SignedRecordsTest, ForeignKeyIdIsPrintedEscaped) {
   EXPECT_THAT(std::string(status.message()), ::testing::Not(HasSubstr("\n")));
 }
 
-}  // namespace
+}  // namespace signed_records_test
 }  // namespace credledger::audit

@@ -22,7 +22,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::audit {
-namespace {
+namespace signing_key_test {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -395,5 +395,5 @@ TEST(SigningKeyTest, OurKeysSignForTheOpensslCommandLineAndBack) {
   EXPECT_EQ(ReadFile(dir.path() / "derived.pub.pem"), key.public_key().Pem());
 }
 
-}  // namespace
+}  // namespace signing_key_test
 }  // namespace credledger::audit

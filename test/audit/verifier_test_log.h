@@ -42,7 +42,7 @@ inline void PrintTo(const Problem& problem, std::ostream* out) {
 
 }  // namespace credledger::audit
 
-namespace credledger::audit::testing {
+namespace credledger::audit::verifier_testing {
 
 // An std::optional<Problem> holding a problem at `seq` of `kind` whose detail matches
 // `detail_matcher`.
@@ -329,4 +329,4 @@ inline std::string WithPayload(ExportFormat format, const std::string& line,
   return json.dump();
 }
 
-}  // namespace credledger::audit::testing
+}  // namespace credledger::audit::verifier_testing

@@ -11,7 +11,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::common {
-namespace {
+namespace atomic_file_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -39,5 +39,5 @@ TEST(AtomicFileTest, AMissingFolderIsAnInternalErrorNamingTheFile) {
               StatusIs(absl::StatusCode::kInternal, HasSubstr("missing/port.tmp")));
 }
 
-}  // namespace
+}  // namespace atomic_file_test
 }  // namespace credledger::common

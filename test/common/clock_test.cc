@@ -5,7 +5,7 @@
 #include "gtest/gtest.h"
 
 namespace credledger::common {
-namespace {
+namespace clock_test {
 
 TEST(FakeClockTest, TimeMovesOnlyWhenAdvanced) {
   FakeClock clock(absl::FromUnixSeconds(100));
@@ -59,5 +59,5 @@ TEST(FakeClockTest, CancelledSleeperReturnsFalse) {
   EXPECT_FALSE(reached);
 }
 
-}  // namespace
+}  // namespace clock_test
 }  // namespace credledger::common

@@ -9,7 +9,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::common {
-namespace {
+namespace dns_label_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -103,5 +103,5 @@ TEST(ValidateDnsSubdomainTest, RejectsWhatKubernetesRejectsNamingTheField) {
   }
 }
 
-}  // namespace
+}  // namespace dns_label_test
 }  // namespace credledger::common

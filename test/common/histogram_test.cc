@@ -9,7 +9,7 @@
 #include "gtest/gtest.h"
 
 namespace credledger::common {
-namespace {
+namespace histogram_test {
 
 using ::testing::ElementsAre;
 
@@ -58,5 +58,5 @@ TEST(HistogramTest, ConcurrentObservationsAreAllCounted) {
   EXPECT_EQ(snapshot.sum, 2.0 * kPerThread * (0.5 + 1.5 + 2.5 + 3.5));
 }
 
-}  // namespace
+}  // namespace histogram_test
 }  // namespace credledger::common

@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 
 namespace credledger::common {
-namespace {
+namespace metric_text_test {
 
 TEST(MetricTextTest, LabelValuesEscapeBackslashQuoteAndNewlineOnly) {
   EXPECT_EQ(EscapeLabelValue(R"(a\b"c)" "\n" "d\te"), R"(a\\b\"c\nd)" "\te");
@@ -50,5 +50,5 @@ TEST(MetricTextTest, MetricNamesAllowColonsAndLabelNamesDoNot) {
   EXPECT_FALSE(IsValidLabelName("9"));
 }
 
-}  // namespace
+}  // namespace metric_text_test
 }  // namespace credledger::common

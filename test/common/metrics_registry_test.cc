@@ -11,7 +11,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::common {
-namespace {
+namespace metrics_registry_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -142,5 +142,5 @@ TEST(MetricsRegistryTest, ConcurrentIncrementsOfNewAndExistingChildrenAllCount) 
   }
 }
 
-}  // namespace
+}  // namespace metrics_registry_test
 }  // namespace credledger::common

@@ -8,7 +8,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::common {
-namespace {
+namespace pem_test {
 
 class PemTest : public ::testing::Test {
  protected:
@@ -43,5 +43,5 @@ TEST_F(PemTest, TellsWhatIsWrongWithAPair) {
   EXPECT_EQ(ERR_peek_error(), 0u);
 }
 
-}  // namespace
+}  // namespace pem_test
 }  // namespace credledger::common

@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 
 namespace credledger::common {
-namespace {
+namespace quote_cut_test {
 
 // True when every byte of `text` is printable ASCII (0x20-0x7e).
 bool PrintableAscii(const std::string& text) {
@@ -59,5 +59,5 @@ TEST(QuoteCutTest, ACutNeverSplitsAnEscape) {
   EXPECT_EQ(QuoteCut("\xc3\xa9!", 9), R"("\xc3\xa9!")");
 }
 
-}  // namespace
+}  // namespace quote_cut_test
 }  // namespace credledger::common

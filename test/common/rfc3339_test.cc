@@ -3,7 +3,7 @@
 #include "gtest/gtest.h"
 
 namespace credledger::common {
-namespace {
+namespace rfc3339_test {
 
 TEST(FormatRfc3339Test, WholeSecondsInUtcWithZ) {
   EXPECT_EQ(FormatRfc3339(absl::FromUnixSeconds(1767323045)), "2026-01-02T03:04:05Z");
@@ -32,5 +32,5 @@ TEST(ParseRfc3339Test, RejectsTextThatIsNotADateTime) {
   EXPECT_EQ(ParseRfc3339("tomorrow"), std::nullopt);
 }
 
-}  // namespace
+}  // namespace rfc3339_test
 }  // namespace credledger::common

@@ -5,7 +5,7 @@
 #include "gtest/gtest.h"
 
 namespace credledger::common {
-namespace {
+namespace sha256_test {
 
 // Known-answer vectors from FIPS 180-2.
 TEST(Sha256Test, EmptyInputMatchesKnownAnswer) {
@@ -50,5 +50,5 @@ TEST(HexTest, DecodeRejectsOddLengthAndNonHex) {
   EXPECT_EQ(out, std::string("\xab\xff"));
 }
 
-}  // namespace
+}  // namespace sha256_test
 }  // namespace credledger::common

@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 
 namespace credledger::common {
-namespace {
+namespace terminal_text_test {
 
 TEST(TerminalSafeTest, OrdinaryTextLineBreaksTabsAndLettersAreKept) {
   EXPECT_EQ(TerminalSafe("cluster edge-1\n  reachable:\tTrue\n"),
@@ -35,5 +35,5 @@ TEST(TerminalSafeTest, MalformedUtf8HasEveryNonAsciiByteEscaped) {
   EXPECT_EQ(TerminalSafe("ok \xff\xfe caf\xc3\xa9"), R"(ok \xff\xfe caf\xc3\xa9)");
 }
 
-}  // namespace
+}  // namespace terminal_text_test
 }  // namespace credledger::common

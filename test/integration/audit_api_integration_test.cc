@@ -18,7 +18,7 @@
 #include "test/integration/api_fixture.h"
 
 namespace credledger::testing {
-namespace {
+namespace audit_api_integration_test {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -213,5 +213,5 @@ TEST_F(AuditApiIntegrationTest, ThePolicyGuardsTheAuditRpcs) {
   }
 }
 
-}  // namespace
+}  // namespace audit_api_integration_test
 }  // namespace credledger::testing

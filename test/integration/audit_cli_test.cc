@@ -29,7 +29,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::testing {
-namespace {
+namespace audit_cli_test {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -460,5 +460,5 @@ TEST_F(AuditCliTest, ForensicCommandsAnswerFromTheLogAndTheSameFromACopiedDataba
   }
 }
 
-}  // namespace
+}  // namespace audit_cli_test
 }  // namespace credledger::testing

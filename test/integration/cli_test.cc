@@ -17,7 +17,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::testing {
-namespace {
+namespace cli_test {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -43,7 +43,7 @@ class CliTest : public ::testing::Test {
     port_file >> port;
     ASSERT_FALSE(port.empty());
     address_ = absl::StrCat("127.0.0.1:", port);
-    EXPECT_EQ(*ready, absl::StrCat("credledger serving on ", address_));
+    EXPECT_EQ(*ready, absl::StrCat("credledger serving on ", address_, " (plaintext)"));
   }
 
   void TearDown() override {
@@ -168,5 +168,5 @@ TEST_F(CliTest, MigrateCreatesTheDatabaseAndPrintsItsSchemaVersion) {
   EXPECT_EQ(migrated.out, absl::StrCat("schema version 2 (", db, ")\n"));
 }
 
-}  // namespace
+}  // namespace cli_test
 }  // namespace credledger::testing

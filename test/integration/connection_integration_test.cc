@@ -32,7 +32,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger {
-namespace {
+namespace connection_integration_test {
 
 using ::testing::Contains;
 using ::testing::HasSubstr;
@@ -408,5 +408,5 @@ TEST_F(ConnectionIntegrationTest, VerifySourceRecordsTheOutcomeWithoutTheCredent
   EXPECT_FALSE(absl::StrContains(LogBytes(), kRegistryToken));
 }
 
-}  // namespace
+}  // namespace connection_integration_test
 }  // namespace credledger

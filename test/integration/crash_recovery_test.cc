@@ -27,7 +27,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::testing {
-namespace {
+namespace crash_recovery_test {
 
 using kubebridge::StringAt;
 
@@ -160,5 +160,5 @@ INSTANTIATE_TEST_SUITE_P(
       return absl::StrReplaceAll(info.param, {{".", "_"}});
     });
 
-}  // namespace
+}  // namespace crash_recovery_test
 }  // namespace credledger::testing

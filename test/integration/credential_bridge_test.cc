@@ -1,7 +1,8 @@
 // The credential lifecycle end to end inside one process: a real SQLite log, the command bus,
 // the projector and the kube bridge against the test Kubernetes API server over HTTPS
-// (domain/agent-credential-controller.md). Time is a FakeClock shared by the log, the bridge
-// and the API server, so rotation and expiry are driven without waiting.
+// (domain/agent-credential-controller.md; the fixture is credential_bridge_fixture.h). Time
+// is a FakeClock shared by the log, the bridge and the API server, so rotation and expiry are
+// driven without waiting.
 #include <memory>
 
 #include "absl/strings/escaping.h"
@@ -20,121 +21,21 @@
 #include "service/service_configuration.h"
 #include "store/event_codec.h"
 #include "store/sqlite_event_store.h"
+#include "test/integration/credential_bridge_fixture.h"
 #include "test/kubeapi/api_server.h"
 #include "test/support/status_matchers.h"
-#include "test/support/temp_dir.h"
 
 namespace credledger {
-namespace {
+namespace credential_bridge_test {
 
 using kubebridge::StringAt;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
 
-constexpr char kNs[] = "demo";
-constexpr char kTarget[] = "edge-1";
-
-class CredentialBridgeTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    kubeapi::ApiServerOptions api;
-    api.state_dir = dir_.path() / "kubeapi";
-    api.clock = &clock_;
-    api.max_token_expiration = absl::Hours(48);
-    ASSERT_OK_AND_ASSIGN(api_, kubeapi::ApiServer::Start(api));
-
-    ASSERT_OK_AND_ASSIGN(kubebridge::ConnectionConfig connection,
-                         kubebridge::LoadKubeconfig(api_->kubeconfig_path()));
-    kubebridge::KubeClientOptions client_options;
-    client_options.rate_limit.qps = 1000;
-    client_options.rate_limit.burst = 1000;
-    ASSERT_OK_AND_ASSIGN(client_, kubebridge::KubeClient::New(connection, client_options));
-    ASSERT_OK(client_->Create(kubebridge::ResourceRef{"", "v1", "namespaces", "", ""},
-                              {{"apiVersion", "v1"}, {"kind", "Namespace"},
-                               {"metadata", {{"name", kNs}}}}));
-
-    store::SqliteEventStoreOptions options;
-    options.path = dir_.path() / "events.db";
-    options.clock = &clock_;
-    ASSERT_OK_AND_ASSIGN(store_, store::SqliteEventStore::Open(options));
-    service_.set_agent_apiserver_url(api_->url());
-    service_.set_agent_ca_sha256(common::HexEncode(common::Sha256Of(api_->ca_pem())));
-    service_.set_agent_token_ttl_seconds(24 * 3600);
-    service_.set_credentials_enabled(true);
-    service_.set_connection_hash(projections::ConnectionHash(api_->url(), api_->ca_pem()));
-    ASSERT_OK(service::RecordServiceConfiguration(*store_, service_, "credledger"));
-
-    bus_ = std::make_unique<service::TargetCommandBus>(store_.get());
-    ASSERT_OK_AND_ASSIGN(projector_, projections::CredentialProjector::Start(store_.get(), {}));
-    sink_ = std::make_unique<service::BridgeOutcomeSink>(bus_.get(), &clock_, service_);
-    kubebridge::CredentialBridgeOptions bridge;
-    bridge.token_ttl = absl::Hours(24);
-    bridge_ = kubebridge::CredentialBridge::Start(client_.get(), sink_.get(), projector_.get(),
-                                                  &clock_, bridge);
-  }
-
-  void TearDown() override {
-    if (bridge_ != nullptr) bridge_->Stop();
-    if (client_ != nullptr) client_->Stop();
-  }
-
-  absl::StatusOr<service::CommandResult> Run(const service::TargetCommand& command,
-                                             const std::string& request_id) {
-    return bus_->Execute(command, {kNs, kTarget, clock_.Now(), "operator", request_id, service_});
-  }
-
-  // Waits (bounded) until the Target's projected state satisfies `done`.
-  v1::TargetState WaitFor(const std::function<bool(const v1::TargetState&)>& done,
-                          const std::string& what) {
-    absl::Time give_up = absl::Now() + absl::Seconds(30);
-    while (absl::Now() < give_up) {
-      int64_t seq = projector_->seq();
-      std::optional<v1::TargetState> state = projector_->Get(kNs, kTarget);
-      if (state.has_value() && done(*state)) return *state;
-      projector_->WaitForSeq(seq + 1, absl::Milliseconds(200));
-    }
-    ADD_FAILURE() << "timed out waiting for: " << what;
-    return projector_->Get(kNs, kTarget).value_or(v1::TargetState());
-  }
-
-  static std::string CurrentName(const v1::TargetState& s) {
-    const v1::CredentialRecord* c = projections::CurrentCredential(s);
-    return c == nullptr ? "" : c->secret().name();
-  }
-
-  std::vector<std::string> SecretNames() {
-    kubebridge::ListOptions options;
-    options.label_selector = kubebridge::kCredentialLabel;
-    auto list = client_->List(kubebridge::SecretResource(kNs), options);
-    EXPECT_OK(list);
-    std::vector<std::string> names;
-    if (list.ok()) {
-      for (const auto& s : list->items) names.push_back(StringAt(s, {"metadata", "name"}));
-    }
-    return names;
-  }
-
-  // Event type names of the Target's stream, in order.
-  std::vector<std::string> StreamTypes() {
-    std::vector<std::string> types;
-    auto events = store_->ReadStream(projections::TargetStream(kNs, kTarget), 0, 1000);
-    EXPECT_OK(events);
-    for (const auto& e : *events) types.push_back(e.type.substr(std::string("credledger.v1.").size()));
-    return types;
-  }
-
-  testing::TempDir dir_;
-  common::FakeClock clock_;
-  std::unique_ptr<kubeapi::ApiServer> api_;
-  std::unique_ptr<kubebridge::KubeClient> client_;
-  std::unique_ptr<store::SqliteEventStore> store_;
-  v1::ServiceConfigured service_;
-  std::unique_ptr<service::TargetCommandBus> bus_;
-  std::unique_ptr<projections::CredentialProjector> projector_;
-  std::unique_ptr<service::BridgeOutcomeSink> sink_;
-  std::unique_ptr<kubebridge::CredentialBridge> bridge_;
-};
+using credential_bridge_fixture::kNs;
+using credential_bridge_fixture::kTarget;
+using CredentialBridgeTest = credential_bridge_fixture::CredentialBridgeFixture;
 
 TEST_F(CredentialBridgeTest, RegisterCreatesTheIdentityAndMintsTheFirstCredential) {
   ASSERT_OK(Run(service::RegisterTarget{"0b4e3f4a-8c9d-4e2f-a1b2-c3d4e5f60718", true}, "reg-1"));
@@ -408,5 +309,5 @@ TEST_F(CredentialBridgeTest, LeftoverSecretsOfAnotherIncarnationAreDeletedAndRec
   EXPECT_THAT(stale_uids, UnorderedElementsAre("11111111-2222-4333-8444-555555555555", ""));
 }
 
-}  // namespace
+}  // namespace credential_bridge_test
 }  // namespace credledger

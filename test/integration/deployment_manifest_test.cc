@@ -22,7 +22,7 @@
 #include "test/support/subprocess.h"
 
 namespace credledger {
-namespace {
+namespace deployment_manifest_test {
 
 using kubebridge::StringAt;
 using ::testing::ElementsAre;
@@ -248,5 +248,5 @@ TEST(ManifestFilesTest, TheCustomResourceDefinitionParses) {
   EXPECT_EQ(StringAt(crds[0], {"metadata", "name"}), "targetreports.solar.opendefense.cloud");
 }
 
-}  // namespace
+}  // namespace deployment_manifest_test
 }  // namespace credledger

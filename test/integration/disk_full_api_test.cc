@@ -11,7 +11,7 @@
 #include "test/support/faulty_vfs.h"
 
 namespace credledger::testing {
-namespace {
+namespace disk_full_api_test {
 
 using ::testing::HasSubstr;
 using Stub = v1::TargetService::Stub;
@@ -77,5 +77,5 @@ TEST_F(DiskFullApiTest, AWriteOnAFullDiskIsUnavailableReadsAnswerAndWritesResume
   EXPECT_GT(HeadSeq(), head);
 }
 
-}  // namespace
+}  // namespace disk_full_api_test
 }  // namespace credledger::testing

@@ -24,7 +24,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::testing {
-namespace {
+namespace grpc_tls_test {
 
 using ::testing::HasSubstr;
 using Stub = v1::TargetService::Stub;
@@ -173,6 +173,16 @@ class GrpcTlsTest : public ::testing::Test {
   std::string target_;
 };
 
+TEST(TransportModeNameTest, NamesWhatTheTlsFlagsTurnOn) {
+  service::ServerTlsFiles files;
+  EXPECT_EQ(service::TransportModeName(files), "plaintext");
+  files.cert_file = "c.pem";
+  files.key_file = "k.pem";
+  EXPECT_EQ(service::TransportModeName(files), "TLS");
+  files.client_ca_file = "ca.pem";
+  EXPECT_EQ(service::TransportModeName(files), "mutual TLS");
+}
+
 TEST_F(GrpcTlsTest, ClientCertificateNamesTheCallerAndThePolicyDecides) {
   Start(/*mutual=*/true);
   std::unique_ptr<Stub> ops = TlsStub("ops");
@@ -251,8 +261,9 @@ TEST_F(GrpcTlsTest, RefusedCallsAreRecordedPerIdentityAndMinute) {
   EXPECT_EQ(denials.at("CN=auditor"),
             (std::map<std::string, int64_t>{{"authentication:certificate", 1},
                                             {"TargetService/RegisterTarget", 3}}));
-  EXPECT_EQ(denials.at("anonymous"),
-            (std::map<std::string, int64_t>{{"authentication:unauthenticated", 1},
+  // Declaring another name is refused, and recorded under the certificate's identity.
+  EXPECT_EQ(denials.at(kOps),
+            (std::map<std::string, int64_t>{{"authentication:certificate", 1},
                                             {"TargetService/RegisterTarget", 1}}));
 }
 
@@ -302,5 +313,5 @@ TEST_F(GrpcTlsTest, BadServerFilesFailTheStartNamingTheFlag) {
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("--tls-client-ca:")));
 }
 
-}  // namespace
+}  // namespace grpc_tls_test
 }  // namespace credledger::testing

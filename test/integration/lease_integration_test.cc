@@ -1,11 +1,14 @@
 // The Lease fence in a real Server against the test API server (DESIGN section 9; issue
 // "Production hardening", "Operations"): a second replica waits until the first gives the
-// Lease up at shutdown, and a replica that sees another holder stops writing at once.
+// Lease up at shutdown (its /readyz names the Lease meanwhile), and a replica that sees another holder stops writing at once.
 #include <grpcpp/grpcpp.h>
+#include <httplib.h>
 
+#include <fstream>
 #include <memory>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "credledger/v1/api.grpc.pb.h"
 #include "gmock/gmock.h"
@@ -18,7 +21,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::testing {
-namespace {
+namespace lease_integration_test {
 
 using ::testing::HasSubstr;
 
@@ -70,6 +73,18 @@ class LeaseIntegrationTest : public ::testing::Test {
     return stub->RegisterTarget(&context, request, &response);
   }
 
+  // "<status> <body>" of GET /readyz from the HTTP endpoint whose port `port_file` names.
+  static std::string Readyz(const std::filesystem::path& port_file) {
+    int port = 0;
+    std::ifstream in(port_file);
+    if (!(in >> port)) return "no port in " + port_file.string();
+    httplib::Client client("127.0.0.1", port);
+    client.set_read_timeout(20);
+    httplib::Result res = client.Get("/readyz");
+    if (!res) return "no response: " + httplib::to_string(res.error());
+    return absl::StrCat(res->status, " ", res->body);
+  }
+
   TempDir dir_;
   std::unique_ptr<kubeapi::ApiServer> api_;
   std::unique_ptr<kubebridge::KubeClient> admin_;
@@ -83,15 +98,20 @@ TEST_F(LeaseIntegrationTest, TheNextReplicaStartsWhenTheFirstReleasesTheLease) {
   kubebridge::Cancellation cancel;
   service::ServeOptions second_options = Options("replica-b");
   second_options.start_cancel = &cancel;
+  second_options.http_listen = "127.0.0.1:0";
+  second_options.http_port_file = dir_.path() / "replica-b-http-port";
   absl::Notification second_started;
   absl::StatusOr<std::unique_ptr<service::Server>> second;
   std::thread starter([&] {
     second = service::Server::Start(second_options);
     second_started.Notify();
   });
-  // Several renewal periods go by: the second replica keeps waiting while the first renews.
+  // Several renewal periods go by: the second replica keeps waiting while the first renews,
+  // and its /readyz says what it waits for.
   EXPECT_FALSE(second_started.WaitForNotificationWithTimeout(absl::Seconds(2)));
   EXPECT_EQ(Holder(), "replica-a");
+  EXPECT_EQ(Readyz(second_options.http_port_file),
+            "503 not ready: lease: waiting to acquire the Lease\n");
 
   first->Shutdown();  // releases the Lease
   ASSERT_TRUE(second_started.WaitForNotificationWithTimeout(absl::Seconds(20)));
@@ -132,5 +152,5 @@ TEST_F(LeaseIntegrationTest, ALeaseWithoutAClusterConnectionIsRefused) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--lease-name")));
 }
 
-}  // namespace
+}  // namespace lease_integration_test
 }  // namespace credledger::testing

@@ -90,7 +90,7 @@ void LiveProcessTest::StartServe(const std::string& fault_points,
       serve_->WaitForLine("credledger serving on", absl::Now() + kLiveWait);
   ASSERT_OK(ready);
   serve_address_ = absl::StrCat("127.0.0.1:", FirstLine(port_file));
-  ASSERT_EQ(*ready, absl::StrCat("credledger serving on ", serve_address_));
+  ASSERT_EQ(*ready, absl::StrCat("credledger serving on ", serve_address_, " (plaintext)"));
 }
 
 int LiveProcessTest::ReapServe() {

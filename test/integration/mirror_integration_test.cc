@@ -31,7 +31,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger {
-namespace {
+namespace mirror_integration_test {
 
 using kubebridge::StringAt;
 using ::testing::ElementsAre;
@@ -510,5 +510,5 @@ TEST_F(MirrorIntegrationTest, SourceDataNeverReachesTheLogTheExportOrTheApi) {
   }
 }
 
-}  // namespace
+}  // namespace mirror_integration_test
 }  // namespace credledger

@@ -29,7 +29,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger {
-namespace {
+namespace operations_integration_test {
 
 constexpr char kNs[] = "demo";
 constexpr char kTarget[] = "edge-1";
@@ -244,5 +244,5 @@ TEST_F(OperationsIntegrationTest, ReadyzIs503UntilTheLogIsOpenThen200) {
   EXPECT_EQ(Answer(Get("/readyz")), "200 ok\n");
 }
 
-}  // namespace
+}  // namespace operations_integration_test
 }  // namespace credledger

@@ -44,7 +44,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger {
-namespace {
+namespace rbac_manifest_test {
 
 using kubebridge::ResourceRef;
 using kubebridge::StringAt;
@@ -517,5 +517,5 @@ TEST_F(RbacManifestTest, CredledgerUsesEveryRightOfItsClusterRoleAndIsRefusedNon
                               << "\nhanded out: " << Describe(handed_out);
 }
 
-}  // namespace
+}  // namespace rbac_manifest_test
 }  // namespace credledger

@@ -8,7 +8,7 @@
 #include "test/integration/api_fixture.h"
 
 namespace credledger::testing {
-namespace {
+namespace report_api_integration_test {
 
 using ::testing::HasSubstr;
 using Kind = v1::WatchFleetResponse;
@@ -156,5 +156,5 @@ identities:
   EXPECT_GT(response.seq(), head);
 }
 
-}  // namespace
+}  // namespace report_api_integration_test
 }  // namespace credledger::testing

@@ -25,7 +25,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::testing {
-namespace {
+namespace report_loop_test {
 
 constexpr char kRelease[] = "podinfo";
 
@@ -262,5 +262,5 @@ TEST_F(ReportLoopTest, ASilentTargetGoesStaleOnceAndComesBackWithTheNextReport) 
   EXPECT_EQ(sequence[2], "credledger.v1.LivenessObserved");
 }
 
-}  // namespace
+}  // namespace report_loop_test
 }  // namespace credledger::testing

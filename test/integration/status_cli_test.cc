@@ -14,7 +14,7 @@
 #include "test/integration/api_fixture.h"
 
 namespace credledger::testing {
-namespace {
+namespace status_cli_test {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -218,5 +218,5 @@ TEST_F(StatusCliTest, FleetWatchResumingBeforeTheServerStartedIsResourceExhauste
   EXPECT_THAT(resumed.err, HasSubstr("WatchFleet with after_seq 0 lists again"));
 }
 
-}  // namespace
+}  // namespace status_cli_test
 }  // namespace credledger::testing

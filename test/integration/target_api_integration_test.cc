@@ -12,7 +12,7 @@
 #include "test/integration/api_fixture.h"
 
 namespace credledger::testing {
-namespace {
+namespace target_api_integration_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -373,5 +373,5 @@ TEST_F(TargetApiIntegrationTest, GetShowsTheCurrentCredentialAndConfirmReleasesO
   EXPECT_THAT(retried.released_secrets(), ElementsAre("solar-agent-edge-1-1"));
 }
 
-}  // namespace
+}  // namespace target_api_integration_test
 }  // namespace credledger::testing

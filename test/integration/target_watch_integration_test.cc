@@ -9,7 +9,7 @@
 #include "test/integration/api_fixture.h"
 
 namespace credledger::testing {
-namespace {
+namespace target_watch_integration_test {
 
 using ::testing::HasSubstr;
 using Kind = v1::WatchTargetsResponse;
@@ -205,5 +205,5 @@ TEST_F(TargetWatchIntegrationTest, HealthCheckAndReflectionAreServed) {
   }
 }
 
-}  // namespace
+}  // namespace target_watch_integration_test
 }  // namespace credledger::testing

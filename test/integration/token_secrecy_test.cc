@@ -28,7 +28,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::testing {
-namespace {
+namespace token_secrecy_test {
 
 using kubebridge::StringAt;
 
@@ -273,5 +273,5 @@ TEST_F(MirrorSecrecyTest, NoSourceDataReachesTheDatabaseTheLogsOrAnyResponse) {
   EXPECT_TRUE(absl::StrContains(mirror.dump(), absl::Base64Escape(values[3])));
 }
 
-}  // namespace
+}  // namespace token_secrecy_test
 }  // namespace credledger::testing

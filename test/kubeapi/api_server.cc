@@ -125,7 +125,8 @@ void FillResponse(HttpResponse out, httplib::Response& res) {
         switch (step) {
           case StreamBody::Step::kContinue: return true;
           case StreamBody::Step::kDone: sink.done(); return true;
-          case StreamBody::Step::kClientGone: return false;
+          case StreamBody::Step::kClientGone:
+          case StreamBody::Step::kCut: return false;  // no terminating chunk
         }
         return false;
       });

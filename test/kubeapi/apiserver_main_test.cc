@@ -15,7 +15,7 @@
 #include "test/support/subprocess.h"
 
 namespace credledger::kubeapi::testing {
-namespace {
+namespace apiserver_main_test {
 
 using ::credledger::testing::RunResult;
 using ::credledger::testing::Subprocess;
@@ -71,5 +71,5 @@ TEST_F(ApiServerMainTest, HelpDescribesTheFlags) {
   EXPECT_NE(output.find("max_token_expiration"), std::string::npos) << output;
 }
 
-}  // namespace
+}  // namespace apiserver_main_test
 }  // namespace credledger::kubeapi::testing

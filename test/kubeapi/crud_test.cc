@@ -7,7 +7,7 @@
 #include "test/kubeapi/test_support.h"
 
 namespace credledger::kubeapi::testing {
-namespace {
+namespace crud_test {
 
 const char kSecrets[] = "/api/v1/namespaces/team-a/secrets";
 const char kTargets[] = "/apis/solar.opendefense.cloud/v1alpha1/namespaces/team-a/targets";
@@ -282,5 +282,5 @@ TEST_F(CrudTest, UnknownResourceUnderANamespaceIsStoredNamespaced) {
   EXPECT_EQ(Names(list.body), (std::vector<std::string>{"w"}));
 }
 
-}  // namespace
+}  // namespace crud_test
 }  // namespace credledger::kubeapi::testing

@@ -7,7 +7,7 @@
 #include "test/kubeapi/test_support.h"
 
 namespace credledger::kubeapi::testing {
-namespace {
+namespace discovery_test {
 
 const nlohmann::json* FindByName(const nlohmann::json& list, const std::string& name) {
   for (const auto& entry : list) {
@@ -110,5 +110,5 @@ TEST_F(DiscoveryTest, CrdNameMustBePluralDotGroup) {
   EXPECT_EQ(reply.body["details"]["causes"][0]["field"], "metadata.name");
 }
 
-}  // namespace
+}  // namespace discovery_test
 }  // namespace credledger::kubeapi::testing

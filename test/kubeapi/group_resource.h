@@ -7,6 +7,10 @@
 
 namespace credledger::kubeapi {
 
+// API groups whose objects the server checks with rules of its own (object_rules.h, rbac.h).
+inline constexpr char kRbacGroup[] = "rbac.authorization.k8s.io";
+inline constexpr char kCrdGroup[] = "apiextensions.k8s.io";
+
 struct GroupResource {
   std::string group;     // "" for the core group
   std::string resource;  // plural, lowercase: "secrets", "targets"

@@ -41,7 +41,9 @@ struct HttpRequest {
 // worker thread until it returns something other than kContinue.
 class StreamBody {
  public:
-  enum class Step { kContinue, kDone, kClientGone };
+  // kDone ends the chunked body normally; kClientGone and kCut close the connection without
+  // ending it (kCut: on purpose, a fault_injector.h drop).
+  enum class Step { kContinue, kDone, kClientGone, kCut };
   virtual ~StreamBody() = default;
   // Waits (bounded, well under a second) for something to send and passes each piece to
   // `write`, which returns false when the client connection failed.
@@ -55,6 +57,10 @@ struct HttpResponse {
   std::vector<std::pair<std::string, std::string>> headers;
   std::shared_ptr<StreamBody> stream;  // when set, `body` is ignored and this is streamed
 };
+
+// True when the peer of connection `socket_fd` has closed or reset it; false while it is
+// open, and always for -1 (no connection). Does not block.
+bool PeerClosed(int socket_fd);
 
 // A JSON response with `code`.
 HttpResponse JsonResponse(int code, const nlohmann::json& body);

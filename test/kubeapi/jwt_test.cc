@@ -5,7 +5,7 @@
 #include "test/kubeapi/jwt.h"
 
 namespace credledger::kubeapi {
-namespace {
+namespace jwt_test {
 
 TEST(Base64Test, StandardAndUrlAlphabetsRoundTrip) {
   const std::string bytes("\xfb\xff\x00hello", 8);
@@ -52,5 +52,5 @@ TEST(JwtSignerTest, TokensOfAnotherKeyOrAlteredClaimsAreRejected) {
   EXPECT_EQ(a->Verify("a.b").status().code(), absl::StatusCode::kUnauthenticated);
 }
 
-}  // namespace
+}  // namespace jwt_test
 }  // namespace credledger::kubeapi

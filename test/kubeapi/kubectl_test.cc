@@ -11,7 +11,7 @@
 #include "test/support/subprocess.h"
 
 namespace credledger::kubeapi::testing {
-namespace {
+namespace kubectl_test {
 
 using ::credledger::testing::RunResult;
 
@@ -85,5 +85,5 @@ TEST_F(KubectlTest, DeleteThroughKubectlRemovesTheObject) {
   EXPECT_EQ(Admin().Get("/api/v1/namespaces/team-a/secrets/doomed").status, 404);
 }
 
-}  // namespace
+}  // namespace kubectl_test
 }  // namespace credledger::kubeapi::testing

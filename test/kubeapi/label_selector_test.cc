@@ -4,7 +4,7 @@
 #include "test/kubeapi/label_selector.h"
 
 namespace credledger::kubeapi {
-namespace {
+namespace label_selector_test {
 
 bool Matches(const std::string& selector, const nlohmann::json& labels) {
   absl::StatusOr<LabelSelector> s = LabelSelector::Parse(selector);
@@ -60,5 +60,5 @@ TEST(FieldSelectorTest, MatchesDottedPathsAndReportsRequiredName) {
   EXPECT_FALSE(FieldSelector::Parse("nonsense").ok());
 }
 
-}  // namespace
+}  // namespace label_selector_test
 }  // namespace credledger::kubeapi

@@ -6,7 +6,7 @@
 #include "test/kubeapi/test_support.h"
 
 namespace credledger::kubeapi::testing {
-namespace {
+namespace node_test {
 
 const char kNodes[] = "/api/v1/nodes";
 
@@ -88,5 +88,5 @@ TEST_F(NodeTest, DiscoveryListsNodesWithShortNameAndStatusSubresource) {
   EXPECT_TRUE(MatchesFixture(entries, "discovery_nodes.json"));
 }
 
-}  // namespace
+}  // namespace node_test
 }  // namespace credledger::kubeapi::testing

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "test/kubeapi/encoding.h"
+#include "test/kubeapi/group_resource.h"
 #include "test/kubeapi/json_util.h"
 #include "test/kubeapi/kube_status.h"
 #include "test/kubeapi/kube_time.h"
@@ -10,9 +11,6 @@
 
 namespace credledger::kubeapi {
 namespace {
-
-const char kRbacGroup[] = "rbac.authorization.k8s.io";
-const char kCrdGroup[] = "apiextensions.k8s.io";
 
 bool TracksGeneration(const ResourceInfo& info) {
   return info.custom || info.group == kCrdGroup;

@@ -4,13 +4,12 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "test/kubeapi/group_resource.h"
 #include "test/kubeapi/json_util.h"
 #include "test/kubeapi/kube_status.h"
 
 namespace credledger::kubeapi {
 namespace {
-
-const char kRbacGroup[] = "rbac.authorization.k8s.io";
 
 bool Contains(const nlohmann::json& list, const std::string& value) {
   if (!list.is_array()) return false;

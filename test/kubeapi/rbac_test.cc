@@ -7,7 +7,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::kubeapi::testing {
-namespace {
+namespace rbac_test {
 
 const char kRbac[] = "/apis/rbac.authorization.k8s.io/v1";
 
@@ -185,5 +185,5 @@ TEST_F(RbacTest, ClientCertificateFromAnotherCaIsUnauthorized) {
   EXPECT_EQ(reply.body["reason"], "Unauthorized");
 }
 
-}  // namespace
+}  // namespace rbac_test
 }  // namespace credledger::kubeapi::testing

@@ -20,7 +20,7 @@ void PrintTo(const RequestCount& c, std::ostream* os) {
 }
 
 namespace testing {
-namespace {
+namespace request_recorder_test {
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
@@ -99,6 +99,6 @@ TEST_F(RequestRecorderTest, UsersAreCountedApart) {
   EXPECT_THAT(admin, ::testing::Contains(RequestCount{"list", "", "secrets", "", 200, 1}));
 }
 
-}  // namespace
+}  // namespace request_recorder_test
 }  // namespace testing
 }  // namespace credledger::kubeapi

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "test/kubeapi/field_selector.h"
+#include "test/kubeapi/group_resource.h"
 #include "test/kubeapi/json_util.h"
 #include "test/kubeapi/kube_status.h"
 #include "test/kubeapi/label_selector.h"
@@ -12,8 +13,6 @@
 
 namespace credledger::kubeapi {
 namespace {
-
-const char kCrdGroup[] = "apiextensions.k8s.io";
 
 bool IsCrd(const ResourceInfo& info) {
   return info.group == kCrdGroup && info.resource == "customresourcedefinitions";

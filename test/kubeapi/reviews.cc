@@ -100,7 +100,7 @@ absl::StatusOr<HttpResponse> AccessReview(ServerContext& ctx, const ResourceRequ
   return JsonResponse(201, body);
 }
 
-absl::StatusOr<HttpResponse> Dispatch(ServerContext& ctx, const ResourceRequest& req) {
+absl::StatusOr<HttpResponse> DispatchReview(ServerContext& ctx, const ResourceRequest& req) {
   if (req.info.verb != "create" || req.info.name_from_path) return MethodNotAllowedError();
   const std::string& r = req.resource.resource;
   if (r == "tokenreviews") return TokenReview(ctx, req);
@@ -112,7 +112,7 @@ absl::StatusOr<HttpResponse> Dispatch(ServerContext& ctx, const ResourceRequest&
 }  // namespace
 
 HttpResponse ServeReview(ServerContext& ctx, const ResourceRequest& req) {
-  absl::StatusOr<HttpResponse> response = Dispatch(ctx, req);
+  absl::StatusOr<HttpResponse> response = DispatchReview(ctx, req);
   if (!response.ok()) return ErrorResponse(response.status());
   return *std::move(response);
 }

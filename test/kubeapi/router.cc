@@ -1,8 +1,12 @@
 #include "test/kubeapi/router.h"
 
+#include <sys/socket.h>
+
 #include <exception>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "test/kubeapi/cut_stream.h"
 #include "test/kubeapi/discovery.h"
 #include "test/kubeapi/kube_status.h"
 #include "test/kubeapi/request_info.h"
@@ -14,9 +18,29 @@
 namespace credledger::kubeapi {
 namespace {
 
+// How often a held request checks whether its client went away.
+constexpr absl::Duration kHoldPollInterval = absl::Milliseconds(100);
+
+// The name a Conflict is about: the object of the path, or for a create the body's
+// metadata.name.
+std::string ConflictName(const RequestInfo& info, const HttpRequest& request) {
+  if (!info.name.empty()) return info.name;
+  nlohmann::json body = nlohmann::json::parse(request.body, nullptr, false);
+  if (!body.is_object()) return "";
+  auto metadata = body.find("metadata");
+  if (metadata == body.end() || !metadata->is_object()) return "";
+  auto name = metadata->find("name");
+  return name != metadata->end() && name->is_string() ? name->get<std::string>() : "";
+}
+
 // The reply for a fault with an error code.
-HttpResponse FaultReply(const FaultAction& fault) {
+HttpResponse FaultReply(const FaultAction& fault, const RequestInfo& info,
+                        const HttpRequest& request) {
   int code = fault.status_code;
+  if (code == 409) {
+    return ErrorResponse(ConflictError({info.group, info.resource}, ConflictName(info, request),
+                                       kObjectModifiedMessage));
+  }
   std::string reason = "InternalError";
   std::string message = "an error on the server (\"injected fault\") has prevented the request "
                         "from succeeding";
@@ -38,6 +62,20 @@ HttpResponse FaultReply(const FaultAction& fault) {
     response.headers.emplace_back("Retry-After", absl::StrCat(*fault.retry_after_seconds));
   }
   return response;
+}
+
+// Holds `request` unanswered (a hang fault) until its client closes the connection or the
+// server stops, then shuts the connection down so that no answer reaches the client. The
+// returned response is never delivered.
+HttpResponse HoldUnanswered(ServerContext& ctx, const HttpRequest& request) {
+  FaultInjector::HeldRequest held(ctx.faults);
+  while (!ctx.store.IsShutDown() && !PeerClosed(request.socket_fd)) {
+    ctx.store.AwaitShutdown(absl::Now() + kHoldPollInterval);
+  }
+  if (request.socket_fd >= 0) shutdown(request.socket_fd, SHUT_RDWR);
+  return ErrorResponse(KubeStatusError(503, "ServiceUnavailable",
+                                       "the request was held by an injected fault",
+                                       nlohmann::json::object()));
 }
 
 // POST and PUT bodies must be JSON (an empty Content-Type is taken as JSON). Protobuf, which
@@ -110,15 +148,9 @@ HttpResponse ServeAuthorized(ServerContext& ctx, const HttpRequest& request,
   return ServeResource(ctx, req);
 }
 
-HttpResponse Route(ServerContext& ctx, const HttpRequest& request) {
-  FaultAction fault = ctx.faults.Match(request.method, request.path);
-  if (fault.matched && fault.delay > absl::ZeroDuration()) {
-    // Waits the delay, ending early when the server shuts down.
-    ctx.store.AwaitShutdown(absl::Now() + fault.delay);
-  }
-  if (fault.matched && fault.status_code != 0) return FaultReply(fault);
-
-  RequestInfo info = ParseRequestInfo(request.method, request.path, request.params);
+// Serves a request no fault stopped: anonymous paths, authentication, authorization and
+// the handlers, recording authenticated requests.
+HttpResponse Serve(ServerContext& ctx, const HttpRequest& request, const RequestInfo& info) {
   if (!info.is_resource_request && IsAnonymousPath(info.path)) return ServeNonResource(ctx, info);
 
   absl::StatusOr<UserInfo> user = Authenticate(ctx, request);
@@ -129,6 +161,25 @@ HttpResponse Route(ServerContext& ctx, const HttpRequest& request) {
                               ? ServeAuthorized(ctx, request, info, *user)
                               : ErrorResponse(RbacAuthorizer::ForbiddenFor(*user, attrs));
   ctx.requests.Record(user->username, attrs, response.status);
+  return response;
+}
+
+HttpResponse Route(ServerContext& ctx, const HttpRequest& request) {
+  RequestInfo info = ParseRequestInfo(request.method, request.path, request.params);
+  FaultAction fault = ctx.faults.Match(request.method, request.path, info.verb == "watch");
+  if (!fault.matched) return Serve(ctx, request, info);
+  if (fault.delay > absl::ZeroDuration()) {
+    // Waits the delay, ending early when the server shuts down.
+    ctx.store.AwaitShutdown(absl::Now() + fault.delay);
+  }
+  if (fault.hang == Hang::kBeforeServing) return HoldUnanswered(ctx, request);
+  if (fault.status_code != 0) return FaultReply(fault, info, request);
+  HttpResponse response = Serve(ctx, request, info);
+  if (fault.hang == Hang::kAfterServing) return HoldUnanswered(ctx, request);
+  if (fault.drop_watch_after_events.has_value() && response.stream != nullptr) {
+    response.stream =
+        std::make_shared<CutStream>(std::move(response.stream), *fault.drop_watch_after_events);
+  }
   return response;
 }
 

@@ -1,7 +1,7 @@
 // Router: the request pipeline of the test API server, independent of the HTTP library.
 //
-// For every request, in order: fault injection (FaultInjector: an error reply or a delay);
-// anonymous paths (/version, health checks); bearer-token authentication (401 Status
+// For every request, in order: fault injection (FaultInjector: a delay, a hang, an error
+// reply, or after serving a withheld answer or a cut watch stream); anonymous paths (/version, health checks); bearer-token authentication (401 Status
 // "Unauthorized" when the token is missing or invalid); authorization (RBAC, 403 Status
 // in kube-apiserver's wording); then discovery for non-resource paths; POST/PUT bodies
 // must be JSON (415 otherwise, e.g. for protobuf); dryRun is refused (400); then

@@ -12,7 +12,7 @@
 #include "test/kubeapi/test_support.h"
 
 namespace credledger::kubeapi::testing {
-namespace {
+namespace server_lifecycle_test {
 
 std::string ReadFile(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -80,5 +80,5 @@ TEST_F(FewWorkersTest, WatchesOfClientsThatWentAwayFreeTheirWorkers) {
   }
 }
 
-}  // namespace
+}  // namespace server_lifecycle_test
 }  // namespace credledger::kubeapi::testing

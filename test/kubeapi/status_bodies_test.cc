@@ -5,7 +5,7 @@
 #include "test/kubeapi/test_support.h"
 
 namespace credledger::kubeapi::testing {
-namespace {
+namespace status_bodies_test {
 
 class StatusBodiesTest : public ApiServerTest {
  protected:
@@ -116,5 +116,5 @@ TEST_F(StatusBodiesTest, ProtobufBodyIsUnsupportedMediaType) {
   EXPECT_EQ(reply.body["reason"], "UnsupportedMediaType");
 }
 
-}  // namespace
+}  // namespace status_bodies_test
 }  // namespace credledger::kubeapi::testing

@@ -173,6 +173,10 @@ Reply Client::Delete(const std::string& path, const nlohmann::json& body) {
   return Send("DELETE", path, body.dump(), "application/json");
 }
 
+void Client::SetReadTimeout(absl::Duration timeout) {
+  client_->set_read_timeout(std::chrono::microseconds(absl::ToInt64Microseconds(timeout)));
+}
+
 Reply Client::Send(const std::string& method, const std::string& path, const std::string& body,
                    const std::string& content_type) {
   httplib::Headers headers = AuthHeaders(token_);
@@ -203,9 +207,10 @@ WatchReader::WatchReader(const ApiServer& server, const std::string& token,
       }
       return true;
     };
-    client_->Get(path, AuthHeaders(token), on_response, on_data);
+    httplib::Result result = client_->Get(path, AuthHeaders(token), on_response, on_data);
     absl::MutexLock lock(&mu_);
     ended_ = true;
+    complete_ = static_cast<bool>(result);
   });
 }
 
@@ -234,6 +239,11 @@ std::vector<nlohmann::json> WatchReader::events() const {
 int WatchReader::status() const {
   absl::MutexLock lock(&mu_);
   return status_;
+}
+
+bool WatchReader::complete() const {
+  absl::MutexLock lock(&mu_);
+  return complete_;
 }
 
 nlohmann::json LoadFixture(const std::string& name) {

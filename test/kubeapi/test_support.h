@@ -60,6 +60,9 @@ class Client {
   // Any method with a raw body and content type.
   Reply Send(const std::string& method, const std::string& path, const std::string& body,
              const std::string& content_type);
+  // How long a request waits for the answer (default 30 s); a request that gets none in
+  // time ends with Reply::status 0.
+  void SetReadTimeout(absl::Duration timeout);
 
  private:
   std::unique_ptr<httplib::SSLClient> client_;
@@ -81,6 +84,9 @@ class WatchReader {
   bool WaitForEnd(absl::Duration timeout = absl::Seconds(10));
   std::vector<nlohmann::json> events() const;
   int status() const;  // the HTTP status once headers arrived, else 0
+  // True once the response ended with the end of its chunked body (the server ended the
+  // watch); false while it runs, and when the connection was cut or the request failed.
+  bool complete() const;
 
  private:
   void Run(const ApiServer* server, std::string token, std::string path);
@@ -91,6 +97,7 @@ class WatchReader {
   std::vector<nlohmann::json> events_ ABSL_GUARDED_BY(mu_);
   int status_ ABSL_GUARDED_BY(mu_) = 0;
   bool ended_ ABSL_GUARDED_BY(mu_) = false;
+  bool complete_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

@@ -8,7 +8,7 @@
 #include "test/kubeapi/test_support.h"
 
 namespace credledger::kubeapi::testing {
-namespace {
+namespace token_test {
 
 const char kTokenPath[] = "/api/v1/namespaces/team-a/serviceaccounts/agent/token";
 
@@ -174,5 +174,5 @@ TEST_F(TokenTest, ForgedSignatureIsRejected) {
   EXPECT_EQ(StatusWith(forged), 401);
 }
 
-}  // namespace
+}  // namespace token_test
 }  // namespace credledger::kubeapi::testing

@@ -1,7 +1,5 @@
 #include "test/kubeapi/watch_stream.h"
 
-#include <poll.h>
-
 #include <algorithm>
 
 #include "absl/strings/numbers.h"
@@ -100,13 +98,6 @@ std::string WatchStream::ExpiredLine(int64_t requested, int64_t oldest) const {
   return nlohmann::json({{"type", "ERROR"}, {"object", reply.body}}).dump() + "\n";
 }
 
-bool WatchStream::ClientGone() const {
-  if (socket_fd_ < 0) return false;
-  pollfd p{socket_fd_, POLLIN | POLLRDHUP, 0};
-  if (poll(&p, 1, 0) <= 0) return false;
-  return (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
-}
-
 bool WatchStream::SendEvents(const std::function<bool(absl::string_view)>& write,
                              bool* expired) {
   EventBatch batch = ctx_.store.EventsAfter(cursor_, kBatchSize);
@@ -153,7 +144,7 @@ StreamBody::Step WatchStream::Pump(const std::function<bool(absl::string_view)>&
   if (bookmarks_) wake = std::min(wake, next_bookmark_);
   ctx_.store.AwaitActivity(cursor_, bookmark_generation_, wake);
   if (ctx_.store.IsShutDown()) return Step::kDone;
-  if (ClientGone()) return Step::kClientGone;
+  if (PeerClosed(socket_fd_)) return Step::kClientGone;
   bool expired = false;
   if (!SendEvents(write, &expired)) return Step::kClientGone;
   if (expired) return Step::kDone;

@@ -56,7 +56,6 @@ class WatchStream : public StreamBody {
   std::string BookmarkLine(bool initial_events_end) const;
   std::string ExpiredLine(int64_t requested, int64_t oldest) const;
   bool Selected(const nlohmann::json& object) const;
-  bool ClientGone() const;
 
   ServerContext& ctx_;
   const ResourceInfo resource_;

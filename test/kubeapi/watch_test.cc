@@ -8,7 +8,7 @@
 #include "test/kubeapi/test_support.h"
 
 namespace credledger::kubeapi::testing {
-namespace {
+namespace watch_test {
 
 const char kSecrets[] = "/api/v1/namespaces/team-a/secrets";
 
@@ -96,6 +96,7 @@ TEST_F(WatchTest, TimeoutSecondsEndsTheStream) {
   auto watch = Watch("resourceVersion=0&timeoutSeconds=1");
   EXPECT_TRUE(watch->WaitForEnd(absl::Seconds(10)));
   EXPECT_EQ(watch->status(), 200);
+  EXPECT_TRUE(watch->complete()) << "ended with the end of the chunked body";
 }
 
 class ShortHistoryWatchTest : public WatchTest {
@@ -135,5 +136,5 @@ TEST_F(WatchTest, ManyConcurrentWatchesAllSeeTheChangeAndEndOnStop) {
   for (auto& w : watches) EXPECT_TRUE(w->WaitForEnd(absl::Seconds(5)));
 }
 
-}  // namespace
+}  // namespace watch_test
 }  // namespace credledger::kubeapi::testing

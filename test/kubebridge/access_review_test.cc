@@ -10,7 +10,7 @@
 #include "test/kubebridge/api_server_fixture.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace access_review_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -91,5 +91,5 @@ TEST_F(AccessReviewTest, ReviewWithoutUserAndGroupsOrWithoutSecretIsInvalid) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("secret")));
 }
 
-}  // namespace
+}  // namespace access_review_test
 }  // namespace credledger::kubebridge

@@ -3,7 +3,7 @@
 #include "gtest/gtest.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace backoff_test {
 
 BackoffPolicy Exact() {
   BackoffPolicy policy;
@@ -46,5 +46,5 @@ TEST(BackoffTest, RetryAfterRaisesTheDelayWithinItsCap) {
   EXPECT_EQ(RetryDelay(policy, 0, 0.5, std::nullopt), absl::Milliseconds(100));
 }
 
-}  // namespace
+}  // namespace backoff_test
 }  // namespace credledger::kubebridge

@@ -7,7 +7,7 @@
 #include "test/kubebridge/await_sleepers.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace cancellation_test {
 
 TEST(CancellationTest, ListenersRunOnceAndLateListenersRunAtOnce) {
   Cancellation cancel;
@@ -79,5 +79,5 @@ TEST(CancellationTest, SleepReachesItsDeadlineWhenNotCancelled) {
   EXPECT_TRUE(reached);
 }
 
-}  // namespace
+}  // namespace cancellation_test
 }  // namespace credledger::kubebridge

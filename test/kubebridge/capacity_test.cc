@@ -12,7 +12,7 @@
 #include "gtest/gtest.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace capacity_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -170,5 +170,5 @@ TEST(CapacityTest, NoNodesAndNoPodsGiveAnEmptyCapacity) {
   EXPECT_EQ(capacity.used_size(), 0);
 }
 
-}  // namespace
+}  // namespace capacity_test
 }  // namespace credledger::kubebridge

@@ -37,7 +37,7 @@
 #include "test/kubebridge/await_sleepers.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace cluster_bridge_test {
 
 using ::credledger::testing::StatusIs;
 
@@ -411,5 +411,5 @@ TEST_F(ClusterBridgeTest, StopIsPromptWhileAProbeHangs) {
   EXPECT_EQ(bridge_->LastProbe(kCluster), std::nullopt);
 }
 
-}  // namespace
+}  // namespace cluster_bridge_test
 }  // namespace credledger::kubebridge

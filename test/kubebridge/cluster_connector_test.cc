@@ -13,7 +13,7 @@
 #include "test/kubebridge/cluster_auth_fixture.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace cluster_connector_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -179,5 +179,5 @@ TEST_F(ClusterConnectorTest, NoHomeConnectionIsFailedPrecondition) {
   }
 }
 
-}  // namespace
+}  // namespace cluster_connector_test
 }  // namespace credledger::kubebridge

@@ -19,7 +19,7 @@
 #include "test/kubebridge/cluster_auth_fixture.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace cluster_prober_test {
 
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
@@ -160,5 +160,5 @@ TEST_F(ClusterProberTest, CancelledProbeIsProbeFailedCancelled) {
   EXPECT_EQ(probed.message(), "cancelled");
 }
 
-}  // namespace
+}  // namespace cluster_prober_test
 }  // namespace credledger::kubebridge

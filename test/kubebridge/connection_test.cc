@@ -9,7 +9,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace connection_test {
 
 using ::credledger::testing::TempDir;
 
@@ -93,5 +93,5 @@ TEST(ConnectionConfigTest, DebugStringRedactsBasicCredentials) {
   EXPECT_EQ(text.find("basic-pw-Zq7"), std::string::npos) << text;
 }
 
-}  // namespace
+}  // namespace connection_test
 }  // namespace credledger::kubebridge

@@ -9,7 +9,7 @@
 #include "test/support/reference_sha256.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace consumer_pod_spec_test {
 
 // The fragment written out by hand from the document: envFrom the mirror, and a read-only
 // volume at /var/run/captf/credentials with mode 0440 (288 in decimal).
@@ -50,5 +50,5 @@ TEST(ConsumerPodSpecTest, ALongIdentityUsesTheHashedMirrorName) {
   EXPECT_EQ(ConsumerPodSpec(fits, "runner"), Expected("captf-creds-" + fits, "runner"));
 }
 
-}  // namespace
+}  // namespace consumer_pod_spec_test
 }  // namespace credledger::kubebridge

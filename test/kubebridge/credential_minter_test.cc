@@ -11,7 +11,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace credential_minter_test {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -89,5 +89,40 @@ TEST(CredentialMinterTest, ARefusedTokenWriteRecordsTheFailureWithoutTheToken) {
   fake.client->Stop();
 }
 
-}  // namespace
+// A Conflict on the token write is answered by a fresh read (issue 7, faults); only a Secret
+// that already holds another token still fails the attempt, and is deleted.
+TEST(CredentialMinterTest, AConflictOverAnotherStoredTokenFailsTheAttempt) {
+  StepClock clock;
+  FakeClient fake = MakeFakeClient(&clock);
+  const nlohmann::json empty = {
+      {"apiVersion", "v1"},
+      {"kind", "Secret"},
+      {"metadata", {{"name", "solar-agent-edge-1-1"}, {"uid", "u1"}, {"resourceVersion", "7"}}}};
+  nlohmann::json other = empty;
+  other["metadata"]["resourceVersion"] = "8";
+  other["data"]["token"] = absl::Base64Escape("another.token.value");
+  fake.transport->Push(FakeReply::Json(200, empty));
+  fake.transport->Push(FakeReply::Json(
+      201, {{"status", {{"token", kToken}, {"expirationTimestamp", "2026-01-02T00:00:00Z"}}}}));
+  fake.transport->Push(FakeReply::Status(409, "Conflict", "the object has been modified"));
+  fake.transport->Push(FakeReply::Json(200, other));  // the fresh read
+  fake.transport->Push(FakeReply::Json(200, {{"kind", "Status"}, {"status", "Success"}}));
+
+  RecordingSink sink(AttemptWithSecret());
+  CredentialMinter minter(*fake.client, sink, clock, absl::Hours(24));
+  ASSERT_OK(minter.Run(AttemptWithSecret(), nullptr));
+
+  std::vector<std::string> methods;
+  for (const HttpRequest& r : fake.transport->requests()) methods.push_back(r.method);
+  EXPECT_THAT(methods, ::testing::ElementsAre("GET", "POST", "PUT", "GET", "DELETE"));
+  ASSERT_EQ(sink.outcomes.size(), 1u);
+  const auto* failed = std::get_if<RecordMintFailed>(&sink.outcomes[0]);
+  ASSERT_NE(failed, nullptr);
+  EXPECT_EQ(failed->stage, v1::MINT_STAGE_SECRET_UPDATE);
+  EXPECT_THAT(failed->message, HasSubstr("Conflict"));
+  ASSERT_TRUE(failed->deleted_secret.has_value());
+  fake.client->Stop();
+}
+
+}  // namespace credential_minter_test
 }  // namespace credledger::kubebridge

@@ -18,7 +18,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace curl_transport_test {
 
 using ::credledger::testing::TempDir;
 
@@ -204,5 +204,5 @@ TEST_F(CurlTransportTest, TransportWithoutServerIsRejected) {
             absl::StatusCode::kInvalidArgument);
 }
 
-}  // namespace
+}  // namespace curl_transport_test
 }  // namespace credledger::kubebridge

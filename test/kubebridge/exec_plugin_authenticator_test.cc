@@ -24,7 +24,7 @@
 #include "test/kubebridge/credential_provider.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace exec_plugin_authenticator_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -518,5 +518,5 @@ TEST_F(ExecPluginAuthenticatorTest, AnAnswerAboveTheSizeLimitIsRefused) {
               StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("64 bytes")));
 }
 
-}  // namespace
+}  // namespace exec_plugin_authenticator_test
 }  // namespace credledger::kubebridge

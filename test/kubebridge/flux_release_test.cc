@@ -20,7 +20,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace flux_release_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::ElementsAre;
@@ -537,5 +537,5 @@ TEST_F(DuplicateClaimTest, DuplicateHelmReleasesAreReportedToo) {
   EXPECT_THAT(ignored, ElementsAre(HasSubstr("HelmRelease \"demo/healthy-2\" ignored")));
 }
 
-}  // namespace
+}  // namespace flux_release_test
 }  // namespace credledger::kubebridge

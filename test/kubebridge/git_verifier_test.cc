@@ -29,7 +29,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace git_verifier_test {
 
 using ::credledger::testing::SshGitServer;
 using ::credledger::testing::StatusIs;
@@ -540,5 +540,5 @@ TEST(GitVerifierHttpsTest, ConnectionRefusedIsUnavailable) {
   EXPECT_THAT(ListRemoteRefs(url, {}, insecure), StatusIs(absl::StatusCode::kUnavailable));
 }
 
-}  // namespace
+}  // namespace git_verifier_test
 }  // namespace credledger::kubebridge

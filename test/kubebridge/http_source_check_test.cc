@@ -16,7 +16,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace http_source_check_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::ElementsAre;
@@ -366,5 +366,5 @@ TEST_F(HttpSourceCheckTest, OciErrorStatusesMapToCodes) {
               StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr(what + "403")));
 }
 
-}  // namespace
+}  // namespace http_source_check_test
 }  // namespace credledger::kubebridge

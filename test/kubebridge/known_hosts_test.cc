@@ -21,7 +21,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace known_hosts_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -405,5 +405,5 @@ TEST(KnownHostsTest, WarningsNeverStopParsingOfLaterLines) {
   EXPECT_EQ(VerdictOf(known_hosts, "git.example", 22, key), HostKeyVerdict::kMatch);
 }
 
-}  // namespace
+}  // namespace known_hosts_test
 }  // namespace credledger::kubebridge

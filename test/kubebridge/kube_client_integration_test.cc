@@ -1,7 +1,9 @@
 // KubeClient against the test Kubernetes API server: CRUD, Status mapping of real
-// responses, write helpers, TokenRequest, label selectors, retries, TLS and token files.
+// responses, write helpers, TokenRequest, label selectors, retries (also of requests the
+// server never answers), TLS and token files.
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
@@ -11,7 +13,7 @@
 #include "test/kubebridge/fake_transport.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace kube_client_integration_test {
 
 using KubeClientIntegrationTest = ApiServerFixture;
 
@@ -205,6 +207,38 @@ TEST_F(KubeClientIntegrationTest, ServerSide503And429AreRetriedHonouringRetryAft
             (std::vector<absl::Duration>{absl::Milliseconds(10), absl::Seconds(2)}));
 }
 
+TEST_F(KubeClientIntegrationTest, ARequestTheServerNeverAnswersTimesOutAndIsRetried) {
+  KubeClientOptions options = ClientOptions();
+  options.request_timeout = absl::Milliseconds(300);
+  std::unique_ptr<KubeClient> client = NewClient(config_, options);
+  ASSERT_OK(client_->Create(Core("configmaps"), ConfigMap("cm", "a")).status());
+  kubeapi::Fault hang = Fault("/api/v1/namespaces/default/configmaps/cm", 0, 1);
+  hang.hang = kubeapi::Hang::kBeforeServing;
+  server_->faults().Add(hang);
+  const absl::Time start = absl::Now();
+  ASSERT_OK_AND_ASSIGN(nlohmann::json object, client->Get(Core("configmaps", "cm")));
+  const absl::Duration took = absl::Now() - start;
+  EXPECT_EQ(object["data"]["key"], "v");
+  EXPECT_EQ(server_->faults().fired(), 1);
+  EXPECT_GE(took, absl::Milliseconds(300));
+  EXPECT_LT(took, absl::Seconds(3)) << "one request timeout and one short backoff";
+  EXPECT_TRUE(server_->faults().AwaitHeld(0, absl::Seconds(5))) << "the client hung up";
+}
+
+TEST_F(KubeClientIntegrationTest, StopEndsARequestTheServerHoldsAtOnce) {
+  kubeapi::Fault hang = Fault("/api/v1/namespaces/default/configmaps/cm", 0, -1);
+  hang.hang = kubeapi::Hang::kBeforeServing;
+  server_->faults().Add(hang);
+  absl::Status result;
+  std::thread caller([&] { result = client_->Get(Core("configmaps", "cm")).status(); });
+  ASSERT_TRUE(server_->faults().AwaitHeld(1, absl::Seconds(10)));
+  const absl::Time start = absl::Now();
+  client_->Stop();
+  caller.join();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(1));
+  EXPECT_EQ(result.code(), absl::StatusCode::kCancelled) << result;
+}
+
 TEST_F(KubeClientIntegrationTest, PersistentUnavailabilityEndsAfterMaxAttempts) {
   StepClock clock;
   KubeClientOptions options = ClientOptions();
@@ -217,5 +251,5 @@ TEST_F(KubeClientIntegrationTest, PersistentUnavailabilityEndsAfterMaxAttempts) 
   EXPECT_EQ(server_->faults().fired(), 3);
 }
 
-}  // namespace
+}  // namespace kube_client_integration_test
 }  // namespace credledger::kubebridge

@@ -12,7 +12,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace kube_client_test {
 
 const ResourceRef kSecrets{.version = "v1", .resource = "secrets", .namespace_name = "a"};
 
@@ -368,5 +368,5 @@ TEST_F(KubeClientObserverTest, ACancelledAttemptIsNotReported) {
   EXPECT_TRUE(calls().empty());
 }
 
-}  // namespace
+}  // namespace kube_client_test
 }  // namespace credledger::kubebridge

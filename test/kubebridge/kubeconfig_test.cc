@@ -11,7 +11,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace kubeconfig_test {
 
 const std::filesystem::path kDir = KUBEBRIDGE_TESTDATA_DIR;
 
@@ -307,5 +307,5 @@ TEST(KubeconfigTest, EmptyRefusedFieldsAndDisableCompressionAreAccepted) {
                   "false"));
 }
 
-}  // namespace
+}  // namespace kubeconfig_test
 }  // namespace credledger::kubebridge

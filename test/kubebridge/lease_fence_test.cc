@@ -11,7 +11,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace lease_fence_test {
 
 using ::testing::HasSubstr;
 using testing::StatusIs;
@@ -188,5 +188,5 @@ TEST(LeaseFenceOptionsTest, BadOptionsNameTheFlag) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--lease-identity")));
 }
 
-}  // namespace
+}  // namespace lease_fence_test
 }  // namespace credledger::kubebridge

@@ -31,7 +31,7 @@
 #include "test/kubebridge/mirror_test_objects.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace mirror_bridge_test {
 
 using ::testing::HasSubstr;
 
@@ -287,5 +287,5 @@ TEST_F(MirrorBridgeTest, AClusterThatCannotBeConnectedToIsNamedOnceInTheFailure)
   bridge_->Stop();  // before the connector it calls goes away
 }
 
-}  // namespace
+}  // namespace mirror_bridge_test
 }  // namespace credledger::kubebridge

@@ -14,7 +14,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace mirror_objects_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::ElementsAre;
@@ -426,5 +426,5 @@ TEST_F(PlanMirrorsTest, OneActionPerNamespaceInNamespaceOrder) {
   EXPECT_EQ(plan[2].kind, Kind::kCreate);
 }
 
-}  // namespace
+}  // namespace mirror_objects_test
 }  // namespace credledger::kubebridge

@@ -21,7 +21,7 @@
 #include "test/kubebridge/mirror_test_objects.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace mirror_reconciler_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::ElementsAre;
@@ -623,5 +623,5 @@ TEST_F(MirrorReconcilerTest, NoSecretValueReachesAnyRecordedOutcome) {
   }
 }
 
-}  // namespace
+}  // namespace mirror_reconciler_test
 }  // namespace credledger::kubebridge

@@ -11,7 +11,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace quantity_test {
 
 using ::testing::HasSubstr;
 using testing::StatusIs;
@@ -159,5 +159,5 @@ TEST(QuantityTest, AdditionPastTheBoundIsOutOfRange) {
               StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("5Ei + 5Ei exceeds 2^63-1")));
 }
 
-}  // namespace
+}  // namespace quantity_test
 }  // namespace credledger::kubebridge

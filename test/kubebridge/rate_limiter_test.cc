@@ -8,7 +8,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace rate_limiter_test {
 
 TEST(RateLimiterTest, DefaultsMatchClientGo) {
   RateLimit limit;
@@ -73,5 +73,5 @@ TEST(RateLimiterTest, CancellationEndsAWait) {
   EXPECT_EQ(waited.code(), absl::StatusCode::kCancelled);
 }
 
-}  // namespace
+}  // namespace rate_limiter_test
 }  // namespace credledger::kubebridge

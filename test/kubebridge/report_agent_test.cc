@@ -24,7 +24,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace report_agent_test {
 
 using ::testing::HasSubstr;
 using testing::StatusIs;
@@ -367,5 +367,5 @@ TEST(ReportAgentOptionsTest, NamesTheFlagAndTheRule) {
   EXPECT_OK(ValidateReportAgentOptions(options));
 }
 
-}  // namespace
+}  // namespace report_agent_test
 }  // namespace credledger::kubebridge

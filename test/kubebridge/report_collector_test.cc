@@ -15,7 +15,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace report_collector_test {
 
 using ::testing::AllOf;
 using ::testing::ElementsAre;
@@ -167,5 +167,5 @@ TEST(ReportCollectorScriptedTest, A404OnNodesIsAnError) {
               StatusIs(absl::StatusCode::kNotFound, StartsWith("list Nodes: ")));
 }
 
-}  // namespace
+}  // namespace report_collector_test
 }  // namespace credledger::kubebridge

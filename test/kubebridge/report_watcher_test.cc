@@ -1,5 +1,6 @@
 // ReportWatcher against the test Kubernetes API server: which TargetReports reach the sink,
-// in which order, what is logged, and that Stop ends a blocked watch promptly.
+// in which order, what is logged, that a report written while the watch was down arrives,
+// and that Stop ends a blocked watch promptly.
 #include "kubebridge/report_watcher.h"
 
 #include <memory>
@@ -16,7 +17,7 @@
 #include "test/kubebridge/api_server_fixture.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace report_watcher_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -106,6 +107,7 @@ class ReportWatcherTest : public ApiServerFixture {
   void StartWatcher() {
     ListWatchOptions options;
     options.backoff.initial_delay = absl::Milliseconds(10);
+    options.backoff.max_delay = absl::Milliseconds(200);
     watcher_ = ReportWatcher::Start(client_.get(), &sink_, options);
   }
 
@@ -198,6 +200,23 @@ TEST_F(ReportWatcherTest, ARejectedReportIsLoggedAndTheWatchGoesOn) {
   EXPECT_THAT(log, HasSubstr("spec.lastReportTime: not later"));
 }
 
+// The watch stream dropped by the network (every attempt cut at once until the fault is
+// cleared): a report written meanwhile reaches the sink once, when the watch is back.
+TEST_F(ReportWatcherTest, AReportWrittenWhileTheWatchWasDownIsDeliveredOnce) {
+  kubeapi::Fault down;
+  down.path_prefix = "/apis/solar.opendefense.cloud/v1alpha1/targetreports";
+  down.drop_watch_after_events = 0;
+  server_->faults().Add(down);
+  StartWatcher();
+  ASSERT_TRUE(server_->faults().AwaitFired(1, kAwaitLimit));  // listed; the watch is down
+  Create("demo", "edge-1", EncodeTargetReportSpec(Report(1000)));
+  server_->faults().Clear();
+  ASSERT_TRUE(sink_.AwaitCalls(1));
+  Create("demo", "edge-2", EncodeTargetReportSpec(Report(1000)));
+  ASSERT_TRUE(sink_.AwaitCalls(2));
+  EXPECT_THAT(sink_.keys(), ElementsAre("demo/edge-1", "demo/edge-2"));
+}
+
 TEST_F(ReportWatcherTest, StopEndsABlockedWatchPromptly) {
   StartWatcher();
   Create("demo", "edge-1", EncodeTargetReportSpec(Report(1000)));
@@ -233,5 +252,5 @@ TEST_F(ReportWatcherRelistTest, ARelistSkipsRevisionsAlreadyHandled) {
   EXPECT_THAT(sink_.keys(), ElementsAre("demo/edge-1", "demo/edge-2"));
 }
 
-}  // namespace
+}  // namespace report_watcher_test
 }  // namespace credledger::kubebridge

@@ -4,7 +4,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace resource_ref_test {
 
 TEST(ResourceRefTest, CoreNamespacedPaths) {
   ResourceRef ref{.version = "v1", .resource = "secrets", .namespace_name = "a", .name = "x"};
@@ -62,5 +62,5 @@ TEST(ResourceRefTest, DebugStringNamesKindAndObject) {
   EXPECT_EQ(ref.DebugString(), "deployments.apps n/d");
 }
 
-}  // namespace
+}  // namespace resource_ref_test
 }  // namespace credledger::kubebridge

@@ -10,7 +10,7 @@
 #include "test/kubebridge/fake_transport.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace secret_resolver_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -135,5 +135,5 @@ TEST(SecretResolverDecodeTest, InvalidBase64IsDataLossNamingTheKey) {
                        "Secret \"fleet/creds\" key \"token\" is not valid base64"));
 }
 
-}  // namespace
+}  // namespace secret_resolver_test
 }  // namespace credledger::kubebridge

@@ -20,7 +20,7 @@
 #include "test/support/subprocess.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace source_verifier_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -472,5 +472,5 @@ TEST_F(SourceVerifierSshTest, UnauthorizedKeyIsVerifyFailed) {
   EXPECT_EQ(result.reason, kReasonVerifyFailed);
 }
 
-}  // namespace
+}  // namespace source_verifier_test
 }  // namespace credledger::kubebridge

@@ -12,7 +12,7 @@
 #include "test/kubebridge/cluster_auth_fixture.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace static_authenticators_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -261,5 +261,5 @@ TEST_F(StaticAuthenticatorsTest, KubeconfigErrorsKeepTheirClass) {
       StatusIs(absl::StatusCode::kNotFound, "Secret \"fleet/absent\" not found (key \"value\")"));
 }
 
-}  // namespace
+}  // namespace static_authenticators_test
 }  // namespace credledger::kubebridge

@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace status_mapping_test {
 
 std::string StatusBody(int code, const std::string& reason, const std::string& message) {
   nlohmann::json body = {{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Failure"},
@@ -136,5 +136,5 @@ TEST(StatusMappingCurlTest, AbortByProgressCallbackIsCancelled) {
             absl::StatusCode::kCancelled);
 }
 
-}  // namespace
+}  // namespace status_mapping_test
 }  // namespace credledger::kubebridge

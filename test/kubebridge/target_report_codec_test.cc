@@ -12,7 +12,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace target_report_codec_test {
 
 using ::credledger::testing::StatusIs;
 using ::google::protobuf::util::MessageDifferencer;
@@ -257,5 +257,5 @@ TEST(TargetReportCodecTest, DecodingTheEncodedSpecGivesItBack) {
   EXPECT_EQ(object["spec"]["lastReportTime"], "2026-01-02T03:04:05.25Z");
 }
 
-}  // namespace
+}  // namespace target_report_codec_test
 }  // namespace credledger::kubebridge

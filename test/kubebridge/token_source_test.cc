@@ -8,7 +8,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace token_source_test {
 
 using ::credledger::testing::TempDir;
 
@@ -92,5 +92,5 @@ TEST(TokenSourceTest, NeverReadableFileWithoutStaticTokenIsAnError) {
             "token file \"" + (dir.path() / "absent").string() + "\": No such file or directory");
 }
 
-}  // namespace
+}  // namespace token_source_test
 }  // namespace credledger::kubebridge

@@ -1,5 +1,5 @@
 // ListWatch against the test Kubernetes API server: events, bookmarks, the re-list after
-// 410 Expired, and Stop() ending a blocked watch promptly.
+// 410 Expired, the resume after a dropped stream, and Stop() ending a blocked watch promptly.
 #include <algorithm>
 #include <atomic>
 #include <memory>
@@ -14,7 +14,7 @@
 #include "test/kubebridge/api_server_fixture.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace watch_integration_test {
 
 constexpr absl::Duration kAwaitLimit = absl::Seconds(30);
 
@@ -87,6 +87,7 @@ class WatchIntegrationTest : public ApiServerFixture {
     ListWatchOptions options;
     options.label_selector = label_selector;
     options.backoff.initial_delay = absl::Milliseconds(10);
+    options.backoff.max_delay = absl::Milliseconds(200);
     loop_ = std::thread([this, options] {
       loop_result_ = RunListWatch(*client_, Core("configmaps"), options, handler_);
     });
@@ -176,6 +177,45 @@ TEST_F(WatchExpiryTest, LoopRelistsAfter410AndKeepsWatching) {
   EXPECT_EQ(handler_.events(), std::vector<std::string>{"ADDED after"});
 }
 
+// A watch stream cut by the network right after an event is resumed from that event's
+// resourceVersion: the next change arrives once, nothing repeats, nothing is listed again.
+TEST_F(WatchIntegrationTest, AStreamCutAfterAnEventResumesRightAfterIt) {
+  kubeapi::Fault cut;
+  cut.path_prefix = "/api/v1/namespaces/default/configmaps";
+  cut.drop_watch_after_events = 1;
+  cut.times = 1;
+  server_->faults().Add(cut);
+  StartLoop();
+  ASSERT_TRUE(handler_.AwaitSyncs(1));
+  ASSERT_OK(client_->Create(Core("configmaps"), ConfigMap("x", "a")).status());
+  ASSERT_TRUE(handler_.AwaitEvent("ADDED x"));
+  ASSERT_OK(client_->Create(Core("configmaps"), ConfigMap("y", "a")).status());
+  ASSERT_TRUE(handler_.AwaitEvent("ADDED y"));
+  EXPECT_EQ(server_->faults().fired(), 1);
+  EXPECT_EQ(handler_.events(), (std::vector<std::string>{"ADDED x", "ADDED y"}));
+  EXPECT_EQ(handler_.syncs().size(), 1u);
+}
+
+// Changes made while every watch attempt is cut at once (the API server restarting) reach
+// the handler in order and once when the watch comes back, without a re-list.
+TEST_F(WatchIntegrationTest, ChangesMadeWhileTheWatchIsDownArriveWhenItResumes) {
+  kubeapi::Fault down;
+  down.path_prefix = "/api/v1/namespaces/default/configmaps";
+  down.drop_watch_after_events = 0;
+  server_->faults().Add(down);
+  StartLoop();
+  ASSERT_TRUE(handler_.AwaitSyncs(1));
+  ASSERT_TRUE(server_->faults().AwaitFired(1, kAwaitLimit));  // the watch is down now
+  ASSERT_OK_AND_ASSIGN(nlohmann::json x, client_->Create(Core("configmaps"), ConfigMap("x", "a")));
+  x["data"]["key"] = "changed";
+  ASSERT_OK(client_->Update(Core("configmaps"), x).status());
+  ASSERT_OK(client_->Create(Core("configmaps"), ConfigMap("y", "a")).status());
+  server_->faults().Clear();
+  ASSERT_TRUE(handler_.AwaitEvent("ADDED y"));
+  EXPECT_EQ(handler_.events(), (std::vector<std::string>{"ADDED x", "MODIFIED x", "ADDED y"}));
+  EXPECT_EQ(handler_.syncs().size(), 1u);
+}
+
 TEST_F(WatchIntegrationTest, StopEndsABlockedWatchWithinASecond) {
   StartLoop();
   ASSERT_TRUE(handler_.AwaitSyncs(1));
@@ -214,5 +254,5 @@ TEST_F(WatchIntegrationTest, CallerCancellationEndsABlockedWatchOnceCall) {
   EXPECT_FALSE(client_->stopped());
 }
 
-}  // namespace
+}  // namespace watch_integration_test
 }  // namespace credledger::kubebridge

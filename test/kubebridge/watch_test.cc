@@ -9,7 +9,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace watch_test {
 
 const ResourceRef kSecrets{.version = "v1", .resource = "secrets", .namespace_name = "a"};
 
@@ -156,5 +156,5 @@ TEST_F(ListWatchTest, CallerCancellationStopsTheLoop) {
   EXPECT_FALSE(client_->stopped());
 }
 
-}  // namespace
+}  // namespace watch_test
 }  // namespace credledger::kubebridge

@@ -7,7 +7,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace write_helpers_test {
 
 const ResourceRef kAccounts{.version = "v1", .resource = "serviceaccounts", .namespace_name = "n"};
 
@@ -120,5 +120,5 @@ TEST_F(WriteHelpersTest, ObjectWithoutNameIsRejected) {
   EXPECT_TRUE(transport_->requests().empty());
 }
 
-}  // namespace
+}  // namespace write_helpers_test
 }  // namespace credledger::kubebridge

@@ -6,7 +6,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::kubebridge {
-namespace {
+namespace yaml_limits_test {
 
 std::string BlockNesting(int levels) {
   std::string yaml;
@@ -55,5 +55,5 @@ TEST(YamlLimitsTest, BracketsInsideQuotesAndBlockScalarsDoNotCount) {
   EXPECT_OK(CheckYamlLimits("a: |\n  " + brackets + "\n  more\nb: c\n", 1000, 4));
 }
 
-}  // namespace
+}  // namespace yaml_limits_test
 }  // namespace credledger::kubebridge

@@ -14,7 +14,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::projections {
-namespace {
+namespace allowed_namespaces_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -348,5 +348,5 @@ std::vector<ReviewCase> ReviewCases() {
 INSTANTIATE_TEST_SUITE_P(Changes, NeedsAccessReviewTest, ::testing::ValuesIn(ReviewCases()),
                          [](const auto& info) { return info.param.name; });
 
-}  // namespace
+}  // namespace allowed_namespaces_test
 }  // namespace credledger::projections

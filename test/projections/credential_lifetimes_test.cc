@@ -20,7 +20,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::projections {
-namespace {
+namespace credential_lifetimes_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::ElementsAre;
@@ -272,5 +272,5 @@ TEST(DeletionReasonWordsTest, NamesEveryReason) {
   EXPECT_EQ(DeletionReasonWords(v1::SECRET_DELETION_REASON_UNSPECIFIED), "unspecified");
 }
 
-}  // namespace
+}  // namespace credential_lifetimes_test
 }  // namespace credledger::projections

@@ -19,7 +19,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::projections {
-namespace {
+namespace credential_projection_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::ElementsAre;
@@ -234,5 +234,5 @@ TEST_F(CredentialProjectionTest, ListOrdersByNamespaceThenName) {
   EXPECT_THAT(Names(p.List("a", false)), ElementsAre("a/x", "a/y"));
 }
 
-}  // namespace
+}  // namespace credential_projection_test
 }  // namespace credledger::projections

@@ -21,7 +21,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::projections {
-namespace {
+namespace credential_projector_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::IsEmpty;
@@ -330,5 +330,5 @@ TEST_F(CredentialProjectorTest, ListenForChangesBeforeTheProjectorStartedIsOutOf
   projector->RemoveListener(listener);
 }
 
-}  // namespace
+}  // namespace credential_projector_test
 }  // namespace credledger::projections

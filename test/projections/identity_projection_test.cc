@@ -22,7 +22,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::projections {
-namespace {
+namespace identity_projection_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::ElementsAre;
@@ -393,5 +393,5 @@ TEST_F(IdentityProjectorTest, ListenersGetEveryChangedIdentityUntilRemoved) {
   EXPECT_EQ(seen.size(), 2u);
 }
 
-}  // namespace
+}  // namespace identity_projection_test
 }  // namespace credledger::projections

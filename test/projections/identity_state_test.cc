@@ -15,7 +15,7 @@
 #include "store/event_codec.h"
 
 namespace credledger::projections {
-namespace {
+namespace identity_state_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -590,5 +590,5 @@ TEST_F(IdentityStateTest, EventsOfOtherStreamsChangeNothing) {
   EXPECT_EQ(store::SerializeDeterministic(state_), before);
 }
 
-}  // namespace
+}  // namespace identity_state_test
 }  // namespace credledger::projections

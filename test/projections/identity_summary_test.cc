@@ -9,7 +9,7 @@
 #include "gtest/gtest.h"
 
 namespace credledger::projections {
-namespace {
+namespace identity_summary_test {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -269,5 +269,5 @@ TEST(SummarizeIdentityEventHashTest, HashesAppearOnlyAsTheirFirstTwelveHexCharac
   EXPECT_EQ(with_hash, 4);  // the found source and the three mirror writes
 }
 
-}  // namespace
+}  // namespace identity_summary_test
 }  // namespace credledger::projections

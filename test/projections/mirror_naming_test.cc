@@ -30,7 +30,7 @@
 #include "gtest/gtest.h"
 
 namespace credledger::projections {
-namespace {
+namespace mirror_naming_test {
 
 using Data = std::vector<std::pair<std::string, std::string>>;
 
@@ -88,5 +88,5 @@ TEST(ShortSourceHashTest, ShowsTheFirstTwelveHexCharactersOrNone) {
   EXPECT_EQ(ShortSourceHash(""), "none");
 }
 
-}  // namespace
+}  // namespace mirror_naming_test
 }  // namespace credledger::projections

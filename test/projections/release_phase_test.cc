@@ -12,7 +12,7 @@
 #include "gtest/gtest.h"
 
 namespace credledger::projections {
-namespace {
+namespace release_phase_test {
 
 using ::testing::ElementsAre;
 using v1::ReportCondition;
@@ -323,5 +323,5 @@ TEST(PhaseNameTest, OtherSpellingsAreNoPhase) {
   EXPECT_EQ(PhaseFromName("Ready "), std::nullopt);
 }
 
-}  // namespace
+}  // namespace release_phase_test
 }  // namespace credledger::projections

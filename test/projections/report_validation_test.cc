@@ -12,7 +12,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::projections {
-namespace {
+namespace report_validation_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -281,5 +281,5 @@ TEST(ValidateReportTimeTest, AllowsFiveMinutesAheadOfTheServerClockAndNoMore) {
                                  "of the server's clock (2026-01-02T03:04:05Z)")));
 }
 
-}  // namespace
+}  // namespace report_validation_test
 }  // namespace credledger::projections

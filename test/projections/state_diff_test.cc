@@ -17,7 +17,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::projections {
-namespace {
+namespace state_diff_test {
 
 using ::credledger::testing::ReferenceSha256HexPrefix;
 using ::credledger::testing::StatusIs;
@@ -270,5 +270,5 @@ TEST(StateDiffFoldTest, OnlySelectedTargetStreamEventsAreDecoded) {
   EXPECT_THAT(diff.ApplyBetween(garbage), StatusIs(absl::StatusCode::kDataLoss));
 }
 
-}  // namespace
+}  // namespace state_diff_test
 }  // namespace credledger::projections

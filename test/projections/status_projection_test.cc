@@ -25,7 +25,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::projections {
-namespace {
+namespace status_projection_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::ElementsAre;
@@ -451,5 +451,5 @@ TEST_F(StatusProjectionTest, ListenersGetOneChangePerFannedOutTargetAtTheBatchSe
               StatusIs(absl::StatusCode::kOutOfRange));
 }
 
-}  // namespace
+}  // namespace status_projection_test
 }  // namespace credledger::projections

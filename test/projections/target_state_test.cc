@@ -13,7 +13,7 @@
 #include "test/support/reference_sha256.h"
 
 namespace credledger::projections {
-namespace {
+namespace target_state_test {
 
 using ::testing::HasSubstr;
 using v1::CredentialRecord;
@@ -365,5 +365,5 @@ TEST(TargetStreamTest, IsTargetSlashNamespaceSlashName) {
   EXPECT_EQ(TargetStream("fleet", "edge-1"), "target/fleet/edge-1");
 }
 
-}  // namespace
+}  // namespace target_state_test
 }  // namespace credledger::projections

@@ -15,7 +15,7 @@
 #include "test/support/fleet_target_events.h"
 
 namespace credledger::projections {
-namespace {
+namespace target_status_test {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -449,5 +449,5 @@ TEST_F(StatusFoldTest, ABoundReleaseMissingFromTheReportRollsUpAsPendingAfterThe
   EXPECT_EQ(status_.releases_ready().status(), "True");
 }
 
-}  // namespace
+}  // namespace target_status_test
 }  // namespace credledger::projections

@@ -23,7 +23,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::projections {
-namespace {
+namespace timeline_test {
 
 using ::credledger::testing::ReferenceSha256HexPrefix;
 using ::credledger::testing::StatusIs;
@@ -501,5 +501,5 @@ TEST(FormatTimelineEntryTest, ControlCharactersCannotBreakTheLine) {
             "lost\\x0a2026-01-01T00:00:09Z  seq 8  alice  RevocationLifted\n");
 }
 
-}  // namespace
+}  // namespace timeline_test
 }  // namespace credledger::projections

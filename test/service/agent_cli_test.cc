@@ -14,7 +14,7 @@
 #include "test/kubebridge/api_server_fixture.h"
 
 namespace credledger::service {
-namespace {
+namespace agent_cli_test {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -137,5 +137,5 @@ TEST_F(AgentOnceTest, OnceExitsNonZeroWhenThePushFails) {
             absl::StatusCode::kNotFound);
 }
 
-}  // namespace
+}  // namespace agent_cli_test
 }  // namespace credledger::service

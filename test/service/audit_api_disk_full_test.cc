@@ -19,7 +19,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::service {
-namespace {
+namespace audit_api_disk_full_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -85,5 +85,5 @@ TEST(AuditApiDiskFullTest, AnExportOfALogOnAFullDiskStreamsEveryEventAndVerifies
   EXPECT_GT(vfs.refused_writes(), 0);
 }
 
-}  // namespace
+}  // namespace audit_api_disk_full_test
 }  // namespace credledger::service

@@ -25,7 +25,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::service {
-namespace {
+namespace audit_api_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::ElementsAreArray;
@@ -113,7 +113,7 @@ TEST_F(AuditApiTest, ExportRefusesBadFiltersNamingTheField) {
   cases[2].field = "filter.to_time_us";
   cases[3].filter.set_stream("target/demo/a");
   cases[3].filter.set_stream_prefix("target/");
-  cases[3].field = "filter.stream and filter.stream_prefix";
+  cases[3].field = "filter.stream_prefix: not with filter.stream";
   cases[4].filter.add_types("credledger.v1.CredentialIssued");
   cases[4].filter.add_types("CredentialIssued");
   cases[4].field = "filter.types[1]";
@@ -472,5 +472,5 @@ TEST_F(AuditApiTest, AnIdentityTimelineTellsWhichNamespacesHeldWhichCopyAndWhen)
                                                 HasSubstr("identity \"unknown\"")));
 }
 
-}  // namespace
+}  // namespace audit_api_test
 }  // namespace credledger::service

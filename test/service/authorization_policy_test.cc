@@ -7,7 +7,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::service {
-namespace {
+namespace authorization_policy_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -99,5 +99,5 @@ INSTANTIATE_TEST_SUITE_P(
         BadPolicy{"identities:\n  - name: a\n    kubernetes: {groups: [x]}",
                   "identities[0].kubernetes.user: must be a non-empty string"}));
 
-}  // namespace
+}  // namespace authorization_policy_test
 }  // namespace credledger::service

@@ -14,7 +14,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::service {
-namespace {
+namespace backup_cli_test {
 
 using ::testing::HasSubstr;
 
@@ -68,5 +68,5 @@ TEST(BackupCliTest, ToIsRequired) {
   EXPECT_THAT(help.out, HasSubstr("quick_check"));
 }
 
-}  // namespace
+}  // namespace backup_cli_test
 }  // namespace credledger::service

@@ -7,7 +7,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::service {
-namespace {
+namespace caller_identity_test {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -63,6 +63,23 @@ TEST(ResolveCallerTest, DeclaredNameMustMatchTheCertificate) {
                              HasSubstr("credledger-actor"))));
 }
 
+TEST(CertifiedCallerTest, ARefusedCallerIsKnownByAValidCertificateOnly) {
+  CallerEvidence impersonating = Certified({"spiffe://corp/ops"}, "CN=ops");
+  impersonating.declared = "admin";
+  const std::optional<Caller> known = CertifiedCaller(impersonating);
+  ASSERT_TRUE(known.has_value());
+  EXPECT_EQ(known->identity, "spiffe://corp/ops");
+  EXPECT_EQ(known->authentication, kAuthCertificate);
+
+  EXPECT_EQ(CertifiedCaller(Certified({}, "")), std::nullopt);
+  EXPECT_EQ(CertifiedCaller(Certified({}, "CN=Alice Smith")), std::nullopt);
+  EXPECT_EQ(CertifiedCaller(Certified({"credledger"}, "")), std::nullopt);
+  CallerEvidence declared_only;
+  declared_only.peer = "ipv4:10.0.0.7:50000";
+  declared_only.declared = "admin";
+  EXPECT_EQ(CertifiedCaller(declared_only), std::nullopt);
+}
+
 TEST(ResolveCallerTest, CertificateIdentityMustBeAValidActor) {
   EXPECT_THAT(
       ResolveCaller(Certified({}, "CN=Alice Smith")),
@@ -101,5 +118,5 @@ TEST(ResolveCallerTest, NetworkPeersWithoutCertificateAreAnonymousAndMayNotDecla
                        HasSubstr("honoured only on loopback or a unix socket")));
 }
 
-}  // namespace
+}  // namespace caller_identity_test
 }  // namespace credledger::service

@@ -13,7 +13,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::service {
-namespace {
+namespace checkpoint_writer_test {
 
 const absl::Time kT0 = absl::FromUnixSeconds(1767225600);
 
@@ -124,5 +124,5 @@ TEST_F(CheckpointWriterTest, StartResumesAfterTheNewestStoredCheckpoint) {
   EXPECT_EQ(all.size(), 1u);
 }
 
-}  // namespace
+}  // namespace checkpoint_writer_test
 }  // namespace credledger::service

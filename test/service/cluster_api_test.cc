@@ -22,7 +22,7 @@
 #include "test/service/cluster_fixtures.h"
 
 namespace credledger::service {
-namespace {
+namespace cluster_api_test {
 
 using google::protobuf::util::MessageDifferencer;
 using ::testing::AllOf;
@@ -560,5 +560,5 @@ TEST_F(ClusterApiTest, ARequestIdReusedWithAnotherSpecIsFailedPrecondition) {
   EXPECT_EQ(store_->HeadSeq(), head);
 }
 
-}  // namespace
+}  // namespace cluster_api_test
 }  // namespace credledger::service

@@ -25,7 +25,7 @@
 #include "test/service/cluster_api_fixture.h"
 
 namespace credledger::service {
-namespace {
+namespace cluster_cli_test {
 
 using google::protobuf::util::MessageDifferencer;
 using ::testing::AllOf;
@@ -794,5 +794,5 @@ TEST_F(ClusterCliTest, HelpDescribesTheSpecFile) {
   EXPECT_THAT(out_.str(), AllOf(HasSubstr("cluster probe"), HasSubstr("cluster deregister")));
 }
 
-}  // namespace
+}  // namespace cluster_cli_test
 }  // namespace credledger::service

@@ -23,7 +23,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::service {
-namespace {
+namespace cluster_decider_test {
 
 using ::credledger::testing::StatusIs;
 using google::protobuf::util::MessageDifferencer;
@@ -395,5 +395,5 @@ TEST_F(ClusterCommandBusTest, TheSinkAppliesItsRecordIntervalAndRefusesUnknownCl
   EXPECT_THAT(events, SizeIs(3));
 }
 
-}  // namespace
+}  // namespace cluster_decider_test
 }  // namespace credledger::service

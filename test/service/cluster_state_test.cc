@@ -24,7 +24,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::service {
-namespace {
+namespace cluster_state_test {
 
 using ::credledger::testing::StatusIs;
 using projections::ClusterProjection;
@@ -416,5 +416,5 @@ TEST_F(ClusterProjectorTest, GetActiveFindsOnlyRegisteredClustersThatAreNotDereg
               StatusIs(absl::StatusCode::kNotFound, "cluster \"edge-9\" is not registered"));
 }
 
-}  // namespace
+}  // namespace cluster_state_test
 }  // namespace credledger::service

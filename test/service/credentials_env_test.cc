@@ -13,7 +13,7 @@
 #include "gtest/gtest.h"
 
 namespace credledger::service {
-namespace {
+namespace credentials_env_test {
 
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
@@ -118,5 +118,5 @@ TEST(CredentialsEnvironmentSkipTest, NamesThatCannotBeVariablesAreSkipped) {
   EXPECT_THAT(got.ignored_files, IsEmpty());
 }
 
-}  // namespace
+}  // namespace credentials_env_test
 }  // namespace credledger::service

@@ -11,7 +11,7 @@
 #include "projections/proto_time.h"
 
 namespace credledger::service {
-namespace {
+namespace denial_ledger_test {
 
 using projections::FromProto;
 
@@ -119,5 +119,5 @@ TEST(DenialLedgerTest, RestoredEntriesMergeWithLaterCounts) {
   EXPECT_EQ(FromProto(merged[0].last_at()), kMinute + absl::Seconds(5));
 }
 
-}  // namespace
+}  // namespace denial_ledger_test
 }  // namespace credledger::service

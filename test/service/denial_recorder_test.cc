@@ -11,7 +11,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::service {
-namespace {
+namespace denial_recorder_test {
 
 class DenialRecorderTest : public ::testing::Test {
  protected:
@@ -83,5 +83,5 @@ TEST_F(DenialRecorderTest, AFailedAppendKeepsTheEntries) {
   EXPECT_EQ(ledger_.pending(), 1u);
 }
 
-}  // namespace
+}  // namespace denial_recorder_test
 }  // namespace credledger::service

@@ -23,7 +23,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::service {
-namespace {
+namespace exec_cli_test {
 
 using ::testing::Contains;
 using ::testing::ElementsAre;
@@ -173,5 +173,5 @@ TEST_F(ExecCliTest, ReplacesTheProcessWithTheCommandAndTheCredentialEnvironment)
   EXPECT_THAT(env, Not(IsEmpty()));
 }
 
-}  // namespace
+}  // namespace exec_cli_test
 }  // namespace credledger::service

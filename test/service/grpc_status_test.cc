@@ -4,7 +4,7 @@
 #include "gtest/gtest.h"
 
 namespace credledger::service {
-namespace {
+namespace grpc_status_test {
 
 TEST(GrpcStatusTest, EveryCanonicalCodeMapsToTheSameNamedCodeAndBack) {
   const std::pair<absl::StatusCode, grpc::StatusCode> pairs[] = {
@@ -45,5 +45,5 @@ TEST(GrpcStatusTest, CodesOutsideTheCanonicalRangeBecomeUnknown) {
   EXPECT_EQ(ToGrpcStatus(odd).error_message(), "odd");
 }
 
-}  // namespace
+}  // namespace grpc_status_test
 }  // namespace credledger::service

@@ -15,7 +15,7 @@
 #include "test/service/identity_api_fixture.h"
 
 namespace credledger::service {
-namespace {
+namespace identity_api_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -474,5 +474,5 @@ TEST_F(IdentityApiTest, ListMirrorsRefusesBadFilters) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("namespace")));
 }
 
-}  // namespace
+}  // namespace identity_api_test
 }  // namespace credledger::service

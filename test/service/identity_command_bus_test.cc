@@ -18,7 +18,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::service {
-namespace {
+namespace identity_command_bus_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::AllOf;
@@ -235,5 +235,5 @@ TEST_F(IdentityCommandBusTest, TheSinkReportsAnUnknownIdentityAsNotFound) {
   EXPECT_EQ(store_->HeadSeq(), 0);
 }
 
-}  // namespace
+}  // namespace identity_command_bus_test
 }  // namespace credledger::service

@@ -18,7 +18,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::service {
-namespace {
+namespace identity_decider_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::AllOf;
@@ -752,5 +752,5 @@ TEST_F(IdentityDeciderTest, AnEmptyBatchEmitsNothing) {
   Then(WhenOutcomes({}), {});
 }
 
-}  // namespace
+}  // namespace identity_decider_test
 }  // namespace credledger::service

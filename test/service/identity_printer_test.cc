@@ -23,7 +23,7 @@
 #include "test/service/identity_api_fixture.h"
 
 namespace credledger::service {
-namespace {
+namespace identity_printer_test {
 
 using ::testing::AllOf;
 using ::testing::Contains;
@@ -519,5 +519,5 @@ TEST_F(IdentityCliTest, PodSpecRunsLocallyAndPrintsTheFragment) {
   EXPECT_THAT(err.str(), HasSubstr("name:"));
 }
 
-}  // namespace
+}  // namespace identity_printer_test
 }  // namespace credledger::service

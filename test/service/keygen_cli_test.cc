@@ -17,7 +17,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::service {
-namespace {
+namespace keygen_cli_test {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -177,5 +177,5 @@ TEST_F(KeygenCliTest, ProgramUsageListsKeygen) {
   EXPECT_THAT(out_.str() + err_.str(), HasSubstr("keygen"));
 }
 
-}  // namespace
+}  // namespace keygen_cli_test
 }  // namespace credledger::service

@@ -8,7 +8,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::service {
-namespace {
+namespace listen_address_test {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -149,5 +149,5 @@ TEST(ServeOptionsTest, ReportPeriodsOutsideTheirBoundsAreRefused) {
   EXPECT_OK(ValidateServeOptions(options));
 }
 
-}  // namespace
+}  // namespace listen_address_test
 }  // namespace credledger::service

@@ -6,7 +6,7 @@
 #include "projections/proto_time.h"
 
 namespace credledger::service {
-namespace {
+namespace liveness_buffer_test {
 
 const absl::Time kT0 = absl::FromUnixSeconds(1767225600);
 
@@ -63,5 +63,5 @@ TEST(LivenessBufferTest, RestoreKeepsHeartbeatsRecordedSinceTheDrain) {
   EXPECT_EQ(buffer.PendingSeenAt("demo", "edge-2"), kT0);
 }
 
-}  // namespace
+}  // namespace liveness_buffer_test
 }  // namespace credledger::service

@@ -17,7 +17,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::service {
-namespace {
+namespace operations_http_server_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -184,5 +184,5 @@ TEST_F(OperationsHttpServerTest, ATakenPortIsUnavailableAndStopIsIdempotent) {
   EXPECT_FALSE(late.Get("/healthz"));
 }
 
-}  // namespace
+}  // namespace operations_http_server_test
 }  // namespace credledger::service

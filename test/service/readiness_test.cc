@@ -6,7 +6,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::service {
-namespace {
+namespace readiness_test {
 
 using ::credledger::testing::StatusIs;
 
@@ -42,5 +42,5 @@ TEST(ReadinessTest, ANamedCheckIsEvaluatedAtEachCall) {
   EXPECT_OK(readiness.Evaluate());
 }
 
-}  // namespace
+}  // namespace readiness_test
 }  // namespace credledger::service

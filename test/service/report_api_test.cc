@@ -23,7 +23,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::service {
-namespace {
+namespace report_api_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -346,5 +346,5 @@ TEST_F(ReportApiTest, WatchFleetRejectsANegativeAfterSeqAndAnUnkeptOne) {
               StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("WatchFleet")));
 }
 
-}  // namespace
+}  // namespace report_api_test
 }  // namespace credledger::service

@@ -22,7 +22,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::service {
-namespace {
+namespace report_command_bus_test {
 
 using ::credledger::testing::StatusIs;
 using projections::ToProto;
@@ -441,5 +441,5 @@ TEST_F(ReportCommandBusTest, ConcurrentReportsOfManyTargetsAreAllAccepted) {
   }
 }
 
-}  // namespace
+}  // namespace report_command_bus_test
 }  // namespace credledger::service

@@ -29,7 +29,7 @@ void PrintTo(const Event& event, std::ostream* os) { *os << event.ShortDebugStri
 }  // namespace credledger::v1
 
 namespace credledger::service {
-namespace {
+namespace report_decider_test {
 
 using ::credledger::testing::StatusIs;
 using projections::ToProto;
@@ -475,5 +475,5 @@ TEST(DecideLivenessTest, NoEntryLeftYieldsNoEvent) {
   EXPECT_THAT(DecideLiveness(RecordLiveness{}, {}), IsEmpty());
 }
 
-}  // namespace
+}  // namespace report_decider_test
 }  // namespace credledger::service

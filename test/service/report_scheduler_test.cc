@@ -20,7 +20,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::service {
-namespace {
+namespace report_scheduler_test {
 
 using projections::FromProto;
 using projections::ToProto;
@@ -244,5 +244,5 @@ TEST_F(ReportSchedulerTest, TheTimerRunsRoundsByTheClock) {
   scheduler_->Stop();
 }
 
-}  // namespace
+}  // namespace report_scheduler_test
 }  // namespace credledger::service

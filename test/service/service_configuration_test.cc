@@ -7,7 +7,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::service {
-namespace {
+namespace service_configuration_test {
 
 v1::ServiceConfigured Config(const std::string& url, int64_t ttl) {
   v1::ServiceConfigured c;
@@ -62,5 +62,5 @@ TEST(RecordServiceConfigurationTest, AppendsOnlyWhenTheConfigurationChangesAcros
   }
 }
 
-}  // namespace
+}  // namespace service_configuration_test
 }  // namespace credledger::service

@@ -24,7 +24,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::service {
-namespace {
+namespace source_api_test {
 
 using ::google::protobuf::util::MessageDifferencer;
 using ::testing::AllOf;
@@ -299,7 +299,7 @@ TEST_F(SourceApiTest, AUrlWithAPasswordIsRefusedWithoutEchoingIt) {
         api_->VerifySource(Request("podinfo", "r1", source), "alice");
     EXPECT_THAT(response, StatusIs(absl::StatusCode::kInvalidArgument)) << url;
     EXPECT_EQ(response.status().message(),
-              "source.url must not contain a password; put credentials in auth")
+              "source.url: must not contain a password; put credentials in auth")
         << url;
   }
   EXPECT_THAT(verifier_.sources(), IsEmpty());
@@ -687,5 +687,5 @@ TEST_F(SourceApiTest, ARefusedDataKeyIsEchoedEscaped) {
                        HasSubstr("known_hosts_ref.key: \"a\\x1b[31m\" is not a data key")));
 }
 
-}  // namespace
+}  // namespace source_api_test
 }  // namespace credledger::service

@@ -28,7 +28,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::service {
-namespace {
+namespace source_cli_test {
 
 using ::google::protobuf::util::MessageDifferencer;
 using ::testing::AllOf;
@@ -539,7 +539,7 @@ TEST_F(SourceCliTest, UsageAndRequestErrorsSendNothingOrAppendNothing) {
 
   EXPECT_EQ(Run({"--name", "r", "--kind", "git", "--url", "https://u:hunter2@g.example.com/r"}),
             kExitFailure);
-  EXPECT_THAT(err_.str(), HasSubstr("error: INVALID_ARGUMENT: source.url must not contain a "
+  EXPECT_THAT(err_.str(), HasSubstr("error: INVALID_ARGUMENT: source.url: must not contain a "
                                     "password; put credentials in auth"));
   EXPECT_EQ(Run({"--name", "Bad_Name", "--kind", "git", "--url", "https://g.example.com/r"}),
             kExitFailure);
@@ -556,5 +556,5 @@ TEST_F(SourceCliTest, HelpListsTheFileFormatAndTheExitCodes) {
                                 HasSubstr("0  Verified")));
 }
 
-}  // namespace
+}  // namespace source_cli_test
 }  // namespace credledger::service

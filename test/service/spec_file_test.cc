@@ -13,7 +13,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::service {
-namespace {
+namespace spec_file_test {
 
 using ::testing::HasSubstr;
 using testing::StatusIs;
@@ -104,5 +104,5 @@ TEST(SpecFileTest, FileErrorsNameTheFile) {
               StatusIs(absl::StatusCode::kNotFound, HasSubstr(absent)));
 }
 
-}  // namespace
+}  // namespace spec_file_test
 }  // namespace credledger::service

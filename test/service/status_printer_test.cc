@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 
 namespace credledger::service {
-namespace {
+namespace status_printer_test {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -108,5 +108,5 @@ TEST(StatusPrinterTest, WatchLinesMarkFinalizedTargetsAndEndTheSnapshotWithTheSu
   EXPECT_THAT(FormatFleetWatchItem(end), StartsWith("10 end-of-snapshot\ntargets: 4 (seq 10)\n"));
 }
 
-}  // namespace
+}  // namespace status_printer_test
 }  // namespace credledger::service

@@ -10,7 +10,7 @@
 #include "projections/proto_time.h"
 
 namespace credledger::service {
-namespace {
+namespace status_view_test {
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
@@ -183,5 +183,5 @@ TEST(StatusViewTest, AnEmptyFleetHasZeroCountsForEveryCondition) {
   EXPECT_THAT(summary.stale_targets(), IsEmpty());
 }
 
-}  // namespace
+}  // namespace status_view_test
 }  // namespace credledger::service

@@ -11,7 +11,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::service {
-namespace {
+namespace subcommands_test {
 
 using ::testing::AllOf;
 using ::testing::ElementsAre;
@@ -311,5 +311,5 @@ TEST(CredledgerCommandsTest, EverySubcommandHasHelpWithItsOwnFlags) {
   EXPECT_THAT(help({"exec"}), HasSubstr("--credentials-dir"));
 }
 
-}  // namespace
+}  // namespace subcommands_test
 }  // namespace credledger::service

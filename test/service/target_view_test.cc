@@ -12,7 +12,7 @@
 #include "projections/target_state.h"
 
 namespace credledger::service {
-namespace {
+namespace target_view_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -107,5 +107,5 @@ TEST(TargetViewTest, TheViewCarriesNoTokenMaterial) {
   }
 }
 
-}  // namespace
+}  // namespace target_view_test
 }  // namespace credledger::service

@@ -11,7 +11,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::service {
-namespace {
+namespace target_watch_test {
 
 using ::testing::HasSubstr;
 using testing::StatusIs;
@@ -115,5 +115,5 @@ TEST_F(TargetWatchTest, ResumingAfterForgottenChangesIsResourceExhausted) {
   EXPECT_EQ(item.seq(), last);
 }
 
-}  // namespace
+}  // namespace target_watch_test
 }  // namespace credledger::service

@@ -7,7 +7,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::service {
-namespace {
+namespace validation_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -113,5 +113,5 @@ TEST(ValidateOwnerReferenceTest, UidMustBeALowercaseRfc4122Uuid) {
   }
 }
 
-}  // namespace
+}  // namespace validation_test
 }  // namespace credledger::service

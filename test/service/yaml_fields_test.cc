@@ -8,7 +8,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::service {
-namespace {
+namespace yaml_fields_test {
 
 using testing::StatusIs;
 
@@ -34,5 +34,5 @@ TEST(YamlBoolTest, OtherSpellingsQuotedStringsAndNonScalarsAreRefused) {
   }
 }
 
-}  // namespace
+}  // namespace yaml_fields_test
 }  // namespace credledger::service

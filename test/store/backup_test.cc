@@ -18,7 +18,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::store {
-namespace {
+namespace backup_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -112,5 +112,5 @@ TEST_F(BackupTest, AnUnwritableFolderLeavesNothingBehind) {
   EXPECT_FALSE(std::filesystem::exists(copy.parent_path()));
 }
 
-}  // namespace
+}  // namespace backup_test
 }  // namespace credledger::store

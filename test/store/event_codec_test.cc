@@ -5,7 +5,7 @@
 #include "test/support/status_matchers.h"
 
 namespace credledger::store {
-namespace {
+namespace event_codec_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -99,5 +99,5 @@ TEST(EventCodecTest, StoredTypeCheckNamesTheOffendingType) {
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("\"x.Unknown\"")));
 }
 
-}  // namespace
+}  // namespace event_codec_test
 }  // namespace credledger::store

@@ -14,7 +14,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::store {
-namespace {
+namespace log_format_test {
 
 // --- The auditor's side, written from the document. ---
 
@@ -141,5 +141,5 @@ TEST(LogFormatTest, IndependentRecomputationMatchesEveryStoredHash) {
   EXPECT_EQ(rows[1].payload, std::string("\0two", 4));
 }
 
-}  // namespace
+}  // namespace log_format_test
 }  // namespace credledger::store

@@ -6,7 +6,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::store {
-namespace {
+namespace migrations_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -76,5 +76,5 @@ TEST_F(MigrationsTest, TheEmbeddedMigrationsApplyToAFreshDatabase) {
   EXPECT_TRUE(TableExists("projection_snapshots"));
 }
 
-}  // namespace
+}  // namespace migrations_test
 }  // namespace credledger::store

@@ -4,7 +4,7 @@
 #include "test/store/event_store_conformance.h"
 
 namespace credledger::store {
-namespace {
+namespace sqlite_event_store_conformance_test {
 
 template <SqliteEventStoreOptions::Synchronous kSync>
 struct SqliteFactory {
@@ -32,5 +32,5 @@ struct FactoryNames {
 };
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, EventStoreConformanceTest, Factories, FactoryNames);
 
-}  // namespace
+}  // namespace sqlite_event_store_conformance_test
 }  // namespace credledger::store

@@ -27,7 +27,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::store {
-namespace {
+namespace sqlite_event_store_faults_test {
 
 using ::credledger::testing::FaultyVfs;
 using ::credledger::testing::StatusIs;
@@ -349,5 +349,5 @@ TEST_F(SqliteEventStoreFaultsTest, AClosedWriteFenceCommitsNothingUntilItOpensAg
   ExpectLogVerifies(*fenced, 2);
 }
 
-}  // namespace
+}  // namespace sqlite_event_store_faults_test
 }  // namespace credledger::store

@@ -17,7 +17,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::store {
-namespace {
+namespace sqlite_event_store_test {
 
 using ::credledger::testing::StatusIs;
 using ::credledger::testing::WaitQueueDepth;
@@ -295,5 +295,5 @@ TEST_F(SqliteEventStoreTest, OpenRefusesAFileThatIsNotADatabase) {
   EXPECT_THAT(SqliteEventStore::Open(options), StatusIs(absl::StatusCode::kDataLoss));
 }
 
-}  // namespace
+}  // namespace sqlite_event_store_test
 }  // namespace credledger::store

@@ -9,7 +9,7 @@
 #include "test/support/temp_dir.h"
 
 namespace credledger::store {
-namespace {
+namespace subscription_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::ElementsAre;
@@ -62,5 +62,5 @@ TEST_F(SubscriptionTest, AHandlerErrorEndsTheSubscriptionAtTheFailingEvent) {
   EXPECT_THAT(sub.status(), StatusIs(absl::StatusCode::kDataLoss));
 }
 
-}  // namespace
+}  // namespace subscription_test
 }  // namespace credledger::store

@@ -1,0 +1,487 @@
+#include "test/integration/bad_input_cli_rows.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace credledger::testing {
+namespace {
+
+constexpr char kCliUid[] = "0f8fad5b-d9cb-469f-a165-70867728950e";
+constexpr char kCliNotLabel[] = "is not a DNS-1123 label";
+constexpr char kCliNotSubdomain[] = "is not a DNS-1123 subdomain";
+
+// A row of a client subcommand: --server names the test server.
+BadInputCliRow CliClientRow(std::vector<std::string> args, int exit_code,
+                            std::vector<std::string> err) {
+  args.push_back("--server");
+  args.push_back(kCliServer);
+  return {std::move(args), exit_code, std::move(err)};
+}
+
+// A row of a subcommand that needs no server (or a client row that sets --server itself).
+BadInputCliRow CliOfflineRow(std::vector<std::string> args, int exit_code,
+                             std::vector<std::string> err) {
+  return {std::move(args), exit_code, std::move(err)};
+}
+
+// "{in}/<name>".
+std::string CliInput(const char* name) { return absl::StrCat(kCliInputs, "/", name); }
+
+std::string CliRepeat(size_t n) { return std::string(n, 'a'); }
+
+void AddCliDispatcherAndServerRows(std::vector<BadInputCliRow>& rows) {
+  rows.push_back(CliOfflineRow({}, 2, {"no command given"}));
+  rows.push_back(CliOfflineRow({"bogus"}, 2, {"unknown command \"bogus\""}));
+  rows.push_back(CliOfflineRow({"target"}, 2, {"'target' needs a command"}));
+  rows.push_back(CliOfflineRow({"target", "bogus"}, 2, {"unknown command \"target bogus\""}));
+  rows.push_back(CliOfflineRow({"target\xff"}, 2, {"argument 1 is not valid UTF-8"}));
+  rows.push_back(CliOfflineRow({"--server", kCliServer, "target", "list"}, 2,
+                               {"flags go after the subcommand"}));
+  // serve: the test adds --listen 127.0.0.1:0 and a --db that cannot be created first, so
+  // that a row accepted by mistake fails instead of serving.
+  rows.push_back(CliOfflineRow({"serve", "--bogus"}, 2, {"unknown flag --bogus"}));
+  rows.push_back(CliOfflineRow({"serve", "extra"}, 2, {"expected no arguments, got 1 argument"}));
+  rows.push_back(CliOfflineRow({"serve", "--synchronous", "bogus"}, 2,
+                               {"--synchronous", "must be one of full, normal"}));
+  rows.push_back(CliOfflineRow({"serve", "--agent-token-ttl", "5x"}, 2,
+                               {"--agent-token-ttl", "expected a duration"}));
+  rows.push_back(CliOfflineRow({"serve", "--agent-token-ttl", "5m"}, 1,
+                               {"--agent-token-ttl: 5m is below the minimum of 10m"}));
+  rows.push_back(
+      CliOfflineRow({"serve", "--snapshot-every", "-1"}, 1, {"--snapshot-every: -1 is negative"}));
+  rows.push_back(
+      CliOfflineRow({"serve", "--kube-qps", "abc"}, 2, {"--kube-qps", "expected a number"}));
+  rows.push_back(CliOfflineRow({"serve", "--liveness-flush-interval", "2m"}, 1,
+                               {"--liveness-flush-interval: 2m is outside 100ms..1m"}));
+  rows.push_back(CliOfflineRow({"serve", "--listen", "0.0.0.0:0"}, 1,
+                               {"--listen: \"0.0.0.0:0\" is not a loopback address"}));
+  rows.push_back(CliOfflineRow({"serve", "--db", ""}, 1, {"--db: required"}));
+  rows.push_back(CliOfflineRow({"serve", "--tls-cert", CliInput("not-a-key.pem")}, 1,
+                               {"--tls-key: required with --tls-cert"}));
+  rows.push_back(CliOfflineRow({"serve", "--http-port-file", CliInput("port")}, 1,
+                               {"--http-port-file: requires --http-listen"}));
+  rows.push_back(CliOfflineRow({"serve", "--authorization-policy", CliInput("invalid.yaml")}, 1,
+                               {"--authorization-policy", "not valid YAML"}));
+  rows.push_back(CliOfflineRow(
+      {"serve", "--authorization-policy", CliInput("policy-unknown-rpc.yaml")}, 1,
+      {"--authorization-policy", "identities[0].rpcs[0]", "TargetService has no method Bogus"}));
+  rows.push_back(CliOfflineRow({"serve", "--authorization-policy", CliInput("missing.yaml")}, 1,
+                               {"--authorization-policy", "No such file or directory"}));
+  rows.push_back(CliOfflineRow({"serve", "--kubeconfig", CliInput("kubeconfig-invalid.yaml")}, 1,
+                               {"kubeconfig", "invalid YAML"}));
+  rows.push_back(CliOfflineRow({"serve", "--signing-key", CliInput("not-a-key.pem")}, 1,
+                               {"--signing-key", "not an unencrypted PEM"}));
+  rows.push_back(CliOfflineRow({"serve", "--agent-ca-file", CliInput("missing.pem")}, 1,
+                               {"--agent-ca-file: cannot read"}));
+  rows.push_back(CliOfflineRow({"migrate", "--db", ""}, 2, {"--db: required"}));
+  rows.push_back(CliOfflineRow({"migrate", "--db", CliInput("a-folder")}, 1,
+                               {"unable to open database file"}));
+  rows.push_back(CliOfflineRow({"migrate", "--db", CliInput("not-a-folder/credledger.db")}, 1,
+                               {"--db: cannot create"}));
+  rows.push_back(CliOfflineRow({"migrate", "extra"}, 2, {"expected no arguments, got 1 argument"}));
+  // agent: --once, so that a row accepted by mistake ends.
+  const std::vector<std::string> agent = {
+      "agent",         "--once", "--target-namespace", "demo",
+      "--target-name", "edge-1", "--solar-kubeconfig", CliInput("kubeconfig-valid.yaml")};
+  auto agent_with = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = agent;
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  rows.push_back(CliOfflineRow({"agent", "--once"}, 2, {"--solar-kubeconfig: required"}));
+  rows.push_back(CliOfflineRow(agent_with({"--target-namespace", "Demo"}), 2,
+                               {"--target-namespace", kCliNotLabel}));
+  rows.push_back(CliOfflineRow(agent_with({"--target-name", CliRepeat(64)}), 2,
+                               {"--target-name", "a DNS-1123 label has at most 63 bytes"}));
+  rows.push_back(
+      CliOfflineRow(agent_with({"--interval", "0s"}), 2, {"--interval: must be at least 1s"}));
+  rows.push_back(
+      CliOfflineRow(agent_with({"--interval", "1x"}), 2, {"--interval", "expected a duration"}));
+  rows.push_back(CliOfflineRow(agent_with({"--kubeconfig", CliInput("kubeconfig-invalid.yaml")}), 1,
+                               {"--kubeconfig", "invalid YAML"}));
+  rows.push_back(
+      CliOfflineRow(agent_with({"--kubeconfig", CliInput("kubeconfig-valid.yaml"),
+                                "--solar-kubeconfig", CliInput("kubeconfig-invalid.yaml")}),
+                    1, {"--solar-kubeconfig", "invalid YAML"}));
+  rows.push_back(CliOfflineRow(agent_with({"--kubeconfig", CliInput("missing.yaml")}), 1,
+                               {"--kubeconfig", "No such file or directory"}));
+}
+
+void AddCliTargetRows(std::vector<BadInputCliRow>& rows) {
+  rows.push_back(CliClientRow({"target", "register", "demo/Edge_1"}, 1,
+                              {"INVALID_ARGUMENT: name: \"Edge_1\"", kCliNotLabel}));
+  rows.push_back(CliClientRow({"target", "register", "demo"}, 2,
+                              {"expected <namespace>/<name>, got \"demo\""}));
+  rows.push_back(CliClientRow({"target", "register", "demo/edge-1/x"}, 2,
+                              {"expected <namespace>/<name>, got \"demo/edge-1/x\""}));
+  rows.push_back(
+      CliClientRow({"target", "register", absl::StrCat("demo/", CliRepeat(64))}, 1,
+                   {"INVALID_ARGUMENT: name: ", "a DNS-1123 label has at most 63 bytes"}));
+  rows.push_back(CliClientRow({"target", "register", absl::StrCat("demo/", CliRepeat(1 << 20))}, 1,
+                              {"INVALID_ARGUMENT: name: ", "(1048576 bytes) is too long"}));
+  rows.push_back(
+      CliClientRow({"target", "register", "demo/edge-1", "--uid", "NOTUUID"}, 1,
+                   {"INVALID_ARGUMENT: uid: \"NOTUUID\" is not a lowercase RFC 4122 UUID"}));
+  rows.push_back(CliClientRow({"target", "register", "demo/edge-1", "--request-id", ""}, 2,
+                              {"--request-id is given but empty"}));
+  rows.push_back(
+      CliClientRow({"target", "register", "demo/edge-1", "--request-id", "a b"}, 1,
+                   {"INVALID_ARGUMENT: request_id: only printable ASCII without spaces"}));
+  rows.push_back(
+      CliClientRow({"target", "register", "demo/edge-1", "--request-id", "credledger:x"}, 1,
+                   {"INVALID_ARGUMENT: request_id: the prefix \"credledger:\" is reserved"}));
+  rows.push_back(
+      CliClientRow({"target", "register", "demo/edge-1", "--bogus"}, 2, {"unknown flag --bogus"}));
+  rows.push_back(
+      CliClientRow({"target", "delete", "demo/"}, 1, {"INVALID_ARGUMENT: name: required"}));
+  rows.push_back(CliClientRow({"target", "rotate", "demo/edge-1", "--value", "a b"}, 1,
+                              {"INVALID_ARGUMENT: value: only printable ASCII without spaces"}));
+  rows.push_back(CliClientRow({"target", "rotate", "demo/edge-1", "--value", ""}, 2,
+                              {"--value is given but empty"}));
+  rows.push_back(CliClientRow({"target", "revoke", "demo/edge-1", "--reason", CliRepeat(1025)}, 1,
+                              {"INVALID_ARGUMENT: reason: 1025 bytes; at most 1024 allowed"}));
+  rows.push_back(
+      CliClientRow({"target", "lift", "demo/EDGE"}, 1, {"INVALID_ARGUMENT: name: ", kCliNotLabel}));
+  rows.push_back(CliClientRow({"target", "confirm", "demo/edge-1"}, 1,
+                              {"INVALID_ARGUMENT: revision: required"}));
+  rows.push_back(CliClientRow({"target", "confirm", "demo/edge-1", "--revision", "1.0 -x"}, 1,
+                              {"INVALID_ARGUMENT: revision: only printable ASCII without spaces"}));
+  rows.push_back(
+      CliClientRow({"target", "get"}, 2, {"expected <namespace>/<name>, got 0 arguments"}));
+  rows.push_back(CliClientRow({"target", "get", "demo/edge-1", "--output", "yaml"}, 2,
+                              {"--output", "must be one of text, json"}));
+  rows.push_back(CliClientRow({"target", "get", "demo/edge-1", "--as", "a b"}, 2,
+                              {"--as: only printable ASCII without spaces"}));
+  rows.push_back(
+      CliOfflineRow({"target", "get", "demo/edge-1", "--server", ""}, 2, {"--server: required"}));
+  rows.push_back(CliClientRow(
+      {"target", "get", "demo/edge-1", "--tls-cert", CliInput("not-a-key.pem")}, 2, {"--tls-key"}));
+  rows.push_back(CliClientRow({"target", "list", "--namespace", "Bad"}, 1,
+                              {"INVALID_ARGUMENT: namespace: \"Bad\"", kCliNotLabel}));
+  rows.push_back(CliClientRow({"target", "list", "--include-finalized=maybe"}, 2,
+                              {"--include-finalized", "expected true or false"}));
+  rows.push_back(CliClientRow({"target", "watch", "--after-seq", "-1"}, 1,
+                              {"INVALID_ARGUMENT: after_seq: -1 is negative"}));
+  rows.push_back(CliClientRow({"target", "watch", "--after-seq", "abc"}, 2,
+                              {"--after-seq", "expected an integer"}));
+  rows.push_back(CliClientRow({"target", "watch", "--namespace", "a b"}, 1,
+                              {"INVALID_ARGUMENT: namespace: \"a b\"", kCliNotLabel}));
+  rows.push_back(
+      CliClientRow({"status", "demo/Edge_1"}, 1, {"INVALID_ARGUMENT: name: ", kCliNotLabel}));
+  rows.push_back(
+      CliClientRow({"status", "a/b/c"}, 2, {"expected <namespace>/<name>, got \"a/b/c\""}));
+  rows.push_back(CliClientRow({"fleet", "--condition", "Reporting"}, 2,
+                              {"--condition: expected <Type>=<Status>"}));
+  rows.push_back(CliClientRow({"fleet", "--condition", "Bogus=True"}, 1,
+                              {"INVALID_ARGUMENT: condition_type: \"Bogus\" is not one of"}));
+  rows.push_back(CliClientRow({"fleet", "--watch", "--after-seq", "-1"}, 1,
+                              {"INVALID_ARGUMENT: after_seq: -1 is negative"}));
+  rows.push_back(CliClientRow({"fleet", "--watch", "--condition", "Reporting=True"}, 2,
+                              {"--condition cannot be combined with --watch"}));
+  rows.push_back(CliClientRow({"fleet", "--namespace", CliRepeat(64)}, 1,
+                              {"INVALID_ARGUMENT: namespace: ", "at most 63 bytes"}));
+}
+
+void AddCliIdentityRows(std::vector<BadInputCliRow>& rows) {
+  const std::vector<std::string> spec = {"--secret", "ops/aws", "--allow-all-namespaces"};
+  auto create = [&](std::string name, std::vector<std::string> more) {
+    std::vector<std::string> args = {"identity", "create", std::move(name)};
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  rows.push_back(CliClientRow(create("Bad_Name", spec), 1,
+                              {"INVALID_ARGUMENT: name: \"Bad_Name\"", kCliNotSubdomain}));
+  rows.push_back(
+      CliClientRow(create(CliRepeat(254), spec), 1,
+                   {"INVALID_ARGUMENT: name: ", "a DNS-1123 subdomain has at most 253 bytes"}));
+  rows.push_back(
+      CliClientRow(create("aws", {"--secret", "ops/aws"}), 2, {"allowed namespaces: none given"}));
+  rows.push_back(CliClientRow(create("aws", {"--secret", "nosplit", "--allow-all-namespaces"}), 2,
+                              {"--secret: expected <namespace>/<name>, got \"nosplit\""}));
+  rows.push_back(CliClientRow(create("aws", {"--secret", "ops/aws", "--match-label", "k"}), 2,
+                              {"--match-label: expected <key>=<value>, got \"k\""}));
+  rows.push_back(CliClientRow(
+      create("aws", {"--secret", "ops/aws", "--match-label", absl::StrCat("tier=", CliRepeat(64))}),
+      1,
+      {"INVALID_ARGUMENT: spec.allowed_namespaces.selector.match_labels[0]."
+       "value: ",
+       "is not a label value (at most 63 characters"}));
+  rows.push_back(
+      CliClientRow(create("aws", {"--secret", "ops/aws", "--allow-namespace", "Team A"}), 1,
+                   {"INVALID_ARGUMENT: spec.allowed_namespaces.list[0]: ", kCliNotLabel}));
+  rows.push_back(CliClientRow(create("aws", {"--secret", "ops/Aws", "--allow-all-namespaces"}), 1,
+                              {"INVALID_ARGUMENT: spec.secret_ref.name: ", kCliNotSubdomain}));
+  rows.push_back(CliClientRow(
+      create("aws", {"--secret", "ops/aws", "--allow-all-namespaces", "--cluster", "Edge_1"}), 1,
+      {"INVALID_ARGUMENT: spec.cluster: ", kCliNotLabel}));
+  const std::string in = kCliInputs;
+  rows.push_back(CliClientRow(create("aws", {"-f", CliInput("invalid.yaml")}), 1,
+                              {absl::StrCat("\"", in, "/invalid.yaml\": not valid YAML")}));
+  rows.push_back(CliClientRow(create("aws", {"-f", CliInput("two-docs.yaml")}), 1,
+                              {"2 YAML documents found (separated by ---); one is expected"}));
+  rows.push_back(
+      CliClientRow(create("aws", {"-f", CliInput("unknown-key.yaml")}), 1, {"bogus: unknown key"}));
+  rows.push_back(CliClientRow(create("aws", {"-f", CliInput("long-label.yaml")}), 1,
+                              {"INVALID_ARGUMENT: spec.allowed_namespaces.selector.match_labels[0]."
+                               "value: ",
+                               "is not a label value"}));
+  rows.push_back(
+      CliClientRow(create("aws", {"-f", CliInput("missing.yaml")}), 1,
+                   {absl::StrCat("\"", in, "/missing.yaml\": No such file or directory")}));
+  rows.push_back(
+      CliClientRow(create("aws", {"-f", CliInput("a-folder")}), 1, {"not a regular file"}));
+  rows.push_back(CliClientRow(create("aws", {"-f", CliInput("not-utf8.yaml")}), 1,
+                              {"not-utf8.yaml\": ", "must be a mapping"}));
+  rows.push_back(CliClientRow(create("aws", {"-f", CliInput("too-big.yaml")}), 1,
+                              {"too-big.yaml\": larger than the limit of 1048576 bytes"}));
+  rows.push_back(CliClientRow(create("aws", {"-f", CliInput("deep.yaml")}), 1,
+                              {"deep.yaml\": nested deeper than 64 levels"}));
+  rows.push_back(
+      CliClientRow(create("aws", {"-f", CliInput("invalid.yaml"), "--secret", "ops/aws"}), 2,
+                   {"-f and the spec flags", "are exclusive"}));
+  rows.push_back(CliClientRow({"identity", "update", "aws", "--secret", "ops/aws"}, 2,
+                              {"allowed namespaces: none given"}));
+  rows.push_back(CliClientRow({"identity", "update", "aws", "-f", CliInput("two-docs.yaml")}, 1,
+                              {"2 YAML documents found"}));
+  rows.push_back(CliClientRow({"identity", "delete", ""}, 1, {"INVALID_ARGUMENT: name: required"}));
+  rows.push_back(CliClientRow({"identity", "get", CliRepeat(254)}, 1,
+                              {"INVALID_ARGUMENT: name: ", "at most 253 bytes"}));
+  rows.push_back(
+      CliClientRow({"identity", "list", "extra"}, 2, {"expected no arguments, got 1 argument"}));
+  rows.push_back(CliClientRow({"identity", "bind", "aws", "--namespace", "team-a", "--owner",
+                               "v1/ConfigMap", "--owner-uid", kCliUid},
+                              2, {"--owner: expected <apiVersion>/<kind>/<name>"}));
+  rows.push_back(
+      CliClientRow({"identity", "bind", "aws", "--namespace", "team-a", "--owner",
+                    "v1/ConfigMap/settings", "--owner-uid", "bad"},
+                   1, {"INVALID_ARGUMENT: owner.uid: \"bad\" is not a lowercase RFC 4122 UUID"}));
+  rows.push_back(CliClientRow(
+      {"identity", "bind", "aws", "--owner", "v1/ConfigMap/settings", "--owner-uid", kCliUid}, 2,
+      {"--namespace, --owner and --owner-uid are required"}));
+  rows.push_back(CliClientRow({"identity", "bind", "aws", "--namespace", "team-a", "--owner",
+                               "apps/V1/Deployment/web", "--owner-uid", kCliUid},
+                              1, {"INVALID_ARGUMENT: owner.api_version: "}));
+  rows.push_back(CliClientRow(
+      {"identity", "unbind", "aws", "--namespace", "Team", "--owner", "v1/ConfigMap/settings"}, 1,
+      {"INVALID_ARGUMENT: namespace: \"Team\"", kCliNotLabel}));
+  rows.push_back(CliClientRow({"identity", "mirrors", "--identity", "AWS"}, 1,
+                              {"INVALID_ARGUMENT: identity: \"AWS\"", kCliNotSubdomain}));
+  rows.push_back(CliOfflineRow({"identity", "pod-spec", "Bad_Name"}, 2,
+                               {"name: \"Bad_Name\"", kCliNotSubdomain}));
+  rows.push_back(CliOfflineRow({"identity", "pod-spec", "aws", "--container", ""}, 2,
+                               {"--container: required"}));
+  rows.push_back(CliOfflineRow({"identity", "pod-spec", "aws", "--container", "Bad Name"}, 2,
+                               {"--container: \"Bad Name\"", kCliNotLabel}));
+}
+
+void AddCliClusterAndSourceRows(std::vector<BadInputCliRow>& rows) {
+  const std::vector<std::string> agentless = {
+      "cluster", "register",    "edge-1", "--connection-mode", "agentless",   "--namespace",
+      "fleet",   "--auth-type", "token",  "--token-secret",    "edge-1-token"};
+  auto agentless_with = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = agentless;
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  rows.push_back(CliClientRow({"cluster", "register", "edge-1", "--connection-mode", "sideways"}, 2,
+                              {"--connection-mode", "must be one of inCluster, agentless"}));
+  rows.push_back(CliClientRow({"cluster", "register", "edge-1"}, 2,
+                              {"--connection-mode: required: inCluster or agentless"}));
+  rows.push_back(CliClientRow({"cluster", "register", "edge-1", "--connection-mode", "agentless"},
+                              2, {"--namespace: required with --connection-mode agentless"}));
+  rows.push_back(
+      CliClientRow(agentless_with({"--api-server", "http://edge-1.example"}), 1,
+                   {"INVALID_ARGUMENT: spec.agentless.server: ", "is not an https:// URL"}));
+  rows.push_back(
+      CliClientRow(agentless_with({"--api-server", "https://edge-1.example/?token=x"}), 1,
+                   {"INVALID_ARGUMENT: spec.agentless.server: must not contain a query"}));
+  rows.push_back(
+      CliClientRow({"cluster", "register", "edge-1", "--connection-mode", "agentless",
+                    "--namespace", "fleet", "--auth-type", "Token"},
+                   2, {"--auth-type: \"Token\" is not an auth type", "did you mean token?"}));
+  rows.push_back(CliClientRow(
+      agentless_with({"--api-server", "https://edge-1.example", "--ca-ref", "Pod/edge-1-ca"}), 1,
+      {"INVALID_ARGUMENT: spec.agentless.ca_ref.kind: \"Pod\""}));
+  rows.push_back(
+      CliClientRow(agentless_with({"--api-server", "https://edge-1.example", "--ca-ref", "nokind"}),
+                   2, {"--ca-ref: expected <kind>/<name>[/<key>], got \"nokind\""}));
+  rows.push_back(
+      CliClientRow({"cluster", "register", CliRepeat(64), "--connection-mode", "inCluster"}, 1,
+                   {"INVALID_ARGUMENT: name: ", "at most 63 bytes"}));
+  rows.push_back(
+      CliClientRow({"cluster", "register", "edge-1", "-f", CliInput("cluster-unknown-key.yaml")}, 1,
+                   {"agentless.extra: unknown key"}));
+  rows.push_back(
+      CliClientRow({"cluster", "register", "edge-1", "-f", CliInput("cluster-bad-mode.yaml")}, 1,
+                   {"connectionMode: \"sideways\" is neither inCluster nor agentless"}));
+  rows.push_back(CliClientRow({"cluster", "register", "edge-1", "-f", CliInput("invalid.yaml")}, 1,
+                              {"invalid.yaml\": not valid YAML"}));
+  rows.push_back(CliClientRow({"cluster", "register", "edge-1", "-f", CliInput("deep.yaml")}, 1,
+                              {"deep.yaml\": nested deeper than 64 levels"}));
+  rows.push_back(CliClientRow({"cluster", "deregister", "Bad_Name"}, 1,
+                              {"INVALID_ARGUMENT: name: \"Bad_Name\"", kCliNotLabel}));
+  rows.push_back(CliClientRow({"cluster", "probe", ""}, 1, {"INVALID_ARGUMENT: name: required"}));
+  rows.push_back(CliClientRow({"cluster", "get", CliRepeat(64)}, 1,
+                              {"INVALID_ARGUMENT: name: ", "at most 63 bytes"}));
+  rows.push_back(CliClientRow({"cluster", "list", "--include-deregistered=maybe"}, 2,
+                              {"--include-deregistered", "expected true or false"}));
+
+  const std::vector<std::string> git = {"source", "verify", "--name", "repo", "--kind", "git"};
+  auto git_with = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = git;
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  rows.push_back(
+      CliClientRow({"source", "verify", "--kind", "git", "--url", "https://git.example/r"}, 2,
+                   {"--name: required"}));
+  rows.push_back(CliClientRow({"source", "verify", "--name", "repo", "--kind", "svn"}, 2,
+                              {"--kind", "must be one of git, helm, oci"}));
+  rows.push_back(CliClientRow(git_with({"--url", "https://u:hunter2@git.example/r.git"}), 1,
+                              {"INVALID_ARGUMENT: source.url: must not contain a password"}));
+  rows.push_back(CliClientRow(git_with({"--url", "https://git.example/a b"}), 1,
+                              {"INVALID_ARGUMENT: source.url: must not contain whitespace"}));
+  rows.push_back(CliClientRow(git_with({"--url", "https://git.example/r.git", "--auth", "basic"}),
+                              2, {"--secret: required with --auth basic"}));
+  rows.push_back(
+      CliClientRow(git_with({"--url", "https://git.example/r.git", "--namespace", "Flux"}), 1,
+                   {"INVALID_ARGUMENT: source.namespace: \"Flux\"", kCliNotLabel}));
+  rows.push_back(CliClientRow(
+      {"source", "verify", "--name", "Repo", "--kind", "git", "--url", "https://git.example/r.git"},
+      1, {"INVALID_ARGUMENT: name: \"Repo\"", kCliNotLabel}));
+  rows.push_back(
+      CliClientRow({"source", "verify", "--name", "repo", "-f", CliInput("source-yes.yaml")}, 1,
+                   {"tls.insecureSkipVerify: must be true or false (unquoted)"}));
+  rows.push_back(
+      CliClientRow({"source", "verify", "--name", "repo", "-f", CliInput("two-docs.yaml")}, 1,
+                   {"2 YAML documents found"}));
+  rows.push_back(
+      CliClientRow({"source", "verify", "--name", "repo", "-f", CliInput("invalid.yaml")}, 1,
+                   {"invalid.yaml\": not valid YAML"}));
+}
+
+void AddCliAuditAndLocalRows(std::vector<BadInputCliRow>& rows) {
+  rows.push_back(
+      CliClientRow({"export", "--from", "notatime"}, 2, {"--from: expected an RFC 3339 time"}));
+  rows.push_back(CliClientRow({"export", "--to", "2026-02-30T00:00:00Z"}, 2,
+                              {"--to: expected an RFC 3339 time"}));
+  rows.push_back(CliClientRow({"export", "--format", "xml"}, 2,
+                              {"--format", "must be one of jsonl, cloudevents, csv"}));
+  rows.push_back(CliClientRow({"export", "--type", "Bogus"}, 1,
+                              {"INVALID_ARGUMENT: filter.types[0]: unknown event type"}));
+  rows.push_back(CliClientRow({"export", "--target", "demo"}, 2,
+                              {"--target: expected <namespace>/<name>, got \"demo\""}));
+  rows.push_back(CliClientRow({"export", "--after-seq", "-1"}, 1,
+                              {"INVALID_ARGUMENT: filter.after_seq: negative"}));
+  rows.push_back(CliClientRow({"export", "--until-seq", "1", "--after-seq", "2"}, 1,
+                              {"INVALID_ARGUMENT: filter.until_seq: 1 is below after_seq 2"}));
+  rows.push_back(
+      CliClientRow({"export", "--stream", "target/demo/edge 1"}, 1,
+                   {"INVALID_ARGUMENT: filter.stream: only printable ASCII without spaces"}));
+  rows.push_back(CliClientRow({"export", "--stream", "x", "--target", "demo/edge-1"}, 2,
+                              {"--stream, --stream-prefix and --target exclude each other"}));
+  rows.push_back(CliClientRow({"export", "--output", CliInput("not-a-folder/export.jsonl")}, 1,
+                              {"--output: cannot open"}));
+  rows.push_back(
+      CliOfflineRow({"verify", CliInput("garbage.jsonl")}, 2, {"--public-key: required"}));
+  rows.push_back({{"verify", CliInput("garbage.jsonl"), "--public-key", CliInput("public-key.pem")},
+                  1,
+                  {},
+                  "FAILED: malformed line: line 1"});
+  rows.push_back({{"verify", CliInput("empty.jsonl"), "--public-key", CliInput("public-key.pem")},
+                  1,
+                  {},
+                  "FAILED: truncated tail"});
+  rows.push_back(CliOfflineRow(
+      {"verify", CliInput("garbage.jsonl"), "--public-key", CliInput("not-a-key.pem")}, 1,
+      {"not-a-key.pem\": public key: not a PEM \"PUBLIC KEY\""}));
+  rows.push_back(
+      CliOfflineRow({"verify", CliInput("a-folder"), "--public-key", CliInput("public-key.pem")}, 1,
+                    {"is a directory, not an export"}));
+  rows.push_back(CliOfflineRow(
+      {"verify", CliInput("missing.jsonl"), "--public-key", CliInput("public-key.pem")}, 1,
+      {"missing.jsonl", "No such file or directory"}));
+  rows.push_back(CliOfflineRow(
+      {"verify", "--db", CliInput("garbage.jsonl"), "--public-key", CliInput("public-key.pem")}, 1,
+      {"--db ", "file is not a database"}));
+  rows.push_back(CliOfflineRow(
+      {"verify", "--db", CliInput("missing.db"), "--public-key", CliInput("public-key.pem")}, 1,
+      {"--db ", "no such database file"}));
+  rows.push_back(CliOfflineRow({"verify", CliInput("garbage.jsonl"), "--public-key",
+                                CliInput("public-key.pem"), "--min-seq", "-1"},
+                               2, {"--min-seq: must be 0 or more"}));
+  rows.push_back(CliClientRow({"replay"}, 2, {"--as-of: required"}));
+  rows.push_back(CliClientRow({"replay", "--as-of", "yesterday"}, 2,
+                              {"--as-of: expected a seq (digits only) or an RFC 3339 time"}));
+  rows.push_back(CliClientRow({"replay", "--as-of", "1", "--target", "demo/Edge"}, 1,
+                              {"INVALID_ARGUMENT: name: \"Edge\"", kCliNotLabel}));
+  rows.push_back(CliClientRow({"replay", "--as-of", "99999"}, 1,
+                              {"INVALID_ARGUMENT: as_of.seq: 99999 is outside 0.."}));
+  rows.push_back(
+      CliClientRow({"replay", "--as-of", "1", "--target", "demo/edge-1", "--namespace", "demo"}, 2,
+                   {"--target and --namespace exclude each other"}));
+  rows.push_back(CliOfflineRow({"replay", "--as-of", "1", "--db", CliInput("missing.db")}, 1,
+                               {"--db ", "no such database file"}));
+  rows.push_back(
+      CliClientRow({"timeline", "demo/Edge_1"}, 1, {"INVALID_ARGUMENT: name: ", kCliNotLabel}));
+  rows.push_back(CliClientRow({"timeline", "demo/edge-1", "--limit", "10001"}, 1,
+                              {"INVALID_ARGUMENT: limit: must be 0..10000"}));
+  rows.push_back(CliClientRow({"timeline", "demo/edge-1", "--limit", "-1"}, 2,
+                              {"--limit: must be 1 or more"}));
+  rows.push_back(CliClientRow({"timeline", "--identity", "Bad_Name"}, 1,
+                              {"INVALID_ARGUMENT: identity: \"Bad_Name\"", kCliNotSubdomain}));
+  rows.push_back(
+      CliClientRow({"timeline"}, 2, {"give a Target <namespace>/<name> or --identity NAME"}));
+  rows.push_back(CliClientRow({"diff", "--from", "x", "--to", "1"}, 2,
+                              {"--from: expected a seq (digits only) or an RFC 3339 time"}));
+  rows.push_back(CliClientRow({"diff", "--from", "1"}, 2, {"--to: required"}));
+  rows.push_back(CliClientRow({"diff", "--from", "2", "--to", "1"}, 1,
+                              {"INVALID_ARGUMENT: to: seq 1 is before from seq 2"}));
+  rows.push_back(CliClientRow({"valid-credentials"}, 2, {"--at: required"}));
+  rows.push_back(CliClientRow({"valid-credentials", "--at", "2026-13-01T00:00:00Z"}, 2,
+                              {"--at: expected an RFC 3339 time"}));
+  rows.push_back(
+      CliClientRow({"valid-credentials", "--at", "2026-01-01T00:00:00Z", "--namespace", "Demo"}, 1,
+                   {"INVALID_ARGUMENT: namespace: \"Demo\"", kCliNotLabel}));
+  rows.push_back(CliOfflineRow({"backup", "--db", kCliServerDb}, 2, {"--to: required"}));
+  rows.push_back(
+      CliOfflineRow({"backup", "--db", CliInput("missing.db"), "--to", CliInput("copy.db")}, 1,
+                    {"backup: no database at"}));
+  rows.push_back(CliOfflineRow({"backup", "--db", kCliServerDb, "--to", CliInput("invalid.yaml")},
+                               1, {"invalid.yaml\" exists; choose a new file name"}));
+  rows.push_back(CliOfflineRow({"keygen", "--private-key", CliInput("not-a-folder/key.pem"),
+                                "--public-key", CliInput("key.pub.pem")},
+                               1, {"--private-key: cannot create"}));
+  rows.push_back(CliOfflineRow({"keygen", "--private-key", CliInput("new-key.pem"), "--public-key",
+                                CliInput("invalid.yaml")},
+                               1, {"--public-key: ", "exists"}));
+  rows.push_back(CliOfflineRow({"keygen", "--private-key", ""}, 1, {"--private-key: required"}));
+  rows.push_back(CliOfflineRow({"keygen", "extra"}, 2, {"expected no arguments, got 1 argument"}));
+  // exec: the command is a path that does not exist, so a row accepted by mistake cannot
+  // replace this process.
+  rows.push_back(CliOfflineRow(
+      {"exec", "--credentials-dir", CliInput("missing"), "--", CliInput("no-command")}, 1,
+      {"credentials directory", "No such file or directory"}));
+  rows.push_back(
+      CliOfflineRow({"exec", "--", CliInput("no-command")}, 2, {"--credentials-dir is required"}));
+  rows.push_back(CliOfflineRow({"exec", "--credentials-dir", CliInput("a-folder")}, 2,
+                               {"expected -- <command> [<argument>...], got 0 arguments"}));
+  rows.push_back(
+      CliOfflineRow({"exec", "--credentials-dir", CliInput("a-folder"), CliInput("no-command")}, 2,
+                    {"the command goes after --"}));
+}
+
+}  // namespace
+
+std::vector<BadInputCliRow> BadInputCliRows() {
+  std::vector<BadInputCliRow> rows;
+  AddCliDispatcherAndServerRows(rows);
+  AddCliTargetRows(rows);
+  AddCliIdentityRows(rows);
+  AddCliClusterAndSourceRows(rows);
+  AddCliAuditAndLocalRows(rows);
+  return rows;
+}
+
+}  // namespace credledger::testing
