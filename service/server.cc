@@ -204,6 +204,11 @@ Server::~Server() { Shutdown(); }
 absl::Status Server::Wire() {
   // First, so that probes are answered during a long start (gates closed until ready).
   RETURN_IF_ERROR(StartOperations());
+  // The TLS files are checked before the log is opened (or created and migrated).
+  grpc_credentials_ = grpc::InsecureServerCredentials();
+  if (WantsTls(options_.tls)) {
+    ASSIGN_OR_RETURN(grpc_credentials_, ServerTlsCredentials(options_.tls));
+  }
   ASSIGN_OR_RETURN(v1::ServiceConfigured config, ServiceConfigurationFor(options_));
   if (!options_.authorization_policy.empty()) {
     absl::StatusOr<AuthorizationPolicy> policy =
@@ -382,10 +387,6 @@ absl::Status Server::StartBridge(const v1::ServiceConfigured& config) {
 }
 
 absl::Status Server::StartGrpc() {
-  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
-  if (WantsTls(options_.tls)) {
-    ASSIGN_OR_RETURN(credentials, ServerTlsCredentials(options_.tls));
-  }
   // Read-only serving appends nothing: refusals are returned to the caller only.
   authorizer_ = std::make_unique<CallAuthorizer>(
       &policy_, options_.read_only ? nullptr : &denials_, options_.clock);
@@ -398,7 +399,7 @@ absl::Status Server::StartGrpc() {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options_.listen_address, credentials, &port_);
+  builder.AddListeningPort(options_.listen_address, grpc_credentials_, &port_);
   builder.RegisterService(grpc_service_.get());
   report_grpc_service_ =
       std::make_unique<ReportGrpcService>(report_api_.get(), authorizer_.get());

@@ -286,6 +286,8 @@ class Server {
   std::unique_ptr<kubebridge::CredentialBridge> bridge_;
   std::unique_ptr<TargetApi> api_;
   std::unique_ptr<TargetGrpcService> grpc_service_;
+  // Made from --tls-* before anything is opened, so that bad TLS files change nothing.
+  std::shared_ptr<grpc::ServerCredentials> grpc_credentials_;
   std::unique_ptr<grpc::Server> grpc_server_;
 
   AuthorizationPolicy policy_ = AuthorizationPolicy::AllowAll();

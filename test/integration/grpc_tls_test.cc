@@ -5,6 +5,7 @@
 // recorded as CallsDenied events per identity and minute.
 #include <grpcpp/grpcpp.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -311,6 +312,8 @@ TEST_F(GrpcTlsTest, BadServerFilesFailTheStartNamingTheFlag) {
   options.tls.client_ca_file = PathOf("missing.pem");
   EXPECT_THAT(service::Server::Start(options).status(),
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("--tls-client-ca:")));
+  // Refused before the log is opened: no database was created (or migrated).
+  EXPECT_FALSE(std::filesystem::exists(options.db_path));
 }
 
 }  // namespace grpc_tls_test
