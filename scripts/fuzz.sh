@@ -6,14 +6,29 @@
 # script exits 1 naming it. Reproduce with: <build>/test/fuzz/<name>_fuzz <saved input>.
 #
 # Usage: scripts/fuzz.sh [build folder, default build-fuzz] [target names...]
+# Target names: kubeconfig, known_hosts, target_report, event_codec, export_verify (with or
+# without the _fuzz suffix); none: all of them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build-fuzz}"
 shift || true
 seconds="${FUZZ_SECONDS:-60}"
-names=("$@")
+all=(kubeconfig known_hosts target_report event_codec export_verify)
+if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
+  echo "error: FUZZ_SECONDS: expected a whole number of seconds (1 or more), got \"$seconds\"" >&2
+  exit 2
+fi
+names=()
+for name in "$@"; do
+  name="${name%_fuzz}"  # kubeconfig and kubeconfig_fuzz both name the target
+  if [[ " ${all[*]} " != *" $name "* ]]; then
+    echo "error: unknown fuzz target \"$name\"; the targets: ${all[*]}" >&2
+    exit 2
+  fi
+  names+=("$name")
+done
 if [ "${#names[@]}" -eq 0 ]; then
-  names=(kubeconfig known_hosts target_report event_codec export_verify)
+  names=("${all[@]}")
 fi
 
 CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -33,8 +48,9 @@ for name in "${names[@]}"; do
     echo "fuzz $name: ${runs:-?} inputs in ${seconds}s, no property broken"
   else
     failed=1
-    echo "fuzz $name: FAILED; input saved in $crashes/ (log $log):"
-    grep -E -A30 'ERROR|fuzz property broken|deadly signal' "$log" | head -60
+    echo "fuzz $name: FAILED; input saved in $crashes/ (log $log);" \
+      "reproduce with $build/test/fuzz/${name}_fuzz <that file>:"
+    grep -E -A30 'ERROR|fuzz property broken|deadly signal' "$log" | head -60 || true
   fi
 done
 exit "$failed"
