@@ -56,6 +56,14 @@ class LiveProcessTest : public ::testing::Test {
   // waits for its ready line.
   void StartServe(const std::string& fault_points = "",
                   const std::vector<std::string>& extra_args = {});
+  // StartServe in two halves, for tests that may kill serve before it is ready: LaunchServe
+  // starts the process; AwaitServeReady waits for its ready line and sets serve_address_,
+  // or returns false (no test failure) when serve ended first.
+  void LaunchServe(const std::string& fault_points = "",
+                   const std::vector<std::string>& extra_args = {});
+  bool AwaitServeReady();
+  // SIGKILL (unless serve already ended, e.g. at a fault point); expects exit 128 + SIGKILL.
+  void KillServe();
   // SIGTERM; expects a clean exit (0).
   void StopServe();
   // Waits for serve to kill itself at an armed fault point; expects exit 128 + SIGKILL.
@@ -74,6 +82,8 @@ class LiveProcessTest : public ::testing::Test {
 
   // Runs `credledger <args> --server <serve address>` to completion and keeps its output.
   RunResult Cli(std::vector<std::string> args);
+  // Runs `credledger <args>` (an offline command: keygen, verify, ...) and keeps its output.
+  RunResult OfflineCli(std::vector<std::string> args);
   // Starts `credledger <args> --server <serve address>` (a watch) and returns it running.
   absl::StatusOr<std::unique_ptr<Subprocess>> StartCli(std::vector<std::string> args);
   // Follows `credledger target watch --output json` (snapshot, then changes) until an item
@@ -101,12 +111,14 @@ class LiveProcessTest : public ::testing::Test {
   // The username a TokenReview of `token` answers; empty when not authenticated.
   std::string ReviewedUser(const std::string& token);
 
-  // Every event of the log in seq order, read through a read-only SQLite connection.
-  std::vector<store::RecordedEvent> ReadLog();
+  // Every event of the log after `after_seq` in seq order, read through a read-only SQLite
+  // connection.
+  std::vector<store::RecordedEvent> ReadLog(int64_t after_seq = 0);
   // The credential projection folded from `events`.
   static projections::CredentialProjection Fold(const std::vector<store::RecordedEvent>& events);
 
   std::filesystem::path db_path() const { return dir_.path() / "var" / "events.db"; }
+  std::filesystem::path serve_port_file() const { return dir_.path() / "serve.port"; }
   // Adds the bytes of the database file and its -wal and -shm files as they are now
   // (`when` names the moment) to `haystacks_`.
   void KeepDatabaseFiles(const std::string& when);
@@ -136,6 +148,8 @@ class LiveProcessTest : public ::testing::Test {
                                   const std::string& what);
   // `credledger <args> --server <serve address>`.
   std::vector<std::string> CliArgv(std::vector<std::string> args) const;
+  // Runs `argv` to completion and keeps its output in cli_outputs_.
+  RunResult RunAndKeep(const std::vector<std::string>& argv);
   // Reaps serve within the deadline and keeps its output; returns its exit code (-1 when
   // it did not end in time).
   int ReapServe();

@@ -1,0 +1,702 @@
+// Crash consistency under a scripted workload (issue 7, "Faults and crash consistency";
+// DESIGN sections 4 and 8).
+//
+// `credledger serve` runs on one SQLite file against the test API server (its own process,
+// so the cluster outlives every serve). Each cycle starts serve, lets a client thread send a
+// few commands through the gRPC API (register, rotate, confirm a rollout, which releases the
+// older Secrets for cleanup, revoke, lift, delete) while another rotates the data of an
+// identity's source Secret (the mirror path), and kills serve with SIGKILL at a random moment:
+// after a random delay, before it is even ready in some cycles, or at a random mint fault
+// point in others. The next cycle restarts serve on the same file. Checked throughout:
+//
+// - every acknowledged command is in the log (by request id), and a command the crash cut
+//   off, retried with its request id, is answered as a replay exactly when it had been
+//   committed;
+// - the log's chain and signed checkpoints verify (`credledger verify --db`) up to the
+//   highest acknowledged seq;
+// - at most one current credential per Target, no two credential records for one Secret;
+// - every few cycles and at the end, once the bridge has caught up: no credential Secret
+//   without a token, every Secret credledger manages is explained by the log (its uid in a
+//   CredentialSecretCreated or MirrorWritten event) and is the one the log holds, the
+//   current Secret's token has the recorded fingerprint and authenticates as the Target's
+//   ServiceAccount, the mirror holds the source's data, deleted and revoked Targets have no
+//   Secret left;
+// - no token ever reaches the log, the database files or any output.
+//
+// CREDLEDGER_CRASH_CYCLES (default 200) and CREDLEDGER_CRASH_SEED (default: from the clock,
+// printed) repeat a run (docs/testing.md, "Crash test").
+#include <grpcpp/grpcpp.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "credledger/v1/api.grpc.pb.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kubebridge/agent_objects.h"
+#include "kubebridge/credential_minter.h"
+#include "kubebridge/json_util.h"
+#include "projections/mirror_naming.h"
+#include "projections/target_state.h"
+#include "service/target_api.h"
+#include "store/event_codec.h"
+#include "test/integration/live_processes.h"
+#include "test/support/rbac_objects.h"
+#include "test/support/status_matchers.h"
+
+namespace credledger::testing {
+namespace crash_workload_test {
+
+using kubebridge::StringAt;
+
+constexpr int kTargetCount = 4;
+constexpr char kIdentity[] = "cloud";
+constexpr char kSourceName[] = "cloud-keys";  // in kLiveNamespace
+constexpr char kMirrorNamespace[] = "team-a";
+// The Kubernetes user that may read the source (no policy file: the declared actor).
+constexpr char kIdentityActor[] = "alice";
+constexpr char kActor[] = "crash-test";
+constexpr const char* kMintFaultPoints[] = {
+    "mint.before_secret_create", "mint.after_secret_create", "mint.after_secret_recorded",
+    "mint.after_token_request",  "mint.after_secret_update", "mint.after_issued_recorded"};
+// Every this many cycles (and after the last) the bridge must catch up and the cluster is
+// compared with the log.
+constexpr int kConvergeEvery = 50;
+// How long the bridge may take to catch up after a restart.
+constexpr absl::Duration kConvergeWait = absl::Seconds(60);
+constexpr absl::Duration kCallDeadline = absl::Seconds(10);
+
+int CycleCount() {
+  int cycles = 200;
+  const char* env = std::getenv("CREDLEDGER_CRASH_CYCLES");
+  if (env != nullptr && (!absl::SimpleAtoi(env, &cycles) || cycles < 1)) {
+    ADD_FAILURE() << "CREDLEDGER_CRASH_CYCLES must be a whole number >= 1, got " << env;
+    cycles = 1;
+  }
+  return cycles;
+}
+
+uint64_t Seed() {
+  uint64_t seed = static_cast<uint64_t>(absl::ToUnixNanos(absl::Now()));
+  const char* env = std::getenv("CREDLEDGER_CRASH_SEED");
+  if (env != nullptr && !absl::SimpleAtoi(env, &seed)) {
+    ADD_FAILURE() << "CREDLEDGER_CRASH_SEED must be a whole number, got " << env;
+  }
+  return seed;
+}
+
+std::string TargetName(int i) { return absl::StrCat("crash-", i); }
+
+// The mutating RPCs of the workload.
+enum class Rpc { kRegister, kRotate, kConfirm, kRevoke, kLift, kDelete };
+
+const char* RpcName(Rpc rpc) {
+  switch (rpc) {
+    case Rpc::kRegister:
+      return "RegisterTarget";
+    case Rpc::kRotate:
+      return "RequestRotation";
+    case Rpc::kConfirm:
+      return "ConfirmRollout";
+    case Rpc::kRevoke:
+      return "Revoke";
+    case Rpc::kLift:
+      return "LiftRevocation";
+    case Rpc::kDelete:
+      return "DeleteTarget";
+  }
+  return "?";
+}
+
+// One command: the RPC, its Target, its request id and the argument it needs (rotation value
+// or rollout revision).
+struct WorkloadCommand {
+  Rpc rpc = Rpc::kRegister;
+  int target = 0;
+  std::string request_id;
+  std::string argument;
+};
+
+// How the service answered a command.
+struct CommandAnswer {
+  grpc::StatusCode code = grpc::StatusCode::UNKNOWN;
+  std::string message;
+  bool replayed = false;
+  int64_t seq = 0;
+};
+
+// Whether `code` means the call was cut off by the crash (no answer) rather than answered.
+bool CutOff(grpc::StatusCode code) {
+  return code == grpc::StatusCode::UNAVAILABLE || code == grpc::StatusCode::CANCELLED ||
+         code == grpc::StatusCode::DEADLINE_EXCEEDED;
+}
+
+void Prepare(grpc::ClientContext& context, absl::string_view actor) {
+  context.set_deadline(absl::ToChronoTime(absl::Now() + kCallDeadline));
+  context.AddMetadata(service::kActorMetadataKey, std::string(actor));
+}
+
+// The request of `command` with its Target and request id set.
+template <typename Request>
+Request Addressed(const WorkloadCommand& command) {
+  Request request;
+  request.set_namespace_(kLiveNamespace);
+  request.set_name(TargetName(command.target));
+  request.set_request_id(command.request_id);
+  return request;
+}
+
+// Calls `method` of `stub` with `request` and keeps the status, `replayed` and `seq`.
+template <typename Response, typename Request, typename Method>
+CommandAnswer Call(v1::TargetService::Stub& stub, Method method, const Request& request) {
+  grpc::ClientContext context;
+  Prepare(context, kActor);
+  Response response;
+  const grpc::Status status = (stub.*method)(&context, request, &response);
+  return {status.error_code(), status.error_message(), response.replayed(), response.seq()};
+}
+
+// Sends `command` through `stub`.
+CommandAnswer Send(v1::TargetService::Stub& stub, const WorkloadCommand& command) {
+  using Stub = v1::TargetService::Stub;
+  switch (command.rpc) {
+    case Rpc::kRegister:
+      return Call<v1::RegisterTargetResponse>(stub, &Stub::RegisterTarget,
+                                              Addressed<v1::RegisterTargetRequest>(command));
+    case Rpc::kRotate: {
+      auto request = Addressed<v1::RequestRotationRequest>(command);
+      request.set_value(command.argument);
+      return Call<v1::RequestRotationResponse>(stub, &Stub::RequestRotation, request);
+    }
+    case Rpc::kConfirm: {
+      auto request = Addressed<v1::ConfirmRolloutRequest>(command);
+      request.set_revision(command.argument);
+      return Call<v1::ConfirmRolloutResponse>(stub, &Stub::ConfirmRollout, request);
+    }
+    case Rpc::kRevoke: {
+      auto request = Addressed<v1::RevokeRequest>(command);
+      request.set_reason(command.argument);
+      return Call<v1::RevokeResponse>(stub, &Stub::Revoke, request);
+    }
+    case Rpc::kLift:
+      return Call<v1::LiftRevocationResponse>(stub, &Stub::LiftRevocation,
+                                              Addressed<v1::LiftRevocationRequest>(command));
+    case Rpc::kDelete:
+      return Call<v1::DeleteTargetResponse>(stub, &Stub::DeleteTarget,
+                                            Addressed<v1::DeleteTargetRequest>(command));
+  }
+  return {};
+}
+
+// The client side of the workload: chooses commands from the Targets' states as GetTarget
+// reports them, sends them, and remembers what was acknowledged and what the crash cut off.
+// Run is called on a thread of its own, one call at a time; the fields are read between
+// calls.
+class Workload {
+ public:
+  explicit Workload(uint64_t seed) : rng_(seed) {}
+
+  // Against serve at `address`: first the command the last crash cut off, again with its
+  // request id, then `steps` new ones. Returns early when a call is cut off.
+  void Run(const std::string& address, int steps) {
+    std::shared_ptr<grpc::Channel> channel =
+        grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+    std::unique_ptr<v1::TargetService::Stub> stub = v1::TargetService::NewStub(channel);
+    retry_answer_.reset();
+    if (cut_.has_value()) {
+      const CommandAnswer answer = Send(*stub, *cut_);
+      if (CutOff(answer.code)) return;
+      retry_answer_ = answer;
+      Record(*cut_, answer);
+      cut_.reset();
+    }
+    for (int i = 0; i < steps; ++i) {
+      std::optional<WorkloadCommand> command = Next(*stub);
+      if (!command.has_value()) return;  // GetTarget was cut off
+      const CommandAnswer answer = Send(*stub, *command);
+      if (CutOff(answer.code)) {
+        cut_ = *command;
+        return;
+      }
+      Record(*command, answer);
+    }
+  }
+
+  // Request ids of the acknowledged commands and the seq of the last event each appended (0
+  // when it was already satisfied and appended nothing).
+  const std::map<std::string, int64_t>& acknowledged() const { return acknowledged_; }
+  // Answers that were neither an acknowledgement, a refusal the state explains, nor a cut.
+  const std::vector<std::string>& unexpected() const { return unexpected_; }
+  // The command the last crash cut off, not answered yet.
+  const std::optional<WorkloadCommand>& cut() const { return cut_; }
+  // The answer to that command's retry in the last Run, when it got one.
+  const std::optional<CommandAnswer>& retry_answer() const { return retry_answer_; }
+  // Per RPC: "acknowledged/refused" counts, for the summary.
+  std::string Summary() const {
+    std::vector<std::string> parts;
+    for (const auto& [rpc, counts] : counts_) {
+      parts.push_back(absl::StrCat(rpc, " ", counts.first, "/", counts.second));
+    }
+    return absl::StrJoin(parts, ", ");
+  }
+
+ private:
+  // A command for a random Target chosen from its state; nullopt when the read failed.
+  std::optional<WorkloadCommand> Next(v1::TargetService::Stub& stub) {
+    WorkloadCommand command;
+    command.target = static_cast<int>(rng_() % kTargetCount);
+    command.request_id = absl::StrCat("w-", ++issued_);
+    grpc::ClientContext context;
+    Prepare(context, kActor);
+    v1::GetTargetRequest request;
+    request.set_namespace_(kLiveNamespace);
+    request.set_name(TargetName(command.target));
+    v1::GetTargetResponse response;
+    const grpc::Status status = stub.GetTarget(&context, request, &response);
+    if (CutOff(status.error_code())) return std::nullopt;
+    if (!status.ok() && status.error_code() != grpc::StatusCode::NOT_FOUND) {
+      unexpected_.push_back(absl::StrCat("GetTarget ", TargetName(command.target), ": code ",
+                                         static_cast<int>(status.error_code()), " ",
+                                         status.error_message()));
+      return std::nullopt;
+    }
+    const v1::Target& target = response.target();
+    if (!status.ok() || target.phase() == "Finalized") {
+      command.rpc = Rpc::kRegister;
+    } else if (target.phase() == "Deleting") {
+      command.rpc = Rpc::kRotate;  // refused until it is finalized
+    } else if (target.revoked()) {
+      command.rpc = rng_() % 4 == 0 ? Rpc::kDelete : Rpc::kLift;
+    } else {
+      const uint64_t pick = rng_() % 20;
+      command.rpc = pick < 8    ? Rpc::kRotate
+                    : pick < 15 ? Rpc::kConfirm
+                    : pick < 18 ? Rpc::kRevoke
+                                : Rpc::kDelete;
+    }
+    if (command.rpc == Rpc::kRotate) command.argument = absl::StrCat("r", issued_);
+    if (command.rpc == Rpc::kRevoke) command.argument = "crash test";
+    if (command.rpc == Rpc::kConfirm) {
+      const std::string suffix = target.current_credential().chart_version_suffix();
+      if (suffix.empty()) {
+        command.rpc = Rpc::kRotate;
+        command.argument = absl::StrCat("r", issued_);
+      } else {
+        command.argument = absl::StrCat("1.0.", issued_, "-", suffix);
+      }
+    }
+    return command;
+  }
+
+  void Record(const WorkloadCommand& command, const CommandAnswer& answer) {
+    std::pair<int, int>& counts = counts_[RpcName(command.rpc)];
+    if (answer.code == grpc::StatusCode::OK) {
+      ++counts.first;
+      acknowledged_[command.request_id] = answer.seq;
+      return;
+    }
+    ++counts.second;
+    // Refusals the Target's state explains (e.g. a rotation of a Target being deleted).
+    if (answer.code == grpc::StatusCode::FAILED_PRECONDITION ||
+        answer.code == grpc::StatusCode::NOT_FOUND) {
+      return;
+    }
+    unexpected_.push_back(absl::StrCat(RpcName(command.rpc), " ", TargetName(command.target), " (",
+                                       command.request_id, "): code ",
+                                       static_cast<int>(answer.code), " ", answer.message));
+  }
+
+  std::mt19937_64 rng_;
+  int64_t issued_ = 0;
+  std::optional<WorkloadCommand> cut_;
+  std::optional<CommandAnswer> retry_answer_;
+  std::map<std::string, int64_t> acknowledged_;
+  std::vector<std::string> unexpected_;
+  std::map<std::string, std::pair<int, int>> counts_;
+};
+
+// What the log says so far, folded incrementally as it grows.
+struct LogView {
+  int64_t seq = 0;
+  projections::CredentialProjection credentials;
+  std::set<std::string> request_ids;
+  std::map<int64_t, std::string> request_id_at;  // seq -> request id of its event
+  std::set<std::string> credential_secret_uids;  // CredentialSecretCreated
+  std::set<std::string> mirror_uids;             // MirrorWritten
+  std::string source_hash;                       // the last SourceSecretObserved
+  std::string mirror_hash;                       // the last MirrorWritten in kMirrorNamespace
+  std::string mirror_uid;
+  std::map<std::string, int> event_counts;  // by type
+};
+
+class CrashWorkloadTest : public LiveProcessTest {
+ protected:
+  // Folds the events appended since the last call into `log_`.
+  void CatchUpLog() {
+    for (const store::RecordedEvent& e : ReadLog(log_.seq)) {
+      absl::StatusOr<std::vector<std::string>> changed = log_.credentials.Apply(e);
+      ASSERT_TRUE(changed.ok()) << "seq " << e.seq << ": " << changed.status();
+      absl::StatusOr<v1::Event> event = store::EventCodec::Default().Decode(e);
+      ASSERT_TRUE(event.ok()) << "seq " << e.seq << ": " << event.status();
+      log_.seq = e.seq;
+      ++log_.event_counts[e.type];
+      absl::StatusOr<v1::EventMetadata> metadata = store::EventCodec::DecodeMetadata(e);
+      ASSERT_TRUE(metadata.ok()) << "seq " << e.seq << ": " << metadata.status();
+      if (!metadata->request_id().empty()) log_.request_ids.insert(metadata->request_id());
+      log_.request_id_at[e.seq] = metadata->request_id();
+      if (event->has_credential_secret_created()) {
+        log_.credential_secret_uids.insert(event->credential_secret_created().secret().uid());
+      }
+      if (event->has_source_secret_observed()) {
+        log_.source_hash = event->source_secret_observed().source_hash();
+      }
+      if (event->has_mirror_written()) {
+        const v1::MirrorWritten& written = event->mirror_written();
+        log_.mirror_uids.insert(written.secret().uid());
+        if (written.namespace_() == kMirrorNamespace) {
+          log_.mirror_hash = written.source_hash();
+          log_.mirror_uid = written.secret().uid();
+        }
+      }
+    }
+  }
+
+  // The checks that hold at every moment: acknowledged commands are in the log, one current
+  // credential at most.
+  void ExpectLogInvariants() {
+    for (const auto& [request_id, seq] : workload_.acknowledged()) {
+      if (seq == 0) continue;  // already satisfied: it appended nothing
+      const auto at = log_.request_id_at.find(seq);
+      EXPECT_TRUE(at != log_.request_id_at.end() && at->second == request_id)
+          << "acknowledged command " << request_id << " appended seq " << seq << ", which the log "
+          << (at == log_.request_id_at.end() ? "lacks" : "gives another");
+    }
+    for (int i = 0; i < kTargetCount; ++i) {
+      const std::optional<v1::TargetState> state =
+          log_.credentials.Get(kLiveNamespace, TargetName(i));
+      if (!state.has_value()) continue;
+      const v1::CredentialRecord* current = projections::CurrentCredential(*state);
+      std::set<std::string> names;
+      int at_current = 0;
+      for (const v1::CredentialRecord& c : state->credentials()) {
+        EXPECT_TRUE(names.insert(c.secret().name()).second)
+            << "two credential records name " << c.secret().name();
+        if (current != nullptr && c.suffix() == current->suffix()) ++at_current;
+      }
+      if (current != nullptr) {
+        EXPECT_EQ(at_current, 1) << state->DebugString();
+      }
+    }
+  }
+
+  // What still differs between the log's intent and the cluster; empty when the bridge has
+  // caught up and everything credledger keeps in the cluster is explained by the log.
+  std::vector<std::string> Divergences() {
+    std::vector<std::string> problems;
+    CatchUpLog();
+    for (int i = 0; i < kTargetCount; ++i) {
+      const std::string name = TargetName(i);
+      const std::optional<v1::TargetState> state = log_.credentials.Get(kLiveNamespace, name);
+      std::map<std::string, std::string> recorded;  // Secret name -> uid
+      const v1::CredentialRecord* current = nullptr;
+      if (state.has_value()) {
+        if (state->phase() == v1::TargetState::PHASE_DELETING) {
+          problems.push_back(name + ": still being deleted");
+        }
+        if (state->has_open_attempt()) problems.push_back(name + ": a mint is open");
+        if (state->phase() == v1::TargetState::PHASE_ACTIVE) {
+          current = projections::CurrentCredential(*state);
+          if (!state->revoked() && current == nullptr) {
+            problems.push_back(name + ": no current credential");
+          }
+          if (!state->revoked() && !state->pending_request_value().empty()) {
+            problems.push_back(name + ": rotation request not answered");
+          }
+          if (state->revoked() && state->credentials_size() > 0) {
+            problems.push_back(name + ": revoked but credentials remain");
+          }
+          for (const v1::CredentialRecord& c : state->credentials()) {
+            if (c.phase() != v1::CredentialRecord::PHASE_ISSUED) {
+              problems.push_back(
+                  absl::StrCat(name, ": credential ", c.secret().name(), " not issued"));
+            }
+            recorded[c.secret().name()] = c.secret().uid();
+          }
+        }
+      }
+      std::map<std::string, std::string> live;  // Secret name -> uid
+      for (const nlohmann::json& secret : CredentialSecrets(name)) {
+        const std::string secret_name = StringAt(secret, {"metadata", "name"});
+        const std::string uid = StringAt(secret, {"metadata", "uid"});
+        live[secret_name] = uid;
+        const std::string token = TokenOf(secret);
+        if (token.empty()) problems.push_back("Secret " + secret_name + " has no token");
+        if (log_.credential_secret_uids.count(uid) == 0) {
+          problems.push_back("Secret " + secret_name + " (uid " + uid +
+                             ") has no CredentialSecretCreated event");
+        }
+        if (current != nullptr && secret_name == current->secret().name() && !token.empty()) {
+          if (kubebridge::TokenFingerprint(token) != current->token_fingerprint()) {
+            problems.push_back("Secret " + secret_name + ": token fingerprint differs");
+          } else if (ReviewedUser(token) != absl::StrCat("system:serviceaccount:", kLiveNamespace,
+                                                         ":solar-agent-", name)) {
+            problems.push_back("Secret " + secret_name + ": token does not authenticate");
+          }
+        }
+      }
+      if (live != recorded) {
+        problems.push_back(absl::StrCat(
+            name, ": live Secrets {", absl::StrJoin(live, ",", absl::PairFormatter("=")),
+            "} differ from the log's {", absl::StrJoin(recorded, ",", absl::PairFormatter("=")),
+            "}"));
+      }
+    }
+    MirrorDivergences(problems);
+    return problems;
+  }
+
+  // The mirror holds the source's data, is the Secret the log last wrote, for the source
+  // hash the log last observed; every Secret credledger manages is explained by the log.
+  void MirrorDivergences(std::vector<std::string>& problems) {
+    absl::StatusOr<nlohmann::json> source =
+        admin_->Get(kubebridge::SecretResource(kLiveNamespace, kSourceName));
+    absl::StatusOr<nlohmann::json> mirror = admin_->Get(kubebridge::SecretResource(
+        kMirrorNamespace, absl::StrCat(projections::kMirrorNamePrefix, kIdentity)));
+    if (!source.ok() || !mirror.ok()) {
+      problems.push_back(absl::StrCat("source or mirror unreadable: ", source.status().ToString(),
+                                      " / ", mirror.status().ToString()));
+      return;
+    }
+    if ((*source)["data"] != (*mirror)["data"]) problems.push_back("mirror data is stale");
+    const std::string mirror_uid = StringAt(*mirror, {"metadata", "uid"});
+    if (mirror_uid != log_.mirror_uid) problems.push_back("mirror is not the one last written");
+    if (log_.mirror_hash != log_.source_hash) {
+      problems.push_back("the last mirror write is not of the last observed source");
+    }
+    for (const char* ns : {kLiveNamespace, kMirrorNamespace}) {
+      kubebridge::ListOptions options;
+      options.label_selector =
+          absl::StrCat(kubebridge::kManagedByLabel, "=", kubebridge::kManagedByValue);
+      absl::StatusOr<kubebridge::ObjectList> secrets =
+          admin_->List(kubebridge::SecretResource(ns), options);
+      if (!secrets.ok()) {
+        problems.push_back(secrets.status().ToString());
+        continue;
+      }
+      for (const nlohmann::json& secret : secrets->items) {
+        const std::string uid = StringAt(secret, {"metadata", "uid"});
+        if (log_.credential_secret_uids.count(uid) == 0 && log_.mirror_uids.count(uid) == 0) {
+          problems.push_back(absl::StrCat("Secret ", ns, "/",
+                                          StringAt(secret, {"metadata", "name"}),
+                                          " is not explained by the log"));
+        }
+      }
+    }
+  }
+
+  // Waits (polling the log and the cluster) until nothing diverges.
+  void ExpectConvergence(int cycle) {
+    const absl::Time give_up = absl::Now() + kConvergeWait;
+    std::vector<std::string> problems = Divergences();
+    while (!problems.empty() && absl::Now() < give_up) {
+      absl::SleepFor(absl::Milliseconds(20));
+      problems = Divergences();
+    }
+    EXPECT_THAT(problems, ::testing::IsEmpty()) << "after cycle " << cycle;
+  }
+
+  // `credledger verify --db` with the public key, up to the highest acknowledged seq.
+  void ExpectLogVerifies() {
+    int64_t min_seq = 0;
+    for (const auto& [request_id, seq] : workload_.acknowledged()) min_seq = std::max(min_seq, seq);
+    const RunResult run = OfflineCli({"verify", "--db", db_path().string(), "--public-key",
+                                      public_key_.string(), "--min-seq", absl::StrCat(min_seq)});
+    EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  }
+
+  void CreateIdentity() {
+    // The mirror's namespace, the source Secret, and a Role letting the actor read it.
+    ASSERT_OK(admin_
+                  ->Create(kubebridge::ResourceRef{"", "v1", "namespaces", "", ""},
+                           {{"apiVersion", "v1"},
+                            {"kind", "Namespace"},
+                            {"metadata", {{"name", kMirrorNamespace}}}})
+                  .status());
+    ASSERT_OK(admin_->Create(kubebridge::SecretResource(kLiveNamespace), SourceSecret(0)).status());
+    ASSERT_OK(admin_
+                  ->Create(kubebridge::RoleResource(kLiveNamespace),
+                           SecretReaderRole("read-cloud-keys", kSourceName))
+                  .status());
+    ASSERT_OK(admin_
+                  ->Create(kubebridge::RoleBindingResource(kLiveNamespace),
+                           RoleBindingTo("alice-reads-cloud-keys", "read-cloud-keys", "User",
+                                         kIdentityActor))
+                  .status());
+    std::unique_ptr<v1::IdentityService::Stub> stub = v1::IdentityService::NewStub(
+        grpc::CreateChannel(serve_address_, grpc::InsecureChannelCredentials()));
+    {
+      grpc::ClientContext context;
+      Prepare(context, kIdentityActor);
+      v1::CreateIdentityRequest request;
+      request.set_request_id("identity-create");
+      request.set_name(kIdentity);
+      request.mutable_spec()->mutable_secret_ref()->set_namespace_(kLiveNamespace);
+      request.mutable_spec()->mutable_secret_ref()->set_name(kSourceName);
+      request.mutable_spec()->mutable_allowed_namespaces()->add_list(kMirrorNamespace);
+      v1::IdentityChangeResponse response;
+      const grpc::Status status = stub->CreateIdentity(&context, request, &response);
+      ASSERT_TRUE(status.ok()) << status.error_message();
+    }
+    grpc::ClientContext context;
+    Prepare(context, kIdentityActor);
+    v1::BindIdentityRequest request;
+    request.set_request_id("identity-bind");
+    request.set_identity(kIdentity);
+    request.set_namespace_(kMirrorNamespace);
+    v1::OwnerReference& owner = *request.mutable_owner();
+    owner.set_api_version("batch/v1");
+    owner.set_kind("Job");
+    owner.set_name("plan");
+    owner.set_uid("6f0c2a8e-5d1b-4c3a-9e7f-0a1b2c3d4e5f");
+    v1::IdentityChangeResponse response;
+    const grpc::Status status = stub->BindIdentity(&context, request, &response);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+
+  // The source Secret at its `version`th rotation (no token-like bytes).
+  static nlohmann::json SourceSecret(int version) {
+    return {{"apiVersion", "v1"},
+            {"kind", "Secret"},
+            {"metadata", {{"name", kSourceName}}},
+            {"type", "Opaque"},
+            {"data", {{"access_key", absl::Base64Escape(absl::StrCat("AKIA-crash-", version))}}}};
+  }
+
+  // Rotates the source Secret's data (what its owner does; the bridge then rewrites the
+  // mirror).
+  void RotateSource(int version) {
+    absl::StatusOr<nlohmann::json> live =
+        admin_->Get(kubebridge::SecretResource(kLiveNamespace, kSourceName));
+    ASSERT_OK(live);
+    nlohmann::json next = SourceSecret(version);
+    next["metadata"]["resourceVersion"] = (*live)["metadata"]["resourceVersion"];
+    ASSERT_OK(
+        admin_->Update(kubebridge::SecretResource(kLiveNamespace, kSourceName), next).status());
+  }
+
+  Workload workload_{0};
+  LogView log_;
+  std::filesystem::path public_key_;
+};
+
+TEST_F(CrashWorkloadTest, RandomKillsDuringAWorkloadKeepTheLogAndTheClusterConsistent) {
+  const int cycles = CycleCount();
+  const uint64_t seed = Seed();
+  SCOPED_TRACE(absl::StrCat("CREDLEDGER_CRASH_SEED=", seed, " CREDLEDGER_CRASH_CYCLES=", cycles));
+  std::cout << "crash test: seed " << seed << ", " << cycles << " cycles\n";
+  std::mt19937_64 rng(seed);
+  workload_ = Workload(rng());
+
+  const std::filesystem::path private_key = dir_.path() / "signing-key.pem";
+  public_key_ = dir_.path() / "signing-key.pub.pem";
+  const RunResult keygen = OfflineCli(
+      {"keygen", "--private-key", private_key.string(), "--public-key", public_key_.string()});
+  ASSERT_EQ(keygen.exit_code, 0) << keygen.err;
+  // Frequent checkpoints and snapshots, so that kills also land in their writes.
+  const std::vector<std::string> serve_args = {
+      "--signing-key", private_key.string(), "--checkpoint-every", "25", "--snapshot-every", "40"};
+
+  StartServe("", serve_args);
+  CreateIdentity();
+  KillServe();
+
+  int killed_before_ready = 0;
+  int fault_point_cycles = 0;
+  int source_rotations = 0;
+  for (int cycle = 1; cycle <= cycles; ++cycle) {
+    SCOPED_TRACE(absl::StrCat("cycle ", cycle));
+    const bool before_ready = rng() % 10 == 0;
+    std::string fault_point;
+    if (!before_ready && rng() % 4 == 0) {
+      fault_point = kMintFaultPoints[rng() % std::size(kMintFaultPoints)];
+      ++fault_point_cycles;
+    }
+    LaunchServe(fault_point, serve_args);
+    ASSERT_NE(serve_, nullptr);
+    if (before_ready) {
+      // A kill during start-up (opening, migrating and verifying the log, the first
+      // reconciles). Sleeping here chooses the moment; nothing waits for it.
+      absl::SleepFor(absl::Milliseconds(static_cast<int64_t>(rng() % 150)));
+      ++killed_before_ready;
+      KillServe();
+      continue;
+    }
+    if (!AwaitServeReady()) {  // killed at the fault point while resuming a mint
+      KillServe();
+      continue;
+    }
+    // The log as the restarted serve found it: everything acknowledged so far is there.
+    ASSERT_NO_FATAL_FAILURE(CatchUpLog());
+    ExpectLogInvariants();
+
+    // Whether the command the last crash cut off was committed, before it is retried.
+    const std::optional<WorkloadCommand> cut = workload_.cut();
+    const bool cut_was_committed = cut.has_value() && log_.request_ids.count(cut->request_id) > 0;
+    const bool rotate_source = rng() % 3 == 0;
+    const absl::Duration kill_after = absl::Milliseconds(static_cast<int64_t>(rng() % 250));
+    std::thread client([&] { workload_.Run(serve_address_, 2); });
+    if (rotate_source) RotateSource(++source_rotations);
+    // The kill moment: a random delay from the start of the commands.
+    absl::SleepFor(kill_after);
+    KillServe();
+    client.join();
+
+    if (cut.has_value() && workload_.retry_answer().has_value()) {
+      // A committed command is answered as a replay of its original answer; one that was
+      // not is decided anew.
+      const CommandAnswer& retry = *workload_.retry_answer();
+      if (cut_was_committed) {
+        EXPECT_EQ(retry.code, grpc::StatusCode::OK) << cut->request_id << ": " << retry.message;
+        EXPECT_TRUE(retry.replayed) << cut->request_id;
+      } else if (retry.code == grpc::StatusCode::OK) {
+        EXPECT_FALSE(retry.replayed) << cut->request_id;
+      }
+    }
+    if (cycle % kConvergeEvery == 0 || cycle == cycles) {
+      StartServe("", serve_args);
+      ExpectConvergence(cycle);
+      ExpectLogVerifies();
+      KillServe();
+    }
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_THAT(workload_.unexpected(), ::testing::IsEmpty());
+
+  std::cout << "crash test: " << killed_before_ready << " kills during start-up, "
+            << fault_point_cycles << " cycles with a mint fault point armed, " << source_rotations
+            << " source rotations; commands acknowledged/refused: " << workload_.Summary()
+            << "; events:";
+  for (const auto& [type, count] : log_.event_counts) std::cout << " " << type << " " << count;
+  std::cout << "\n";
+
+  KeepDatabaseFiles("at the end");
+  KeepProcessOutputs();
+  ExpectNotFoundAnywhere({std::begin(kJwtMarkers), std::end(kJwtMarkers)});
+}
+
+}  // namespace crash_workload_test
+}  // namespace credledger::testing
