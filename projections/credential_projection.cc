@@ -35,11 +35,16 @@ absl::StatusOr<std::vector<std::string>> CredentialProjection::Apply(
     return absl::DataLossError(absl::StrCat("credential projection at seq ", seq_,
                                             " was handed seq ", recorded.seq));
   }
+  std::vector<std::string> changed;
+  const bool target_stream = absl::StartsWith(recorded.stream, "target/");
+  if (!target_stream && recorded.type != v1::ServiceConfigured::descriptor()->full_name()) {
+    seq_ = recorded.seq;  // reports, identities, clusters: not part of this model
+    return changed;
+  }
   absl::StatusOr<v1::Event> event = store::EventCodec::Default().Decode(recorded);
   if (!event.ok()) return event.status();
   seq_ = recorded.seq;
   const absl::Time at = absl::FromUnixMicros(recorded.recorded_at_us);
-  std::vector<std::string> changed;
   if (event->has_service_configured()) {
     service_ = event->service_configured();
     for (auto& [stream, state] : targets_) {
@@ -54,7 +59,7 @@ absl::StatusOr<std::vector<std::string>> CredentialProjection::Apply(
     }
     return changed;
   }
-  if (!absl::StartsWith(recorded.stream, "target/")) return changed;
+  if (!target_stream) return changed;
   v1::TargetState& state = targets_[recorded.stream];
   Uncount(state);
   EvolveTarget(state, *event, {recorded.seq, recorded.stream_version, at}, service_);

@@ -29,7 +29,10 @@ class CredentialProjection {
   // Folds `event`. REQUIRES: event.seq == seq() + 1 (events in log order, none skipped).
   // Returns the stream names of the Targets that changed, in stream order: the event's own
   // Target, or for ServiceConfigured every Target whose AgentCredentialReady condition changed.
-  // Errors: kDataLoss when the event does not decode or is out of order (nothing changes).
+  // Events of other streams than Target streams, except ServiceConfigured, are passed over
+  // without being decoded.
+  // Errors: kDataLoss when the event is out of order, or is one this projection folds and
+  // does not decode (nothing changes).
   absl::StatusOr<std::vector<std::string>> Apply(const store::RecordedEvent& event);
 
   // One Target's state by namespace and name; nullopt when the stream has no events.

@@ -108,7 +108,7 @@ class Projector {
   }
   // OK while following; the error that stopped the projector otherwise.
   absl::Status status() const {
-    absl::MutexLock lock(&mu_);
+    absl::ReaderMutexLock lock(&mu_);
     return status_;
   }
 
@@ -175,11 +175,12 @@ class Projector {
     return absl::OkStatus();
   }
 
-  // Runs `read` on the projection under the lock and returns its result. `read` must not
-  // call the projector.
+  // Runs `read` on the projection under the lock, shared with other readers (folding takes
+  // it exclusively), and returns its result. `read` must only read and must not call the
+  // projector.
   template <typename F>
   auto Read(F&& read) const {
-    absl::MutexLock lock(&mu_);
+    absl::ReaderMutexLock lock(&mu_);
     return read(projection_);
   }
 

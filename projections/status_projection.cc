@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/status_macros.h"
 #include "projections/proto_time.h"
 #include "projections/report_streams.h"
 #include "projections/target_status.h"
@@ -40,16 +41,20 @@ absl::StatusOr<std::vector<std::string>> StatusProjection::Apply(
     return absl::DataLossError(absl::StrCat("status projection at seq ", seq_,
                                             " was handed seq ", recorded.seq));
   }
-  absl::StatusOr<v1::Event> event = store::EventCodec::Default().Decode(recorded);
-  if (!event.ok()) return event.status();
+  std::vector<std::string> changed;
+  if (!ChangesStatus(recorded.type)) {
+    seq_ = recorded.seq;  // credential, identity and cluster events: not part of the rollups
+    return changed;
+  }
+  v1::Event& event = decoded_;
+  RETURN_IF_ERROR(store::EventCodec::Default().DecodeInto(recorded, event));
   seq_ = recorded.seq;
   const EventPosition at{recorded.seq, recorded.stream_version,
                          absl::FromUnixMicros(recorded.recorded_at_us)};
-  std::vector<std::string> changed;
   if (recorded.stream == kLivenessStream) {
-    if (!event->has_liveness_observed()) return changed;
+    if (!event.has_liveness_observed()) return changed;
     std::set<std::pair<std::string, std::string>> touched;
-    for (const v1::LivenessEntry& entry : event->liveness_observed().entries()) {
+    for (const v1::LivenessEntry& entry : event.liveness_observed().entries()) {
       auto it = targets_.find({entry.namespace_(), entry.name()});
       if (it == targets_.end()) continue;
       Uncount(reporting_, it->second);
@@ -68,13 +73,13 @@ absl::StatusOr<std::vector<std::string>> StatusProjection::Apply(
     v1::TargetStatus fresh;
     fresh.set_namespace_(key->first);
     fresh.set_name(key->second);
-    EvolveStatus(fresh, *event, at);
+    EvolveStatus(fresh, event, at);
     if (fresh.last_seq() != at.seq) return changed;
     Count(reporting_, fresh);
     targets_.emplace(*key, std::move(fresh));
   } else {
     Uncount(reporting_, it->second);
-    EvolveStatus(it->second, *event, at);
+    EvolveStatus(it->second, event, at);
     Count(reporting_, it->second);
     if (it->second.last_seq() != at.seq) return changed;
   }

@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "credledger/v1/events.pb.h"
 #include "credledger/v1/state.pb.h"
 #include "projections/condition_tally.h"
 #include "store/event_store.h"
@@ -49,7 +50,10 @@ class StatusProjection {
   // then name: the event's own Target, or for LivenessObserved every listed Target of the
   // listed incarnation. An event that changes nothing (for example a credential event) and
   // an event for a Target that was never registered return no key.
-  // Errors: kDataLoss when the event does not decode or is out of order (nothing changes).
+  // Events of types that cannot change a rollup (ChangesStatus) are passed over without being
+  // decoded.
+  // Errors: kDataLoss when the event is out of order, or is one this projection folds and
+  // does not decode (nothing changes).
   absl::StatusOr<std::vector<std::string>> Apply(const store::RecordedEvent& event);
 
   // One Target's rollup, including a finalized one (active false); nullopt when the Target
@@ -83,6 +87,9 @@ class StatusProjection {
   int64_t seq_ = 0;
   // Derived from targets_ (not serialized): the Reporting conditions of active Targets.
   ConditionTally reporting_;
+  // The message Apply decodes into, kept to reuse its memory (after a report, it holds the
+  // report that one replaced); no state.
+  v1::Event decoded_;
 };
 
 }  // namespace credledger::projections

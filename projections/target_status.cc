@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/rfc3339.h"
@@ -189,14 +190,15 @@ bool Owns(const v1::TargetStatus& status, const std::string& target_uid) {
   return status.active() && status.target_uid() == target_uid;
 }
 
-void ApplyReport(v1::TargetStatus& status, const v1::ReportAccepted& e, absl::Time at) {
-  *status.mutable_last_report() = e.report();
+// Swaps the report of `e` into the status.
+void ApplyReport(v1::TargetStatus& status, v1::ReportAccepted& e, absl::Time at) {
+  status.mutable_last_report()->Swap(e.mutable_report());
   *status.mutable_last_report_received_at() = e.received_at();
   if (FromProto(e.received_at()) > FromProto(status.last_seen_at())) {
     *status.mutable_last_seen_at() = e.received_at();
   }
-  if (FromProto(e.report().last_report_time()) > FromProto(status.last_report_time())) {
-    *status.mutable_last_report_time() = e.report().last_report_time();
+  if (FromProto(status.last_report().last_report_time()) > FromProto(status.last_report_time())) {
+    *status.mutable_last_report_time() = status.last_report().last_report_time();
   }
   SetReportingTrue(status, at);
   UpdatePreflight(status, at);
@@ -212,8 +214,14 @@ bool ApplyStale(v1::TargetStatus& status, const v1::ReportingStale& e, absl::Tim
       at);
 }
 
-// Folds `event` into `status`; returns whether the status changed.
-bool Apply(v1::TargetStatus& status, const v1::Event& event, const EventPosition& at) {
+// The event kinds Apply folds; it returns false for every other kind.
+constexpr v1::Event::KindCase kStatusKinds[] = {
+    v1::Event::kTargetRegistered, v1::Event::kTargetFinalized,  v1::Event::kReportAccepted,
+    v1::Event::kReportingStale,   v1::Event::kBoundReleasesSet, v1::Event::kLivenessObserved};
+
+// Folds `event` into `status` (a report is swapped out of it); returns whether the status
+// changed. The cases that can return true are those of kStatusKinds.
+bool Apply(v1::TargetStatus& status, v1::Event& event, const EventPosition& at) {
   switch (event.kind_case()) {
     case v1::Event::kServiceConfigured:
     case v1::Event::kTargetDeletionRequested:
@@ -259,7 +267,7 @@ bool Apply(v1::TargetStatus& status, const v1::Event& event, const EventPosition
       return true;
     case v1::Event::kReportAccepted:
       if (!Owns(status, event.report_accepted().target_uid())) return false;
-      ApplyReport(status, event.report_accepted(), at.recorded_at);
+      ApplyReport(status, *event.mutable_report_accepted(), at.recorded_at);
       return true;
     case v1::Event::kReportingStale:
       if (!Owns(status, event.reporting_stale().target_uid())) return false;
@@ -287,7 +295,7 @@ bool Apply(v1::TargetStatus& status, const v1::Event& event, const EventPosition
 
 }  // namespace
 
-void EvolveStatus(v1::TargetStatus& status, const v1::Event& event, const EventPosition& at) {
+void EvolveStatus(v1::TargetStatus& status, v1::Event& event, const EventPosition& at) {
   if (Apply(status, event, at)) status.set_last_seq(at.seq);
 }
 
@@ -318,6 +326,17 @@ bool SameBoundReleases(const v1::TargetStatus& status, const v1::BoundReleasesSe
     if (a.name() != b.name() || a.namespace_() != b.namespace_()) return false;
   }
   return true;
+}
+
+bool ChangesStatus(absl::string_view type) {
+  static const absl::flat_hash_set<std::string>* const types = [] {
+    auto* names = new absl::flat_hash_set<std::string>();
+    for (v1::Event::KindCase kind : kStatusKinds) {
+      names->insert(v1::Event::descriptor()->FindFieldByNumber(kind)->message_type()->full_name());
+    }
+    return names;
+  }();
+  return types->contains(type);
 }
 
 }  // namespace credledger::projections

@@ -41,7 +41,16 @@ inline constexpr char kReleasesReadyCondition[] = "ReleasesReady";
 //                   Unknown/Pending, Unknown/Progressing, True/Ready; Unknown/NoReleases
 //                   when there are none. The message names up to 5 releases
 //                   (namespace/name) in that phase and counts the rest.
-void EvolveStatus(v1::TargetStatus& status, const v1::Event& event, const EventPosition& at);
+// A ReportAccepted's report is swapped into the status, not copied: `event` then holds the
+// previous report, and a fold may decode its next event into the same message to reuse that
+// memory.
+void EvolveStatus(v1::TargetStatus& status, v1::Event& event, const EventPosition& at);
+
+// Whether events of `type` (fully qualified, e.g. "credledger.v1.ReportAccepted") can change
+// a status rollup: TargetRegistered, TargetFinalized, ReportAccepted, ReportingStale,
+// BoundReleasesSet, LivenessObserved. EvolveStatus leaves the status unchanged for every other
+// type, so a fold may pass over them without decoding them.
+bool ChangesStatus(absl::string_view type);
 
 // Folds one entry of a LivenessObserved batch for this Target (ignored for another uid or a
 // finalized incarnation): last_seen_at and last_report_time advance to the entry's when

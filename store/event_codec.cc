@@ -25,6 +25,7 @@ EventCodec::EventCodec() {
   for (int i = 0; i < kind->field_count(); ++i) {
     const pb::Descriptor* type = kind->field(i)->message_type();
     known_[type->full_name()] = type->options().GetExtension(v1::event_schema_version);
+    cases_[type->full_name()] = kind->field(i);
   }
 }
 
@@ -57,6 +58,13 @@ absl::StatusOr<NewEvent> EventCodec::Encode(const v1::Event& event,
 }
 
 absl::StatusOr<v1::Event> EventCodec::Decode(const RecordedEvent& event) const {
+  v1::Event out;
+  absl::Status decoded = DecodeInto(event, out);
+  if (!decoded.ok()) return decoded;
+  return out;
+}
+
+absl::Status EventCodec::DecodeInto(const RecordedEvent& event, v1::Event& out) const {
   auto known = known_.find(event.type);
   if (known == known_.end()) {
     return absl::DataLossError(
@@ -67,7 +75,8 @@ absl::StatusOr<v1::Event> EventCodec::Decode(const RecordedEvent& event) const {
                                             " schema version ", event.schema_version,
                                             " is newer than this binary's ", known->second));
   }
-  std::string payload = event.payload;
+  absl::string_view payload = event.payload;
+  std::string upcast;  // the payload after the last upcasting step, when there was one
   for (uint32_t v = event.schema_version; v < known->second; ++v) {
     auto upcaster = upcasters_.find({event.type, v});
     if (upcaster == upcasters_.end()) {
@@ -80,21 +89,20 @@ absl::StatusOr<v1::Event> EventCodec::Decode(const RecordedEvent& event) const {
                                               event.type, " from version ", v, ": ",
                                               next.status().message()));
     }
-    payload = *std::move(next);
+    upcast = *std::move(next);
+    payload = upcast;
   }
-  v1::Event out;
-  const pb::OneofDescriptor* kind = v1::Event::descriptor()->FindOneofByName("kind");
-  for (int i = 0; i < kind->field_count(); ++i) {
-    const pb::FieldDescriptor* field = kind->field(i);
-    if (field->message_type()->full_name() != event.type) continue;
-    pb::Message* message = out.GetReflection()->MutableMessage(&out, field);
-    if (!message->ParseFromString(payload)) {
-      return absl::DataLossError(absl::StrCat("event seq ", event.seq, ": payload of ",
-                                              event.type, " does not parse"));
-    }
-    break;
+  auto field = cases_.find(event.type);
+  if (field == cases_.end()) {
+    out.Clear();
+    return absl::OkStatus();
   }
-  return out;
+  pb::Message* message = out.GetReflection()->MutableMessage(&out, field->second);
+  if (!message->ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+    return absl::DataLossError(
+        absl::StrCat("event seq ", event.seq, ": payload of ", event.type, " does not parse"));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<v1::EventMetadata> EventCodec::DecodeMetadata(const RecordedEvent& event) {

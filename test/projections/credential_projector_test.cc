@@ -8,10 +8,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "projections/target_state.h"
@@ -62,6 +64,38 @@ class CredentialProjectorTest : public testing::FleetLogTest {
     return rebuilt.ok() ? rebuilt->Serialize() : "";
   }
 };
+
+// The projector with its protected parts opened, to hold a read inside the lock.
+class OpenProjector : public Projector<CredentialProjection> {
+ public:
+  explicit OpenProjector(store::EventStore* store) : Projector(store, {}) {}
+  using Projector::Follow;
+  using Projector::Read;
+};
+
+// Reads share the projector's lock: a read still inside it does not hold up another one.
+TEST_F(CredentialProjectorTest, ReadsDoNotWaitForEachOther) {
+  OpenProjector projector(store_.get());
+  ASSERT_OK(projector.Follow());
+  absl::Notification first_inside, release_first, second_done;
+  std::thread first([&] {
+    projector.Read([&](const CredentialProjection&) {
+      first_inside.Notify();
+      release_first.WaitForNotificationWithTimeout(kWait);
+      return 0;
+    });
+  });
+  ASSERT_TRUE(first_inside.WaitForNotificationWithTimeout(kWait));
+  std::thread second([&] {
+    projector.Read([](const CredentialProjection& p) { return p.seq(); });
+    second_done.Notify();
+  });
+  // With an exclusive lock the second read would wait for the first one's release.
+  EXPECT_TRUE(second_done.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  release_first.Notify();
+  first.join();
+  second.join();
+}
 
 TEST_F(CredentialProjectorTest, TheIncrementalProjectorMatchesAFullRebuildByteForByte) {
   std::unique_ptr<CredentialProjector> projector = Start();

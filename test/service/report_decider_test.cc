@@ -139,7 +139,7 @@ class ReportDeciderTest : public ::testing::Test {
 
   // Given: folds `events` in order, each one second after the previous, ending at now_.
   void Given(const std::vector<Event>& events) {
-    for (const Event& e : events) {
+    for (Event e : events) {
       ++seq_;
       const projections::EventPosition at{seq_, seq_ - 1, now_};
       projections::EvolveTarget(state_, e, at, service_);
