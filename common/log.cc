@@ -2,12 +2,30 @@
 
 #include <cstdio>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 
 namespace credledger::common {
+namespace {
+
+// Serializes lines and guards the sink. Never destroyed, so logging stays safe while the
+// process exits.
+absl::Mutex& LogMutex() {
+  static absl::Mutex* mu = new absl::Mutex();
+  return *mu;
+}
+
+LogSink* installed_log_sink ABSL_GUARDED_BY(LogMutex()) = nullptr;
+
+}  // namespace
+
+void SetLogSinkForTesting(LogSink* sink) {
+  absl::MutexLock lock(&LogMutex());
+  installed_log_sink = sink;
+}
 
 std::string JsonQuote(absl::string_view text) {
   std::string out = "\"";
@@ -38,7 +56,10 @@ std::string JsonQuote(absl::string_view text) {
 }
 
 void Log(LogLevel level, absl::string_view message, std::initializer_list<LogField> fields) {
-  static absl::Mutex* mu = new absl::Mutex();
+  LogFields(level, message, absl::MakeConstSpan(fields.begin(), fields.size()));
+}
+
+void LogFields(LogLevel level, absl::string_view message, absl::Span<const LogField> fields) {
   const char* name = level == LogLevel::kInfo ? "info" : level == LogLevel::kWarning ? "warning"
                                                                                       : "error";
   std::string line = absl::StrCat(
@@ -47,7 +68,11 @@ void Log(LogLevel level, absl::string_view message, std::initializer_list<LogFie
       ",\"level\":\"", name, "\",\"msg\":", JsonQuote(message));
   for (const LogField& f : fields) absl::StrAppend(&line, ",", JsonQuote(f.first), ":", JsonQuote(f.second));
   line += "}\n";
-  absl::MutexLock lock(mu);
+  absl::MutexLock lock(&LogMutex());
+  if (installed_log_sink != nullptr) {
+    installed_log_sink->Write(line);
+    return;
+  }
   std::fwrite(line.data(), 1, line.size(), stderr);
   std::fflush(stderr);
 }

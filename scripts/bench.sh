@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make bench`: runs every benchmark under test/bench at full size.
+# `make bench`: runs every benchmark under test/bench at full size (fleet_bench, 100,000
+# Targets, takes well over an hour on 2 cores; docs/performance.md, "Fleet scale").
 set -euo pipefail
 build="${1:-build}"
 for bench in "$build"/test/bench/*_bench; do

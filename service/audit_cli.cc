@@ -31,6 +31,7 @@
 #include "service/audit_api.h"
 #include "service/audit_printer.h"
 #include "service/client_command.h"
+#include "service/request_id.h"
 #include "service/target_api.h"
 #include "service/validation.h"
 #include "store/sqlite_event_store.h"
@@ -453,7 +454,7 @@ class ExportCommand final : public Subcommand {
     // No deadline: an export of a large log streams for as long as it takes.
     ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel, connection_.Channel());
     grpc::ClientContext context;
-    connection_.Declare(context);
+    const std::string request_id = connection_.Declare(context);
     AuditStub stub(channel);
     std::unique_ptr<grpc::ClientReader<v1::ExportEventsResponse>> reader =
         stub.ExportEvents(&context, request);
@@ -491,7 +492,7 @@ class ExportCommand final : public Subcommand {
     if (!failure.ok()) context.TryCancel();
     const grpc::Status status = reader->Finish();
     if (!failure.ok()) return failure;
-    RETURN_IF_ERROR(FromGrpcStatus(status));
+    RETURN_IF_ERROR(WithCallRequestId(FromGrpcStatus(status), request_id));
     if (!has_trailer) return absl::DataLossError("the server ended the export without a trailer");
     return absl::OkStatus();
   }

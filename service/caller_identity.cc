@@ -101,7 +101,7 @@ std::optional<Caller> CertifiedCaller(const CallerEvidence& evidence) {
   return Caller{identity, kAuthCertificate};
 }
 
-CallerEvidence EvidenceOf(const grpc::ServerContext& context) {
+CallerEvidence EvidenceOf(const grpc::ServerContextBase& context) {
   CallerEvidence evidence;
   evidence.peer = context.peer();
   const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();

@@ -22,7 +22,7 @@
 #include "absl/strings/string_view.h"
 
 namespace grpc {
-class ServerContext;
+class ServerContextBase;
 }  // namespace grpc
 
 namespace credledger::service {
@@ -63,8 +63,8 @@ absl::StatusOr<Caller> ResolveCaller(const CallerEvidence& evidence);
 // declared another name than its certificate's; else nullopt (nothing trustworthy is known).
 std::optional<Caller> CertifiedCaller(const CallerEvidence& evidence);
 
-// The evidence of `context`: its AuthContext (verified client certificate), peer and
-// credledger-actor metadata.
-CallerEvidence EvidenceOf(const grpc::ServerContext& context);
+// The evidence of `context` (of a synchronous or a callback call): its AuthContext (verified
+// client certificate), peer and credledger-actor metadata.
+CallerEvidence EvidenceOf(const grpc::ServerContextBase& context);
 
 }  // namespace credledger::service

@@ -43,9 +43,9 @@ void ClientCommand::DefineFlags(FlagSet& flags) {
 
 absl::Status ClientCommand::CheckFlags() const { return connection_.CheckFlags(); }
 
-void ClientCommand::Prepare(grpc::ClientContext& context, bool unary) const {
-  connection_.Declare(context);
+std::string ClientCommand::Prepare(grpc::ClientContext& context, bool unary) const {
   if (unary) context.set_deadline(absl::ToChronoTime(absl::Now() + kCallTimeout));
+  return connection_.Declare(context);
 }
 
 int ClientCommand::Print(const google::protobuf::Message& message, const std::string& text,

@@ -21,6 +21,7 @@
 #include "service/client_connection.h"
 #include "service/flag_set.h"
 #include "service/grpc_status.h"
+#include "service/request_id.h"
 #include "service/subcommands.h"
 
 namespace credledger::service {
@@ -52,7 +53,8 @@ class ClientCommand : public Subcommand {
   virtual void DefineOwnFlags(FlagSet&) {}
 
   // Calls unary RPC `method` of a new `Stub` on the connection's channel, prepared as a
-  // unary call. Returns the call's status, mapped by FromGrpcStatus, or the channel's error.
+  // unary call. Returns the call's status, mapped by FromGrpcStatus, with the call request id
+  // appended to the message of a failure (WithCallRequestId), or the channel's error.
   template <typename Stub, typename Request, typename Response>
   absl::Status Call(grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
                                                  Response*),
@@ -60,14 +62,15 @@ class ClientCommand : public Subcommand {
     absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = connection_.Channel();
     if (!channel.ok()) return channel.status();
     grpc::ClientContext context;
-    Prepare(context, /*unary=*/true);
+    const std::string request_id = Prepare(context, /*unary=*/true);
     Stub stub(*channel);
-    return FromGrpcStatus((stub.*method)(&context, request, response));
+    return WithCallRequestId(FromGrpcStatus((stub.*method)(&context, request, response)),
+                             request_id);
   }
   // Calls server-streaming RPC `method` and prints every item as Print does, with
   // `format(item)` as its text, flushing `out` after each, until the stream ends.
-  // Returns kExitOk when the stream ended OK; otherwise prints "error: ..." and returns
-  // kExitFailure.
+  // Returns kExitOk when the stream ended OK; otherwise prints "error: ..." (ending in the
+  // call request id when the call failed) and returns kExitFailure.
   template <typename Stub, typename Request, typename Response, typename Format>
   int PrintStream(std::unique_ptr<grpc::ClientReader<Response>> (Stub::*method)(
                       grpc::ClientContext*, const Request&),
@@ -76,7 +79,7 @@ class ClientCommand : public Subcommand {
     absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = connection_.Channel();
     if (!channel.ok()) return ReportError(channel.status(), err);
     grpc::ClientContext context;
-    Prepare(context, /*unary=*/false);
+    const std::string request_id = Prepare(context, /*unary=*/false);
     Stub stub(*channel);
     std::unique_ptr<grpc::ClientReader<Response>> reader = (stub.*method)(&context, request);
     Response item;
@@ -88,7 +91,9 @@ class ClientCommand : public Subcommand {
       out.flush();
     }
     const grpc::Status status = reader->Finish();
-    if (!status.ok()) return ReportError(FromGrpcStatus(status), err);
+    if (!status.ok()) {
+      return ReportError(WithCallRequestId(FromGrpcStatus(status), request_id), err);
+    }
     return kExitOk;
   }
   // Calls unary RPC `method` with `request` and prints the answer as Print does, with
@@ -111,8 +116,9 @@ class ClientCommand : public Subcommand {
             std::ostream& out, std::ostream& err) const;
 
  private:
-  // Declares --as and, for unary calls, sets the deadline.
-  void Prepare(grpc::ClientContext& context, bool unary) const;
+  // Declares --as and a new call request id, which it returns (ClientConnection::Declare),
+  // and, for unary calls, sets the deadline.
+  std::string Prepare(grpc::ClientContext& context, bool unary) const;
 
   ClientConnection connection_;
   std::string output_ = "text";

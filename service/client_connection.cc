@@ -4,6 +4,7 @@
 
 #include "common/status_macros.h"
 #include "service/grpc_tls.h"
+#include "service/request_id.h"
 #include "service/target_api.h"
 #include "service/validation.h"
 
@@ -61,8 +62,11 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> ClientConnection::Channel() const
   return grpc::CreateChannel(server_, credentials);
 }
 
-void ClientConnection::Declare(grpc::ClientContext& context) const {
+std::string ClientConnection::Declare(grpc::ClientContext& context) const {
   if (!actor_.empty()) context.AddMetadata(kActorMetadataKey, actor_);
+  std::string request_id = NewCallRequestId();
+  context.AddMetadata(kRequestIdMetadataKey, request_id);
+  return request_id;
 }
 
 }  // namespace credledger::service

@@ -10,6 +10,8 @@
 //   --tls-key   its PEM private key ($CREDLEDGER_TLS_KEY)
 // Without --tls-ca and --tls-cert the connection is plaintext (the server accepts that only
 // on loopback or a unix socket).
+// Every call carries a new call request id (metadata x-request-id, request_id.h), which the
+// server logs with the call; a command prints it when the call fails.
 //
 // Thread-safety: not thread-safe; one per command run.
 #pragma once
@@ -43,8 +45,9 @@ class ClientConnection {
   // Errors: the TLS files' (grpc_tls.h ClientTlsCredentials: unreadable, no PEM, key not of
   // the certificate), naming the flag.
   absl::StatusOr<std::shared_ptr<grpc::Channel>> Channel() const;
-  // Declares --as on `context` when given.
-  void Declare(grpc::ClientContext& context) const;
+  // Declares --as on `context` when given, and a new call request id (NewCallRequestId) as
+  // x-request-id. Returns that id, for WithCallRequestId on the call's error.
+  std::string Declare(grpc::ClientContext& context) const;
 
  private:
   std::string server_;

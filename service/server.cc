@@ -10,6 +10,7 @@
 #include <sstream>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -21,12 +22,13 @@
 #include "kubebridge/access_review.h"
 #include "kubebridge/kubeconfig.h"
 #include "projections/target_state.h"
+#include "service/access_log_interceptor.h"
 #include "service/audit_grpc_service.h"
 #include "service/identity_grpc_service.h"
 #include "service/listen_address.h"
-#include "service/startup_gates.h"
 #include "service/report_grpc_service.h"
 #include "service/service_configuration.h"
+#include "service/startup_gates.h"
 #include "service/target_grpc_service.h"
 
 namespace credledger::service {
@@ -400,6 +402,11 @@ absl::Status Server::StartGrpc() {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options_.listen_address, grpc_credentials_, &port_);
+  if (options_.access_log) {
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> logs;
+    logs.push_back(NewAccessLogInterceptorFactory());
+    builder.experimental().SetInterceptorCreators(std::move(logs));
+  }
   builder.RegisterService(grpc_service_.get());
   report_grpc_service_ =
       std::make_unique<ReportGrpcService>(report_api_.get(), authorizer_.get());

@@ -1,14 +1,16 @@
 // Server: `credledger serve` as a reusable component (DESIGN sections 1, 6): it opens the
 // event log, records the service configuration (ServiceConfigured), starts the credential,
-// status, identity and cluster projectors, the command buses, the report scheduler (heartbeat batches,
-// staleness), the kube bridge (credentials, credential mirrors and the TargetReport watch),
-// the checkpoint writer, and serves the gRPC API (TargetService, ReportService,
+// status, identity and cluster projectors, the command buses, the report scheduler (heartbeat
+// batches, staleness), the kube bridge (credentials, credential mirrors and the TargetReport
+// watch), the checkpoint writer, and serves the gRPC API (TargetService, ReportService,
 // IdentityService, ClusterService, SourceService, AuditService) under the
 // authorization policy, with standard health checking and server reflection. Before anything
 // is appended it verifies the tail of the log and refuses to start on a mismatch (issue
 // "Audit export", "Tamper evidence"), unless told to serve read-only. Without TLS, Start
 // refuses any listening address that is not loopback or a unix socket (DESIGN section 7).
 // Refused calls are recorded as CallsDenied events, one per caller identity and minute.
+// Every gRPC call leaves one JSON access-log line on stderr, tied to the client by its
+// x-request-id (access_log_interceptor.h), unless ServeOptions::access_log is off.
 //
 // With --http-listen it also serves Prometheus metrics, /healthz and /readyz over plain
 // HTTP (docs/operations.md, "Metrics and health"), from the very start of Wire.
@@ -173,6 +175,9 @@ struct ServeOptions {
   // Events at the tail of the log whose hashes are checked at start-up (>= 1); a mismatch
   // refuses the start unless read_only.
   int64_t startup_verify_events = 10000;
+  // Write one JSON access-log line per gRPC call to stderr and answer every call with its
+  // x-request-id (access_log_interceptor.h; docs/operations.md, "Logs"). Off: neither.
+  bool access_log = true;
   // Serve an existing log read-only for investigation: no ServiceConfigured, no kube bridge,
   // no scheduler, no checkpoints; mutating RPCs fail with FAILED_PRECONDITION. Starts even
   // when the tail does not verify (with an error in the log).
@@ -231,6 +236,8 @@ class Server {
   projections::IdentityProjector* identity_projector() const {
     return identity_projector_.get();
   }
+  // The credential bridge; null without a cluster connection or when read-only.
+  kubebridge::CredentialBridge* credential_bridge() const { return bridge_.get(); }
   // The mirror bridge; null without a cluster connection or when read-only.
   kubebridge::MirrorBridge* mirror_bridge() const { return mirror_bridge_.get(); }
   // Registered clusters and source verification.

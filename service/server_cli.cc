@@ -31,6 +31,7 @@ std::string EnvOr(const char* name, const std::string& fallback) {
 class ServeCommand final : public Subcommand {
  public:
   void DefineFlags(FlagSet& flags) override {
+    flags_ = &flags;
     flags.Add("db", &db_, "event log database file (its folder is created when missing)");
     flags.Add("listen", &listen_,
               "gRPC address: host:port (port 0 picks one) or unix:path; without TLS only "
@@ -97,9 +98,26 @@ class ServeCommand final : public Subcommand {
               "or after this long when the log grew (>= 10ms, e.g. 1s)");
     flags.Add("startup-verify-events", &startup_verify_events_,
               "events at the tail of the log whose hashes are checked before serving (>= 1)");
+    flags.Add("access-log", &access_log_,
+              "write one JSON line per gRPC call to stderr (rpc, request id, caller, code, "
+              "duration; docs/operations.md) and answer each call with its x-request-id; "
+              "--access-log=false turns both off");
     flags.Add("read-only", &read_only_,
               "serve an existing log for investigation: reads and audit RPCs only, no kube "
               "bridge, starts even when the log does not verify");
+  }
+
+  // The Lease flags other than --lease-name configure a Lease: without its name they would
+  // be ignored, which hides a mistyped or forgotten --lease-name.
+  absl::Status CheckFlags() const override {
+    if (!lease_name_.empty()) return absl::OkStatus();
+    for (const char* flag : {"lease-namespace", "lease-identity", "lease-duration"}) {
+      if (flags_->Given(flag)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--", flag, ": needs --lease-name (without a Lease it has no effect)"));
+      }
+    }
+    return absl::OkStatus();
   }
 
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
@@ -135,6 +153,7 @@ class ServeCommand final : public Subcommand {
     options.checkpoints.interval = checkpoint_interval_;
     options.startup_verify_events = startup_verify_events_;
     options.read_only = read_only_;
+    options.access_log = access_log_;
     if (absl::Status valid = ValidateServeOptions(options); !valid.ok()) {
       return ReportError(valid, err);
     }
@@ -215,6 +234,8 @@ class ServeCommand final : public Subcommand {
   absl::Duration checkpoint_interval_ = absl::Seconds(1);
   int64_t startup_verify_events_ = 10000;
   bool read_only_ = false;
+  bool access_log_ = true;
+  const FlagSet* flags_ = nullptr;  // the flags DefineFlags declared, to ask which were given
 };
 
 class MigrateCommand final : public Subcommand {

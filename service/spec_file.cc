@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/stubs/common.h"
 #include "kubebridge/file_util.h"
 #include "kubebridge/yaml_limits.h"
 
@@ -13,6 +14,10 @@ absl::Status ParseSpecDocument(absl::string_view yaml,
   absl::Status status = kubebridge::CheckYamlLimits(yaml, kubebridge::kMaxConfigFileBytes,
                                                     kubebridge::kMaxYamlDepth);
   if (!status.ok()) return status;
+  if (!google::protobuf::internal::IsStructurallyValidUTF8(yaml.data(),
+                                                           static_cast<int>(yaml.size()))) {
+    return absl::InvalidArgumentError("not valid UTF-8; a spec file is UTF-8 text");
+  }
   try {
     const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(yaml));
     if (documents.empty()) {

@@ -33,7 +33,8 @@ using SpecNodeParser = absl::StatusOr<Spec> (*)(const YAML::Node& root);
 // Loads `yaml`, the text of a spec file, and calls `parse` with the root node of its single
 // document; returns what `parse` returns.
 // Errors: kInvalidArgument for text over the limits ("larger than the limit of N bytes",
-// "nested deeper than N levels (line L)"), "not valid YAML: <yaml-cpp's message>" (also for
+// "nested deeper than N levels (line L)"), "not valid UTF-8; a spec file is UTF-8 text",
+// "not valid YAML: <yaml-cpp's message>" (also for
 // exceptions thrown inside `parse`), "no YAML document found; one is expected" (empty text or
 // comments only), "N YAML documents found (separated by ---); one is expected"
 // (N counts the non-empty ones), "the document is empty; one mapping is expected" (only empty

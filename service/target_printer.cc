@@ -15,7 +15,10 @@ namespace {
 // Width of the labels of LabeledLine.
 constexpr int kTargetLabelWidth = 12;
 
-std::string ConditionText(const v1::TargetCondition& c) {
+// A finalized Target has no condition (docs/api.md, "Target").
+std::string ConditionText(const v1::Target& target) {
+  if (!target.has_agent_credential_ready()) return "none";
+  const v1::TargetCondition& c = target.agent_credential_ready();
   return absl::StrCat(c.type(), "=", c.status(), " ", c.reason(),
                       c.message().empty() ? "" : absl::StrCat(": ", c.message()), " (since ",
                       FormatTimestamp(c.last_transition_time(), c.has_last_transition_time()),
@@ -31,11 +34,10 @@ std::string FormatTimestamp(const google::protobuf::Timestamp& t, bool set) {
 
 std::string FormatTargetText(const v1::Target& target) {
   std::string out = absl::StrCat(target.namespace_(), "/", target.name(), "\n");
-  absl::StrAppend(
-      &out, LabeledLine("uid", target.uid(), kTargetLabelWidth),
-      LabeledLine("phase", target.phase(), kTargetLabelWidth),
-      LabeledLine("revoked", target.revoked() ? "yes" : "no", kTargetLabelWidth),
-      LabeledLine("condition", ConditionText(target.agent_credential_ready()), kTargetLabelWidth));
+  absl::StrAppend(&out, LabeledLine("uid", target.uid(), kTargetLabelWidth),
+                  LabeledLine("phase", target.phase(), kTargetLabelWidth),
+                  LabeledLine("revoked", target.revoked() ? "yes" : "no", kTargetLabelWidth),
+                  LabeledLine("condition", ConditionText(target), kTargetLabelWidth));
   if (target.has_current_credential()) {
     const v1::TargetCredential& c = target.current_credential();
     absl::StrAppend(
@@ -70,8 +72,8 @@ std::string FormatTargetRow(const v1::Target& target) {
   const v1::TargetCredential& c = target.current_credential();
   return absl::StrFormat(
       "%-40s %-9s %-8s %-12s %-32s %s\n", absl::StrCat(target.namespace_(), "/", target.name()),
-      target.phase(), target.agent_credential_ready().status(),
-      target.agent_credential_ready().reason(),
+      target.phase(), OrDash(target.agent_credential_ready().status()),
+      OrDash(target.agent_credential_ready().reason()),
       target.has_current_credential() ? c.secret_name() : "-",
       FormatTimestamp(c.expires_at(), target.has_current_credential() && c.has_expires_at()));
 }
@@ -82,11 +84,10 @@ std::string FormatWatchItem(const v1::WatchTargetsResponse& item) {
   }
   const v1::Target& t = item.target();
   const char* kind = item.kind() == v1::WatchTargetsResponse::KIND_SNAPSHOT ? "snapshot" : "change";
-  return absl::StrCat(item.seq(), " ", kind, " ", t.namespace_(), "/", t.name(), " ", t.phase(),
-                      " ", t.agent_credential_ready().status(), "/",
-                      t.agent_credential_ready().reason(), " ",
-                      t.has_current_credential() ? t.current_credential().secret_name() : "-",
-                      "\n");
+  return absl::StrCat(
+      item.seq(), " ", kind, " ", t.namespace_(), "/", t.name(), " ", t.phase(), " ",
+      OrDash(t.agent_credential_ready().status()), "/", OrDash(t.agent_credential_ready().reason()),
+      " ", t.has_current_credential() ? t.current_credential().secret_name() : "-", "\n");
 }
 
 absl::StatusOr<std::string> ToJson(const google::protobuf::Message& message) {

@@ -42,6 +42,10 @@ void AddCliDispatcherAndServerRows(std::vector<BadInputCliRow>& rows) {
   // that a row accepted by mistake fails instead of serving.
   rows.push_back(CliOfflineRow({"serve", "--bogus"}, 2, {"unknown flag --bogus"}));
   rows.push_back(CliOfflineRow({"serve", "extra"}, 2, {"expected no arguments, got 1 argument"}));
+  rows.push_back(CliOfflineRow({"serve", "--lease-duration", "20s"}, 2,
+                               {"--lease-duration: needs --lease-name"}));
+  rows.push_back(CliOfflineRow({"serve", "--lease-identity", "replica-a"}, 2,
+                               {"--lease-identity: needs --lease-name"}));
   rows.push_back(CliOfflineRow({"serve", "--synchronous", "bogus"}, 2,
                                {"--synchronous", "must be one of full, normal"}));
   rows.push_back(CliOfflineRow({"serve", "--agent-token-ttl", "5x"}, 2,
@@ -232,7 +236,7 @@ void AddCliIdentityRows(std::vector<BadInputCliRow>& rows) {
   rows.push_back(
       CliClientRow(create("aws", {"-f", CliInput("a-folder")}), 1, {"not a regular file"}));
   rows.push_back(CliClientRow(create("aws", {"-f", CliInput("not-utf8.yaml")}), 1,
-                              {"not-utf8.yaml\": ", "must be a mapping"}));
+                              {"not-utf8.yaml\": not valid UTF-8; a spec file is UTF-8 text"}));
   rows.push_back(CliClientRow(create("aws", {"-f", CliInput("too-big.yaml")}), 1,
                               {"too-big.yaml\": larger than the limit of 1048576 bytes"}));
   rows.push_back(CliClientRow(create("aws", {"-f", CliInput("deep.yaml")}), 1,

@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,6 +21,8 @@ namespace credledger::testing {
 namespace cli_test {
 
 using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 constexpr char kBinary[] = CREDLEDGER_BINARY;
@@ -29,11 +32,26 @@ class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::ofstream(dir_.path() / "ca.pem") << "test-ca\n";
-    auto server = Subprocess::Start(
-        {kBinary, "serve", "--db", (dir_.path() / "var" / "credledger.db").string(), "--listen",
-         "127.0.0.1:0", "--port-file", (dir_.path() / "port").string(), "--agent-apiserver-url",
-         "https://agents.example:6443", "--agent-ca-file", (dir_.path() / "ca.pem").string()},
-        kCleanEnv);
+    StartServe();
+  }
+
+  // Starts `credledger serve <extra_args>` on <dir>/var/credledger.db and waits until it
+  // serves at address_.
+  void StartServe(const std::vector<std::string>& extra_args = {}) {
+    std::vector<std::string> argv = {kBinary,
+                                     "serve",
+                                     "--db",
+                                     (dir_.path() / "var" / "credledger.db").string(),
+                                     "--listen",
+                                     "127.0.0.1:0",
+                                     "--port-file",
+                                     (dir_.path() / "port").string(),
+                                     "--agent-apiserver-url",
+                                     "https://agents.example:6443",
+                                     "--agent-ca-file",
+                                     (dir_.path() / "ca.pem").string()};
+    argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+    auto server = Subprocess::Start(argv, kCleanEnv);
     ASSERT_OK(server);
     server_ = *std::move(server);
     auto ready = server_->WaitForLine("credledger serving on", absl::Now() + absl::Seconds(30));
@@ -46,12 +64,18 @@ class CliTest : public ::testing::Test {
     EXPECT_EQ(*ready, absl::StrCat("credledger serving on ", address_, " (plaintext)"));
   }
 
-  void TearDown() override {
-    if (server_ == nullptr) return;
+  void TearDown() override { StopServe(); }
+
+  // Stops serve (SIGTERM), expects a clean exit and returns its stderr.
+  std::string StopServe() {
+    if (server_ == nullptr) return "";
     server_->Signal(SIGTERM);
     auto code = server_->Wait(absl::Now() + absl::Seconds(30));
-    ASSERT_OK(code);
-    EXPECT_EQ(*code, 0) << server_->err();
+    EXPECT_OK(code);
+    EXPECT_EQ(code.value_or(-1), 0) << server_->err();
+    const std::string err = server_->err();
+    server_.reset();
+    return err;
   }
 
   // Runs `credledger <args> [--server <address>]`.
@@ -116,7 +140,9 @@ TEST_F(CliTest, BadInputExitsNonZeroWithTheCodeAndTheRule) {
 
   RunResult unknown = Cli({"target", "get", "demo/ghost"});
   EXPECT_EQ(unknown.exit_code, 1);
-  EXPECT_EQ(unknown.err, "error: NOT_FOUND: target \"demo/ghost\": not found\n");
+  // The message, then the call's request id (docs/api.md, "Call request ids").
+  EXPECT_THAT(unknown.err, MatchesRegex("error: NOT_FOUND: target \"demo/ghost\": not found "
+                                        "\\(request id [0-9a-f]{16}\\)\n"));
 
   RunResult not_a_target = Cli({"target", "get", "edge-1"});
   EXPECT_EQ(not_a_target.exit_code, 2);
@@ -143,6 +169,21 @@ TEST_F(CliTest, BadInputExitsNonZeroWithTheCodeAndTheRule) {
   RunResult bad_number = Cli({"target", "watch", "--after-seq", "abc"});
   EXPECT_EQ(bad_number.exit_code, 2);
   EXPECT_THAT(bad_number.err, HasSubstr("--after-seq: bad value \"abc\": expected an integer"));
+}
+
+TEST_F(CliTest, ServeLogsEveryCallUnderTheRequestIdTheCliPrintsUnlessTheAccessLogIsOff) {
+  const std::regex printed_id("error: NOT_FOUND: .* \\(request id ([0-9a-f]{16})\\)\n");
+  RunResult logged = Cli({"target", "get", "demo/ghost"});
+  std::smatch id;
+  ASSERT_TRUE(std::regex_match(logged.err, id, printed_id)) << logged.err;
+  EXPECT_THAT(StopServe(), HasSubstr(absl::StrCat("\"msg\":\"rpc\",\"rpc\":\"/credledger.v1."
+                                                  "TargetService/GetTarget\",\"request_id\":\"",
+                                                  id[1].str(), "\"")));
+
+  StartServe({"--access-log=false"});
+  RunResult unlogged = Cli({"target", "get", "demo/ghost"});
+  EXPECT_TRUE(std::regex_match(unlogged.err, printed_id)) << unlogged.err;
+  EXPECT_THAT(StopServe(), Not(HasSubstr("\"msg\":\"rpc\"")));
 }
 
 TEST_F(CliTest, ServeRefusesAShortTokenTtlAndANonLoopbackAddress) {

@@ -17,6 +17,7 @@ namespace credledger::testing {
 namespace status_cli_test {
 
 using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
 using ::testing::Not;
 using ::testing::StartsWith;
 
@@ -142,7 +143,9 @@ TEST_F(StatusCliTest, BadInputExitsWithUsageOrTheServersCode) {
 
   CliRun unknown = Cli({"status", "demo/ghost"});
   EXPECT_EQ(unknown.exit_code, 1);
-  EXPECT_EQ(unknown.err, "error: NOT_FOUND: target \"demo/ghost\": not found\n");
+  // The message, then the call's request id (docs/api.md, "Call request ids").
+  EXPECT_THAT(unknown.err, MatchesRegex("error: NOT_FOUND: target \"demo/ghost\": not found "
+                                        "\\(request id [0-9a-f]{16}\\)\n"));
 
   CliRun two = Cli({"status", "demo/a", "demo/b"});
   EXPECT_EQ(two.exit_code, 2);

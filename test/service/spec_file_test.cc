@@ -79,6 +79,11 @@ TEST(SpecFileTest, LimitsMalformedYamlAndParserErrorsBecomeInvalidArgument) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("nested deeper")));
   EXPECT_THAT(ParseSpecYaml("name: [a\n", &ParseName),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not valid YAML: ")));
+  // Invalid UTF-8 is named as such, not left to yaml-cpp's reading of the bytes.
+  EXPECT_THAT(
+      ParseSpecYaml("name: \xff\xfe\n", &ParseName),
+      StatusIs(absl::StatusCode::kInvalidArgument, "not valid UTF-8; a spec file is UTF-8 text"));
+  EXPECT_OK(ParseSpecYaml("name: caf\xc3\xa9\n", &ParseName));
   EXPECT_THAT(ParseSpecYaml("nme: a\n", &ParseName),
               StatusIs(absl::StatusCode::kInvalidArgument, "nme: unknown key"));
   // A mapping used as a key makes yaml-cpp throw inside the parser (key.as<std::string>()).
