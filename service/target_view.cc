@@ -57,6 +57,8 @@ v1::Target ToTargetView(const v1::TargetState& state, absl::string_view connecti
     view.set_open_mint_attempt_id(state.open_attempt().attempt_id());
   }
 
+  // A finalized Target has no condition (projections/target_state.h, UpdateCondition).
+  if (!state.has_agent_credential_ready()) return view;
   const v1::Condition& ready = state.agent_credential_ready();
   v1::TargetCondition* condition = view.mutable_agent_credential_ready();
   condition->set_type(ready.type());

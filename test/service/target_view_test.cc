@@ -82,6 +82,19 @@ TEST(TargetViewTest, CurrentCredentialIsTheNewestIssuedSecret) {
   EXPECT_EQ(view.last_seq(), 41);
 }
 
+// A finalized Target's state has no condition; its view leaves the field unset rather than
+// sending an empty condition (docs/api.md, "GetTarget").
+TEST(TargetViewTest, AFinalizedTargetHasNoCondition) {
+  v1::TargetState s = State();
+  s.clear_credentials();
+  s.clear_open_attempt();
+  s.clear_agent_credential_ready();
+  s.set_phase(v1::TargetState::PHASE_FINALIZED);
+  const v1::Target view = ToTargetView(s, "0a1b2c3d4e");
+  EXPECT_EQ(view.phase(), "Finalized");
+  EXPECT_FALSE(view.has_agent_credential_ready());
+}
+
 TEST(TargetViewTest, NoCredentialLeavesTheCredentialUnset) {
   v1::TargetState s = State();
   s.clear_credentials();
