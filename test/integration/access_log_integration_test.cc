@@ -55,6 +55,25 @@ class AccessLogIntegrationTest : public ApiFixture {
     return lines;
   }
   // Waits until `rpc` has `count` lines; returns its lines then.
+  // Runs the CLI with `args` against the server and expects it to fail with stderr
+  // `<error_pattern> (request id <id>)`, and the server's one line for `rpc` to carry that
+  // id: the id the CLI made up reached the server (a server-made one would differ).
+  void ExpectCliFailure(std::vector<std::string> args, const std::string& error_pattern,
+                        const std::string& rpc) {
+    args.push_back("--server");
+    args.push_back(server_->address());
+    std::ostringstream out, err;
+    EXPECT_EQ(service::CredledgerMain(args, out, err), 1);
+    std::smatch match;
+    const std::string text = err.str();
+    ASSERT_TRUE(
+        std::regex_match(text, match, std::regex(error_pattern + " \\(request id ([^ ]+)\\)\n")))
+        << text;
+    const std::vector<nlohmann::json> lines = AwaitLinesOf(rpc, 1);
+    ASSERT_THAT(lines, SizeIs(1));
+    EXPECT_EQ(lines[0]["request_id"], match[1].str());
+  }
+
   std::vector<nlohmann::json> AwaitLinesOf(const std::string& rpc, size_t count) {
     log_.WaitFor(
         kRpcLine,
@@ -260,51 +279,18 @@ TEST_F(AccessLogOffTest, AccessLogOffWritesNoLineAndSendsNoId) {
 }
 
 TEST_F(AccessLogIntegrationTest, CliSendsAnIdAndPrintsItWhenTheCallFails) {
-  std::ostringstream out, err;
-  const int exit_code = service::CredledgerMain(
-      {"target", "get", "demo/ghost", "--server", server_->address()}, out, err);
-  EXPECT_EQ(exit_code, 1);
-  std::smatch match;
-  const std::string text = err.str();
-  ASSERT_TRUE(std::regex_match(
-      text, match,
-      std::regex("error: NOT_FOUND: target \"demo/ghost\": not found \\(request id ([^ ]+)\\)\n")))
-      << text;
-  const std::vector<nlohmann::json> lines = AwaitLinesOf(kGetTargetRpc, 1);
-  ASSERT_THAT(lines, SizeIs(1));
-  // The id the CLI made up reached the server (a server-made one would differ).
-  EXPECT_EQ(lines[0]["request_id"], match[1].str());
+  ExpectCliFailure({"target", "get", "demo/ghost"},
+                   "error: NOT_FOUND: target \"demo/ghost\": not found", kGetTargetRpc);
 }
 
 TEST_F(AccessLogIntegrationTest, CliWatchPrintsTheIdWhenTheStreamFails) {
-  std::ostringstream out, err;
-  const int exit_code = service::CredledgerMain(
-      {"target", "watch", "--namespace", "Not_A_Label", "--server", server_->address()}, out, err);
-  EXPECT_EQ(exit_code, 1);
-  std::smatch match;
-  const std::string text = err.str();
-  ASSERT_TRUE(std::regex_match(
-      text, match, std::regex("error: INVALID_ARGUMENT: .* \\(request id ([^ ]+)\\)\n")))
-      << text;
-  const std::vector<nlohmann::json> lines = AwaitLinesOf(kWatchTargetsRpc, 1);
-  ASSERT_THAT(lines, SizeIs(1));
-  EXPECT_EQ(lines[0]["request_id"], match[1].str());
+  ExpectCliFailure({"target", "watch", "--namespace", "Not_A_Label"}, "error: INVALID_ARGUMENT: .*",
+                   kWatchTargetsRpc);
 }
 
 TEST_F(AccessLogIntegrationTest, CliExportPrintsTheIdWhenTheStreamFails) {
-  std::ostringstream out, err;
-  const int exit_code = service::CredledgerMain(
-      {"export", "--after-seq", "5", "--until-seq", "2", "--server", server_->address()}, out, err);
-  EXPECT_EQ(exit_code, 1);
-  std::smatch match;
-  const std::string text = err.str();
-  ASSERT_TRUE(std::regex_match(
-      text, match, std::regex("error: INVALID_ARGUMENT: .* \\(request id ([^ ]+)\\)\n")))
-      << text;
-  const std::vector<nlohmann::json> lines =
-      AwaitLinesOf("/credledger.v1.AuditService/ExportEvents", 1);
-  ASSERT_THAT(lines, SizeIs(1));
-  EXPECT_EQ(lines[0]["request_id"], match[1].str());
+  ExpectCliFailure({"export", "--after-seq", "5", "--until-seq", "2"},
+                   "error: INVALID_ARGUMENT: .*", "/credledger.v1.AuditService/ExportEvents");
 }
 
 }  // namespace access_log_integration_test
