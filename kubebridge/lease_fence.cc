@@ -23,19 +23,24 @@ int64_t IntField(const nlohmann::json& spec, const char* key, int64_t fallback) 
 
 }  // namespace
 
+absl::Status ValidateLeaseDuration(absl::Duration duration) {
+  if (duration < kMinLeaseDuration || duration > kMaxLeaseDuration ||
+      duration != absl::Seconds(absl::ToInt64Seconds(duration))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--lease-duration: ", absl::FormatDuration(duration),
+        " is not a whole number of seconds from ", absl::FormatDuration(kMinLeaseDuration), " to ",
+        absl::FormatDuration(kMaxLeaseDuration)));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateLeaseFenceOptions(const LeaseFenceOptions& options) {
   if (options.identity.empty()) {
     return absl::InvalidArgumentError("--lease-identity: required");
   }
   RETURN_IF_ERROR(common::ValidateDnsLabel("--lease-namespace", options.namespace_name));
   RETURN_IF_ERROR(common::ValidateDnsSubdomain("--lease-name", options.name));
-  if (options.duration < absl::Seconds(2) || options.duration > kMaxLeaseDuration ||
-      options.duration != absl::Seconds(absl::ToInt64Seconds(options.duration))) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--lease-duration: ", absl::FormatDuration(options.duration),
-                     " is not a whole number of seconds from 2s to ",
-                     absl::FormatDuration(kMaxLeaseDuration)));
-  }
+  RETURN_IF_ERROR(ValidateLeaseDuration(options.duration));
   if (options.renew_deadline >= options.duration ||
       options.retry_period >= options.renew_deadline ||
       options.retry_period <= absl::ZeroDuration()) {

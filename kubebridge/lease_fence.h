@@ -38,6 +38,14 @@ namespace credledger::kubebridge {
 // The longest lease accepted: a crashed holder that never released it keeps every successor
 // waiting this long.
 inline constexpr absl::Duration kMaxLeaseDuration = absl::Hours(1);
+// The shortest lease accepted: renewals every 2/15 of it must still fit in its 2/3.
+inline constexpr absl::Duration kMinLeaseDuration = absl::Seconds(2);
+
+// Checks a lease duration (serve --lease-duration): whole seconds from kMinLeaseDuration to
+// kMaxLeaseDuration (leaseDurationSeconds is an integer).
+// Errors: kInvalidArgument "--lease-duration: <d> is not a whole number of seconds from 2s
+// to 1h".
+absl::Status ValidateLeaseDuration(absl::Duration duration);
 
 struct LeaseFenceOptions {
   std::string namespace_name;                         // the Lease's namespace (DNS-1123 label)
@@ -51,8 +59,8 @@ struct LeaseFenceOptions {
 };
 
 // Checks the options.
-// Errors: kInvalidArgument naming the field: empty identity, bad names, a duration that is
-// not whole seconds or outside 2s..1h, retry_period >= renew_deadline or renew_deadline >= duration.
+// Errors: kInvalidArgument naming the field: empty identity, bad names, a duration that
+// ValidateLeaseDuration refuses, retry_period >= renew_deadline or renew_deadline >= duration.
 absl::Status ValidateLeaseFenceOptions(const LeaseFenceOptions& options);
 
 class LeaseFence {

@@ -64,10 +64,15 @@ absl::StatusOr<WriteResult> CreateOrUpdate(KubeClient& client, const ResourceRef
 absl::StatusOr<WriteResult> CreateOnly(KubeClient& client, const ResourceRef& ref,
                                        const nlohmann::json& object, Cancellation* cancel) {
   ASSIGN_OR_RETURN(ResourceRef named, NamedRef(ref, object, "create-only"));
+  // Read first, so that a pass over existing objects makes no write at all.
+  absl::StatusOr<nlohmann::json> existing = client.Get(named, cancel);
+  if (existing.ok()) return WriteResult{*std::move(existing), false};
+  if (!absl::IsNotFound(existing.status())) return existing.status();
   absl::StatusOr<nlohmann::json> created = client.Create(named, object, cancel);
   if (created.ok()) return WriteResult{*std::move(created), true, true};
   if (!absl::IsAlreadyExists(created.status())) return created.status();
-  absl::StatusOr<nlohmann::json> existing = client.Get(named, cancel);
+  // Created by someone else between the read and the POST.
+  existing = client.Get(named, cancel);
   if (absl::IsNotFound(existing.status())) {
     return absl::AbortedError(
         absl::StrCat("create-only ", named.DebugString(), ": existed at create but is gone now"));

@@ -3,7 +3,8 @@
 //     RoleBinding): GET, then POST when absent, or PUT with the live resourceVersion only
 //     when the live object differs from the desired one. Steady state makes no writes.
 //   - CreateOnly for objects another party owns after creation (the TargetReport, whose
-//     spec the agent owns): POST, and an existing object counts as success without a write.
+//     spec the agent owns): GET, then POST only when absent; an existing object counts as
+//     success without a write.
 //
 // Thread-safety: as KubeClient.
 #pragma once
@@ -42,9 +43,10 @@ absl::StatusOr<WriteResult> CreateOrUpdate(KubeClient& client, const ResourceRef
                                            const nlohmann::json& desired, const MatchesFn& matches,
                                            Cancellation* cancel = nullptr);
 
-// Creates `object` in the collection of `ref` (name from ref.name or metadata.name).
-// Returns {created object, wrote = true}; when it already exists, {the existing object as
-// read back, wrote = false}.
+// Creates `object` in the collection of `ref` (name from ref.name or metadata.name) unless
+// it exists: GET first, POST only on NotFound. Returns {created object, wrote = true};
+// when it already exists (at the GET, or created by another party before the POST),
+// {the existing object as read, wrote = false}.
 // Errors: kAborted when it existed at the POST but is gone when read back; the client's
 // errors otherwise.
 absl::StatusOr<WriteResult> CreateOnly(KubeClient& client, const ResourceRef& ref,

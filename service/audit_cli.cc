@@ -31,6 +31,7 @@
 #include "service/audit_api.h"
 #include "service/audit_printer.h"
 #include "service/client_command.h"
+#include "service/file_path_flag.h"
 #include "service/request_id.h"
 #include "service/target_api.h"
 #include "service/validation.h"
@@ -334,9 +335,23 @@ std::string AbslUnparseFlag(const FlagValueList& list) { return absl::StrJoin(li
 class ExportCommand final : public Subcommand {
  public:
   // Not a ClientCommand: its --output names the file, not the text|json choice.
-  absl::Status CheckFlags() const override { return connection_.CheckFlags(); }
+  absl::Status CheckFlags() const override {
+    RETURN_IF_ERROR(connection_.CheckFlags());
+    if (after_seq_ < 0) return absl::InvalidArgumentError("--after-seq: must be 0 or more");
+    if (until_seq_ < 0) {
+      return absl::InvalidArgumentError("--until-seq: must be 0 or more (0: up to the head)");
+    }
+    if (output_.empty()) {
+      return flags_->Given("output")
+                 ? absl::InvalidArgumentError(
+                       "--output: must not be empty; leave the flag out to write to stdout")
+                 : absl::OkStatus();
+    }
+    return CheckFilePathFlag("--output", output_);
+  }
 
   void DefineFlags(FlagSet& flags) override {
+    flags_ = &flags;
     connection_.DefineFlags(flags);
     flags.AddChoice("format", &format_, {"jsonl", "cloudevents", "csv"},
                     "export format; csv cannot be verified");
@@ -497,6 +512,7 @@ class ExportCommand final : public Subcommand {
     return absl::OkStatus();
   }
 
+  const FlagSet* flags_ = nullptr;  // the set DefineFlags filled; outlives CheckFlags and Run
   ClientConnection connection_;
   std::string format_ = "jsonl";
   std::string output_;

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "service/file_path_flag.h"
 #include "store/backup.h"
 
 namespace credledger::service {
@@ -26,8 +27,9 @@ class BackupCommand final : public Subcommand {
   }
 
   absl::Status CheckFlags() const override {
+    if (db_.empty()) return absl::InvalidArgumentError("--db: required");
     if (to_.empty()) return absl::InvalidArgumentError("--to: required");
-    return absl::OkStatus();
+    return CheckFilePathFlag("--to", to_);
   }
 
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {

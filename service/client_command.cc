@@ -1,11 +1,13 @@
 #include "service/client_command.h"
 
+#include <algorithm>
 
 #include "absl/time/time.h"
 #include "common/terminal_text.h"
 #include "service/target_api.h"
 #include "service/target_printer.h"
 #include "service/uuid.h"
+#include "service/validation.h"
 
 namespace credledger::service {
 namespace {
@@ -14,6 +16,16 @@ namespace {
 constexpr absl::Duration kCallTimeout = absl::Seconds(30);
 
 }  // namespace
+
+int CheckRequestIdFlag(bool given, const std::string& value, std::ostream& err) {
+  if (!given) return kExitOk;
+  if (value.empty()) {
+    return ReportUsageError("--request-id is given but empty; leave it out to have one generated",
+                            err);
+  }
+  const absl::Status valid = ValidateClientRequestId("--request-id", value, kMaxRequestIdBytes);
+  return valid.ok() ? kExitOk : ReportUsageError(valid.message(), err);
+}
 
 absl::StatusOr<std::string> RequestIdOrNew(const std::string& given, std::ostream& err) {
   if (!given.empty()) return given;
@@ -24,14 +36,19 @@ absl::StatusOr<std::string> RequestIdOrNew(const std::string& given, std::ostrea
 
 bool SplitTarget(const std::string& arg, std::string* target_namespace, std::string* name) {
   const size_t slash = arg.find('/');
-  if (slash == std::string::npos || arg.find('/', slash + 1) != std::string::npos) return false;
+  if (slash == std::string::npos || arg.find('/', slash + 1) != std::string::npos || slash == 0 ||
+      slash + 1 == arg.size()) {
+    return false;
+  }
   *target_namespace = arg.substr(0, slash);
   *name = arg.substr(slash + 1);
   return true;
 }
 
 int BadTarget(const std::string& arg, std::ostream& err) {
-  err << "error: expected " << kTargetArg << ", got \"" << arg << "\"\n";
+  const bool one_slash = std::count(arg.begin(), arg.end(), '/') == 1;
+  err << "error: expected " << kTargetArg << ", got \"" << arg << "\""
+      << (one_slash ? " (neither part may be empty)" : "") << "\n";
   return kExitUsage;
 }
 

@@ -29,11 +29,19 @@ namespace credledger::service {
 // The positional argument that names one Target.
 inline constexpr char kTargetArg[] = "<namespace>/<name>";
 
-// Splits "<namespace>/<name>"; false when the argument has another shape (the parts are
-// validated by the server).
+// Splits "<namespace>/<name>"; false when the argument has another shape: no '/' or more
+// than one, or an empty namespace or name (the parts' DNS rules are checked by the server).
 bool SplitTarget(const std::string& arg, std::string* target_namespace, std::string* name);
-// Prints "error: expected <namespace>/<name>, got \"<arg>\"" and returns kExitUsage.
+// Prints "error: expected <namespace>/<name>, got \"<arg>\"" (with " (neither part may be
+// empty)" when `arg` has one '/') and returns kExitUsage.
 int BadTarget(const std::string& arg, std::ostream& err);
+
+// Checks a mutating subcommand's --request-id before any call, with the server's rule
+// (validation.h ValidateClientRequestId: 1-128 bytes of printable ASCII without spaces, not
+// starting with "credledger:"). `given`: whether the flag was on the command line.
+// Returns kExitOk when it was left out or is valid; otherwise prints "error: --request-id
+// ..." (given but empty, or the rule it breaks) and returns kExitUsage.
+int CheckRequestIdFlag(bool given, const std::string& value, std::ostream& err);
 
 // The request id of a mutating call: `given` when non-empty, else a new random UUID, which is
 // printed to `err` as "request-id: <id>" so that the caller can retry with it.
@@ -127,8 +135,9 @@ class ClientCommand : public Subcommand {
 // A mutating subcommand on one named object (`<verb> <name>`): builds its request from the
 // positional argument and the flags (Prepare), sends it under --request-id (generated and
 // printed when absent, RequestIdOrNew) through unary RPC `method` of `Stub`, and prints the
-// answer with `format(verb, response)` as its text. Exit codes: kExitUsage for an empty
-// --request-id or when Prepare refuses; kExitFailure with "error: ..." when the call fails.
+// answer with `format(verb, response)` as its text. Exit codes: kExitUsage for a bad
+// --request-id (CheckRequestIdFlag) or when Prepare refuses; kExitFailure with "error: ..." when
+// the call fails.
 template <typename Stub, typename Request, typename Response>
 class MutationCommand : public ClientCommand {
  public:
@@ -138,9 +147,9 @@ class MutationCommand : public ClientCommand {
       : method_(method), verb_(std::move(verb)), format_(format) {}
 
   int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) final {
-    if (flags_->Given("request-id") && request_id_.empty()) {
-      err << "error: --request-id is given but empty; leave it out to have one generated\n";
-      return kExitUsage;
+    if (const int checked = CheckRequestIdFlag(flags_->Given("request-id"), request_id_, err);
+        checked != kExitOk) {
+      return checked;
     }
     Request request;
     if (const int prepared = Prepare(args[0], request, err); prepared != kExitOk) return prepared;

@@ -2,9 +2,11 @@
 
 #include <cstdlib>
 
+#include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "service/grpc_tls.h"
 #include "service/request_id.h"
+#include "service/server_address.h"
 #include "service/target_api.h"
 #include "service/validation.h"
 
@@ -30,12 +32,14 @@ ClientConnection::ClientConnection()
       tls_key_(EnvOrEmpty("CREDLEDGER_TLS_KEY")) {}
 
 void ClientConnection::DefineFlags(FlagSet& flags) {
+  flags_ = &flags;
   flags.Add("server", &server_,
-            "credledger API address, host:port or unix:path (the default comes from "
-            "$CREDLEDGER_SERVER when set)");
+            absl::StrCat("credledger API address: ", kServerAddressForms,
+                         " (the default comes from $CREDLEDGER_SERVER when set)"));
   flags.Add("as", &actor_,
             "the identity to act as; honoured on loopback or a unix socket, or when it equals "
-            "the client certificate's identity (default: anonymous, or the certificate's)");
+            "the client certificate's identity; must not be empty (default: anonymous, or the "
+            "certificate's)");
   flags.Add("tls-ca", &tls_ca_,
             "PEM CA bundle that verifies the server; turns TLS on (default $CREDLEDGER_TLS_CA)");
   flags.Add("tls-cert", &tls_cert_,
@@ -44,12 +48,17 @@ void ClientConnection::DefineFlags(FlagSet& flags) {
 }
 
 absl::Status ClientConnection::CheckFlags() const {
-  // gRPC takes an empty target for a DNS name and fails with UNKNOWN, naming nothing.
-  if (server_.empty()) {
-    return absl::InvalidArgumentError("--server: required (host:port or unix:path)");
-  }
+  RETURN_IF_ERROR(CheckServerAddress("--server", server_));
   RETURN_IF_ERROR(CheckClientTlsFlags({tls_ca_, tls_cert_, tls_key_}));
-  if (actor_.empty()) return absl::OkStatus();
+  if (actor_.empty()) {
+    // An empty --as (an unset shell variable, say) would silently call as someone else.
+    if (flags_ != nullptr && flags_->Given("as")) {
+      return absl::InvalidArgumentError(
+          "--as: must not be empty; leave the flag out to call as the connection's identity "
+          "(anonymous, or the client certificate's)");
+    }
+    return absl::OkStatus();
+  }
   return ValidateToken("--as", actor_, kMaxActorBytes);
 }
 

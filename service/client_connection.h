@@ -1,10 +1,11 @@
 // ClientConnection: how a `credledger` subcommand reaches the API (DESIGN section 6;
 // docs/api.md, "Connecting"). Flags:
-//   --server    address (host:port or unix:path; default $CREDLEDGER_SERVER, else
-//               127.0.0.1:7443)
+//   --server    address (server_address.h: host:port, [IPv6]:port, dns:///host:port,
+//               unix:path, ...; default $CREDLEDGER_SERVER, else 127.0.0.1:7443)
 //   --as        the identity declared to the server (metadata credledger-actor); honoured by
 //               the server only on loopback or a unix socket, or when it equals the client
-//               certificate's identity; not sent when empty
+//               certificate's identity; when left out none is sent (the connection's
+//               identity: anonymous, or the client certificate's); given empty, refused
 //   --tls-ca    PEM CA bundle that verifies the server; turns TLS on ($CREDLEDGER_TLS_CA)
 //   --tls-cert  PEM client certificate for mutual TLS; turns TLS on ($CREDLEDGER_TLS_CERT)
 //   --tls-key   its PEM private key ($CREDLEDGER_TLS_KEY)
@@ -33,13 +34,14 @@ std::string DefaultServerAddress();
 class ClientConnection {
  public:
   ClientConnection();
-  // Defines --server, --as, --tls-ca, --tls-cert and --tls-key.
+  // Defines --server, --as, --tls-ca, --tls-cert and --tls-key in `flags`, which must
+  // outlive this object's CheckFlags.
   void DefineFlags(FlagSet& flags);
-  // Errors: kInvalidArgument "--server: required ..." when --server is empty (an unset
-  // shell variable, say); "--as: ..." unless --as is empty or 1-128 bytes of printable
-  // ASCII without spaces (the server's rule for credledger-actor; other bytes could not even
-  // be sent as gRPC metadata); "--tls-key: ..." / "--tls-cert: ..." when only one of the two
-  // is given.
+  // Errors: kInvalidArgument "--server: ..." when --server is not an address
+  // CheckServerAddress accepts (empty included: an unset shell variable, say); "--as: ..."
+  // when --as is given empty, or is not 1-128 bytes of printable ASCII without spaces (the
+  // server's rule for credledger-actor; other bytes could not even be sent as gRPC
+  // metadata); "--tls-key: ..." / "--tls-cert: ..." when only one of the two is given.
   absl::Status CheckFlags() const;
   // A channel to --server, over TLS when TLS is on.
   // Errors: the TLS files' (grpc_tls.h ClientTlsCredentials: unreadable, no PEM, key not of
@@ -50,6 +52,7 @@ class ClientConnection {
   std::string Declare(grpc::ClientContext& context) const;
 
  private:
+  const FlagSet* flags_ = nullptr;  // the set DefineFlags filled
   std::string server_;
   std::string actor_;
   std::string tls_ca_;

@@ -77,20 +77,26 @@ absl::Status CheckClientTlsFlags(const ClientTlsFiles& files) {
                                                             : "--tls-key: required with --tls-cert");
 }
 
+absl::StatusOr<ServerTlsBytes> ReadServerTlsFiles(const ServerTlsFiles& files) {
+  RETURN_IF_ERROR(RequireCertAndKey(files));
+  ServerTlsBytes bytes;
+  ASSIGN_OR_RETURN(bytes.cert, ReadFlagFile("--tls-cert", files.cert_file));
+  ASSIGN_OR_RETURN(bytes.key, ReadFlagFile("--tls-key", files.key_file));
+  RETURN_IF_ERROR(CheckKeyPair("--tls-cert", bytes.cert, "--tls-key", bytes.key));
+  if (!files.client_ca_file.empty()) {
+    ASSIGN_OR_RETURN(bytes.client_ca, ReadFlagFile("--tls-client-ca", files.client_ca_file));
+    RETURN_IF_ERROR(CheckCertificate("--tls-client-ca", bytes.client_ca));
+  }
+  return bytes;
+}
+
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerTlsCredentials(
     const ServerTlsFiles& files) {
-  RETURN_IF_ERROR(RequireCertAndKey(files));
   if (files.reload_interval < absl::Seconds(1)) {
     return absl::InvalidArgumentError("TLS reload interval: below 1s");
   }
-  ASSIGN_OR_RETURN(std::string cert_pem, ReadFlagFile("--tls-cert", files.cert_file));
-  ASSIGN_OR_RETURN(std::string key_pem, ReadFlagFile("--tls-key", files.key_file));
-  RETURN_IF_ERROR(CheckKeyPair("--tls-cert", cert_pem, "--tls-key", key_pem));
+  RETURN_IF_ERROR(ReadServerTlsFiles(files).status());
   const bool mutual = !files.client_ca_file.empty();
-  if (mutual) {
-    ASSIGN_OR_RETURN(std::string ca_pem, ReadFlagFile("--tls-client-ca", files.client_ca_file));
-    RETURN_IF_ERROR(CheckCertificate("--tls-client-ca", ca_pem));
-  }
   const unsigned int refresh_seconds =
       static_cast<unsigned int>(absl::ToInt64Seconds(files.reload_interval));
   auto provider = mutual

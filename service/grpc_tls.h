@@ -3,7 +3,9 @@
 // CLI's --tls-ca/--tls-cert/--tls-key.
 //
 // The server reloads its certificate, key and client CA bundle from the files while it runs
-// (every `reload_interval`), so certificates renewed in place take effect without a restart.
+// (every `reload_interval`), so certificates renewed in place take effect without a restart;
+// `serve` hands gRPC the checked copies of a TlsFileGuard (tls_file_guard.h), so that files
+// that fail the checks never reach a handshake.
 // With a client CA bundle, every client must present a certificate that bundle verifies
 // (mutual TLS); without one, no client certificate is asked for.
 //
@@ -49,6 +51,21 @@ absl::string_view TransportModeName(const ServerTlsFiles& files);
 // "--tls-key: required with --tls-cert" (client).
 absl::Status CheckServerTlsFlags(const ServerTlsFiles& files);
 absl::Status CheckClientTlsFlags(const ClientTlsFiles& files);
+
+// The bytes of the server's TLS files; client_ca is "" without a client CA file.
+struct ServerTlsBytes {
+  std::string cert;
+  std::string key;
+  std::string client_ca;
+};
+
+// Reads the server's TLS files and checks them: certificate and key required, the key
+// unencrypted and belonging to the first certificate, the client CA bundle holding a PEM
+// certificate.
+// Errors: kInvalidArgument naming the flag (--tls-cert, --tls-key, --tls-client-ca) and the
+// problem; kNotFound / kFailedPrecondition naming the flag when a file cannot be read. The
+// messages never hold file content.
+absl::StatusOr<ServerTlsBytes> ReadServerTlsFiles(const ServerTlsFiles& files);
 
 // Checks the files now (so a bad file fails the start with a clear error instead of every
 // handshake) and returns credentials that keep reading them.

@@ -13,6 +13,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "audit/signing_key.h"
+#include "common/status_macros.h"
+#include "service/file_path_flag.h"
 
 namespace credledger::service {
 namespace {
@@ -72,6 +74,17 @@ class KeygenCommand final : public Subcommand {
               "file for the public key (PEM, mode 0644); must not exist");
   }
 
+  absl::Status CheckFlags() const override {
+    if (private_key_.empty()) return absl::InvalidArgumentError("--private-key: required");
+    if (public_key_.empty()) return absl::InvalidArgumentError("--public-key: required");
+    if (std::filesystem::path(private_key_).lexically_normal() ==
+        std::filesystem::path(public_key_).lexically_normal()) {
+      return absl::InvalidArgumentError("--public-key: must name another file than --private-key");
+    }
+    RETURN_IF_ERROR(CheckFilePathFlag("--private-key", private_key_));
+    return CheckFilePathFlag("--public-key", public_key_);
+  }
+
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
     absl::StatusOr<std::string> key_id = WriteKeyPair();
     if (!key_id.ok()) return ReportError(key_id.status(), err);
@@ -83,15 +96,8 @@ class KeygenCommand final : public Subcommand {
 
  private:
   // Generates a key and writes both files; returns the key id. On failure no file of the
-  // pair is left behind.
+  // pair is left behind. REQUIRES: CheckFlags passed.
   absl::StatusOr<std::string> WriteKeyPair() const {
-    if (private_key_.empty()) return absl::InvalidArgumentError("--private-key: required");
-    if (public_key_.empty()) return absl::InvalidArgumentError("--public-key: required");
-    if (std::filesystem::path(private_key_).lexically_normal() ==
-        std::filesystem::path(public_key_).lexically_normal()) {
-      return absl::InvalidArgumentError(
-          "--public-key: must name another file than --private-key");
-    }
     // Checked up front so that neither file is written when the other one exists; the
     // O_EXCL creation below still refuses a file that appears in between.
     if (Exists(private_key_)) return ExistsError("--private-key", private_key_);

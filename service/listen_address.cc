@@ -2,12 +2,11 @@
 
 #include <arpa/inet.h>
 
-#include <cstdint>
 #include <string>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "service/host_port.h"
 
 namespace credledger::service {
 namespace {
@@ -36,31 +35,9 @@ absl::Status CheckListenAddress(absl::string_view field, absl::string_view addre
     }
     return absl::OkStatus();
   }
-  absl::string_view host;
-  absl::string_view port;
-  if (absl::StartsWith(address, "[")) {
-    const size_t close = address.find("]:");
-    if (close == absl::string_view::npos) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          field, ": \"", address, "\" is not [<IPv6 address>]:<port>"));
-    }
-    host = address.substr(1, close - 1);
-    port = address.substr(close + 2);
-  } else {
-    const size_t colon = address.rfind(':');
-    if (colon == absl::string_view::npos) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(field, ": \"", address, "\" has no port (<host>:<port>)"));
-    }
-    host = address.substr(0, colon);
-    port = address.substr(colon + 1);
-  }
-  uint32_t port_number = 0;
-  if (!absl::SimpleAtoi(port, &port_number) || port_number > 65535 ||
-      port.find_first_not_of("0123456789") != absl::string_view::npos) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        field, ": \"", address, "\" has port \"", port, "\"; a port is a number 0-65535"));
-  }
+  absl::StatusOr<HostPort> split = SplitHostPort(field, address, /*min_port=*/0);
+  if (!split.ok()) return split.status();
+  const absl::string_view host = split->host;
   if (host.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         field, ": \"", address, "\" names no host (0.0.0.0 or [::] listens on every address)"));

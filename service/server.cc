@@ -209,7 +209,17 @@ absl::Status Server::Wire() {
   // The TLS files are checked before the log is opened (or created and migrated).
   grpc_credentials_ = grpc::InsecureServerCredentials();
   if (WantsTls(options_.tls)) {
-    ASSIGN_OR_RETURN(grpc_credentials_, ServerTlsCredentials(options_.tls));
+    ASSIGN_OR_RETURN(tls_files_, TlsFileGuard::Start(options_.tls));
+    ASSIGN_OR_RETURN(grpc_credentials_, ServerTlsCredentials(tls_files_->staged()));
+    RETURN_IF_ERROR(metrics_.AddCallback(
+        "credledger_tls_reloads_total",
+        "Re-reads of the TLS files that found them changed and valid (result=\"published\") "
+        "or failing the checks (result=\"refused\"; the last good files stay in use).",
+        common::MetricType::kCounter, {"result"}, [guard = tls_files_.get()] {
+          return std::vector<common::MetricSample>{
+              {{"published"}, static_cast<double>(guard->published())},
+              {{"refused"}, static_cast<double>(guard->refused())}};
+        }));
   }
   ASSIGN_OR_RETURN(v1::ServiceConfigured config, ServiceConfigurationFor(options_));
   if (!options_.authorization_policy.empty()) {

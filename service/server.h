@@ -36,40 +36,41 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "audit/signing_key.h"
 #include "common/clock.h"
 #include "common/metrics_registry.h"
+#include "credledger/v1/events.pb.h"
 #include "kubebridge/credential_bridge.h"
 #include "kubebridge/kube_client.h"
 #include "kubebridge/lease_fence.h"
 #include "kubebridge/mirror_bridge.h"
 #include "kubebridge/report_watcher.h"
-#include "audit/signing_key.h"
-#include "service/connection_services.h"
+#include "projections/credential_projector.h"
+#include "projections/identity_projector.h"
+#include "projections/status_projector.h"
 #include "service/audit_api.h"
 #include "service/authorization_policy.h"
+#include "service/bridge_mirror_sink.h"
+#include "service/bridge_outcome_sink.h"
+#include "service/bridge_report_sink.h"
 #include "service/call_authorizer.h"
+#include "service/checkpoint_writer.h"
+#include "service/command_bus.h"
+#include "service/connection_services.h"
 #include "service/denial_ledger.h"
 #include "service/denial_recorder.h"
 #include "service/grpc_tls.h"
-#include "service/checkpoint_writer.h"
-#include "service/bridge_outcome_sink.h"
-#include "service/bridge_mirror_sink.h"
-#include "service/bridge_report_sink.h"
 #include "service/identity_api.h"
 #include "service/identity_command_bus.h"
 #include "service/liveness_buffer.h"
 #include "service/operations_http_server.h"
 #include "service/readiness.h"
+#include "service/report_api.h"
 #include "service/report_command_bus.h"
 #include "service/report_ingest.h"
 #include "service/report_scheduler.h"
-#include "credledger/v1/events.pb.h"
-#include "projections/credential_projector.h"
-#include "projections/identity_projector.h"
-#include "projections/status_projector.h"
-#include "service/command_bus.h"
-#include "service/report_api.h"
 #include "service/target_api.h"
+#include "service/tls_file_guard.h"
 #include "store/sqlite_event_store.h"
 
 namespace grpc {
@@ -158,8 +159,8 @@ struct ServeOptions {
   std::string lease_namespace;
   // This replica's holderIdentity; empty: "<hostname>_<8 random hex digits>".
   std::string lease_identity;
-  // leaseDurationSeconds (whole seconds, >= 3s); renewals every 2/15 of it, writes stop 2/3
-  // of it after the last successful renewal.
+  // leaseDurationSeconds (whole seconds, 2s..1h: kubebridge::ValidateLeaseDuration);
+  // renewals every 2/15 of it, writes stop 2/3 of it after the last successful renewal.
   absl::Duration lease_duration = absl::Seconds(15);
   // Runs once, on the renewing thread, when a held Lease is lost (serve then stops itself);
   // writes have already stopped. Empty: only the writes stop.
@@ -242,6 +243,8 @@ class Server {
   kubebridge::MirrorBridge* mirror_bridge() const { return mirror_bridge_.get(); }
   // Registered clusters and source verification.
   ConnectionServices* connections() const { return connections_.get(); }
+  // The guard of the TLS files; null without TLS.
+  const TlsFileGuard* tls_files() const { return tls_files_.get(); }
 
   // Blocks until Shutdown has completed.
   void Wait();
@@ -293,6 +296,9 @@ class Server {
   std::unique_ptr<kubebridge::CredentialBridge> bridge_;
   std::unique_ptr<TargetApi> api_;
   std::unique_ptr<TargetGrpcService> grpc_service_;
+  // The checked copies of --tls-* that gRPC watches; unset without TLS. Declared before the
+  // credentials, so that it outlives gRPC's file watcher.
+  std::unique_ptr<TlsFileGuard> tls_files_;
   // Made from --tls-* before anything is opened, so that bad TLS files change nothing.
   std::shared_ptr<grpc::ServerCredentials> grpc_credentials_;
   std::unique_ptr<grpc::Server> grpc_server_;

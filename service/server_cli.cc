@@ -10,7 +10,10 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "common/dns_label.h"
 #include "common/status_macros.h"
+#include "kubebridge/lease_fence.h"
+#include "service/file_path_flag.h"
 #include "service/server.h"
 #include "store/migrations.h"
 #include "store/sqlite.h"
@@ -44,7 +47,8 @@ class ServeCommand final : public Subcommand {
               "PEM CA bundle that verifies client certificates; turns on mutual TLS (every "
               "client must present one), and the certificate's URI SAN (else its subject) is "
               "the caller's identity");
-    flags.Add("port-file", &port_file_, "write the bound port to this file once listening");
+    flags.Add("port-file", &port_file_,
+              "write the bound port to this file once listening (a file path, not a folder)");
     flags.Add("lease-name", &lease_name_,
               "take this coordination.k8s.io/v1 Lease before writing and write only while "
               "holding it (one writer among replicas); empty: no Lease");
@@ -60,7 +64,8 @@ class ServeCommand final : public Subcommand {
               "one; 0.0.0.0:<port> for every interface, as Prometheus and kubelet probes need); "
               "empty, the default, serves none (docs/operations.md)");
     flags.Add("http-port-file", &http_port_file_,
-              "write the bound HTTP port to this file once listening (needs --http-listen)");
+              "write the bound HTTP port to this file once listening (needs --http-listen; a "
+              "file path, not a folder)");
     flags.Add("agent-apiserver-url", &agent_apiserver_url_,
               "API server URL agents use; empty disables credentials");
     flags.Add("agent-ca-file", &agent_ca_file_,
@@ -107,56 +112,35 @@ class ServeCommand final : public Subcommand {
               "bridge, starts even when the log does not verify");
   }
 
-  // The Lease flags other than --lease-name configure a Lease: without its name they would
-  // be ignored, which hides a mistyped or forgotten --lease-name.
+  // Every flag value is checked here, before anything is opened or printed, so that a bad
+  // one is a usage error (exit 2) rather than a start that fails (issue 7, "Bad input"):
+  // ValidateServeOptions, the port files' paths, and the Lease flags. The Lease flags other
+  // than --lease-name configure a Lease: without its name they would be ignored, which hides
+  // a mistyped or forgotten --lease-name.
   absl::Status CheckFlags() const override {
-    if (!lease_name_.empty()) return absl::OkStatus();
-    for (const char* flag : {"lease-namespace", "lease-identity", "lease-duration"}) {
-      if (flags_->Given(flag)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--", flag, ": needs --lease-name (without a Lease it has no effect)"));
-      }
+    RETURN_IF_ERROR(ValidateServeOptions(Options()));
+    if (!port_file_.empty()) RETURN_IF_ERROR(CheckFilePathFlag("--port-file", port_file_));
+    if (!http_port_file_.empty()) {
+      RETURN_IF_ERROR(CheckFilePathFlag("--http-port-file", http_port_file_));
     }
-    return absl::OkStatus();
+    if (lease_name_.empty()) {
+      for (const char* flag : {"lease-namespace", "lease-identity", "lease-duration"}) {
+        if (flags_->Given(flag)) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("--", flag, ": needs --lease-name (without a Lease it has no effect)"));
+        }
+      }
+      return absl::OkStatus();
+    }
+    RETURN_IF_ERROR(common::ValidateDnsSubdomain("--lease-name", lease_name_));
+    if (!lease_namespace_.empty()) {
+      RETURN_IF_ERROR(common::ValidateDnsLabel("--lease-namespace", lease_namespace_));
+    }
+    return kubebridge::ValidateLeaseDuration(lease_duration_);
   }
 
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
-    ServeOptions options;
-    options.db_path = db_;
-    options.listen_address = listen_;
-    options.tls.cert_file = tls_cert_;
-    options.tls.key_file = tls_key_;
-    options.tls.client_ca_file = tls_client_ca_;
-    options.port_file = port_file_;
-    options.lease_name = lease_name_;
-    options.lease_namespace = lease_namespace_;
-    options.lease_identity = lease_identity_;
-    options.lease_duration = lease_duration_;
-    options.http_listen = http_listen_;
-    options.http_port_file = http_port_file_;
-    options.agent_apiserver_url = agent_apiserver_url_;
-    options.agent_ca_file = agent_ca_file_;
-    options.agent_token_ttl = agent_token_ttl_;
-    options.kubeconfig = kubeconfig_;
-    options.kube_qps = kube_qps_;
-    options.kube_burst = static_cast<int>(kube_burst_);
-    options.resync_period = resync_period_;
-    options.cluster_probe_period = cluster_probe_period_;
-    options.cluster_probe_record_interval = cluster_probe_record_interval_;
-    options.synchronous = ParseSynchronous(synchronous_);
-    options.snapshot_every = snapshot_every_;
-    options.report_stale_after = report_stale_after_;
-    options.liveness_flush_interval = liveness_flush_interval_;
-    options.authorization_policy = authorization_policy_;
-    options.signing_key = signing_key_;
-    options.checkpoints.every_events = checkpoint_every_;
-    options.checkpoints.interval = checkpoint_interval_;
-    options.startup_verify_events = startup_verify_events_;
-    options.read_only = read_only_;
-    options.access_log = access_log_;
-    if (absl::Status valid = ValidateServeOptions(options); !valid.ok()) {
-      return ReportError(valid, err);
-    }
+    ServeOptions options = Options();
     // Every thread the server starts inherits this mask, so the signals reach only sigwait.
     sigset_t stop_signals;
     sigemptyset(&stop_signals);
@@ -203,6 +187,44 @@ class ServeCommand final : public Subcommand {
   }
 
  private:
+  // The options the flags give; Run adds the start-up cancellation and the lease-lost hook.
+  ServeOptions Options() const {
+    ServeOptions options;
+    options.db_path = db_;
+    options.listen_address = listen_;
+    options.tls.cert_file = tls_cert_;
+    options.tls.key_file = tls_key_;
+    options.tls.client_ca_file = tls_client_ca_;
+    options.port_file = port_file_;
+    options.lease_name = lease_name_;
+    options.lease_namespace = lease_namespace_;
+    options.lease_identity = lease_identity_;
+    options.lease_duration = lease_duration_;
+    options.http_listen = http_listen_;
+    options.http_port_file = http_port_file_;
+    options.agent_apiserver_url = agent_apiserver_url_;
+    options.agent_ca_file = agent_ca_file_;
+    options.agent_token_ttl = agent_token_ttl_;
+    options.kubeconfig = kubeconfig_;
+    options.kube_qps = kube_qps_;
+    options.kube_burst = static_cast<int>(kube_burst_);
+    options.resync_period = resync_period_;
+    options.cluster_probe_period = cluster_probe_period_;
+    options.cluster_probe_record_interval = cluster_probe_record_interval_;
+    options.synchronous = ParseSynchronous(synchronous_);
+    options.snapshot_every = snapshot_every_;
+    options.report_stale_after = report_stale_after_;
+    options.liveness_flush_interval = liveness_flush_interval_;
+    options.authorization_policy = authorization_policy_;
+    options.signing_key = signing_key_;
+    options.checkpoints.every_events = checkpoint_every_;
+    options.checkpoints.interval = checkpoint_interval_;
+    options.startup_verify_events = startup_verify_events_;
+    options.read_only = read_only_;
+    options.access_log = access_log_;
+    return options;
+  }
+
   std::string db_ = "./var/credledger.db";
   std::string listen_ = "127.0.0.1:7443";
   std::string tls_cert_;

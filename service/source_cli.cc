@@ -217,9 +217,9 @@ absl::StatusOr<v1::SourceSpec> ParseSourceSpecNode(const YAML::Node& root) {
 class SourceVerifyCommand final : public ClientCommand {
  public:
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
-    if (flags_->Given("request-id") && request_id_.empty()) {
-      err << "error: --request-id is given but empty; leave it out to have one generated\n";
-      return kExitUsage;
+    if (const int checked = CheckRequestIdFlag(flags_->Given("request-id"), request_id_, err);
+        checked != kExitOk) {
+      return checked;
     }
     if (name_.empty()) {
       err << "error: --name: required (names the source in the log)\n";

@@ -47,6 +47,12 @@ class StatusCommand final : public ClientCommand {
 
 class FleetCommand final : public ClientCommand {
  public:
+  absl::Status CheckFlags() const override {
+    if (absl::Status checked = ClientCommand::CheckFlags(); !checked.ok()) return checked;
+    if (after_seq_ < 0) return absl::InvalidArgumentError("--after-seq: must be 0 or more");
+    return absl::OkStatus();
+  }
+
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
     if (watch_) {
       if (!condition_.empty()) {

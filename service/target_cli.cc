@@ -40,11 +40,14 @@ class MutationCommand final : public ClientCommand {
     if (!SplitTarget(args[0], &target_namespace, &name)) return BadTarget(args[0], err);
     request.set_namespace_(target_namespace);
     request.set_name(name);
+    if (const int checked = CheckRequestIdFlag(flags_->Given("request-id"), request_id_, err);
+        checked != kExitOk) {
+      return checked;
+    }
     // A flag given with an empty value (an unset shell variable, say) is a mistake, not a
-    // request for the default: refuse it rather than silently generate a request id.
+    // request for the default: refuse it.
     for (const std::string& flag : GivenButEmpty()) {
-      err << "error: --" << flag << " is given but empty; leave it out "
-          << (flag == "request-id" ? "to have one generated" : "for the default") << "\n";
+      err << "error: --" << flag << " is given but empty; leave it out for the default\n";
       return kExitUsage;
     }
     absl::StatusOr<std::string> request_id = RequestIdOrNew(request_id_, err);
@@ -65,7 +68,6 @@ class MutationCommand final : public ClientCommand {
 
   std::vector<std::string> GivenButEmpty() {
     std::vector<std::string> empty;
-    if (flags_->Given("request-id") && request_id_.empty()) empty.push_back("request-id");
     for (const ExtraFlag& extra : extras_) {
       if (flags_->Given(extra.name) && values_[extra.name].empty()) empty.push_back(extra.name);
     }
@@ -141,6 +143,12 @@ class TargetListCommand final : public ClientCommand {
 
 class WatchCommand final : public ClientCommand {
  public:
+  absl::Status CheckFlags() const override {
+    if (absl::Status checked = ClientCommand::CheckFlags(); !checked.ok()) return checked;
+    if (after_seq_ < 0) return absl::InvalidArgumentError("--after-seq: must be 0 or more");
+    return absl::OkStatus();
+  }
+
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
     v1::WatchTargetsRequest request;
     request.set_namespace_(namespace_);

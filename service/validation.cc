@@ -80,14 +80,19 @@ absl::Status ValidateToken(absl::string_view field, absl::string_view value, siz
   return absl::OkStatus();
 }
 
-absl::Status ValidateClientRequestId(absl::string_view value, size_t max_bytes) {
-  if (absl::Status s = ValidateToken("request_id", value, max_bytes); !s.ok()) return s;
+absl::Status ValidateClientRequestId(absl::string_view field, absl::string_view value,
+                                     size_t max_bytes) {
+  if (absl::Status s = ValidateToken(field, value, max_bytes); !s.ok()) return s;
   if (absl::StartsWith(value, kubebridge::kServiceRequestIdPrefix)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "request_id: the prefix \"", kubebridge::kServiceRequestIdPrefix,
-        "\" is reserved for credledger's own commands"));
+    return absl::InvalidArgumentError(absl::StrCat(field, ": the prefix \"",
+                                                   kubebridge::kServiceRequestIdPrefix,
+                                                   "\" is reserved for credledger's own commands"));
   }
   return absl::OkStatus();
+}
+
+absl::Status ValidateClientRequestId(absl::string_view value, size_t max_bytes) {
+  return ValidateClientRequestId("request_id", value, max_bytes);
 }
 
 absl::Status ValidateOwnerReference(const v1::OwnerReference& owner, bool require_uid) {

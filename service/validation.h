@@ -20,8 +20,12 @@ absl::Status ValidateUid(absl::string_view field, absl::string_view value);
 // request ids, rotation request values (stored in an annotation) and revisions.
 absl::Status ValidateToken(absl::string_view field, absl::string_view value, size_t max_bytes);
 
-// A client request id: ValidateToken("request_id", value, max_bytes), and not starting with
-// "credledger:", the prefix reserved for the service's own commands.
+// A client request id: ValidateToken(field, value, max_bytes), and not starting with
+// "credledger:", the prefix reserved for the service's own commands. The API checks the
+// request_id field with it; the CLI its --request-id flag before any call.
+absl::Status ValidateClientRequestId(absl::string_view field, absl::string_view value,
+                                     size_t max_bytes);
+// The same for the RPC field: ValidateClientRequestId("request_id", value, max_bytes).
 absl::Status ValidateClientRequestId(absl::string_view value, size_t max_bytes);
 
 // An owner reference naming the object that uses an identity (domain/captf-credentials.md,

@@ -117,7 +117,26 @@ absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::filesyst
   return std::unique_ptr<Connection>(new Connection(db));
 }
 
-Connection::~Connection() { sqlite3_close_v2(db_); }
+Connection::~Connection() {
+  for (auto& [sql, stmt] : cached_) sqlite3_finalize(stmt);
+  sqlite3_close_v2(db_);
+}
+
+absl::Status Connection::ExecCached(absl::string_view sql, absl::string_view context) {
+  auto it = cached_.find(sql);
+  if (it == cached_.end()) {
+    sqlite3_stmt* stmt = nullptr;
+    const int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
+                                      SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+    if (rc != SQLITE_OK) return SqliteError(rc, context, db_);
+    it = cached_.emplace(std::string(sql), stmt).first;
+  }
+  int rc = sqlite3_step(it->second);
+  while (rc == SQLITE_ROW) rc = sqlite3_step(it->second);
+  absl::Status status = rc == SQLITE_DONE ? absl::OkStatus() : SqliteError(rc, context, db_);
+  sqlite3_reset(it->second);  // leaves the error code of the step on the connection
+  return status;
+}
 
 absl::Status Connection::Exec(absl::string_view sql, absl::string_view context) {
   int rc = sqlite3_exec(db_, std::string(sql).c_str(), nullptr, nullptr, nullptr);

@@ -8,12 +8,14 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace credledger::store {
 
@@ -70,6 +72,10 @@ class Connection {
 
   // Runs one or more SQL statements without results. `context` names it in errors.
   absl::Status Exec(absl::string_view sql, absl::string_view context);
+  // Runs one SQL statement without results through a statement compiled on its first use and
+  // kept until the connection closes: for the transaction control (BEGIN, SAVEPOINT,
+  // RELEASE, COMMIT, ...) that the write path runs for every command. Errors as Exec.
+  absl::Status ExecCached(absl::string_view sql, absl::string_view context);
   // Compiles one statement. Errors: kInternal on invalid SQL.
   absl::StatusOr<Statement> Prepare(absl::string_view sql);
   // Reads a single integer (first column of the first row); `fallback` when there is no row.
@@ -80,6 +86,8 @@ class Connection {
  private:
   explicit Connection(sqlite3* db) : db_(db) {}
   sqlite3* db_;
+  // ExecCached's statements by SQL text; finalized before the connection closes.
+  std::map<std::string, sqlite3_stmt*, std::less<>> cached_;
 };
 
 }  // namespace credledger::store

@@ -179,16 +179,16 @@ class SqliteEventStore::Transaction final : public WriteTransaction {
 
     // A nested savepoint makes this call atomic even when the command goes on after an error.
     Head saved = store_->head_;
-    RETURN_IF_ERROR(store_->writer_->Exec("SAVEPOINT append", "append: savepoint"));
+    RETURN_IF_ERROR(store_->writer_->ExecCached("SAVEPOINT append", "append: savepoint"));
     absl::StatusOr<AppendResult> result = AppendUnchecked(request);
     if (result.ok()) {
-      RETURN_IF_ERROR(store_->writer_->Exec("RELEASE append", "append: release"));
+      RETURN_IF_ERROR(store_->writer_->ExecCached("RELEASE append", "append: release"));
       return result;
     }
     store_->head_ = std::move(saved);
     if (!sqlite3_get_autocommit(store_->writer_->raw())) {
-      store_->writer_->Exec("ROLLBACK TO append", "append: rollback").IgnoreError();
-      store_->writer_->Exec("RELEASE append", "append: release").IgnoreError();
+      store_->writer_->ExecCached("ROLLBACK TO append", "append: rollback").IgnoreError();
+      store_->writer_->ExecCached("RELEASE append", "append: release").IgnoreError();
     }
     return result;
   }
@@ -479,7 +479,7 @@ void SqliteEventStore::WriterLoop() {
 
 void SqliteEventStore::RunBatch(std::vector<Pending*>& batch) {
   Connection& db = *writer_;
-  absl::Status batch_error = db.Exec("BEGIN IMMEDIATE", "append: begin");
+  absl::Status batch_error = db.ExecCached("BEGIN IMMEDIATE", "append: begin");
   if (!batch_error.ok() && (sqlite3_extended_errcode(db.raw()) & 0xff) == SQLITE_BUSY) {
     batch_error = absl::UnavailableError(absl::StrCat(
         "the event log is locked by another connection for longer than the busy timeout (",
@@ -489,10 +489,10 @@ void SqliteEventStore::RunBatch(std::vector<Pending*>& batch) {
   for (size_t i = 0; i < batch.size() && batch_error.ok(); ++i) {
     Pending& p = *batch[i];
     const Head saved = head_;
-    p.result = db.Exec("SAVEPOINT command", "append: savepoint");
+    p.result = db.ExecCached("SAVEPOINT command", "append: savepoint");
     if (p.result.ok()) p.result = p.command(*transaction_);
     if (p.result.ok()) {
-      p.result = db.Exec("RELEASE command", "append: release");
+      p.result = db.ExecCached("RELEASE command", "append: release");
       if (!p.result.ok()) batch_error = p.result;
       continue;
     }
@@ -503,16 +503,17 @@ void SqliteEventStore::RunBatch(std::vector<Pending*>& batch) {
           absl::StrCat("append: transaction rolled back: ", p.result.message()));
       break;
     }
-    absl::Status undo = db.Exec("ROLLBACK TO command", "append: rollback to savepoint");
-    if (undo.ok()) undo = db.Exec("RELEASE command", "append: release");
+    absl::Status undo = db.ExecCached("ROLLBACK TO command", "append: rollback to savepoint");
+    if (undo.ok()) undo = db.ExecCached("RELEASE command", "append: release");
     if (!undo.ok()) batch_error = undo;
   }
   // The fence is asked last, right before the commit: a replica that lost its Lease while the
   // batch ran commits nothing.
   if (batch_error.ok() && options_.write_fence) batch_error = options_.write_fence();
-  if (batch_error.ok()) batch_error = db.Exec("COMMIT", "append: commit");
+  if (batch_error.ok()) batch_error = db.ExecCached("COMMIT", "append: commit");
   if (!batch_error.ok()) {
-    if (!sqlite3_get_autocommit(db.raw())) db.Exec("ROLLBACK", "append: rollback").IgnoreError();
+    if (!sqlite3_get_autocommit(db.raw()))
+      db.ExecCached("ROLLBACK", "append: rollback").IgnoreError();
     // The commit did not happen, so the head is the batch's start. This holds for a failed
     // fsync too: SQLite makes a WAL commit visible only after its fsync succeeded.
     head_ = batch_start;

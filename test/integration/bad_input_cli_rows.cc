@@ -50,21 +50,37 @@ void AddCliDispatcherAndServerRows(std::vector<BadInputCliRow>& rows) {
                                {"--synchronous", "must be one of full, normal"}));
   rows.push_back(CliOfflineRow({"serve", "--agent-token-ttl", "5x"}, 2,
                                {"--agent-token-ttl", "expected a duration"}));
-  rows.push_back(CliOfflineRow({"serve", "--agent-token-ttl", "5m"}, 1,
+  rows.push_back(CliOfflineRow({"serve", "--agent-token-ttl", "5m"}, 2,
                                {"--agent-token-ttl: 5m is below the minimum of 10m"}));
   rows.push_back(
-      CliOfflineRow({"serve", "--snapshot-every", "-1"}, 1, {"--snapshot-every: -1 is negative"}));
+      CliOfflineRow({"serve", "--snapshot-every", "-1"}, 2, {"--snapshot-every: -1 is negative"}));
   rows.push_back(
       CliOfflineRow({"serve", "--kube-qps", "abc"}, 2, {"--kube-qps", "expected a number"}));
-  rows.push_back(CliOfflineRow({"serve", "--liveness-flush-interval", "2m"}, 1,
+  rows.push_back(CliOfflineRow({"serve", "--liveness-flush-interval", "2m"}, 2,
                                {"--liveness-flush-interval: 2m is outside 100ms..1m"}));
-  rows.push_back(CliOfflineRow({"serve", "--listen", "0.0.0.0:0"}, 1,
+  rows.push_back(CliOfflineRow({"serve", "--listen", "0.0.0.0:0"}, 2,
                                {"--listen: \"0.0.0.0:0\" is not a loopback address"}));
-  rows.push_back(CliOfflineRow({"serve", "--db", ""}, 1, {"--db: required"}));
-  rows.push_back(CliOfflineRow({"serve", "--tls-cert", CliInput("not-a-key.pem")}, 1,
+  rows.push_back(CliOfflineRow({"serve", "--db", ""}, 2, {"--db: required"}));
+  rows.push_back(CliOfflineRow({"serve", "--tls-cert", CliInput("not-a-key.pem")}, 2,
                                {"--tls-key: required with --tls-cert"}));
-  rows.push_back(CliOfflineRow({"serve", "--http-port-file", CliInput("port")}, 1,
+  rows.push_back(CliOfflineRow({"serve", "--http-port-file", CliInput("port")}, 2,
                                {"--http-port-file: requires --http-listen"}));
+  rows.push_back(CliOfflineRow({"serve", "--port-file", CliInput("a-folder")}, 2,
+                               {"--port-file: ", "a-folder\" names a directory"}));
+  rows.push_back(CliOfflineRow({"serve", "--port-file", CliInput("missing/")}, 2,
+                               {"--port-file: ", "missing/\" names a directory"}));
+  rows.push_back(CliOfflineRow(
+      {"serve", "--http-listen", "127.0.0.1:0", "--http-port-file", CliInput("a-folder")}, 2,
+      {"--http-port-file: ", "names a directory"}));
+  rows.push_back(
+      CliOfflineRow({"serve", "--lease-name", "l", "--lease-duration", "1s"}, 2,
+                    {"--lease-duration: 1s is not a whole number of seconds from 2s to 1h"}));
+  rows.push_back(CliOfflineRow({"serve", "--lease-name", "l", "--lease-duration", "2500ms"}, 2,
+                               {"--lease-duration: 2.5s is not a whole number of seconds"}));
+  rows.push_back(CliOfflineRow({"serve", "--lease-name", "Bad_Name"}, 2,
+                               {"--lease-name: \"Bad_Name\"", kCliNotSubdomain}));
+  rows.push_back(CliOfflineRow({"serve", "--lease-name", "l", "--lease-namespace", "Ops"}, 2,
+                               {"--lease-namespace: \"Ops\"", kCliNotLabel}));
   rows.push_back(CliOfflineRow({"serve", "--authorization-policy", CliInput("invalid.yaml")}, 1,
                                {"--authorization-policy", "not valid YAML"}));
   rows.push_back(CliOfflineRow(
@@ -129,16 +145,20 @@ void AddCliTargetRows(std::vector<BadInputCliRow>& rows) {
                    {"INVALID_ARGUMENT: uid: \"NOTUUID\" is not a lowercase RFC 4122 UUID"}));
   rows.push_back(CliClientRow({"target", "register", "demo/edge-1", "--request-id", ""}, 2,
                               {"--request-id is given but empty"}));
-  rows.push_back(
-      CliClientRow({"target", "register", "demo/edge-1", "--request-id", "a b"}, 1,
-                   {"INVALID_ARGUMENT: request_id: only printable ASCII without spaces"}));
-  rows.push_back(
-      CliClientRow({"target", "register", "demo/edge-1", "--request-id", "credledger:x"}, 1,
-                   {"INVALID_ARGUMENT: request_id: the prefix \"credledger:\" is reserved"}));
+  rows.push_back(CliClientRow({"target", "register", "demo/edge-1", "--request-id", "a b"}, 2,
+                              {"--request-id: only printable ASCII without spaces"}));
+  rows.push_back(CliClientRow({"target", "register", "demo/edge-1", "--request-id", CliRepeat(129)},
+                              2, {"--request-id: 129 bytes; at most 128 allowed"}));
+  rows.push_back(CliClientRow({"target", "register", "demo/edge-1", "--request-id", "credledger:x"},
+                              2, {"--request-id: the prefix \"credledger:\" is reserved"}));
+  rows.push_back(CliClientRow({"target", "register", "/"}, 2,
+                              {"expected <namespace>/<name>, got \"/\"", "neither part"}));
+  rows.push_back(CliClientRow({"target", "register", "/edge-1"}, 2,
+                              {"expected <namespace>/<name>, got \"/edge-1\""}));
   rows.push_back(
       CliClientRow({"target", "register", "demo/edge-1", "--bogus"}, 2, {"unknown flag --bogus"}));
-  rows.push_back(
-      CliClientRow({"target", "delete", "demo/"}, 1, {"INVALID_ARGUMENT: name: required"}));
+  rows.push_back(CliClientRow({"target", "delete", "demo/"}, 2,
+                              {"expected <namespace>/<name>, got \"demo/\""}));
   rows.push_back(CliClientRow({"target", "rotate", "demo/edge-1", "--value", "a b"}, 1,
                               {"INVALID_ARGUMENT: value: only printable ASCII without spaces"}));
   rows.push_back(CliClientRow({"target", "rotate", "demo/edge-1", "--value", ""}, 2,
@@ -157,16 +177,29 @@ void AddCliTargetRows(std::vector<BadInputCliRow>& rows) {
                               {"--output", "must be one of text, json"}));
   rows.push_back(CliClientRow({"target", "get", "demo/edge-1", "--as", "a b"}, 2,
                               {"--as: only printable ASCII without spaces"}));
+  rows.push_back(CliClientRow({"target", "get", "demo/edge-1", "--as", ""}, 2,
+                              {"--as: must not be empty; leave the flag out"}));
   rows.push_back(
       CliOfflineRow({"target", "get", "demo/edge-1", "--server", ""}, 2, {"--server: required"}));
+  for (const char* server : {"localhost:99999", "host:", "host:abc", ":::"}) {
+    rows.push_back(CliOfflineRow(
+        {"target", "get", "demo/edge-1", "--server", server}, 2,
+        {"--server: ", "a port is a number 1-65535", "expected <host>:<port>, [<IPv6>]:<port>"}));
+  }
+  rows.push_back(CliOfflineRow({"target", "get", "demo/edge-1", "--server", "nohost"}, 2,
+                               {"--server: \"nohost\" has no port"}));
+  rows.push_back(CliOfflineRow({"target", "get", "demo/edge-1", "--server", "unix:"}, 2,
+                               {"--server: \"unix:\" names no socket path"}));
+  rows.push_back(CliOfflineRow({"target", "get", "demo/edge-1", "--server", "::1:7443"}, 2,
+                               {"--server: ", "an IPv6 address goes in brackets"}));
   rows.push_back(CliClientRow(
       {"target", "get", "demo/edge-1", "--tls-cert", CliInput("not-a-key.pem")}, 2, {"--tls-key"}));
   rows.push_back(CliClientRow({"target", "list", "--namespace", "Bad"}, 1,
                               {"INVALID_ARGUMENT: namespace: \"Bad\"", kCliNotLabel}));
   rows.push_back(CliClientRow({"target", "list", "--include-finalized=maybe"}, 2,
                               {"--include-finalized", "expected true or false"}));
-  rows.push_back(CliClientRow({"target", "watch", "--after-seq", "-1"}, 1,
-                              {"INVALID_ARGUMENT: after_seq: -1 is negative"}));
+  rows.push_back(CliClientRow({"target", "watch", "--after-seq", "-1"}, 2,
+                              {"--after-seq: must be 0 or more"}));
   rows.push_back(CliClientRow({"target", "watch", "--after-seq", "abc"}, 2,
                               {"--after-seq", "expected an integer"}));
   rows.push_back(CliClientRow({"target", "watch", "--namespace", "a b"}, 1,
@@ -179,8 +212,8 @@ void AddCliTargetRows(std::vector<BadInputCliRow>& rows) {
                               {"--condition: expected <Type>=<Status>"}));
   rows.push_back(CliClientRow({"fleet", "--condition", "Bogus=True"}, 1,
                               {"INVALID_ARGUMENT: condition_type: \"Bogus\" is not one of"}));
-  rows.push_back(CliClientRow({"fleet", "--watch", "--after-seq", "-1"}, 1,
-                              {"INVALID_ARGUMENT: after_seq: -1 is negative"}));
+  rows.push_back(CliClientRow({"fleet", "--watch", "--after-seq", "-1"}, 2,
+                              {"--after-seq: must be 0 or more"}));
   rows.push_back(CliClientRow({"fleet", "--watch", "--condition", "Reporting=True"}, 2,
                               {"--condition cannot be combined with --watch"}));
   rows.push_back(CliClientRow({"fleet", "--namespace", CliRepeat(64)}, 1,
@@ -376,8 +409,10 @@ void AddCliAuditAndLocalRows(std::vector<BadInputCliRow>& rows) {
                               {"INVALID_ARGUMENT: filter.types[0]: unknown event type"}));
   rows.push_back(CliClientRow({"export", "--target", "demo"}, 2,
                               {"--target: expected <namespace>/<name>, got \"demo\""}));
-  rows.push_back(CliClientRow({"export", "--after-seq", "-1"}, 1,
-                              {"INVALID_ARGUMENT: filter.after_seq: negative"}));
+  rows.push_back(
+      CliClientRow({"export", "--after-seq", "-1"}, 2, {"--after-seq: must be 0 or more"}));
+  rows.push_back(
+      CliClientRow({"export", "--until-seq", "-1"}, 2, {"--until-seq: must be 0 or more"}));
   rows.push_back(CliClientRow({"export", "--until-seq", "1", "--after-seq", "2"}, 1,
                               {"INVALID_ARGUMENT: filter.until_seq: 1 is below after_seq 2"}));
   rows.push_back(
@@ -387,6 +422,10 @@ void AddCliAuditAndLocalRows(std::vector<BadInputCliRow>& rows) {
                               {"--stream, --stream-prefix and --target exclude each other"}));
   rows.push_back(CliClientRow({"export", "--output", CliInput("not-a-folder/export.jsonl")}, 1,
                               {"--output: cannot open"}));
+  rows.push_back(CliClientRow({"export", "--output", ""}, 2,
+                              {"--output: must not be empty; leave the flag out"}));
+  rows.push_back(CliClientRow({"export", "--output", CliInput("a-folder")}, 2,
+                              {"--output: ", "a-folder\" names a directory"}));
   rows.push_back(
       CliOfflineRow({"verify", CliInput("garbage.jsonl")}, 2, {"--public-key: required"}));
   rows.push_back({{"verify", CliInput("garbage.jsonl"), "--public-key", CliInput("public-key.pem")},
@@ -450,6 +489,10 @@ void AddCliAuditAndLocalRows(std::vector<BadInputCliRow>& rows) {
                    {"INVALID_ARGUMENT: namespace: \"Demo\"", kCliNotLabel}));
   rows.push_back(CliOfflineRow({"backup", "--db", kCliServerDb}, 2, {"--to: required"}));
   rows.push_back(
+      CliOfflineRow({"backup", "--db", "", "--to", CliInput("copy.db")}, 2, {"--db: required"}));
+  rows.push_back(CliOfflineRow({"backup", "--db", kCliServerDb, "--to", CliInput("a-folder")}, 2,
+                               {"--to: ", "a-folder\" names a directory"}));
+  rows.push_back(
       CliOfflineRow({"backup", "--db", CliInput("missing.db"), "--to", CliInput("copy.db")}, 1,
                     {"backup: no database at"}));
   rows.push_back(CliOfflineRow({"backup", "--db", kCliServerDb, "--to", CliInput("invalid.yaml")},
@@ -460,7 +503,10 @@ void AddCliAuditAndLocalRows(std::vector<BadInputCliRow>& rows) {
   rows.push_back(CliOfflineRow({"keygen", "--private-key", CliInput("new-key.pem"), "--public-key",
                                 CliInput("invalid.yaml")},
                                1, {"--public-key: ", "exists"}));
-  rows.push_back(CliOfflineRow({"keygen", "--private-key", ""}, 1, {"--private-key: required"}));
+  rows.push_back(CliOfflineRow({"keygen", "--private-key", ""}, 2, {"--private-key: required"}));
+  rows.push_back(CliOfflineRow(
+      {"keygen", "--private-key", CliInput("new-key.pem"), "--public-key", CliInput("a-folder/")},
+      2, {"--public-key: ", "a-folder/\" names a directory"}));
   rows.push_back(CliOfflineRow({"keygen", "extra"}, 2, {"expected no arguments, got 1 argument"}));
   // exec: the command is a path that does not exist, so a row accepted by mistake cannot
   // replace this process.

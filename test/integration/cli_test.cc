@@ -191,13 +191,15 @@ TEST_F(CliTest, ServeRefusesAShortTokenTtlAndANonLoopbackAddress) {
       Cli({"serve", "--db", (dir_.path() / "other.db").string(), "--listen", "127.0.0.1:0",
            "--agent-token-ttl", "5m"},
           /*with_server=*/false);
-  EXPECT_EQ(short_ttl.exit_code, 1);
+  // Flag values are usage errors, refused before anything is opened or printed.
+  EXPECT_EQ(short_ttl.exit_code, 2);
+  EXPECT_EQ(short_ttl.out, "");
   EXPECT_THAT(short_ttl.err, HasSubstr("--agent-token-ttl: 5m is below the minimum of 10m"));
 
   RunResult exposed = Cli({"serve", "--db", (dir_.path() / "other.db").string(), "--listen",
                            "0.0.0.0:0"},
                           /*with_server=*/false);
-  EXPECT_EQ(exposed.exit_code, 1);
+  EXPECT_EQ(exposed.exit_code, 2);
   EXPECT_THAT(exposed.err, HasSubstr("is not a loopback address"));
 }
 

@@ -90,6 +90,7 @@ class GrpcTlsTest : public ::testing::Test {
     options.tls.cert_file = PathOf("server.pem");
     options.tls.key_file = PathOf("server-key.pem");
     if (mutual) options.tls.client_ca_file = PathOf("clients.pem");
+    options.tls.reload_interval = absl::Seconds(1);
     options.authorization_policy = dir_.path() / "policy.yaml";
     options.denial_record_interval = absl::InfiniteDuration();
     ASSERT_OK_AND_ASSIGN(server_, service::Server::Start(options));
@@ -105,6 +106,35 @@ class GrpcTlsTest : public ::testing::Test {
       tls.pem_private_key = Read(client + "-key.pem");
     }
     return v1::TargetService::NewStub(grpc::CreateChannel(target_, grpc::SslCredentials(tls)));
+  }
+
+  // Whether a new connection (its own subchannel) trusting `ca_pem` and presenting client
+  // certificate `client` (unless empty) completes the TLS handshake before `timeout`.
+  bool Handshakes(const std::string& ca_pem, const std::string& client = "",
+                  absl::Duration timeout = absl::Seconds(10)) const {
+    grpc::SslCredentialsOptions tls;
+    tls.pem_root_certs = ca_pem;
+    if (!client.empty()) {
+      tls.pem_cert_chain = Read(client + ".pem");
+      tls.pem_private_key = Read(client + "-key.pem");
+    }
+    grpc::ChannelArguments args;
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    std::shared_ptr<grpc::Channel> channel =
+        grpc::CreateCustomChannel(target_, grpc::SslCredentials(tls), args);
+    return channel->WaitForConnected(absl::ToChronoTime(absl::Now() + timeout));
+  }
+  // Waits (up to 20 s) until the server's TLS file guard has refused `more` further checks
+  // of its files. Three refusals span two reload intervals, so that gRPC's own watcher of
+  // the staged copies has refreshed at least once in between.
+  bool AwaitRefusedChecks(int64_t more) const {
+    const int64_t goal = server_->tls_files()->refused() + more;
+    const absl::Time deadline = absl::Now() + absl::Seconds(20);
+    while (server_->tls_files()->refused() < goal) {
+      if (absl::Now() > deadline) return false;
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    return true;
   }
 
   static grpc::Status Register(Stub& stub, const std::string& name,
@@ -314,6 +344,38 @@ TEST_F(GrpcTlsTest, BadServerFilesFailTheStartNamingTheFlag) {
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("--tls-client-ca:")));
   // Refused before the log is opened: no database was created (or migrated).
   EXPECT_FALSE(std::filesystem::exists(options.db_path));
+}
+
+TEST_F(GrpcTlsTest, ReloadedFilesThatFailTheChecksLeaveTheLastGoodCertificateInUse) {
+  Start(/*mutual=*/true);
+  ASSERT_TRUE(Handshakes(material_.ca_cert_pem, "ops"));
+  // A certificate that does not belong to the key.
+  Write("server.pem", Read("ops.pem"));
+  ASSERT_TRUE(AwaitRefusedChecks(3));
+  EXPECT_TRUE(Handshakes(material_.ca_cert_pem, "ops"));
+  // The pair restored, and a client CA bundle without a certificate.
+  Write("server.pem", material_.server_cert_pem);
+  Write("clients.pem", "not a certificate\n");
+  ASSERT_TRUE(AwaitRefusedChecks(3));
+  EXPECT_TRUE(Handshakes(material_.ca_cert_pem, "ops"));
+  EXPECT_EQ(server_->tls_files()->published(), 0);
+
+  // A renewed certificate and key from a new CA: new connections use them.
+  ASSERT_OK_AND_ASSIGN(kubeapi::TlsMaterial renewed,
+                       kubeapi::GenerateTlsMaterial({"localhost"}, {"127.0.0.1"}));
+  ASSERT_OK_AND_ASSIGN(std::string client_ca,
+                       kubeapi::CertificatePem(material_.client_ca_cert.get()));
+  Write("clients.pem", client_ca);
+  Write("server-key.pem", renewed.server_key_pem);
+  Write("server.pem", renewed.server_cert_pem);
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  bool renewed_in_use = false;
+  while (!renewed_in_use && absl::Now() < deadline) {
+    renewed_in_use = Handshakes(renewed.ca_cert_pem, "ops", absl::Seconds(1));
+  }
+  EXPECT_TRUE(renewed_in_use);
+  EXPECT_GE(server_->tls_files()->published(), 1);
+  EXPECT_FALSE(Handshakes(material_.ca_cert_pem, "ops", absl::Seconds(2)));
 }
 
 }  // namespace grpc_tls_test

@@ -149,10 +149,15 @@ TEST_F(KubeClientIntegrationTest, CreateOnlyLeavesAnExistingObjectAlone) {
   ASSERT_OK_AND_ASSIGN(WriteResult created,
                        CreateOnly(*client_, Core("configmaps"), ConfigMap("report", "a", "agent")));
   EXPECT_TRUE(created.wrote);
+  // An existing object is read, never POSTed again: every POST now fails.
+  kubeapi::Fault no_posts = Fault("/api/v1/namespaces/default/configmaps", 500, -1);
+  no_posts.method = "POST";
+  server_->faults().Add(no_posts);
   ASSERT_OK_AND_ASSIGN(WriteResult again,
                        CreateOnly(*client_, Core("configmaps"), ConfigMap("report", "a", "mine")));
   EXPECT_FALSE(again.wrote);
   EXPECT_EQ(again.object["data"]["key"], "agent");
+  EXPECT_EQ(server_->faults().fired(), 0);
 }
 
 TEST_F(KubeClientIntegrationTest, TokenRequestThroughTheServiceAccountSubresource) {

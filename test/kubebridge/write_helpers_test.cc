@@ -97,20 +97,39 @@ TEST_F(WriteHelpersTest, CreateOrUpdatePassesOtherErrorsThrough) {
             absl::StatusCode::kPermissionDenied);
 }
 
-TEST_F(WriteHelpersTest, CreateOnlyCreates) {
+TEST_F(WriteHelpersTest, CreateOnlyCreatesAnAbsentObject) {
+  transport_->Push(FakeReply::Status(404, "NotFound", "not found"));
   transport_->Push(FakeReply::Json(201, Account("a", "1")));
   ASSERT_OK_AND_ASSIGN(WriteResult result, CreateOnly(*client_, kAccounts, Account("a")));
   EXPECT_TRUE(result.wrote);
-  EXPECT_EQ(Methods(), std::vector<std::string>{"POST"});
+  EXPECT_TRUE(result.created);
+  EXPECT_EQ(Methods(), (std::vector<std::string>{"GET", "POST"}));
 }
 
-TEST_F(WriteHelpersTest, CreateOnlyTreatsAnExistingObjectAsSuccessWithoutWrite) {
+TEST_F(WriteHelpersTest, CreateOnlyReadsAnExistingObjectWithoutWriting) {
+  transport_->Push(FakeReply::Json(200, Account("theirs", "4")));
+  ASSERT_OK_AND_ASSIGN(WriteResult result, CreateOnly(*client_, kAccounts, Account("mine")));
+  EXPECT_FALSE(result.wrote);
+  EXPECT_EQ(result.object["metadata"]["labels"]["tier"], "theirs");
+  EXPECT_EQ(Methods(), std::vector<std::string>{"GET"});
+}
+
+TEST_F(WriteHelpersTest, CreateOnlyReadsBackAnObjectCreatedBetweenItsReadAndPost) {
+  transport_->Push(FakeReply::Status(404, "NotFound", "not found"));
   transport_->Push(FakeReply::Status(409, "AlreadyExists", "exists"));
   transport_->Push(FakeReply::Json(200, Account("theirs", "4")));
   ASSERT_OK_AND_ASSIGN(WriteResult result, CreateOnly(*client_, kAccounts, Account("mine")));
   EXPECT_FALSE(result.wrote);
   EXPECT_EQ(result.object["metadata"]["labels"]["tier"], "theirs");
-  EXPECT_EQ(Methods(), (std::vector<std::string>{"POST", "GET"}));
+  EXPECT_EQ(Methods(), (std::vector<std::string>{"GET", "POST", "GET"}));
+}
+
+TEST_F(WriteHelpersTest, CreateOnlyIsAbortedWhenTheObjectVanishesAfterAlreadyExists) {
+  transport_->Push(FakeReply::Status(404, "NotFound", "not found"));
+  transport_->Push(FakeReply::Status(409, "AlreadyExists", "exists"));
+  transport_->Push(FakeReply::Status(404, "NotFound", "not found"));
+  EXPECT_EQ(CreateOnly(*client_, kAccounts, Account("mine")).status().code(),
+            absl::StatusCode::kAborted);
 }
 
 TEST_F(WriteHelpersTest, ObjectWithoutNameIsRejected) {

@@ -145,7 +145,7 @@ TEST_F(KeygenCliTest, RefusesADanglingSymbolicLinkInsteadOfFollowingIt) {
 TEST_F(KeygenCliTest, RefusesTheSameFileForBothKeys) {
   EXPECT_EQ(Run({"keygen", "--private-key", private_path_.string(), "--public-key",
                  private_path_.string()}),
-            kExitFailure);
+            kExitUsage);
   EXPECT_THAT(err_.str(), HasSubstr("--public-key"));
   EXPECT_FALSE(std::filesystem::exists(private_path_));
 }

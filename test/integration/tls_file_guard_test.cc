@@ -1,0 +1,146 @@
+// TlsFileGuard (service/tls_file_guard.h): the server's TLS files reach gRPC only as checked
+// copies in a private directory; files that fail the checks are logged once per problem and
+// counted, and the last good copies stay in use.
+#include "service/tls_file_guard.h"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test/kubeapi/tls_material.h"
+#include "test/support/captured_log.h"
+#include "test/support/status_matchers.h"
+#include "test/support/temp_dir.h"
+
+namespace credledger::testing {
+namespace tls_file_guard_test {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kNotReloaded[] =
+    "TLS files not reloaded; new connections keep the last good certificate";
+
+std::string ReadText(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+mode_t ModeOf(const std::filesystem::path& path) {
+  struct stat st {};
+  EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
+  return st.st_mode & 0777;
+}
+
+class TlsFileGuardTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_OK_AND_ASSIGN(material_, kubeapi::GenerateTlsMaterial({"localhost"}, {"127.0.0.1"}));
+    Write("server.pem", material_.server_cert_pem);
+    Write("server-key.pem", material_.server_key_pem);
+    Write("ca.pem", material_.ca_cert_pem);
+    files_.cert_file = (dir_.path() / "server.pem").string();
+    files_.key_file = (dir_.path() / "server-key.pem").string();
+    files_.client_ca_file = (dir_.path() / "ca.pem").string();
+    files_.reload_interval = absl::Seconds(1);
+  }
+  // Replaces file `name` atomically, so that the guard never reads it half-written.
+  void Write(const std::string& name, const std::string& text) {
+    const std::filesystem::path tmp = dir_.path() / (name + ".tmp");
+    std::ofstream(tmp) << text;
+    std::filesystem::rename(tmp, dir_.path() / name);
+  }
+  // Waits (up to 20 s) until `counter` of `guard` reaches `goal`.
+  static bool AwaitCount(const service::TlsFileGuard& guard,
+                         int64_t (service::TlsFileGuard::*counter)() const, int64_t goal) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(20);
+    while ((guard.*counter)() < goal) {
+      if (absl::Now() > deadline) return false;
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    return true;
+  }
+
+  TempDir dir_;
+  kubeapi::TlsMaterial material_;
+  service::ServerTlsFiles files_;
+};
+
+TEST_F(TlsFileGuardTest, StagesCopiesInAPrivateDirectoryRemovedAtTheEnd) {
+  std::filesystem::path private_dir;
+  {
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<service::TlsFileGuard> guard,
+                         service::TlsFileGuard::Start(files_));
+    const service::ServerTlsFiles& staged = guard->staged();
+    EXPECT_EQ(ReadText(staged.cert_file), material_.server_cert_pem);
+    EXPECT_EQ(ReadText(staged.key_file), material_.server_key_pem);
+    EXPECT_EQ(ReadText(staged.client_ca_file), material_.ca_cert_pem);
+    EXPECT_EQ(staged.reload_interval, files_.reload_interval);
+    EXPECT_EQ(ModeOf(staged.key_file), 0600u);
+    private_dir = std::filesystem::path(staged.key_file).parent_path().parent_path();
+    EXPECT_EQ(ModeOf(private_dir), 0700u);
+    EXPECT_NE(private_dir, dir_.path());
+  }
+  EXPECT_FALSE(std::filesystem::exists(private_dir));
+}
+
+TEST_F(TlsFileGuardTest, WithoutAClientCaNoneIsStaged) {
+  files_.client_ca_file.clear();
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<service::TlsFileGuard> guard,
+                       service::TlsFileGuard::Start(files_));
+  EXPECT_EQ(guard->staged().client_ca_file, "");
+}
+
+TEST_F(TlsFileGuardTest, StartRefusesFilesThatFailTheChecks) {
+  kubeapi::TlsMaterial other;
+  ASSERT_OK_AND_ASSIGN(other, kubeapi::GenerateTlsMaterial({"localhost"}, {}));
+  Write("server-key.pem", other.server_key_pem);
+  EXPECT_THAT(service::TlsFileGuard::Start(files_).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--tls-key: the key does not belong to the certificate")));
+  files_.reload_interval = absl::Milliseconds(500);
+  EXPECT_THAT(service::TlsFileGuard::Start(files_).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("below 1s")));
+}
+
+TEST_F(TlsFileGuardTest, FailingFilesKeepTheLastGoodCopiesAndAreLoggedOnce) {
+  CapturedLog log;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<service::TlsFileGuard> guard,
+                       service::TlsFileGuard::Start(files_));
+  ASSERT_OK_AND_ASSIGN(kubeapi::TlsMaterial renewed,
+                       kubeapi::GenerateTlsMaterial({"localhost"}, {"127.0.0.1"}));
+  Write("server-key.pem", renewed.server_key_pem);  // the certificate not yet renewed
+  ASSERT_TRUE(AwaitCount(*guard, &service::TlsFileGuard::refused, 2));
+  EXPECT_EQ(ReadText(guard->staged().key_file), material_.server_key_pem);
+  std::vector<nlohmann::json> warnings = log.Lines(kNotReloaded);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].value("level", ""), "warning");
+  EXPECT_THAT(warnings[0].value("error", ""),
+              HasSubstr("--tls-key: the key does not belong to the certificate"));
+  EXPECT_THAT(warnings[0].dump(), Not(HasSubstr("PRIVATE KEY")));
+
+  Write("server.pem", renewed.server_cert_pem);
+  ASSERT_TRUE(AwaitCount(*guard, &service::TlsFileGuard::published, 1));
+  EXPECT_EQ(ReadText(guard->staged().cert_file), renewed.server_cert_pem);
+  EXPECT_EQ(ReadText(guard->staged().key_file), renewed.server_key_pem);
+  EXPECT_EQ(ReadText(guard->staged().client_ca_file), material_.ca_cert_pem);
+
+  // A new problem is logged again.
+  Write("ca.pem", "garbage\n");
+  const int64_t refused = guard->refused();
+  ASSERT_TRUE(AwaitCount(*guard, &service::TlsFileGuard::refused, refused + 1));
+  warnings = log.Lines(kNotReloaded);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_THAT(warnings[1].value("error", ""), HasSubstr("--tls-client-ca:"));
+  EXPECT_EQ(ReadText(guard->staged().client_ca_file), material_.ca_cert_pem);
+}
+
+}  // namespace tls_file_guard_test
+}  // namespace credledger::testing
