@@ -1,6 +1,8 @@
 #include "service/client_connection.h"
 
 #include <cstdlib>
+#include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -49,6 +51,16 @@ void ClientConnection::DefineFlags(FlagSet& flags) {
 
 absl::Status ClientConnection::CheckFlags() const {
   RETURN_IF_ERROR(CheckServerAddress("--server", server_));
+  // An empty value (an unset shell variable, say) would silently mean plaintext or no
+  // client certificate.
+  for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"tls-ca", &tls_ca_},
+                                    {"tls-cert", &tls_cert_},
+                                    {"tls-key", &tls_key_}}) {
+    if (value->empty() && flags_ != nullptr && flags_->Given(flag)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag, ": must not be empty; leave the flag out for its default"));
+    }
+  }
   RETURN_IF_ERROR(CheckClientTlsFlags({tls_ca_, tls_cert_, tls_key_}));
   if (actor_.empty()) {
     // An empty --as (an unset shell variable, say) would silently call as someone else.

@@ -41,7 +41,8 @@ class ClientConnection {
   // CheckServerAddress accepts (empty included: an unset shell variable, say); "--as: ..."
   // when --as is given empty, or is not 1-128 bytes of printable ASCII without spaces (the
   // server's rule for credledger-actor; other bytes could not even be sent as gRPC
-  // metadata); "--tls-key: ..." / "--tls-cert: ..." when only one of the two is given.
+  // metadata); "--tls-ca: must not be empty ..." (and --tls-cert, --tls-key) when given
+  // empty; "--tls-key: ..." / "--tls-cert: ..." when only one of the two is given.
   absl::Status CheckFlags() const;
   // A channel to --server, over TLS when TLS is on.
   // Errors: the TLS files' (grpc_tls.h ClientTlsCredentials: unreadable, no PEM, key not of

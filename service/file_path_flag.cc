@@ -22,6 +22,12 @@ absl::Status CheckFilePathFlag(absl::string_view flag, const std::string& path) 
                                                    common::QuoteCut(path, kMaxShownPathBytes),
                                                    " names a directory; give a file path"));
   }
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ignored)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, ": ", common::QuoteCut(parent.string(), kMaxShownPathBytes),
+                     " is not an existing folder; create it first"));
+  }
   return absl::OkStatus();
 }
 

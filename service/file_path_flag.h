@@ -13,11 +13,13 @@
 
 namespace credledger::service {
 
-// Checks that `path` can name a file: it does not end in '/' and is not an existing
-// directory (the path as given, relative to the working directory). Whether the file can be
-// created is left to the writer, which names the flag and the system's reason.
+// Checks that `path` can name a file: it does not end in '/', is not an existing directory,
+// and its folder exists (the path as given, relative to the working directory; no writer of
+// these flags creates folders). Whether the file can be created is left to the writer, which
+// names the flag and the system's reason.
 // REQUIRES: `path` is not empty (each flag says itself what empty means).
-// Errors: kInvalidArgument "<flag>: \"<path>\" names a directory; give a file path".
+// Errors: kInvalidArgument "<flag>: \"<path>\" names a directory; give a file path" or
+// "<flag>: \"<folder>\" is not an existing folder; create it first".
 absl::Status CheckFilePathFlag(absl::string_view flag, const std::string& path);
 
 }  // namespace credledger::service

@@ -1,15 +1,21 @@
 #include "service/tls_file_guard.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <set>
 #include <system_error>
 #include <utility>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "common/log.h"
 #include "common/status_macros.h"
 
@@ -28,7 +34,7 @@ fs::path GenerationDir(const fs::path& dir, int64_t generation) {
 }
 
 // Creates `path` (which must not exist) with `mode` and writes `bytes` to it.
-absl::Status WriteNewFile(const fs::path& path, const std::string& bytes, mode_t mode) {
+absl::Status WriteCopy(const fs::path& path, const std::string& bytes, mode_t mode) {
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
   if (fd < 0) {
     return absl::InternalError(
@@ -53,16 +59,55 @@ absl::Status WriteNewFile(const fs::path& path, const std::string& bytes, mode_t
   return absl::OkStatus();
 }
 
-// A new private directory under the temporary directory (mkdtemp: mode 0700).
+constexpr absl::string_view kDirPrefix = "credledger-tls-";
+
+// The directories of this process's live guards, which RemoveStaleDirs leaves alone.
+absl::Mutex live_dirs_mu(absl::kConstInit);
+std::set<std::string>& LiveDirs() ABSL_EXCLUSIVE_LOCKS_REQUIRED(live_dirs_mu) {
+  static auto* dirs = new std::set<std::string>();
+  return *dirs;
+}
+
+// Removes the directories "credledger-tls-<pid>-*" in `parent` that this user owns and whose
+// process is gone: a serve killed without its shutdown (SIGKILL, an OOM kill) leaves its
+// copies behind. A directory with this process's own pid is stale too (a container restarted
+// under the same pid); directories of live processes stay.
+void RemoveStaleDirs(const fs::path& parent) ABSL_EXCLUSIVE_LOCKS_REQUIRED(live_dirs_mu) {
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(parent, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!absl::StartsWith(name, kDirPrefix)) continue;
+    absl::string_view rest = absl::string_view(name).substr(kDirPrefix.size());
+    int pid = 0;
+    if (!absl::SimpleAtoi(rest.substr(0, rest.find('-')), &pid) || pid <= 0) continue;
+    struct stat st {};
+    if (lstat(entry.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
+      continue;
+    }
+    if (pid != getpid() && (kill(pid, 0) == 0 || errno != ESRCH)) continue;
+    if (LiveDirs().count(entry.path().string()) != 0) continue;
+    std::error_code ignored;
+    fs::remove_all(entry.path(), ignored);
+    common::Log(common::LogLevel::kInfo,
+                "removed TLS file copies left by a process that did not shut down",
+                {{"directory", entry.path().string()}});
+  }
+}
+
+// A new private directory "credledger-tls-<pid>-XXXXXX" under the temporary directory
+// (mkdtemp: mode 0700), after removing the stale ones.
 absl::StatusOr<fs::path> MakePrivateDir() {
   std::error_code ec;
   fs::path parent = fs::temp_directory_path(ec);
   if (ec) return absl::InternalError(absl::StrCat("TLS file copies: ", ec.message()));
-  std::string pattern = (parent / "credledger-tls-XXXXXX").string();
+  absl::MutexLock lock(&live_dirs_mu);
+  RemoveStaleDirs(parent);
+  std::string pattern = (parent / absl::StrCat(kDirPrefix, getpid(), "-XXXXXX")).string();
   if (mkdtemp(pattern.data()) == nullptr) {
     return absl::InternalError(absl::StrCat("TLS file copies: cannot create a directory in ",
                                             parent.string(), ": ", std::strerror(errno)));
   }
+  LiveDirs().insert(pattern);
   return fs::path(pattern);
 }
 
@@ -86,7 +131,8 @@ TlsFileGuard::TlsFileGuard(ServerTlsFiles files, fs::path dir)
   staged_.cert_file = (current / kCertName).string();
   staged_.key_file = (current / kKeyName).string();
   if (!files_.client_ca_file.empty()) staged_.client_ca_file = (current / kCaName).string();
-  staged_.reload_interval = files_.reload_interval;
+  // gRPC re-reads the copies often, so that a published change applies within a second.
+  staged_.reload_interval = kStagedRefresh;
 }
 
 TlsFileGuard::~TlsFileGuard() {
@@ -95,8 +141,10 @@ TlsFileGuard::~TlsFileGuard() {
     stopping_ = true;
   }
   if (thread_.joinable()) thread_.join();
+  absl::MutexLock lock(&live_dirs_mu);
   std::error_code ignored;
   fs::remove_all(dir_, ignored);
+  LiveDirs().erase(dir_.string());
 }
 
 absl::StatusOr<TlsFileGuard::FileSet> TlsFileGuard::ReadChecked() const {
@@ -112,10 +160,10 @@ absl::Status TlsFileGuard::Publish(const FileSet& set) {
     return absl::InternalError(absl::StrCat("TLS file copies: cannot create ", gen.string(), ": ",
                                             ec ? ec.message() : "exists"));
   }
-  RETURN_IF_ERROR(WriteNewFile(gen / kCertName, set.cert, 0644));
-  RETURN_IF_ERROR(WriteNewFile(gen / kKeyName, set.key, 0600));
+  RETURN_IF_ERROR(WriteCopy(gen / kCertName, set.cert, 0644));
+  RETURN_IF_ERROR(WriteCopy(gen / kKeyName, set.key, 0600));
   if (!files_.client_ca_file.empty()) {
-    RETURN_IF_ERROR(WriteNewFile(gen / kCaName, set.ca, 0644));
+    RETURN_IF_ERROR(WriteCopy(gen / kCaName, set.ca, 0644));
   }
   // A relative link, renamed over the old one: readers see the old set or the new one.
   const fs::path link_tmp = dir_ / absl::StrCat(kCurrentLink, ".tmp");

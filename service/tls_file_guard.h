@@ -7,15 +7,18 @@
 // certificate makes every new connection fail until the files are fixed. The guard reads
 // --tls-cert, --tls-key and --tls-client-ca every reload interval and copies them into a
 // private directory (mode 0700 under the temporary directory, key copy mode 0600) only when
-// they pass; gRPC watches the copies. Files that fail are logged (once per problem, never
-// their content) and counted, and the last good copies stay in use.
+// they pass; gRPC watches the copies, re-reading them every second, so that an accepted change
+// reaches new connections within a second of the check. Files that fail are logged (once per
+// problem, never their content) and counted, and the last good copies stay in use. The
+// directory is named "credledger-tls-<pid>-XXXXXX"; at start the guard removes such
+// directories of this user whose process is gone (a serve killed without shutting down).
 //
 // Publication is atomic for gRPC's reader: each accepted set goes into a new generation
 // directory, and a symlink `current` is renamed over to point at it; gRPC reads
 // `current/key.pem` and `current/cert.pem` and retries when their modification times
-// changed during the read. Generations are published at least one reload interval (>= 1 s)
-// apart, so consecutive ones differ in modification second; the two newest are kept so that
-// a reader that resolved the link just before a swap still finds its files.
+// changed during the read (whole seconds). Generations are published at least one reload
+// interval (>= 1 s) apart, so consecutive ones differ in modification second; the two newest
+// are kept so that a reader that resolved the link just before a swap still finds its files.
 //
 // Thread-safety: the counters may be read from any thread; the guard's own thread does the
 // checks.
@@ -31,12 +34,16 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "service/grpc_tls.h"
 
 namespace credledger::service {
 
 class TlsFileGuard {
  public:
+  // How often gRPC re-reads the staged copies (a stat and a read of three small files).
+  static constexpr absl::Duration kStagedRefresh = absl::Seconds(1);
+
   // Reads and checks `files` now (errors as ServerTlsCredentials: kInvalidArgument naming the
   // flag, kNotFound / kFailedPrecondition for unreadable files), stages the copies and starts
   // re-checking every files.reload_interval (>= 1 s, else kInvalidArgument).
@@ -48,7 +55,7 @@ class TlsFileGuard {
   TlsFileGuard& operator=(const TlsFileGuard&) = delete;
 
   // The staged copies for gRPC to watch: cert_file, key_file and (when the flags gave one)
-  // client_ca_file under the private directory, with the same reload interval.
+  // client_ca_file under the private directory, with reload_interval kStagedRefresh.
   const ServerTlsFiles& staged() const { return staged_; }
   // Changed file sets copied in since the start.
   int64_t published() const { return published_.load(); }

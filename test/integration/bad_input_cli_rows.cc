@@ -69,6 +69,8 @@ void AddCliDispatcherAndServerRows(std::vector<BadInputCliRow>& rows) {
                                {"--port-file: ", "a-folder\" names a directory"}));
   rows.push_back(CliOfflineRow({"serve", "--port-file", CliInput("missing/")}, 2,
                                {"--port-file: ", "missing/\" names a directory"}));
+  rows.push_back(CliOfflineRow({"serve", "--port-file", CliInput("missing/port")}, 2,
+                               {"--port-file: ", "missing\" is not an existing folder"}));
   rows.push_back(CliOfflineRow(
       {"serve", "--http-listen", "127.0.0.1:0", "--http-port-file", CliInput("a-folder")}, 2,
       {"--http-port-file: ", "names a directory"}));
@@ -179,6 +181,10 @@ void AddCliTargetRows(std::vector<BadInputCliRow>& rows) {
                               {"--as: only printable ASCII without spaces"}));
   rows.push_back(CliClientRow({"target", "get", "demo/edge-1", "--as", ""}, 2,
                               {"--as: must not be empty; leave the flag out"}));
+  for (const char* tls_flag : {"--tls-ca", "--tls-cert", "--tls-key"}) {
+    rows.push_back(CliClientRow({"target", "get", "demo/edge-1", tls_flag, ""}, 2,
+                                {tls_flag, ": must not be empty; leave the flag out"}));
+  }
   rows.push_back(
       CliOfflineRow({"target", "get", "demo/edge-1", "--server", ""}, 2, {"--server: required"}));
   for (const char* server : {"localhost:99999", "host:", "host:abc", ":::"}) {
@@ -420,8 +426,8 @@ void AddCliAuditAndLocalRows(std::vector<BadInputCliRow>& rows) {
                    {"INVALID_ARGUMENT: filter.stream: only printable ASCII without spaces"}));
   rows.push_back(CliClientRow({"export", "--stream", "x", "--target", "demo/edge-1"}, 2,
                               {"--stream, --stream-prefix and --target exclude each other"}));
-  rows.push_back(CliClientRow({"export", "--output", CliInput("not-a-folder/export.jsonl")}, 1,
-                              {"--output: cannot open"}));
+  rows.push_back(CliClientRow({"export", "--output", CliInput("not-a-folder/export.jsonl")}, 2,
+                              {"--output: ", "not-a-folder\" is not an existing folder"}));
   rows.push_back(CliClientRow({"export", "--output", ""}, 2,
                               {"--output: must not be empty; leave the flag out"}));
   rows.push_back(CliClientRow({"export", "--output", CliInput("a-folder")}, 2,
@@ -499,7 +505,7 @@ void AddCliAuditAndLocalRows(std::vector<BadInputCliRow>& rows) {
                                1, {"invalid.yaml\" exists; choose a new file name"}));
   rows.push_back(CliOfflineRow({"keygen", "--private-key", CliInput("not-a-folder/key.pem"),
                                 "--public-key", CliInput("key.pub.pem")},
-                               1, {"--private-key: cannot create"}));
+                               2, {"--private-key: ", "not-a-folder\" is not an existing folder"}));
   rows.push_back(CliOfflineRow({"keygen", "--private-key", CliInput("new-key.pem"), "--public-key",
                                 CliInput("invalid.yaml")},
                                1, {"--public-key: ", "exists"}));

@@ -303,6 +303,8 @@ std::vector<store::RecordedEvent> LiveProcessTest::ReadLog(int64_t after_seq) {
       store::Connection::Open(db_path(), /*create=*/false, /*read_only=*/true);
   EXPECT_OK(db);
   if (!db.ok()) return events;
+  // A serve starting after a kill recovers the write-ahead log under an exclusive lock.
+  sqlite3_busy_timeout((*db)->raw(), 10000);
   absl::StatusOr<store::Statement> select = (*db)->Prepare(
       "SELECT seq, stream, stream_version, event_id, type, schema_version, recorded_at_us, "
       "metadata, payload, digest, prev_chain_hash, chain_hash, stream_hash FROM events "

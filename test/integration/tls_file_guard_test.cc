@@ -4,12 +4,17 @@
 #include "service/tls_file_guard.h"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/kubeapi/tls_material.h"
@@ -74,6 +79,7 @@ class TlsFileGuardTest : public ::testing::Test {
 };
 
 TEST_F(TlsFileGuardTest, StagesCopiesInAPrivateDirectoryRemovedAtTheEnd) {
+  files_.reload_interval = absl::Minutes(1);
   std::filesystem::path private_dir;
   {
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<service::TlsFileGuard> guard,
@@ -82,13 +88,54 @@ TEST_F(TlsFileGuardTest, StagesCopiesInAPrivateDirectoryRemovedAtTheEnd) {
     EXPECT_EQ(ReadText(staged.cert_file), material_.server_cert_pem);
     EXPECT_EQ(ReadText(staged.key_file), material_.server_key_pem);
     EXPECT_EQ(ReadText(staged.client_ca_file), material_.ca_cert_pem);
-    EXPECT_EQ(staged.reload_interval, files_.reload_interval);
+    EXPECT_EQ(staged.reload_interval, absl::Seconds(1));  // gRPC re-reads the copies often
     EXPECT_EQ(ModeOf(staged.key_file), 0600u);
     private_dir = std::filesystem::path(staged.key_file).parent_path().parent_path();
     EXPECT_EQ(ModeOf(private_dir), 0700u);
     EXPECT_NE(private_dir, dir_.path());
+    EXPECT_TRUE(absl::StartsWith(private_dir.filename().string(),
+                                 absl::StrCat("credledger-tls-", getpid(), "-")))
+        << private_dir;
   }
   EXPECT_FALSE(std::filesystem::exists(private_dir));
+}
+
+TEST_F(TlsFileGuardTest, StartRemovesTheDirectoriesOfProcessesThatAreGone) {
+  const std::filesystem::path tmp = dir_.path() / "tmp";
+  std::filesystem::create_directory(tmp);
+  const char* old_tmpdir = std::getenv("TMPDIR");
+  const std::string saved = old_tmpdir == nullptr ? "" : old_tmpdir;
+  setenv("TMPDIR", tmp.c_str(), 1);
+  // A process that has exited: its pid is free.
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  ASSERT_GT(child, 0);
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);
+  const std::filesystem::path dead = tmp / absl::StrCat("credledger-tls-", child, "-aaaaaa");
+  const std::filesystem::path restarted = tmp / absl::StrCat("credledger-tls-", getpid(), "-b");
+  const std::filesystem::path live = tmp / "credledger-tls-1-cccccc";  // init runs
+  const std::filesystem::path other = tmp / "credledger-tls-notes";
+  for (const auto& dir : {dead, restarted, live, other}) {
+    std::filesystem::create_directory(dir);
+    std::ofstream(dir / "key.pem") << "x";
+  }
+  {
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<service::TlsFileGuard> first,
+                         service::TlsFileGuard::Start(files_));
+    // A second guard of this process leaves the first one's directory alone.
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<service::TlsFileGuard> second,
+                         service::TlsFileGuard::Start(files_));
+    EXPECT_TRUE(std::filesystem::exists(first->staged().key_file));
+    EXPECT_FALSE(std::filesystem::exists(dead));
+    EXPECT_FALSE(std::filesystem::exists(restarted));
+    EXPECT_TRUE(std::filesystem::exists(live / "key.pem"));
+    EXPECT_TRUE(std::filesystem::exists(other / "key.pem"));
+  }
+  if (old_tmpdir == nullptr) {
+    unsetenv("TMPDIR");
+  } else {
+    setenv("TMPDIR", saved.c_str(), 1);
+  }
 }
 
 TEST_F(TlsFileGuardTest, WithoutAClientCaNoneIsStaged) {

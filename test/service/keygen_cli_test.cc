@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "audit/signing_key.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -150,12 +151,14 @@ TEST_F(KeygenCliTest, RefusesTheSameFileForBothKeys) {
   EXPECT_FALSE(std::filesystem::exists(private_path_));
 }
 
-TEST_F(KeygenCliTest, MissingFolderFailsAndNamesTheFile) {
+TEST_F(KeygenCliTest, MissingFolderIsAUsageErrorNamingTheFolder) {
   const std::filesystem::path missing = dir_.path() / "absent" / "key.pem";
-  EXPECT_EQ(Run({"keygen", "--private-key", missing.string(), "--public-key",
-                 public_path_.string()}),
-            kExitFailure);
-  EXPECT_THAT(err_.str(), HasSubstr(missing.string()));
+  EXPECT_EQ(
+      Run({"keygen", "--private-key", missing.string(), "--public-key", public_path_.string()}),
+      kExitUsage);
+  EXPECT_THAT(err_.str(),
+              HasSubstr(absl::StrCat("--private-key: \"", missing.parent_path().string(),
+                                     "\" is not an existing folder")));
   EXPECT_FALSE(std::filesystem::exists(public_path_));
 }
 
