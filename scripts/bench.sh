@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: runs every benchmark under test/bench at full size (fleet_bench, 100,000
-# Targets, takes well over an hour on 2 cores; docs/performance.md, "Fleet scale").
+# Targets, takes nearly two hours and about 15 GiB of memory on 2 cores; docs/performance.md,
+# "Fleet scale").
 set -euo pipefail
 build="${1:-build}"
 for bench in "$build"/test/bench/*_bench; do
