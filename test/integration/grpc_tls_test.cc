@@ -20,6 +20,7 @@
 #include "service/server.h"
 #include "store/event_codec.h"
 #include "store/sqlite_event_store.h"
+#include "test/integration/await_tls_file_guard.h"
 #include "test/kubeapi/tls_material.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
@@ -128,13 +129,8 @@ class GrpcTlsTest : public ::testing::Test {
   // of its files. Three refusals span two reload intervals, so that gRPC's own watcher of
   // the staged copies has refreshed at least once in between.
   bool AwaitRefusedChecks(int64_t more) const {
-    const int64_t goal = server_->tls_files()->refused() + more;
-    const absl::Time deadline = absl::Now() + absl::Seconds(20);
-    while (server_->tls_files()->refused() < goal) {
-      if (absl::Now() > deadline) return false;
-      absl::SleepFor(absl::Milliseconds(20));
-    }
-    return true;
+    const service::TlsFileGuard& guard = *server_->tls_files();
+    return AwaitTlsFileGuardCount(guard, &service::TlsFileGuard::refused, guard.refused() + more);
   }
 
   static grpc::Status Register(Stub& stub, const std::string& name,

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test/integration/await_tls_file_guard.h"
 #include "test/kubeapi/tls_material.h"
 #include "test/support/captured_log.h"
 #include "test/support/status_matchers.h"
@@ -61,16 +62,6 @@ class TlsFileGuardTest : public ::testing::Test {
     const std::filesystem::path tmp = dir_.path() / (name + ".tmp");
     std::ofstream(tmp) << text;
     std::filesystem::rename(tmp, dir_.path() / name);
-  }
-  // Waits (up to 20 s) until `counter` of `guard` reaches `goal`.
-  static bool AwaitCount(const service::TlsFileGuard& guard,
-                         int64_t (service::TlsFileGuard::*counter)() const, int64_t goal) {
-    const absl::Time deadline = absl::Now() + absl::Seconds(20);
-    while ((guard.*counter)() < goal) {
-      if (absl::Now() > deadline) return false;
-      absl::SleepFor(absl::Milliseconds(20));
-    }
-    return true;
   }
 
   TempDir dir_;
@@ -164,7 +155,7 @@ TEST_F(TlsFileGuardTest, FailingFilesKeepTheLastGoodCopiesAndAreLoggedOnce) {
   ASSERT_OK_AND_ASSIGN(kubeapi::TlsMaterial renewed,
                        kubeapi::GenerateTlsMaterial({"localhost"}, {"127.0.0.1"}));
   Write("server-key.pem", renewed.server_key_pem);  // the certificate not yet renewed
-  ASSERT_TRUE(AwaitCount(*guard, &service::TlsFileGuard::refused, 2));
+  ASSERT_TRUE(AwaitTlsFileGuardCount(*guard, &service::TlsFileGuard::refused, 2));
   EXPECT_EQ(ReadText(guard->staged().key_file), material_.server_key_pem);
   std::vector<nlohmann::json> warnings = log.Lines(kNotReloaded);
   ASSERT_EQ(warnings.size(), 1u);
@@ -174,7 +165,7 @@ TEST_F(TlsFileGuardTest, FailingFilesKeepTheLastGoodCopiesAndAreLoggedOnce) {
   EXPECT_THAT(warnings[0].dump(), Not(HasSubstr("PRIVATE KEY")));
 
   Write("server.pem", renewed.server_cert_pem);
-  ASSERT_TRUE(AwaitCount(*guard, &service::TlsFileGuard::published, 1));
+  ASSERT_TRUE(AwaitTlsFileGuardCount(*guard, &service::TlsFileGuard::published, 1));
   EXPECT_EQ(ReadText(guard->staged().cert_file), renewed.server_cert_pem);
   EXPECT_EQ(ReadText(guard->staged().key_file), renewed.server_key_pem);
   EXPECT_EQ(ReadText(guard->staged().client_ca_file), material_.ca_cert_pem);
@@ -182,7 +173,7 @@ TEST_F(TlsFileGuardTest, FailingFilesKeepTheLastGoodCopiesAndAreLoggedOnce) {
   // A new problem is logged again.
   Write("ca.pem", "garbage\n");
   const int64_t refused = guard->refused();
-  ASSERT_TRUE(AwaitCount(*guard, &service::TlsFileGuard::refused, refused + 1));
+  ASSERT_TRUE(AwaitTlsFileGuardCount(*guard, &service::TlsFileGuard::refused, refused + 1));
   warnings = log.Lines(kNotReloaded);
   ASSERT_EQ(warnings.size(), 2u);
   EXPECT_THAT(warnings[1].value("error", ""), HasSubstr("--tls-client-ca:"));
