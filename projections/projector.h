@@ -38,6 +38,7 @@
 #include "absl/time/time.h"
 #include "common/status_macros.h"
 #include "store/event_store.h"
+#include "store/page_reader.h"
 #include "store/subscription.h"
 
 namespace credledger::projections {
@@ -57,20 +58,44 @@ struct ProjectionChange {
   State state;
 };
 
+// Folds `event` into `projection` for a fold read only when done: with ApplyDeferred when P
+// has one (then Settle must follow, see status_projection.h), else with Apply.
+template <typename P>
+absl::Status ApplyInBulk(P& projection, const store::RecordedEvent& event) {
+  if constexpr (requires { projection.ApplyDeferred(event); }) {
+    return projection.ApplyDeferred(event);
+  } else {
+    return projection.Apply(event).status();
+  }
+}
+
+// Ends a fold of ApplyInBulk calls: Settle when P has one.
+template <typename P>
+absl::Status SettleBulk(P& projection) {
+  if constexpr (requires { projection.Settle(); }) {
+    return projection.Settle();
+  } else {
+    return absl::OkStatus();
+  }
+}
+
 // Folds the log from `projection.seq()` up to `until_seq` (inclusive) into `projection`,
-// page by page. Errors: kDataLoss for undecodable events; store read errors.
+// page by page with the next page read meanwhile (store::PageReader; ApplyInBulk, then
+// SettleBulk). Errors: kDataLoss for undecodable events; store read errors.
 template <typename P>
 absl::Status CatchUp(store::EventStore& store, int64_t until_seq, P& projection) {
   constexpr int kPage = 512;
+  if (projection.seq() >= until_seq) return absl::OkStatus();
+  store::PageReader pages(&store, projection.seq(), kPage);
   while (projection.seq() < until_seq) {
-    ASSIGN_OR_RETURN(auto page, store.ReadAll(projection.seq(), kPage));
+    ASSIGN_OR_RETURN(auto page, pages.Next());
     if (page.empty()) break;
     for (const store::RecordedEvent& e : page) {
-      if (e.seq > until_seq) return absl::OkStatus();
-      RETURN_IF_ERROR(projection.Apply(e).status());
+      if (e.seq > until_seq) break;
+      RETURN_IF_ERROR(ApplyInBulk(projection, e));
     }
   }
-  return absl::OkStatus();
+  return SettleBulk(projection);
 }
 
 template <typename P>

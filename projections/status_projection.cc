@@ -21,6 +21,26 @@ std::optional<std::pair<std::string, std::string>> TargetOfStream(absl::string_v
   return std::make_pair(std::string(parts[1]), std::string(parts[2]));
 }
 
+bool IsReportReceived(const v1::Condition& reporting) {
+  return reporting.status() == "True" && reporting.reason() == kReportReceivedReason;
+}
+
+// kDataLoss unless `event` is the one after `seq`.
+absl::Status CheckOrder(int64_t seq, const store::RecordedEvent& event) {
+  if (event.seq == seq + 1) return absl::OkStatus();
+  return absl::DataLossError(
+      absl::StrCat("status projection at seq ", seq, " was handed seq ", event.seq));
+}
+
+// Whether `event` is a ReportAccepted at the schema version this binary writes, whose
+// summary ReadReportSummary can read.
+bool IsCurrentReport(const store::RecordedEvent& event) {
+  static const std::string* const type =
+      new std::string(v1::ReportAccepted::descriptor()->full_name());
+  static const uint32_t version = store::EventCodec::Default().known_types().at(*type);
+  return event.type == *type && event.schema_version == version;
+}
+
 // Takes `status` out of `tally` (before a change) or puts it in (after), when active.
 void Uncount(ConditionTally& tally, const v1::TargetStatus& status) {
   if (status.active()) tally.Remove(status.reporting());
@@ -37,16 +57,83 @@ std::string StatusKey(absl::string_view target_namespace, absl::string_view name
 
 absl::StatusOr<std::vector<std::string>> StatusProjection::Apply(
     const store::RecordedEvent& recorded) {
-  if (recorded.seq != seq_ + 1) {
-    return absl::DataLossError(absl::StrCat("status projection at seq ", seq_,
-                                            " was handed seq ", recorded.seq));
+  RETURN_IF_ERROR(Settle());
+  return ApplyNow(recorded);
+}
+
+absl::Status StatusProjection::ApplyDeferred(const store::RecordedEvent& recorded) {
+  RETURN_IF_ERROR(CheckOrder(seq_, recorded));
+  if (IsCurrentReport(recorded)) {
+    std::optional<std::pair<std::string, std::string>> key = TargetOfStream(recorded.stream);
+    auto it = key.has_value() ? targets_.find(*key) : targets_.end();
+    if (it == targets_.end()) {
+      seq_ = recorded.seq;  // no rollup to change: Apply would change nothing either
+      return absl::OkStatus();
+    }
+    if (!ReadReportSummary(recorded.payload, summary_)) {
+      return absl::DataLossError(absl::StrCat("event seq ", recorded.seq, ": payload of ",
+                                              recorded.type, " does not parse"));
+    }
+    v1::TargetStatus& status = it->second;
+    OpenRun& open = runs_[&status];
+    const EventPosition at{recorded.seq, recorded.stream_version,
+                           absl::FromUnixMicros(recorded.recorded_at_us)};
+    // A folded report leaves Reporting True/ReportReceived: the tally changes only when it
+    // was something else before.
+    const bool recount = !IsReportReceived(status.reporting());
+    if (recount) Uncount(reporting_, status);
+    const bool folded = FoldReportSummary(status, summary_, at, open.run);
+    if (recount) Count(reporting_, status);
+    if (folded) {
+      open.last.seq = recorded.seq;
+      open.last.type = recorded.type;
+      open.last.schema_version = recorded.schema_version;
+      open.last.payload.assign(recorded.payload);
+    } else if (!open.run.has_value()) {
+      runs_.erase(&status);
+    }
+    seq_ = recorded.seq;
+    return absl::OkStatus();
   }
+  // Other events of a Target end its run before they are folded. A liveness entry does not
+  // (FinishReportRun keeps what it sets).
+  if (ChangesStatus(recorded.type) && recorded.stream != kLivenessStream) {
+    if (std::optional<std::pair<std::string, std::string>> key = TargetOfStream(recorded.stream)) {
+      auto it = targets_.find(*key);
+      if (it != targets_.end()) RETURN_IF_ERROR(SettleRun(it->second));
+    }
+  }
+  return ApplyNow(recorded).status();
+}
+
+absl::Status StatusProjection::Settle() {
+  while (!runs_.empty()) RETURN_IF_ERROR(SettleRun(*runs_.begin()->first));
+  return absl::OkStatus();
+}
+
+absl::Status StatusProjection::SettleRun(v1::TargetStatus& status) {
+  auto it = runs_.find(&status);
+  if (it == runs_.end()) return absl::OkStatus();
+  OpenRun open = std::move(it->second);
+  runs_.erase(it);
+  RETURN_IF_ERROR(store::EventCodec::Default().DecodeInto(open.last, decoded_));
+  Uncount(reporting_, status);
+  FinishReportRun(status, decoded_, *open.run);
+  Count(reporting_, status);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>> StatusProjection::ApplyNow(
+    const store::RecordedEvent& recorded) {
+  RETURN_IF_ERROR(CheckOrder(seq_, recorded));
   std::vector<std::string> changed;
   if (!ChangesStatus(recorded.type)) {
     seq_ = recorded.seq;  // credential, identity and cluster events: not part of the rollups
     return changed;
   }
-  v1::Event& event = decoded_;
+  // Liveness batches (large, and rare) get a message of their own so that neither kind
+  // throws away the other's memory.
+  v1::Event& event = recorded.stream == kLivenessStream ? decoded_liveness_ : decoded_;
   RETURN_IF_ERROR(store::EventCodec::Default().DecodeInto(recorded, event));
   seq_ = recorded.seq;
   const EventPosition at{recorded.seq, recorded.stream_version,

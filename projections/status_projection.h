@@ -19,12 +19,15 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "credledger/v1/events.pb.h"
 #include "credledger/v1/state.pb.h"
 #include "projections/condition_tally.h"
+#include "projections/report_summary.h"
+#include "projections/target_status.h"
 #include "store/event_store.h"
 
 namespace credledger::projections {
@@ -54,7 +57,24 @@ class StatusProjection {
   // decoded.
   // Errors: kDataLoss when the event is out of order, or is one this projection folds and
   // does not decode (nothing changes).
+  // Runs ApplyDeferred left open are folded first (Settle).
   absl::StatusOr<std::vector<std::string>> Apply(const store::RecordedEvent& event);
+
+  // Folds `event` like Apply, for a fold that reads the projection only when it is done (a
+  // catch-up, a rebuild, an as-of answer): a ReportAccepted at the current schema version is
+  // read only for its summary (report_summary.h) and joins its Target's run of reports
+  // (FoldReportSummary, target_status.h), which is folded in full from its last report at the
+  // Target's next event of another type (liveness entries aside), or at Settle. Every report
+  // but the last of a run is thus never decoded: it is checked only to be well-formed wire
+  // data. The projection must not be read (Get, List, SilentSince, reporting, Serialize) until
+  // Settle has returned. The last report of each open run is kept (its stored bytes, about
+  // 2 KB) until then.
+  // Errors: those of Apply; kDataLoss for a report whose summary does not read, and for a
+  // run's last report that does not decode (then at the event that ends the run).
+  absl::Status ApplyDeferred(const store::RecordedEvent& event);
+  // Folds the last report of every run ApplyDeferred left open, in full.
+  // Errors: kDataLoss when one does not decode (the projection is then unusable).
+  absl::Status Settle();
 
   // One Target's rollup, including a finalized one (active false); nullopt when the Target
   // was never registered.
@@ -82,14 +102,33 @@ class StatusProjection {
   static absl::StatusOr<StatusProjection> Deserialize(absl::string_view bytes);
 
  private:
+  // A Target's open run of reports (ApplyDeferred): its tracked conditions and its last
+  // report as stored (seq, type, schema version and payload are set).
+  struct OpenRun {
+    std::optional<ReportRun> run;
+    store::RecordedEvent last;
+  };
+
+  // Apply without settling open runs first. REQUIRES: no open run of the event's Target, unless
+  // the event is a LivenessObserved.
+  absl::StatusOr<std::vector<std::string>> ApplyNow(const store::RecordedEvent& event);
+  // Folds the open run of `status` (if any) in full and closes it.
+  absl::Status SettleRun(v1::TargetStatus& status);
+
   // By (namespace, name).
   std::map<std::pair<std::string, std::string>, v1::TargetStatus> targets_;
+  // Open runs of ApplyDeferred by their Target's rollup in targets_ (map nodes do not move).
+  absl::flat_hash_map<v1::TargetStatus*, OpenRun> runs_;
+  // The summary ApplyDeferred reads into, kept to reuse its memory; no state.
+  ReportSummary summary_;
   int64_t seq_ = 0;
   // Derived from targets_ (not serialized): the Reporting conditions of active Targets.
   ConditionTally reporting_;
   // The message Apply decodes into, kept to reuse its memory (after a report, it holds the
   // report that one replaced); no state.
   v1::Event decoded_;
+  // The same for the `liveness` stream's batches.
+  v1::Event decoded_liveness_;
 };
 
 }  // namespace credledger::projections

@@ -20,6 +20,14 @@ constexpr size_t kMaxNamedReleases = 5;
 
 // --- PreflightReady (issue 3, "Rollups") ---
 
+// PreflightReady's status over a report's checks: False when one failed, Unknown when one
+// errored or there are none, else True.
+const char* PreflightStatus(int checks, bool any_failed, bool any_errored) {
+  if (any_failed) return "False";
+  if (any_errored || checks == 0) return "Unknown";
+  return "True";
+}
+
 void UpdatePreflight(v1::TargetStatus& status, absl::Time at) {
   std::vector<std::string> errored, failed;
   const auto& checks = status.last_report().preflight_checks();
@@ -32,21 +40,22 @@ void UpdatePreflight(v1::TargetStatus& status, absl::Time at) {
   }
   const std::string errored_text = absl::StrCat("errored: ", absl::StrJoin(errored, ", "));
   const std::string failed_text = absl::StrCat("failed: ", absl::StrJoin(failed, ", "));
+  const char* condition_status = PreflightStatus(checks.size(), !failed.empty(), !errored.empty());
   v1::Condition& c = *status.mutable_preflight_ready();
   if (!errored.empty() && !failed.empty()) {
-    SetCondition(c, kPreflightReadyCondition, "False", "ChecksErroredAndFailed",
+    SetCondition(c, kPreflightReadyCondition, condition_status, "ChecksErroredAndFailed",
                  absl::StrCat(errored_text, "; ", failed_text), at);
   } else if (!failed.empty()) {
-    SetCondition(c, kPreflightReadyCondition, "False", "ChecksFailed", failed_text, at);
+    SetCondition(c, kPreflightReadyCondition, condition_status, "ChecksFailed", failed_text, at);
   } else if (!errored.empty()) {
-    SetCondition(c, kPreflightReadyCondition, "Unknown", "ChecksErrored", errored_text, at);
+    SetCondition(c, kPreflightReadyCondition, condition_status, "ChecksErrored", errored_text, at);
   } else if (checks.empty()) {
-    SetCondition(c, kPreflightReadyCondition, "Unknown", "NoChecks",
+    SetCondition(c, kPreflightReadyCondition, condition_status, "NoChecks",
                  status.has_last_report() ? "the last report has no preflight checks"
                                           : "no report received yet",
                  at);
   } else {
-    SetCondition(c, kPreflightReadyCondition, "True", "AllChecksPassed",
+    SetCondition(c, kPreflightReadyCondition, condition_status, "AllChecksPassed",
                  absl::StrCat("all ", checks.size(), " preflight checks passed"), at);
   }
 }
@@ -76,6 +85,15 @@ v1::ReleasePhase PhaseOfRank(int rank) {
                                           v1::RELEASE_PHASE_PENDING, v1::RELEASE_PHASE_DEGRADED,
                                           v1::RELEASE_PHASE_FAILED};
   return kByRank[rank];
+}
+
+// The worst rank of an empty list of releases.
+constexpr int kNoReleases = -1;
+
+// ReleasesReady's status for the worst rank among the releases: True when all are Ready,
+// Unknown up to Pending and when there are none, False for Degraded and Failed.
+const char* ReleasesStatus(int worst) {
+  return worst == 0 ? "True" : worst <= 2 ? "Unknown" : "False";
 }
 
 bool SameRelease(const v1::ReleaseStatus& r, const v1::BoundRelease& b) {
@@ -111,7 +129,7 @@ void Count(const v1::ReleaseRollup& r, v1::TargetStatus& status) {
 void UpdateReleasesReady(v1::TargetStatus& status, absl::Time at) {
   v1::Condition& c = *status.mutable_releases_ready();
   if (status.releases().empty()) {
-    SetCondition(c, kReleasesReadyCondition, "Unknown", "NoReleases",
+    SetCondition(c, kReleasesReadyCondition, ReleasesStatus(kNoReleases), "NoReleases",
                  "no release reported or bound", at);
     return;
   }
@@ -131,8 +149,7 @@ void UpdateReleasesReady(v1::TargetStatus& status, absl::Time at) {
   std::string message = absl::StrCat(in_worst, " of ", status.releases_size(), " releases ", phase,
                                      ": ", absl::StrJoin(named, ", "));
   if (in_worst > named.size()) absl::StrAppend(&message, " and ", in_worst - named.size(), " more");
-  const char* condition_status = worst == 0 ? "True" : worst <= 2 ? "Unknown" : "False";
-  SetCondition(c, kReleasesReadyCondition, condition_status, phase, message, at);
+  SetCondition(c, kReleasesReadyCondition, ReleasesStatus(worst), phase, message, at);
 }
 
 // Rebuilds releases, counts and ReleasesReady from the last report and the bound releases.
@@ -168,7 +185,8 @@ void UpdateReleases(v1::TargetStatus& status, absl::Time at) {
 // --- Reporting (issue 3, "Rollups": liveness and staleness) ---
 
 bool SetReportingTrue(v1::TargetStatus& status, absl::Time at) {
-  return SetCondition(*status.mutable_reporting(), kReportingCondition, "True", "ReportReceived",
+  return SetCondition(*status.mutable_reporting(), kReportingCondition, "True",
+                      kReportReceivedReason,
                       absl::StrCat("last report or heartbeat received at ",
                                    common::FormatRfc3339(FromProto(status.last_seen_at()))),
                       at);
@@ -326,6 +344,59 @@ bool SameBoundReleases(const v1::TargetStatus& status, const v1::BoundReleasesSe
     if (a.name() != b.name() || a.namespace_() != b.namespace_()) return false;
   }
   return true;
+}
+
+bool FoldReportSummary(v1::TargetStatus& status, const ReportSummary& summary,
+                       const EventPosition& at, std::optional<ReportRun>& run) {
+  if (!Owns(status, summary.target_uid)) return false;
+  if (!run.has_value()) {
+    run = ReportRun{at, status.preflight_ready().status(),
+                    FromProto(status.preflight_ready().last_transition_time()),
+                    status.releases_ready().status(),
+                    FromProto(status.releases_ready().last_transition_time())};
+  }
+  run->last_at = at;
+  // As ApplyReport, except for the report itself and the conditions' reasons and messages.
+  *status.mutable_last_report_received_at() = summary.received_at;
+  if (FromProto(summary.received_at) > FromProto(status.last_seen_at())) {
+    *status.mutable_last_seen_at() = summary.received_at;
+  }
+  if (FromProto(summary.last_report_time) > FromProto(status.last_report_time())) {
+    *status.mutable_last_report_time() = summary.last_report_time;
+  }
+  SetReportingTrue(status, at.recorded_at);
+  const absl::string_view preflight =
+      PreflightStatus(summary.checks, summary.any_check_failed, summary.any_check_errored);
+  if (run->preflight_status != preflight) {
+    run->preflight_status = std::string(preflight);
+    run->preflight_since = at.recorded_at;
+  }
+  // As UpdateReleases: the reported releases, then the bound ones the report lacks (Pending).
+  int worst = kNoReleases;
+  for (const ReportSummary::Release& r : summary.releases) worst = std::max(worst, Rank(r.phase));
+  for (const v1::BoundRelease& bound : status.bound_releases()) {
+    if (std::none_of(summary.releases.begin(), summary.releases.end(),
+                     [&](const ReportSummary::Release& r) {
+                       return r.name == bound.name() && r.namespace_ == bound.namespace_();
+                     })) {
+      worst = std::max(worst, Rank(v1::RELEASE_PHASE_PENDING));
+    }
+  }
+  const absl::string_view releases = ReleasesStatus(worst);
+  if (run->releases_status != releases) {
+    run->releases_status = std::string(releases);
+    run->releases_since = at.recorded_at;
+  }
+  status.set_last_seq(at.seq);
+  return true;
+}
+
+void FinishReportRun(v1::TargetStatus& status, v1::Event& event, const ReportRun& run) {
+  const int64_t last_seq = status.last_seq();  // a liveness entry may have come after the run
+  EvolveStatus(status, event, run.last_at);
+  status.set_last_seq(last_seq);
+  *status.mutable_preflight_ready()->mutable_last_transition_time() = ToProto(run.preflight_since);
+  *status.mutable_releases_ready()->mutable_last_transition_time() = ToProto(run.releases_since);
 }
 
 bool ChangesStatus(absl::string_view type) {

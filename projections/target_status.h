@@ -4,12 +4,14 @@
 // Used by the status projection and by the report decider, so both see the same rules.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "credledger/v1/events.pb.h"
 #include "credledger/v1/state.pb.h"
+#include "projections/report_summary.h"
 #include "projections/target_state.h"
 
 namespace credledger::projections {
@@ -18,6 +20,8 @@ namespace credledger::projections {
 inline constexpr char kReportingCondition[] = "Reporting";
 inline constexpr char kPreflightReadyCondition[] = "PreflightReady";
 inline constexpr char kReleasesReadyCondition[] = "ReleasesReady";
+// Reporting's reason after a report or heartbeat (status True).
+inline constexpr char kReportReceivedReason[] = "ReportReceived";
 
 // Folds `event` into `status`, the rollup of the Target the event's stream names.
 //   TargetRegistered with a uid other than status.target_uid, or after finalization, starts
@@ -45,6 +49,36 @@ inline constexpr char kReleasesReadyCondition[] = "ReleasesReady";
 // previous report, and a fold may decode its next event into the same message to reuse that
 // memory.
 void EvolveStatus(v1::TargetStatus& status, v1::Event& event, const EventPosition& at);
+
+// A run of ReportAccepted events of one Target folded by their summaries (FoldReportSummary)
+// and not yet in full: what a report does to PreflightReady and ReleasesReady depends on the
+// reports before it only through their statuses and transition times, kept here; everything
+// else a report sets is overwritten by the next one.
+struct ReportRun {
+  EventPosition last_at;         // the position of the run's last report
+  std::string preflight_status;  // PreflightReady's status after the run's last report
+  absl::Time preflight_since;    // and its last transition time
+  std::string releases_status;   // the same for ReleasesReady
+  absl::Time releases_since;
+};
+
+// Folds a ReportAccepted known by its summary (report_summary.h) at `at` into `status`, for a
+// fold that decodes only the last report of a run: last_seq, last_report_received_at,
+// last_seen_at, last_report_time and Reporting as EvolveStatus sets them; PreflightReady's and
+// ReleasesReady's statuses and transition times only in `run` (started from the status's
+// conditions when empty). last_report, releases, their counts and those two conditions keep
+// the values of before the run until FinishReportRun. The bound releases must not change
+// during a run, and the only other events folded into the status during it may be liveness
+// entries (ApplyLiveness). Returns false, changing nothing, for a report of another
+// incarnation or of a finalized one (EvolveStatus ignores it too).
+bool FoldReportSummary(v1::TargetStatus& status, const ReportSummary& summary,
+                       const EventPosition& at, std::optional<ReportRun>& run);
+
+// Ends a run: folds `event`, the decoded ReportAccepted at run.last_at, with EvolveStatus
+// (its report is swapped out, as there), then sets the transition times the run tracked and
+// keeps last_seq. The status is then byte for byte what EvolveStatus of every report of the run
+// (and ApplyLiveness of the entries between them) would have left.
+void FinishReportRun(v1::TargetStatus& status, v1::Event& event, const ReportRun& run);
 
 // Whether events of `type` (fully qualified, e.g. "credledger.v1.ReportAccepted") can change
 // a status rollup: TargetRegistered, TargetFinalized, ReportAccepted, ReportingStale,

@@ -35,10 +35,16 @@ absl::Status SqliteError(int rc, absl::string_view context, sqlite3* db) {
 }
 
 Statement::~Statement() {
-  if (stmt_ != nullptr) sqlite3_finalize(stmt_);
+  if (stmt_ == nullptr) return;
+  if (owned_) {
+    sqlite3_finalize(stmt_);
+  } else {
+    Reset();  // also ends the read transaction an unfinished step holds
+  }
 }
 
-Statement::Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) {
+Statement::Statement(Statement&& other) noexcept
+    : db_(other.db_), stmt_(other.stmt_), owned_(other.owned_) {
   other.stmt_ = nullptr;
 }
 
@@ -122,7 +128,7 @@ Connection::~Connection() {
   sqlite3_close_v2(db_);
 }
 
-absl::Status Connection::ExecCached(absl::string_view sql, absl::string_view context) {
+absl::StatusOr<sqlite3_stmt*> Connection::Cached(absl::string_view sql, absl::string_view context) {
   auto it = cached_.find(sql);
   if (it == cached_.end()) {
     sqlite3_stmt* stmt = nullptr;
@@ -131,11 +137,23 @@ absl::Status Connection::ExecCached(absl::string_view sql, absl::string_view con
     if (rc != SQLITE_OK) return SqliteError(rc, context, db_);
     it = cached_.emplace(std::string(sql), stmt).first;
   }
-  int rc = sqlite3_step(it->second);
-  while (rc == SQLITE_ROW) rc = sqlite3_step(it->second);
+  return it->second;
+}
+
+absl::Status Connection::ExecCached(absl::string_view sql, absl::string_view context) {
+  absl::StatusOr<sqlite3_stmt*> stmt = Cached(sql, context);
+  if (!stmt.ok()) return stmt.status();
+  int rc = sqlite3_step(*stmt);
+  while (rc == SQLITE_ROW) rc = sqlite3_step(*stmt);
   absl::Status status = rc == SQLITE_DONE ? absl::OkStatus() : SqliteError(rc, context, db_);
-  sqlite3_reset(it->second);  // leaves the error code of the step on the connection
+  sqlite3_reset(*stmt);  // leaves the error code of the step on the connection
   return status;
+}
+
+absl::StatusOr<Statement> Connection::PrepareCached(absl::string_view sql) {
+  absl::StatusOr<sqlite3_stmt*> stmt = Cached(sql, absl::StrCat("prepare: ", sql));
+  if (!stmt.ok()) return stmt.status();
+  return Statement(db_, *stmt, /*owned=*/false);
 }
 
 absl::Status Connection::Exec(absl::string_view sql, absl::string_view context) {

@@ -27,7 +27,10 @@ absl::Status SqliteError(int rc, absl::string_view context, sqlite3* db);
 
 class Statement {
  public:
-  Statement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  // Finalizes `stmt` when destroyed when `owned`; else (a statement the connection keeps,
+  // Connection::PrepareCached) resets it and clears its bindings.
+  Statement(sqlite3* db, sqlite3_stmt* stmt, bool owned = true)
+      : db_(db), stmt_(stmt), owned_(owned) {}
   ~Statement();
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
@@ -55,6 +58,7 @@ class Statement {
  private:
   sqlite3* db_;
   sqlite3_stmt* stmt_;
+  bool owned_;
 };
 
 class Connection {
@@ -78,6 +82,11 @@ class Connection {
   absl::Status ExecCached(absl::string_view sql, absl::string_view context);
   // Compiles one statement. Errors: kInternal on invalid SQL.
   absl::StatusOr<Statement> Prepare(absl::string_view sql);
+  // Like Prepare, for SQL run often (the log's page reads): the statement is compiled on its
+  // first use and kept until the connection closes; the returned Statement resets it when
+  // destroyed. REQUIRES: no other Statement of the same `sql` from this call is alive.
+  // Errors as Prepare.
+  absl::StatusOr<Statement> PrepareCached(absl::string_view sql);
   // Reads a single integer (first column of the first row); `fallback` when there is no row.
   absl::StatusOr<int64_t> QueryInt(absl::string_view sql, int64_t fallback);
 
@@ -85,8 +94,11 @@ class Connection {
 
  private:
   explicit Connection(sqlite3* db) : db_(db) {}
+  // The kept statement of `sql`, compiled on first use. Errors as Prepare, naming `context`.
+  absl::StatusOr<sqlite3_stmt*> Cached(absl::string_view sql, absl::string_view context);
   sqlite3* db_;
-  // ExecCached's statements by SQL text; finalized before the connection closes.
+  // ExecCached's and PrepareCached's statements by SQL text; finalized before the connection
+  // closes.
   std::map<std::string, sqlite3_stmt*, std::less<>> cached_;
 };
 

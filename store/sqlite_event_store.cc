@@ -569,9 +569,9 @@ absl::StatusOr<std::vector<RecordedEvent>> SqliteEventStore::ReadAll(int64_t aft
                                                                      int limit) {
   if (limit <= 0) return absl::InvalidArgumentError("read: limit must be > 0");
   ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
-  ASSIGN_OR_RETURN(Statement stmt,
-                   db->Prepare(absl::StrCat("SELECT ", kEventColumns,
-                                            " FROM events WHERE seq > ? ORDER BY seq LIMIT ?")));
+  static const std::string* const kSql = new std::string(
+      absl::StrCat("SELECT ", kEventColumns, " FROM events WHERE seq > ? ORDER BY seq LIMIT ?"));
+  ASSIGN_OR_RETURN(Statement stmt, db->PrepareCached(*kSql));
   stmt.Bind(1, after_seq).Bind(2, limit);
   return CollectEvents(stmt);
 }

@@ -1,0 +1,250 @@
+// Tests of the status projection's bulk fold (StatusProjection::ApplyDeferred and Settle,
+// projections/status_projection.h): on random logs of registrations, reports whose checks and
+// release phases change, bound releases, staleness, liveness batches, finalizations and
+// re-registrations, it gives byte for byte the projection Apply gives, at every point it is
+// settled, and its errors name the event.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "projections/proto_time.h"
+#include "projections/report_streams.h"
+#include "projections/status_projection.h"
+#include "projections/target_state.h"
+#include "store/event_codec.h"
+#include "test/support/status_matchers.h"
+
+namespace credledger::projections {
+namespace status_projection_deferred_test {
+
+using ::credledger::testing::StatusIs;
+
+// `event` as stored at `seq` (stream version = seq, recorded `seq` seconds after a base time).
+store::RecordedEvent Stored(int64_t seq, const std::string& stream, const v1::Event& event) {
+  absl::StatusOr<store::NewEvent> encoded =
+      store::EventCodec::Default().Encode(event, v1::EventMetadata());
+  EXPECT_OK(encoded);
+  store::RecordedEvent stored;
+  stored.seq = seq;
+  stored.stream = stream;
+  stored.stream_version = seq;
+  stored.recorded_at_us = absl::ToUnixMicros(absl::FromUnixSeconds(1'795'000'000 + seq));
+  if (encoded.ok()) {
+    stored.type = encoded->type;
+    stored.schema_version = encoded->schema_version;
+    stored.payload = encoded->payload;
+  }
+  return stored;
+}
+
+v1::Event Registered(const std::string& uid) {
+  v1::Event event;
+  v1::TargetRegistered& e = *event.mutable_target_registered();
+  e.set_target_uid(uid);
+  e.set_namespace_("fleet-a");
+  e.set_name("edge-1");
+  return event;
+}
+
+// Writes random events of a few Targets as stored events, in seq order.
+class RandomLog {
+ public:
+  explicit RandomLog(uint32_t seed) : random_(seed) {}
+
+  store::RecordedEvent Next() {
+    now_ += absl::Seconds(1 + Pick(3));
+    const int target = Pick(kTargets);
+    const std::string ns = target % 2 == 0 ? "fleet-a" : "fleet-b";
+    const std::string name = absl::StrCat("edge-", target);
+    std::string& uid = uids_[target];
+    v1::Event event;
+    const int roll = Pick(100);
+    if (uid.empty() || roll < 3) {  // (re-)registration, with a new uid now and then
+      if (uid.empty() || Pick(2) == 0) uid = absl::StrCat("uid-", ++uid_counter_);
+      v1::TargetRegistered& e = *event.mutable_target_registered();
+      e.set_target_uid(uid);
+      e.set_namespace_(ns);
+      e.set_name(name);
+      return Stored(TargetStream(ns, name), event);
+    }
+    const std::string some_uid = Pick(20) == 0 ? "uid-of-another-incarnation" : uid;
+    if (roll < 5) {
+      event.mutable_target_finalized()->set_target_uid(some_uid);
+      return Stored(TargetStream(ns, name), event);
+    }
+    if (roll < 9) {
+      v1::ReportingStale& e = *event.mutable_reporting_stale();
+      e.set_target_uid(some_uid);
+      *e.mutable_last_seen_at() = ToProto(now_ - absl::Minutes(10));
+      e.set_stale_after_seconds(600);
+      return Stored(ReportStream(ns, name), event);
+    }
+    if (roll < 13) {
+      v1::BoundReleasesSet& e = *event.mutable_bound_releases_set();
+      e.set_target_uid(some_uid);
+      for (int i = 0; i < 3; ++i) {
+        if (Pick(2) == 0) continue;
+        v1::BoundRelease& b = *e.add_releases();
+        b.set_name(absl::StrCat("app-", i));
+        b.set_namespace_("flux-system");
+      }
+      e.set_bootstrap_version(Pick(2) == 0 ? "1.0.0" : "2.0.0");
+      return Stored(ReportStream(ns, name), event);
+    }
+    if (roll < 20) {
+      event.mutable_liveness_observed();  // an empty batch is possible too
+      for (int t = 0; t < kTargets; ++t) {
+        if (uids_[t].empty() || Pick(2) == 0) continue;
+        v1::LivenessEntry& entry = *event.mutable_liveness_observed()->add_entries();
+        entry.set_namespace_(t % 2 == 0 ? "fleet-a" : "fleet-b");
+        entry.set_name(absl::StrCat("edge-", t));
+        entry.set_target_uid(Pick(10) == 0 ? "uid-of-another-incarnation" : uids_[t]);
+        // A heartbeat can reach the log after a newer report: times go back now and then.
+        *entry.mutable_received_at() = ToProto(now_ - absl::Seconds(Pick(5)));
+        *entry.mutable_last_report_time() = ToProto(now_ - absl::Seconds(Pick(8)));
+      }
+      return Stored(kLivenessStream, event);
+    }
+    if (roll < 25) {  // a credential event: no status changes
+      v1::RotationRequested& e = *event.mutable_rotation_requested();
+      e.set_target_uid(uid);
+      e.set_request_value(absl::StrCat(roll));
+      return Stored(TargetStream(ns, name), event);
+    }
+    v1::ReportAccepted& e = *event.mutable_report_accepted();
+    e.set_target_uid(some_uid);
+    *e.mutable_received_at() = ToProto(now_ - absl::Seconds(Pick(4)));
+    v1::TargetReportSpec& report = *e.mutable_report();
+    if (Pick(6) != 0) *report.mutable_last_report_time() = ToProto(now_ - absl::Seconds(Pick(8)));
+    for (int i = 0; i < 3; ++i) {
+      if (Pick(3) == 0) continue;
+      v1::ReleaseStatus& r = *report.add_releases();
+      r.set_name(absl::StrCat("app-", i));
+      r.set_namespace_("flux-system");
+      r.set_phase(static_cast<v1::ReleasePhase>(Pick(6)));
+      v1::ReportCondition& c = *r.add_helm_conditions();
+      c.set_type("Ready");
+      c.set_status(Pick(2) == 0 ? "True" : "False");
+      c.set_reason("Reconciled");
+    }
+    const char* statuses[] = {"True", "True", "False", "Unknown"};
+    for (int i = Pick(3); i > 0; --i) {
+      v1::PreflightCheck& check = *report.add_preflight_checks();
+      check.set_type(absl::StrCat("Check", i));
+      check.set_status(statuses[Pick(4)]);
+      check.set_reason("Checked");
+    }
+    return Stored(ReportStream(ns, name), event);
+  }
+
+ private:
+  static constexpr int kTargets = 5;
+
+  int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(random_); }
+
+  store::RecordedEvent Stored(const std::string& stream, const v1::Event& event) {
+    store::RecordedEvent stored = status_projection_deferred_test::Stored(++seq_, stream, event);
+    stored.stream_version = ++versions_[stream];
+    stored.recorded_at_us = absl::ToUnixMicros(now_);
+    return stored;
+  }
+
+  std::mt19937 random_;
+  absl::Time now_ = absl::FromUnixSeconds(1'795'000'000);
+  int64_t seq_ = 0;
+  int uid_counter_ = 0;
+  std::string uids_[kTargets];
+  std::map<std::string, int64_t> versions_;
+};
+
+// The reporting tally as text, to compare two projections' counts.
+std::string Tally(const StatusProjection& p) {
+  std::string text;
+  for (const char* status : {"True", "False", "Unknown"}) {
+    for (const char* reason : {"ReportReceived", "Stale", "NoReport"}) {
+      absl::StrAppend(&text, status, "/", reason, "=", p.reporting().Count(status, reason), " ");
+    }
+  }
+  return text;
+}
+
+TEST(StatusProjectionDeferredTest, SettledBulkFoldsEqualTheEventByEventFoldOnRandomLogs) {
+  int compared = 0;
+  for (uint32_t seed = 1; seed <= 150; ++seed) {
+    RandomLog log(seed);
+    StatusProjection eager;
+    StatusProjection bulk;
+    std::mt19937 settle_points(seed);
+    for (int i = 0; i < 400; ++i) {
+      const store::RecordedEvent event = log.Next();
+      SCOPED_TRACE(absl::StrCat("seed ", seed, ", seq ", event.seq));
+      ASSERT_OK(eager.Apply(event).status());
+      ASSERT_OK(bulk.ApplyDeferred(event));
+      if (settle_points() % 25 != 0 && i != 399) continue;
+      ASSERT_OK(bulk.Settle());
+      ASSERT_EQ(bulk.seq(), eager.seq());
+      ASSERT_EQ(bulk.Serialize(), eager.Serialize());
+      ASSERT_EQ(Tally(bulk), Tally(eager));
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 150 * 10);
+}
+
+TEST(StatusProjectionDeferredTest, ARunIsFoldedFromItsLastReportWithTheTransitionsOfTheOthers) {
+  // Five reports of one Target, PreflightReady False after the second only: settled, the
+  // rollup holds the last report, and PreflightReady's transition is the third report's.
+  std::vector<store::RecordedEvent> events = {
+      Stored(1, TargetStream("fleet-a", "edge-1"), Registered("uid-1"))};
+  for (int i = 1; i <= 5; ++i) {
+    v1::Event event;
+    v1::ReportAccepted& e = *event.mutable_report_accepted();
+    e.set_target_uid("uid-1");
+    *e.mutable_received_at() = ToProto(absl::FromUnixSeconds(1'795'000'000 + i));
+    v1::PreflightCheck& check = *e.mutable_report()->add_preflight_checks();
+    check.set_type("DiskSpace");
+    check.set_status(i == 2 ? "False" : "True");
+    check.set_reason("Checked");
+    check.set_message(absl::StrCat("report ", i));
+    events.push_back(Stored(i + 1, ReportStream("fleet-a", "edge-1"), event));
+  }
+  StatusProjection eager;
+  StatusProjection bulk;
+  for (const store::RecordedEvent& e : events) {
+    ASSERT_OK(eager.Apply(e).status());
+    ASSERT_OK(bulk.ApplyDeferred(e));
+  }
+  ASSERT_OK(bulk.Settle());
+  std::optional<v1::TargetStatus> status = bulk.Get("fleet-a", "edge-1");
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(status->last_report().preflight_checks(0).message(), "report 5");
+  EXPECT_EQ(status->preflight_ready().status(), "True");
+  EXPECT_EQ(FromProto(status->preflight_ready().last_transition_time()),
+            absl::FromUnixMicros(events[3].recorded_at_us));
+  EXPECT_EQ(status->last_seq(), 6);
+  EXPECT_EQ(bulk.Serialize(), eager.Serialize());
+}
+
+TEST(StatusProjectionDeferredTest, AReportThatDoesNotReadIsDataLossNamingItsSeq) {
+  StatusProjection bulk;
+  ASSERT_OK(bulk.ApplyDeferred(Stored(1, TargetStream("fleet-a", "edge-1"), Registered("u"))));
+  v1::Event event;
+  event.mutable_report_accepted()->set_target_uid("u");
+  store::RecordedEvent report = Stored(2, ReportStream("fleet-a", "edge-1"), event);
+  report.payload = std::string("\x12\x05\x0a", 3);  // a report longer than the bytes left
+  EXPECT_THAT(bulk.ApplyDeferred(report),
+              StatusIs(absl::StatusCode::kDataLoss, ::testing::HasSubstr("event seq 2")));
+  EXPECT_EQ(bulk.seq(), 1);
+  report.seq = 3;
+  EXPECT_THAT(bulk.ApplyDeferred(report),
+              StatusIs(absl::StatusCode::kDataLoss, ::testing::HasSubstr("handed seq 3")));
+}
+
+}  // namespace status_projection_deferred_test
+}  // namespace credledger::projections
