@@ -2,7 +2,9 @@
 // (store/event_codec.h), on stored rows with arbitrary type, schema version, metadata and
 // payload bytes (a log edited by hand or damaged on disk). Properties: every failure is
 // kDataLoss; an event that decodes encodes again (Encode) into bytes that decode to the same
-// event.
+// event; on a ReportAccepted payload that decodes, the status projection's summary reader
+// (projections/report_summary.h) reads the fields the decoder gives, and on any payload it
+// stays within the bytes (sanitizers).
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -10,8 +12,10 @@
 
 #include "fuzzer/FuzzedDataProvider.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "projections/report_summary.h"
 #include "store/event_codec.h"
 #include "test/fuzz/fuzz_check.h"
+#include "test/support/report_summary_text.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using credledger::fuzz::CheckDocumentedError;
@@ -34,10 +38,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   event.metadata = input.ConsumeRandomLengthString(256);
   event.payload = input.ConsumeRemainingBytesAsString();
 
+  credledger::projections::ReportSummary summary;
+  const bool summarized = credledger::projections::ReadReportSummary(event.payload, summary);
   auto metadata = credledger::store::EventCodec::DecodeMetadata(event);
   CheckDocumentedError(metadata.status(), {absl::StatusCode::kDataLoss}, "DecodeMetadata");
   auto decoded = codec.Decode(event);
   CheckDocumentedError(decoded.status(), {absl::StatusCode::kDataLoss}, "Decode");
+  if (decoded.ok() && decoded->has_report_accepted() &&
+      event.schema_version == codec.known_types().at(event.type)) {
+    FuzzCheck(summarized, "a ReportAccepted that decodes has no summary");
+    FuzzCheck(credledger::testing::SummaryText(summary) ==
+                  credledger::testing::SummaryText(
+                      credledger::testing::SummaryOf(decoded->report_accepted())),
+              "the summary of a ReportAccepted differs from its decoded fields");
+  }
   if (!metadata.ok() || !decoded.ok()) return 0;
 
   auto encoded = codec.Encode(*decoded, *metadata);

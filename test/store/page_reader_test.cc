@@ -1,0 +1,143 @@
+// Tests of PageReader (store/page_reader.h): it gives the log's events in seq order page by
+// page from the requested position, reads the next page before it is asked for, and stops at
+// the first read error.
+#include "store/page_reader.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "gtest/gtest.h"
+#include "store/sqlite_event_store.h"
+#include "test/support/status_matchers.h"
+#include "test/support/temp_dir.h"
+
+namespace credledger::store {
+namespace page_reader_test {
+
+using ::credledger::testing::StatusIs;
+
+constexpr absl::Duration kWait = absl::Seconds(30);  // only reached when a test fails
+
+// A store whose ReadAll calls are counted, and fail from call number `fail_from` on.
+class CountingStore final : public EventStore {
+ public:
+  explicit CountingStore(EventStore* inner) : inner_(inner) {}
+  void FailFrom(int call) { fail_from_ = call; }
+  // Waits until ReadAll has been called `calls` times; false after kWait.
+  bool AwaitCalls(int calls) {
+    absl::MutexLock lock(&mu_);
+    const auto reached = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return calls_ >= calls; };
+    return mu_.AwaitWithTimeout(absl::Condition(&reached), kWait);
+  }
+
+  absl::StatusOr<std::vector<RecordedEvent>> ReadAll(int64_t after_seq, int limit) override {
+    int call = 0;
+    {
+      absl::MutexLock lock(&mu_);
+      call = ++calls_;
+    }
+    if (fail_from_ > 0 && call >= fail_from_) return absl::UnavailableError("disk I/O error");
+    return inner_->ReadAll(after_seq, limit);
+  }
+  absl::Status Execute(Command command) override { return inner_->Execute(std::move(command)); }
+  absl::StatusOr<std::vector<RecordedEvent>> ReadStream(absl::string_view stream,
+                                                        int64_t from_version, int limit) override {
+    return inner_->ReadStream(stream, from_version, limit);
+  }
+  int64_t HeadSeq() const override { return inner_->HeadSeq(); }
+  absl::StatusOr<int64_t> SeqAtTime(int64_t time_us) override { return inner_->SeqAtTime(time_us); }
+  int64_t WaitForHead(int64_t after_seq, absl::Duration timeout) const override {
+    return inner_->WaitForHead(after_seq, timeout);
+  }
+  absl::StatusOr<std::optional<Snapshot>> LoadSnapshot(absl::string_view projection,
+                                                       int64_t max_seq) override {
+    return inner_->LoadSnapshot(projection, max_seq);
+  }
+  absl::StatusOr<std::vector<RecordedEvent>> ReadFiltered(const EventFilter& filter,
+                                                          int64_t after_seq, int limit) override {
+    return inner_->ReadFiltered(filter, after_seq, limit);
+  }
+  absl::StatusOr<std::optional<v1::Checkpoint>> LatestCheckpoint() override {
+    return inner_->LatestCheckpoint();
+  }
+  absl::StatusOr<std::vector<v1::Checkpoint>> ReadCheckpoints(int64_t after_seq,
+                                                              int limit) override {
+    return inner_->ReadCheckpoints(after_seq, limit);
+  }
+
+ private:
+  EventStore* const inner_;
+  int fail_from_ = 0;
+  absl::Mutex mu_;
+  int calls_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+class PageReaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SqliteEventStoreOptions options;
+    options.path = dir_.path() / "events.db";
+    options.clock = &clock_;
+    ASSERT_OK_AND_ASSIGN(sqlite_, SqliteEventStore::Open(options));
+    for (int i = 1; i <= 10; ++i) {
+      ASSERT_OK(sqlite_
+                    ->Append(AppendRequest{
+                        absl::StrCat("r", i),
+                        {StreamAppend{"s",
+                                      ExpectedVersion::Any(),
+                                      {NewEvent{"credledger.v1.ServiceConfigured", 1, "m", "p"}}}}})
+                    .status());
+    }
+    store_ = std::make_unique<CountingStore>(sqlite_.get());
+  }
+
+  // The seqs of every page until the first empty one (at most 100 pages).
+  std::vector<std::vector<int64_t>> Pages(PageReader& reader) {
+    std::vector<std::vector<int64_t>> pages;
+    for (int i = 0; i < 100; ++i) {
+      absl::StatusOr<std::vector<RecordedEvent>> page = reader.Next();
+      EXPECT_OK(page);
+      if (!page.ok() || page->empty()) break;
+      std::vector<int64_t>& seqs = pages.emplace_back();
+      for (const RecordedEvent& e : *page) seqs.push_back(e.seq);
+    }
+    return pages;
+  }
+
+  testing::TempDir dir_;
+  common::FakeClock clock_;
+  std::unique_ptr<SqliteEventStore> sqlite_;
+  std::unique_ptr<CountingStore> store_;
+};
+
+TEST_F(PageReaderTest, GivesEveryEventAfterThePositionInPagesThenEmptyPages) {
+  PageReader reader(store_.get(), 3, 3);
+  EXPECT_EQ(Pages(reader), (std::vector<std::vector<int64_t>>{{4, 5, 6}, {7, 8, 9}, {10}}));
+  ASSERT_OK_AND_ASSIGN(std::vector<RecordedEvent> after_end, reader.Next());
+  EXPECT_TRUE(after_end.empty());
+}
+
+TEST_F(PageReaderTest, ReadsTheNextPageBeforeItIsAskedFor) {
+  PageReader reader(store_.get(), 0, 4);
+  ASSERT_OK_AND_ASSIGN(std::vector<RecordedEvent> first, reader.Next());
+  ASSERT_EQ(first.size(), 4u);
+  // No second Next: the read of the second page is under way anyway.
+  EXPECT_TRUE(store_->AwaitCalls(2));
+}
+
+TEST_F(PageReaderTest, StopsAtTheFirstReadError) {
+  store_->FailFrom(2);
+  PageReader reader(store_.get(), 0, 4);
+  ASSERT_OK_AND_ASSIGN(std::vector<RecordedEvent> first, reader.Next());
+  EXPECT_EQ(first.size(), 4u);
+  EXPECT_THAT(reader.Next(), StatusIs(absl::StatusCode::kUnavailable));
+  ASSERT_OK_AND_ASSIGN(std::vector<RecordedEvent> after_error, reader.Next());
+  EXPECT_TRUE(after_error.empty());
+  EXPECT_TRUE(store_->AwaitCalls(2));
+}
+
+}  // namespace page_reader_test
+}  // namespace credledger::store
