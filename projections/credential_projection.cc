@@ -41,9 +41,8 @@ absl::StatusOr<std::vector<std::string>> CredentialProjection::Apply(
     seq_ = recorded.seq;  // reports, identities, clusters: not part of this model
     return changed;
   }
-  const absl::Status decoded = store::EventCodec::Default().DecodeInto(recorded, decoded_);
-  if (!decoded.ok()) return decoded;
-  const v1::Event* event = &decoded_;
+  absl::StatusOr<v1::Event> event = store::EventCodec::Default().Decode(recorded);
+  if (!event.ok()) return event.status();
   seq_ = recorded.seq;
   const absl::Time at = absl::FromUnixMicros(recorded.recorded_at_us);
   if (event->has_service_configured()) {

@@ -66,8 +66,6 @@ class CredentialProjection {
   int64_t seq_ = 0;
   // Derived from targets_ (not serialized).
   ConditionTally ready_;
-  // The message Apply decodes into, kept to reuse its memory; no state.
-  v1::Event decoded_;
 };
 
 }  // namespace credledger::projections
