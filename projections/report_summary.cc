@@ -50,7 +50,7 @@ bool ReadNested(CodedInputStream& in, F&& field) {
 
 bool Skip(CodedInputStream& in, uint32_t tag) { return WireFormat::SkipField(&in, tag); }
 
-bool ReadTimestamp(CodedInputStream& in, pb::Timestamp& out) {
+bool ReadTimestamp(CodedInputStream& in, pb::Timestamp& out, bool& plain) {
   return ReadNested(in, [&](uint32_t tag) {
     uint64_t value = 0;
     if (Is(tag, pb::Timestamp::kSecondsFieldNumber, kVarint)) {
@@ -63,6 +63,7 @@ bool ReadTimestamp(CodedInputStream& in, pb::Timestamp& out) {
       out.set_nanos(static_cast<int32_t>(value));
       return true;
     }
+    plain = false;
     return Skip(in, tag);
   });
 }
@@ -107,7 +108,7 @@ bool ReadRelease(CodedInputStream& in, ReportSummary::Release& out) {
 bool ReadReport(CodedInputStream& in, ReportSummary& out, std::string& scratch) {
   return ReadNested(in, [&](uint32_t tag) {
     if (Is(tag, v1::TargetReportSpec::kLastReportTimeFieldNumber, kBytes)) {
-      return ReadTimestamp(in, out.last_report_time);
+      return ReadTimestamp(in, out.last_report_time, out.plain_times);
     }
     if (Is(tag, v1::TargetReportSpec::kReleasesFieldNumber, kBytes)) {
       return ReadRelease(in, out.releases.emplace_back());
@@ -129,6 +130,7 @@ bool ReadReportSummary(absl::string_view payload, ReportSummary& out) {
   out.any_check_failed = false;
   out.any_check_errored = false;
   out.releases.clear();
+  out.plain_times = true;
   CodedInputStream in(reinterpret_cast<const uint8_t*>(payload.data()),
                       static_cast<int>(payload.size()));
   std::string scratch;
@@ -140,7 +142,7 @@ bool ReadReportSummary(absl::string_view payload, ReportSummary& out) {
       return ReadReport(in, out, scratch);
     }
     if (Is(tag, v1::ReportAccepted::kReceivedAtFieldNumber, kBytes)) {
-      return ReadTimestamp(in, out.received_at);
+      return ReadTimestamp(in, out.received_at, out.plain_times);
     }
     return Skip(in, tag);
   });

@@ -32,13 +32,19 @@ struct ReportSummary {
   bool any_check_failed = false;                 // a check with status "False"
   bool any_check_errored = false;  // a check with a status other than "True" and "False"
   std::vector<Release> releases;   // report.releases in report order
+  // False when either Timestamp holds fields other than seconds and nanos (unknown fields a
+  // client or an older binary left): a fold copies the whole Timestamp message, so such a
+  // report must be folded from its decoded form.
+  bool plain_times = true;
 };
 
 // Reads `payload`, the stored bytes of a v1::ReportAccepted at the current schema version,
 // into `out` (its vectors' memory is reused). Fields not listed in ReportSummary are skipped:
 // they are checked only to be well-formed wire data, not parsed (their UTF-8 is not checked).
-// Returns false when the bytes are not well-formed Protobuf wire data, or a field read has
-// the wrong wire type; `out` is then unspecified.
+// A listed field with another wire type than its declared one is skipped too, as Protobuf's
+// parser keeps it as an unknown field. Repeated occurrences merge as in Protobuf's parser.
+// Returns false when the bytes are not well-formed Protobuf wire data; `out` is then
+// unspecified.
 bool ReadReportSummary(absl::string_view payload, ReportSummary& out);
 
 }  // namespace credledger::projections

@@ -64,36 +64,21 @@ absl::StatusOr<std::vector<std::string>> StatusProjection::Apply(
 absl::Status StatusProjection::ApplyDeferred(const store::RecordedEvent& recorded) {
   RETURN_IF_ERROR(CheckOrder(seq_, recorded));
   if (IsCurrentReport(recorded)) {
-    std::optional<std::pair<std::string, std::string>> key = TargetOfStream(recorded.stream);
-    auto it = key.has_value() ? targets_.find(*key) : targets_.end();
-    if (it == targets_.end()) {
-      seq_ = recorded.seq;  // no rollup to change: Apply would change nothing either
-      return absl::OkStatus();
-    }
     if (!ReadReportSummary(recorded.payload, summary_)) {
       return absl::DataLossError(absl::StrCat("event seq ", recorded.seq, ": payload of ",
                                               recorded.type, " does not parse"));
     }
-    v1::TargetStatus& status = it->second;
-    OpenRun& open = runs_[&status];
-    const EventPosition at{recorded.seq, recorded.stream_version,
-                           absl::FromUnixMicros(recorded.recorded_at_us)};
-    // A folded report leaves Reporting True/ReportReceived: the tally changes only when it
-    // was something else before.
-    const bool recount = !IsReportReceived(status.reporting());
-    if (recount) Uncount(reporting_, status);
-    const bool folded = FoldReportSummary(status, summary_, at, open.run);
-    if (recount) Count(reporting_, status);
-    if (folded) {
-      open.last.seq = recorded.seq;
-      open.last.type = recorded.type;
-      open.last.schema_version = recorded.schema_version;
-      open.last.payload.assign(recorded.payload);
-    } else if (!open.run.has_value()) {
-      runs_.erase(&status);
+    std::optional<std::pair<std::string, std::string>> key = TargetOfStream(recorded.stream);
+    auto it = key.has_value() ? targets_.find(*key) : targets_.end();
+    if (it == targets_.end()) {
+      seq_ = recorded.seq;  // no rollup to change: Apply changes nothing either
+      return absl::OkStatus();
     }
-    seq_ = recorded.seq;
-    return absl::OkStatus();
+    // Times with unknown fields are copied whole by a fold: such a report is folded in full.
+    if (summary_.plain_times) {
+      DeferReport(it->second, recorded);
+      return absl::OkStatus();
+    }
   }
   // Other events of a Target end its run before they are folded. A liveness entry does not
   // (FinishReportRun keeps what it sets).
@@ -106,6 +91,27 @@ absl::Status StatusProjection::ApplyDeferred(const store::RecordedEvent& recorde
   return ApplyNow(recorded).status();
 }
 
+void StatusProjection::DeferReport(v1::TargetStatus& status, const store::RecordedEvent& recorded) {
+  OpenRun& open = runs_[&status];
+  const EventPosition at{recorded.seq, recorded.stream_version,
+                         absl::FromUnixMicros(recorded.recorded_at_us)};
+  // A folded report leaves Reporting True/ReportReceived: the tally changes only when it was
+  // something else before.
+  const bool recount = !IsReportReceived(status.reporting());
+  if (recount) Uncount(reporting_, status);
+  const bool folded = FoldReportSummary(status, summary_, at, open.run);
+  if (recount) Count(reporting_, status);
+  if (folded) {
+    open.last.seq = recorded.seq;
+    open.last.type = recorded.type;
+    open.last.schema_version = recorded.schema_version;
+    open.last.payload.assign(recorded.payload);
+  } else if (!open.run.has_value()) {
+    runs_.erase(&status);
+  }
+  seq_ = recorded.seq;
+}
+
 absl::Status StatusProjection::Settle() {
   while (!runs_.empty()) RETURN_IF_ERROR(SettleRun(*runs_.begin()->first));
   return absl::OkStatus();
@@ -114,9 +120,10 @@ absl::Status StatusProjection::Settle() {
 absl::Status StatusProjection::SettleRun(v1::TargetStatus& status) {
   auto it = runs_.find(&status);
   if (it == runs_.end()) return absl::OkStatus();
+  // A run whose last report does not decode stays open: every later Settle fails again.
+  RETURN_IF_ERROR(store::EventCodec::Default().DecodeInto(it->second.last, decoded_));
   OpenRun open = std::move(it->second);
   runs_.erase(it);
-  RETURN_IF_ERROR(store::EventCodec::Default().DecodeInto(open.last, decoded_));
   Uncount(reporting_, status);
   FinishReportRun(status, decoded_, *open.run);
   Count(reporting_, status);

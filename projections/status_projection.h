@@ -48,6 +48,14 @@ struct SilentTarget {
 
 class StatusProjection {
  public:
+  StatusProjection() = default;
+  // Moves keep open runs (ApplyDeferred) valid: the map's nodes move with it. A copy would
+  // not, hence none.
+  StatusProjection(StatusProjection&&) = default;
+  StatusProjection& operator=(StatusProjection&&) = default;
+  StatusProjection(const StatusProjection&) = delete;
+  StatusProjection& operator=(const StatusProjection&) = delete;
+
   // Folds `event`. REQUIRES: event.seq == seq() + 1 (events in log order, none skipped).
   // Returns the keys (StatusKey) of the Targets whose rollup changed, ordered by namespace
   // then name: the event's own Target, or for LivenessObserved every listed Target of the
@@ -64,13 +72,17 @@ class StatusProjection {
   // catch-up, a rebuild, an as-of answer): a ReportAccepted at the current schema version is
   // read only for its summary (report_summary.h) and joins its Target's run of reports
   // (FoldReportSummary, target_status.h), which is folded in full from its last report at the
-  // Target's next event of another type (liveness entries aside), or at Settle. Every report
-  // but the last of a run is thus never decoded: it is checked only to be well-formed wire
-  // data. The projection must not be read (Get, List, SilentSince, reporting, Serialize) until
-  // Settle has returned. The last report of each open run is kept (its stored bytes, about
-  // 2 KB) until then.
-  // Errors: those of Apply; kDataLoss for a report whose summary does not read, and for a
-  // run's last report that does not decode (then at the event that ends the run).
+  // Target's next event of another type (liveness entries aside), or at Settle. A report whose
+  // times carry unknown fields (ReportSummary::plain_times) is folded in full at once. Every
+  // other report but the last of a run is thus never decoded: it is checked only to be
+  // well-formed wire data, so damage inside it that Apply would refuse (invalid UTF-8, a
+  // malformed sub-message the summary skips) goes unnoticed here; `verify` finds it by its
+  // digest. The projection must not be read (Get, List, SilentSince, reporting, Serialize)
+  // until Settle has returned. The last report of each open run is kept (its stored bytes,
+  // about 2 KB) until then.
+  // Errors: those of Apply for events other than reports; kDataLoss for a report that is not
+  // well-formed wire data, and for a run's last report that does not decode (then at the
+  // event that ends the run, or at Settle).
   absl::Status ApplyDeferred(const store::RecordedEvent& event);
   // Folds the last report of every run ApplyDeferred left open, in full.
   // Errors: kDataLoss when one does not decode (the projection is then unusable).
@@ -112,7 +124,11 @@ class StatusProjection {
   // Apply without settling open runs first. REQUIRES: no open run of the event's Target, unless
   // the event is a LivenessObserved.
   absl::StatusOr<std::vector<std::string>> ApplyNow(const store::RecordedEvent& event);
-  // Folds the open run of `status` (if any) in full and closes it.
+  // Folds the report `recorded`, whose summary is in summary_, into the run of `status`
+  // (FoldReportSummary); a report of another incarnation changes nothing.
+  void DeferReport(v1::TargetStatus& status, const store::RecordedEvent& recorded);
+  // Folds the open run of `status` (if any) in full and closes it. A run whose last report
+  // does not decode stays open (kDataLoss, again at every later call).
   absl::Status SettleRun(v1::TargetStatus& status);
 
   // By (namespace, name).

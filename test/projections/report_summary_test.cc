@@ -121,6 +121,21 @@ TEST(ReportSummaryTest, AKnownFieldOfTheWrongWireTypeIsSkippedAsTheParserDoes) {
   EXPECT_NE(read.find("/:0;]"), std::string::npos) << read;  // the extra release, no phase
 }
 
+TEST(ReportSummaryTest, TimesWithUnknownFieldsAreNotPlain) {
+  ReportSummary summary;
+  ASSERT_TRUE(ReadReportSummary(FullReport().SerializeAsString(), summary));
+  EXPECT_TRUE(summary.plain_times);
+  for (bool received : {true, false}) {
+    v1::ReportAccepted e = FullReport();
+    google::protobuf::Timestamp& t =
+        received ? *e.mutable_received_at() : *e.mutable_report()->mutable_last_report_time();
+    t.GetReflection()->MutableUnknownFields(&t)->AddVarint(9, 1);
+    ASSERT_TRUE(ReadReportSummary(e.SerializeAsString(), summary));
+    EXPECT_FALSE(summary.plain_times) << (received ? "received_at" : "last_report_time");
+    EXPECT_EQ(SummaryText(summary), Decode(e.SerializeAsString()));
+  }
+}
+
 TEST(ReportSummaryTest, RefusesExactlyTheTruncationsTheParserRefuses) {
   const std::string bytes = FullReport().SerializeAsString();
   int refused = 0;

@@ -122,6 +122,10 @@ class RandomLog {
     *e.mutable_received_at() = ToProto(now_ - absl::Seconds(Pick(4)));
     v1::TargetReportSpec& report = *e.mutable_report();
     if (Pick(6) != 0) *report.mutable_last_report_time() = ToProto(now_ - absl::Seconds(Pick(8)));
+    if (Pick(8) == 0) {  // a field this binary does not know, kept by the parser
+      google::protobuf::Timestamp& t = *report.mutable_last_report_time();
+      t.GetReflection()->MutableUnknownFields(&t)->AddVarint(9, Pick(100));
+    }
     for (int i = 0; i < 3; ++i) {
       if (Pick(3) == 0) continue;
       v1::ReleaseStatus& r = *report.add_releases();
@@ -229,6 +233,27 @@ TEST(StatusProjectionDeferredTest, ARunIsFoldedFromItsLastReportWithTheTransitio
             absl::FromUnixMicros(events[3].recorded_at_us));
   EXPECT_EQ(status->last_seq(), 6);
   EXPECT_EQ(bulk.Serialize(), eager.Serialize());
+}
+
+TEST(StatusProjectionDeferredTest, ARunWhoseLastReportDoesNotDecodeFailsEverySettle) {
+  StatusProjection bulk;
+  ASSERT_OK(bulk.ApplyDeferred(Stored(1, TargetStream("fleet-a", "edge-1"), Registered("u"))));
+  v1::Event event;
+  v1::ReportAccepted& e = *event.mutable_report_accepted();
+  e.set_target_uid("u");
+  v1::PreflightCheck& check = *e.mutable_report()->add_preflight_checks();
+  check.set_type("DiskSpace");
+  check.set_status("True");
+  check.set_message("MARK");
+  store::RecordedEvent report = Stored(2, ReportStream("fleet-a", "edge-1"), event);
+  // The check's message, which the summary skips, becomes invalid UTF-8.
+  const size_t mark = report.payload.find("MARK");
+  ASSERT_NE(mark, std::string::npos);
+  report.payload[mark] = static_cast<char>(0xff);
+  ASSERT_OK(bulk.ApplyDeferred(report));
+  EXPECT_THAT(bulk.Settle(),
+              StatusIs(absl::StatusCode::kDataLoss, ::testing::HasSubstr("event seq 2")));
+  EXPECT_THAT(bulk.Settle(), StatusIs(absl::StatusCode::kDataLoss));
 }
 
 TEST(StatusProjectionDeferredTest, AReportThatDoesNotReadIsDataLossNamingItsSeq) {
