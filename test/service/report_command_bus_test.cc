@@ -17,6 +17,7 @@
 #include "service/command_bus.h"
 #include "store/event_codec.h"
 #include "store/sqlite_event_store.h"
+#include "test/support/forwarding_event_store.h"
 #include "test/support/reference_sha256.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
@@ -35,51 +36,21 @@ constexpr char kOtherUid[] = "a0b1c2d3-e4f5-4a6b-8c7d-9e0f1a2b3c4d";
 
 // An EventStore that, when armed, fails each command's transaction after the command itself
 // succeeded (as a batch whose commit fails): everything the command appended is rolled back.
-class RollingBackStore final : public store::EventStore {
+class RollingBackStore final : public testing::ForwardingEventStore {
  public:
-  explicit RollingBackStore(store::EventStore* inner) : inner_(inner) {}
+  using ForwardingEventStore::ForwardingEventStore;
   void Arm(bool armed) { armed_ = armed; }
 
   absl::Status Execute(store::Command command) override {
-    if (!armed_) return inner_->Execute(std::move(command));
-    return inner_->Execute([&command](store::WriteTransaction& tx) -> absl::Status {
+    if (!armed_) return inner()->Execute(std::move(command));
+    return inner()->Execute([&command](store::WriteTransaction& tx) -> absl::Status {
       absl::Status status = command(tx);
       if (!status.ok()) return status;
       return absl::UnavailableError("the batch could not be committed");
     });
   }
-  absl::StatusOr<std::vector<store::RecordedEvent>> ReadAll(int64_t after_seq, int limit) override {
-    return inner_->ReadAll(after_seq, limit);
-  }
-  absl::StatusOr<std::vector<store::RecordedEvent>> ReadStream(absl::string_view stream,
-                                                               int64_t from_version,
-                                                               int limit) override {
-    return inner_->ReadStream(stream, from_version, limit);
-  }
-  int64_t HeadSeq() const override { return inner_->HeadSeq(); }
-  absl::StatusOr<int64_t> SeqAtTime(int64_t time_us) override { return inner_->SeqAtTime(time_us); }
-  int64_t WaitForHead(int64_t after_seq, absl::Duration timeout) const override {
-    return inner_->WaitForHead(after_seq, timeout);
-  }
-  absl::StatusOr<std::optional<store::Snapshot>> LoadSnapshot(absl::string_view projection,
-                                                              int64_t max_seq) override {
-    return inner_->LoadSnapshot(projection, max_seq);
-  }
-  absl::StatusOr<std::vector<store::RecordedEvent>> ReadFiltered(const store::EventFilter& filter,
-                                                                 int64_t after_seq,
-                                                                 int limit) override {
-    return inner_->ReadFiltered(filter, after_seq, limit);
-  }
-  absl::StatusOr<std::optional<v1::Checkpoint>> LatestCheckpoint() override {
-    return inner_->LatestCheckpoint();
-  }
-  absl::StatusOr<std::vector<v1::Checkpoint>> ReadCheckpoints(int64_t after_seq,
-                                                             int limit) override {
-    return inner_->ReadCheckpoints(after_seq, limit);
-  }
 
  private:
-  store::EventStore* inner_;
   bool armed_ = false;
 };
 

@@ -11,6 +11,7 @@
 #include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
 #include "store/sqlite_event_store.h"
+#include "test/support/forwarding_event_store.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 
@@ -22,9 +23,9 @@ using ::credledger::testing::StatusIs;
 constexpr absl::Duration kWait = absl::Seconds(30);  // only reached when a test fails
 
 // A store whose ReadAll calls are counted, and fail from call number `fail_from` on.
-class CountingStore final : public EventStore {
+class CountingStore final : public testing::ForwardingEventStore {
  public:
-  explicit CountingStore(EventStore* inner) : inner_(inner) {}
+  using ForwardingEventStore::ForwardingEventStore;
   void FailFrom(int call) { fail_from_ = call; }
   int calls() {
     absl::MutexLock lock(&mu_);
@@ -44,36 +45,10 @@ class CountingStore final : public EventStore {
       call = ++calls_;
     }
     if (fail_from_ > 0 && call >= fail_from_) return absl::UnavailableError("disk I/O error");
-    return inner_->ReadAll(after_seq, limit);
-  }
-  absl::Status Execute(Command command) override { return inner_->Execute(std::move(command)); }
-  absl::StatusOr<std::vector<RecordedEvent>> ReadStream(absl::string_view stream,
-                                                        int64_t from_version, int limit) override {
-    return inner_->ReadStream(stream, from_version, limit);
-  }
-  int64_t HeadSeq() const override { return inner_->HeadSeq(); }
-  absl::StatusOr<int64_t> SeqAtTime(int64_t time_us) override { return inner_->SeqAtTime(time_us); }
-  int64_t WaitForHead(int64_t after_seq, absl::Duration timeout) const override {
-    return inner_->WaitForHead(after_seq, timeout);
-  }
-  absl::StatusOr<std::optional<Snapshot>> LoadSnapshot(absl::string_view projection,
-                                                       int64_t max_seq) override {
-    return inner_->LoadSnapshot(projection, max_seq);
-  }
-  absl::StatusOr<std::vector<RecordedEvent>> ReadFiltered(const EventFilter& filter,
-                                                          int64_t after_seq, int limit) override {
-    return inner_->ReadFiltered(filter, after_seq, limit);
-  }
-  absl::StatusOr<std::optional<v1::Checkpoint>> LatestCheckpoint() override {
-    return inner_->LatestCheckpoint();
-  }
-  absl::StatusOr<std::vector<v1::Checkpoint>> ReadCheckpoints(int64_t after_seq,
-                                                              int limit) override {
-    return inner_->ReadCheckpoints(after_seq, limit);
+    return inner()->ReadAll(after_seq, limit);
   }
 
  private:
-  EventStore* const inner_;
   int fail_from_ = 0;
   absl::Mutex mu_;
   int calls_ ABSL_GUARDED_BY(mu_) = 0;
