@@ -401,13 +401,18 @@ class ExportCommand final : public Subcommand {
     const absl::Status status = Stream(request, *format, sink, tally, trailer);
     if (!status.ok()) {
       ReportError(status, err);
+      // A partial file with no event in it (a refused request, an unreachable server) is
+      // removed; one with events is kept for the resumed export to follow.
+      const bool keep_partial = !partial.empty() && tally.events > 0;
+      if (!partial.empty() && !keep_partial) {
+        file.close();
+        std::filesystem::remove(partial, ignored);
+      }
       // A refused request exported nothing worth resuming; anything else may stop midway.
       if (status.code() != absl::StatusCode::kInvalidArgument) {
-        err << "the export is incomplete" << (partial.empty() ? "" : absl::StrCat(" (", partial, ")"))
+        err << "the export is incomplete" << (keep_partial ? absl::StrCat(" (", partial, ")") : "")
             << ": resume with --after-seq " << (tally.events > 0 ? tally.last_seq : after_seq_)
             << "\n";
-      } else if (!partial.empty()) {
-        std::filesystem::remove(partial);
       }
       return kExitFailure;
     }

@@ -289,6 +289,13 @@ TEST_F(AuditCliTest, ExportsInEveryFormatVerifyOfflineAndTamperingIsFound) {
 
   // The database itself, copied after serve stopped.
   StopServe();
+  // An export from a server that is gone writes no event: no file, and no empty .partial.
+  const std::filesystem::path unreached = Path("unreached.jsonl");
+  const RunResult gone = Cli({"export", "--output", unreached.string()});
+  EXPECT_EQ(gone.exit_code, 1);
+  EXPECT_THAT(gone.err, HasSubstr("the export is incomplete: resume with --after-seq 0\n"));
+  EXPECT_FALSE(std::filesystem::exists(unreached));
+  EXPECT_FALSE(std::filesystem::exists(unreached.string() + ".partial"));
   const std::filesystem::path copy = CopyDatabase();
   const RunResult db_verified =
       Offline({"verify", "--db", copy.string(), "--public-key", public_key});
