@@ -341,6 +341,10 @@ class ExportCommand final : public Subcommand {
     if (until_seq_ < 0) {
       return absl::InvalidArgumentError("--until-seq: must be 0 or more (0: up to the head)");
     }
+    if (until_seq_ > 0 && until_seq_ < after_seq_) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--until-seq: ", until_seq_, " is below --after-seq ", after_seq_));
+    }
     if (output_.empty()) {
       return flags_->Given("output")
                  ? absl::InvalidArgumentError(

@@ -419,8 +419,8 @@ void AddCliAuditAndLocalRows(std::vector<BadInputCliRow>& rows) {
       CliClientRow({"export", "--after-seq", "-1"}, 2, {"--after-seq: must be 0 or more"}));
   rows.push_back(
       CliClientRow({"export", "--until-seq", "-1"}, 2, {"--until-seq: must be 0 or more"}));
-  rows.push_back(CliClientRow({"export", "--until-seq", "1", "--after-seq", "2"}, 1,
-                              {"INVALID_ARGUMENT: filter.until_seq: 1 is below after_seq 2"}));
+  rows.push_back(CliClientRow({"export", "--until-seq", "1", "--after-seq", "2"}, 2,
+                              {"--until-seq: 1 is below --after-seq 2"}));
   rows.push_back(
       CliClientRow({"export", "--stream", "target/demo/edge 1"}, 1,
                    {"INVALID_ARGUMENT: filter.stream: only printable ASCII without spaces"}));
