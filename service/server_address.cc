@@ -47,8 +47,13 @@ absl::Status CheckHostPort(absl::string_view field, absl::string_view address,
                            absl::string_view host_port) {
   absl::StatusOr<HostPort> split = SplitHostPort(field, host_port, /*min_port=*/1);
   if (!split.ok()) {
+    // The message quotes the host:port part; a dns: address is named whole as well.
+    const std::string whole =
+        host_port.size() == address.size()
+            ? ""
+            : absl::StrCat(" (in ", common::QuoteCut(address, kMaxShownServerBytes), ")");
     return absl::InvalidArgumentError(
-        absl::StrCat(split.status().message(), "; expected ", kServerAddressForms));
+        absl::StrCat(split.status().message(), whole, "; expected ", kServerAddressForms));
   }
   if (split->bracketed ? !IsIpv6Host(split->host) : !IsPlainHost(split->host)) {
     return BadServerAddress(field, address,
@@ -77,6 +82,13 @@ absl::Status CheckServerAddress(absl::string_view field, absl::string_view addre
       return BadServerAddress(field, address, "names no absolute path after unix://");
     }
     return absl::OkStatus();
+  }
+  // "http://", "https://", "grpc://": a URL, which gRPC would take for a host named "http".
+  if (const size_t scheme = rest.find("://");
+      scheme != absl::string_view::npos && !absl::StartsWith(rest, "dns:")) {
+    return BadServerAddress(field, address,
+                            "is a URL; give <host>:<port> without a scheme (TLS comes from "
+                            "--tls-ca, not from https://)");
   }
   if (absl::ConsumePrefix(&rest, "dns:") && absl::ConsumePrefix(&rest, "//")) {
     const size_t slash = rest.find('/');

@@ -24,7 +24,7 @@ inline constexpr char kServerAddressForms[] =
 // An IPv6 address must be in brackets (gRPC reads "::1:7443" as a host without a port).
 // Errors: kInvalidArgument naming `field`, quoting `address` and naming the rule: empty,
 // no port, a port outside 1-65535 or not decimal, an empty or malformed host, an empty
-// socket path, "unix://" followed by no absolute path.
+// socket path, "unix://" followed by no absolute path, a URL ("https://host:port").
 absl::Status CheckServerAddress(absl::string_view field, absl::string_view address);
 
 }  // namespace credledger::service

@@ -63,6 +63,26 @@ TEST(ServerAddressTest, EmptyOrMalformedHostsAreRefused) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("DNS authority")));
 }
 
+TEST(ServerAddressTest, UrlsAreRefusedAsUrlsNotAsBadIpv6Hosts) {
+  for (const char* address :
+       {"http://localhost:7443", "https://credledger.example.com:443", "grpc://127.0.0.1:7443"}) {
+    EXPECT_THAT(CheckServerAddress("--server", address),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         AllOf(HasSubstr("is a URL"), HasSubstr("without a scheme"),
+                               ::testing::Not(HasSubstr("goes in brackets")))))
+        << address;
+  }
+}
+
+TEST(ServerAddressTest, ARefusedDnsAddressIsNamedWhole) {
+  EXPECT_THAT(CheckServerAddress("--server", "dns:///localhost"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("has no port"), HasSubstr("(in \"dns:///localhost\")"))));
+  // A plain host:port is quoted once.
+  EXPECT_THAT(CheckServerAddress("--server", "nohost"),
+              StatusIs(absl::StatusCode::kInvalidArgument, ::testing::Not(HasSubstr("(in "))));
+}
+
 TEST(ServerAddressTest, EmptyAddressesAndSocketPathsAreRefused) {
   EXPECT_THAT(CheckServerAddress("--server", ""),
               StatusIs(absl::StatusCode::kInvalidArgument,
