@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/time/time.h"
+#include "common/quote_cut.h"
 #include "common/terminal_text.h"
 #include "service/target_api.h"
 #include "service/target_printer.h"
@@ -46,8 +47,10 @@ bool SplitTarget(const std::string& arg, std::string* target_namespace, std::str
 }
 
 int BadTarget(const std::string& arg, std::ostream& err) {
+  // Longest part of the argument quoted: two DNS labels and the slash, with room to spare.
+  constexpr size_t kMaxShownTargetBytes = 160;
   const bool one_slash = std::count(arg.begin(), arg.end(), '/') == 1;
-  err << "error: expected " << kTargetArg << ", got \"" << arg << "\""
+  err << "error: expected " << kTargetArg << ", got " << common::QuoteCut(arg, kMaxShownTargetBytes)
       << (one_slash ? " (neither part may be empty)" : "") << "\n";
   return kExitUsage;
 }

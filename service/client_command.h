@@ -33,7 +33,8 @@ inline constexpr char kTargetArg[] = "<namespace>/<name>";
 // than one, or an empty namespace or name (the parts' DNS rules are checked by the server).
 bool SplitTarget(const std::string& arg, std::string* target_namespace, std::string* name);
 // Prints "error: expected <namespace>/<name>, got \"<arg>\"" (with " (neither part may be
-// empty)" when `arg` has one '/') and returns kExitUsage.
+// empty)" when `arg` has one '/') and returns kExitUsage. `arg` is quoted by common::QuoteCut:
+// escaped to printable ASCII, and cut after 160 bytes.
 int BadTarget(const std::string& arg, std::ostream& err);
 
 // Checks a mutating subcommand's --request-id before any call, with the server's rule

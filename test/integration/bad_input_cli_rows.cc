@@ -157,6 +157,11 @@ void AddCliTargetRows(std::vector<BadInputCliRow>& rows) {
                               {"expected <namespace>/<name>, got \"/\"", "neither part"}));
   rows.push_back(CliClientRow({"target", "register", "/edge-1"}, 2,
                               {"expected <namespace>/<name>, got \"/edge-1\""}));
+  // A control byte or line break in the argument is shown escaped, not sent to the terminal.
+  rows.push_back(CliClientRow({"target", "register", "demo\x1b[2J\nedge-1"}, 2,
+                              {"expected <namespace>/<name>, got \"demo\\x1b[2J\\nedge-1\""}));
+  rows.push_back(
+      CliClientRow({"target", "register", std::string(300, 'a')}, 2, {"...\" (300 bytes)"}));
   rows.push_back(
       CliClientRow({"target", "register", "demo/edge-1", "--bogus"}, 2, {"unknown flag --bogus"}));
   rows.push_back(CliClientRow({"target", "delete", "demo/"}, 2,
