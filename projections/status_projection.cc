@@ -80,9 +80,13 @@ absl::Status StatusProjection::ApplyDeferred(const store::RecordedEvent& recorde
       return absl::OkStatus();
     }
   }
+  if (!ChangesStatus(recorded.type)) {
+    seq_ = recorded.seq;  // credential, identity and cluster events, as in ApplyNow
+    return absl::OkStatus();
+  }
   // Other events of a Target end its run before they are folded. A liveness entry does not
   // (FinishReportRun keeps what it sets).
-  if (ChangesStatus(recorded.type) && recorded.stream != kLivenessStream) {
+  if (recorded.stream != kLivenessStream) {
     if (std::optional<std::pair<std::string, std::string>> key = TargetOfStream(recorded.stream)) {
       auto it = targets_.find(*key);
       if (it != targets_.end()) RETURN_IF_ERROR(SettleRun(it->second));
