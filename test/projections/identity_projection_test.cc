@@ -2,6 +2,8 @@
 // identity streams and names the changed one; reads by name; a full rebuild from seq 1, as-of
 // replay, snapshot round trips and restarts all give the same bytes as the incremental path;
 // listeners get every changed identity. The log is a real SQLite store in a temp dir.
+#include "projections/identity_projection.h"
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,11 +15,11 @@
 #include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "projections/identity_projection.h"
 #include "projections/identity_projector.h"
 #include "projections/identity_state.h"
 #include "store/event_codec.h"
 #include "store/sqlite_event_store.h"
+#include "test/support/recorded_events.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 
@@ -98,18 +100,8 @@ Event ServiceConfigured() {
 // An event as the store would hand it over, without hashes (the projection reads none).
 store::RecordedEvent Recorded(int64_t seq, const std::string& stream, int64_t version,
                               const Event& event) {
-  absl::StatusOr<store::NewEvent> encoded =
-      store::EventCodec::Default().Encode(event, v1::EventMetadata());
-  EXPECT_OK(encoded);
-  store::RecordedEvent r;
-  r.seq = seq;
-  r.stream = stream;
-  r.stream_version = version;
-  r.type = encoded.ok() ? encoded->type : "";
-  r.schema_version = encoded.ok() ? encoded->schema_version : 0;
-  r.payload = encoded.ok() ? encoded->payload : "";
-  r.recorded_at_us = 1'767'225'600'000'000 + seq * 1'000'000;
-  return r;
+  return ::credledger::testing::StoredEvent(seq, stream, version,
+                                            1'767'225'600'000'000 + seq * 1'000'000, event);
 }
 
 // --- IdentityProjection on hand-made events ---

@@ -18,6 +18,7 @@
 #include "projections/status_projection.h"
 #include "projections/target_state.h"
 #include "store/event_codec.h"
+#include "test/support/recorded_events.h"
 #include "test/support/status_matchers.h"
 
 namespace credledger::projections {
@@ -27,20 +28,8 @@ using ::credledger::testing::StatusIs;
 
 // `event` as stored at `seq` (stream version = seq, recorded `seq` seconds after a base time).
 store::RecordedEvent Stored(int64_t seq, const std::string& stream, const v1::Event& event) {
-  absl::StatusOr<store::NewEvent> encoded =
-      store::EventCodec::Default().Encode(event, v1::EventMetadata());
-  EXPECT_OK(encoded);
-  store::RecordedEvent stored;
-  stored.seq = seq;
-  stored.stream = stream;
-  stored.stream_version = seq;
-  stored.recorded_at_us = absl::ToUnixMicros(absl::FromUnixSeconds(1'795'000'000 + seq));
-  if (encoded.ok()) {
-    stored.type = encoded->type;
-    stored.schema_version = encoded->schema_version;
-    stored.payload = encoded->payload;
-  }
-  return stored;
+  return ::credledger::testing::StoredEvent(
+      seq, stream, seq, absl::ToUnixMicros(absl::FromUnixSeconds(1'795'000'000 + seq)), event);
 }
 
 v1::Event Registered(const std::string& uid) {

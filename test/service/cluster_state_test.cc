@@ -20,6 +20,7 @@
 #include "store/event_codec.h"
 #include "store/sqlite_event_store.h"
 #include "test/service/cluster_fixtures.h"
+#include "test/support/recorded_events.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 
@@ -202,18 +203,8 @@ TEST(ClusterStateTest, EventsOfOtherStreamsLeaveTheStateAlone) {
 // An event as the store would hand it over, without hashes (the projection reads none).
 store::RecordedEvent Recorded(int64_t seq, const std::string& stream, int64_t version,
                               const Event& event) {
-  absl::StatusOr<store::NewEvent> encoded =
-      store::EventCodec::Default().Encode(event, v1::EventMetadata());
-  EXPECT_OK(encoded);
-  store::RecordedEvent r;
-  r.seq = seq;
-  r.stream = stream;
-  r.stream_version = version;
-  r.type = encoded.ok() ? encoded->type : "";
-  r.schema_version = encoded.ok() ? encoded->schema_version : 0;
-  r.payload = encoded.ok() ? encoded->payload : "";
-  r.recorded_at_us = absl::ToUnixMicros(kT0) + seq * 1'000'000;
-  return r;
+  return ::credledger::testing::StoredEvent(seq, stream, version,
+                                            absl::ToUnixMicros(kT0) + seq * 1'000'000, event);
 }
 
 Event ServiceConfigured() {
