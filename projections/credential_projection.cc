@@ -1,16 +1,26 @@
 #include "projections/credential_projection.h"
 
+#include <google/protobuf/util/message_differencer.h>
+
 #include <algorithm>
 #include <tuple>
 
-#include <google/protobuf/util/message_differencer.h>
-
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "projections/target_state.h"
 #include "store/event_codec.h"
 
 namespace credledger::projections {
+
+CredentialProjection::DecodeScratch::DecodeScratch()
+    : arena([this] {
+        google::protobuf::ArenaOptions options;
+        options.initial_block = block;
+        options.initial_block_size = sizeof(block);
+        return options;
+      }()) {}
+
 namespace {
 
 // Targets the credential tally counts: registered, not finalized.
@@ -41,8 +51,10 @@ absl::StatusOr<std::vector<std::string>> CredentialProjection::Apply(
     seq_ = recorded.seq;  // reports, identities, clusters: not part of this model
     return changed;
   }
-  absl::StatusOr<v1::Event> event = store::EventCodec::Default().Decode(recorded);
-  if (!event.ok()) return event.status();
+  if (scratch_ == nullptr) scratch_ = std::make_unique<DecodeScratch>();
+  scratch_->arena.Reset();
+  v1::Event* const event = google::protobuf::Arena::CreateMessage<v1::Event>(&scratch_->arena);
+  RETURN_IF_ERROR(store::EventCodec::Default().DecodeInto(recorded, *event));
   seq_ = recorded.seq;
   const absl::Time at = absl::FromUnixMicros(recorded.recorded_at_us);
   if (event->has_service_configured()) {
@@ -60,7 +72,8 @@ absl::StatusOr<std::vector<std::string>> CredentialProjection::Apply(
     return changed;
   }
   if (!target_stream) return changed;
-  v1::TargetState& state = targets_[recorded.stream];
+  auto indexed = by_stream_.find(recorded.stream);
+  v1::TargetState& state = indexed != by_stream_.end() ? *indexed->second : Add(recorded.stream);
   Uncount(state);
   EvolveTarget(state, *event, {recorded.seq, recorded.stream_version, at}, service_);
   Count(state);
@@ -74,9 +87,15 @@ std::optional<v1::TargetState> CredentialProjection::Get(absl::string_view targe
 }
 
 std::optional<v1::TargetState> CredentialProjection::GetStream(absl::string_view stream) const {
-  auto it = targets_.find(std::string(stream));
-  if (it == targets_.end()) return std::nullopt;
-  return it->second;
+  auto it = by_stream_.find(stream);
+  if (it == by_stream_.end()) return std::nullopt;
+  return *it->second;
+}
+
+v1::TargetState& CredentialProjection::Add(absl::string_view stream) {
+  v1::TargetState& state = targets_[std::string(stream)];
+  by_stream_.try_emplace(stream, &state);
+  return state;
 }
 
 std::vector<v1::TargetState> CredentialProjection::List(absl::string_view target_namespace,
@@ -114,9 +133,8 @@ absl::StatusOr<CredentialProjection> CredentialProjection::Deserialize(absl::str
   p.service_ = fleet.service();
   p.seq_ = fleet.seq();
   for (v1::TargetState& state : *fleet.mutable_targets()) {
-    std::string stream = TargetStream(state.namespace_(), state.name());
     p.Count(state);
-    p.targets_[stream] = std::move(state);
+    p.Add(TargetStream(state.namespace_(), state.name())) = std::move(state);
   }
   return p;
 }

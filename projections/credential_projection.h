@@ -8,12 +8,18 @@
 // Thread-safety: not thread-safe; CredentialProjector wraps it with a lock.
 #pragma once
 
+#include <google/protobuf/arena.h>
+
+#include <cstddef>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "credledger/v1/state.pb.h"
 #include "projections/condition_tally.h"
 #include "store/event_store.h"
@@ -26,6 +32,14 @@ inline constexpr uint32_t kCredentialProjectionVersion = 1;
 
 class CredentialProjection {
  public:
+  CredentialProjection() = default;
+  // Moves keep the index by stream valid: the map's nodes move with it. A copy would not,
+  // hence none.
+  CredentialProjection(CredentialProjection&&) = default;
+  CredentialProjection& operator=(CredentialProjection&&) = default;
+  CredentialProjection(const CredentialProjection&) = delete;
+  CredentialProjection& operator=(const CredentialProjection&) = delete;
+
   // Folds `event`. REQUIRES: event.seq == seq() + 1 (events in log order, none skipped).
   // Returns the stream names of the Targets that changed, in stream order: the event's own
   // Target, or for ServiceConfigured every Target whose AgentCredentialReady condition changed.
@@ -61,8 +75,25 @@ class CredentialProjection {
   // Takes `state` out of ready_ (before a change) or puts it in (after), when counted.
   void Uncount(const v1::TargetState& state);
   void Count(const v1::TargetState& state);
+  // The state of `stream` in targets_ and by_stream_, added empty when it has none.
+  v1::TargetState& Add(absl::string_view stream);
+
+  // Where Apply decodes an event: an arena, reset for every event, over a block of its own, so
+  // that an event's messages and repeated fields come from the block (a larger event takes
+  // more blocks, freed at the next reset; strings longer than 15 bytes still use the heap).
+  // Not state; behind a pointer so that the projection can move.
+  struct DecodeScratch {
+    DecodeScratch();
+    alignas(std::max_align_t) char block[16 * 1024];
+    google::protobuf::Arena arena;
+  };
+  std::unique_ptr<DecodeScratch> scratch_;
 
   std::map<std::string, v1::TargetState> targets_;  // by stream name
+  // The same states by stream name, so that a fold finds an event's Target by hashing its
+  // stream name instead of comparing strings down the tree (map nodes do not move, and a
+  // move of the projection moves them with it).
+  absl::flat_hash_map<std::string, v1::TargetState*> by_stream_;
   int64_t seq_ = 0;
   // Derived from targets_ (not serialized).
   ConditionTally ready_;

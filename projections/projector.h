@@ -87,8 +87,9 @@ absl::Status CatchUp(store::EventStore& store, int64_t until_seq, P& projection)
   constexpr int kPage = 512;
   if (projection.seq() >= until_seq) return absl::OkStatus();
   store::PageReader pages(&store, projection.seq(), kPage);
+  std::vector<store::RecordedEvent> page;
   while (projection.seq() < until_seq) {
-    ASSIGN_OR_RETURN(auto page, pages.Next());
+    RETURN_IF_ERROR(pages.Next(page));
     if (page.empty()) break;
     for (const store::RecordedEvent& e : page) {
       if (e.seq > until_seq) break;

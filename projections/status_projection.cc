@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "common/status_macros.h"
 #include "projections/proto_time.h"
 #include "projections/report_streams.h"
@@ -13,16 +14,16 @@
 namespace credledger::projections {
 namespace {
 
-// (namespace, name) of a "target/<namespace>/<name>" or "report/<namespace>/<name>" stream;
-// nullopt for any other stream.
-std::optional<std::pair<std::string, std::string>> TargetOfStream(absl::string_view stream) {
-  std::vector<absl::string_view> parts = absl::StrSplit(stream, '/');
-  if (parts.size() != 3 || (parts[0] != "target" && parts[0] != "report")) return std::nullopt;
-  return std::make_pair(std::string(parts[1]), std::string(parts[2]));
-}
-
-bool IsReportReceived(const v1::Condition& reporting) {
-  return reporting.status() == "True" && reporting.reason() == kReportReceivedReason;
+// "<namespace>/<name>" (StatusKey) of a "target/<namespace>/<name>" or
+// "report/<namespace>/<name>" stream; empty for any other stream.
+absl::string_view KeyOfStream(absl::string_view stream) {
+  absl::string_view key = stream;
+  if (!absl::ConsumePrefix(&key, "target/") && !absl::ConsumePrefix(&key, "report/")) return {};
+  const size_t slash = key.find('/');
+  if (slash == absl::string_view::npos || key.find('/', slash + 1) != absl::string_view::npos) {
+    return {};
+  }
+  return key;
 }
 
 // kDataLoss unless `event` is the one after `seq`.
@@ -58,7 +59,9 @@ std::string StatusKey(absl::string_view target_namespace, absl::string_view name
 absl::StatusOr<std::vector<std::string>> StatusProjection::Apply(
     const store::RecordedEvent& recorded) {
   RETURN_IF_ERROR(Settle());
-  return ApplyNow(recorded);
+  std::vector<std::string> changed;
+  RETURN_IF_ERROR(ApplyNow(recorded, &changed));
+  return changed;
 }
 
 absl::Status StatusProjection::ApplyDeferred(const store::RecordedEvent& recorded) {
@@ -68,15 +71,14 @@ absl::Status StatusProjection::ApplyDeferred(const store::RecordedEvent& recorde
       return absl::DataLossError(absl::StrCat("event seq ", recorded.seq, ": payload of ",
                                               recorded.type, " does not parse"));
     }
-    std::optional<std::pair<std::string, std::string>> key = TargetOfStream(recorded.stream);
-    auto it = key.has_value() ? targets_.find(*key) : targets_.end();
-    if (it == targets_.end()) {
+    v1::TargetStatus* status = Find(KeyOfStream(recorded.stream));
+    if (status == nullptr) {
       seq_ = recorded.seq;  // no rollup to change: Apply changes nothing either
       return absl::OkStatus();
     }
     // Times with unknown fields are copied whole by a fold: such a report is folded in full.
     if (summary_.plain_times) {
-      DeferReport(it->second, recorded);
+      DeferReport(*status, recorded);
       return absl::OkStatus();
     }
   }
@@ -87,12 +89,11 @@ absl::Status StatusProjection::ApplyDeferred(const store::RecordedEvent& recorde
   // Other events of a Target end its run before they are folded. A liveness entry does not
   // (FinishReportRun keeps what it sets).
   if (recorded.stream != kLivenessStream) {
-    if (std::optional<std::pair<std::string, std::string>> key = TargetOfStream(recorded.stream)) {
-      auto it = targets_.find(*key);
-      if (it != targets_.end()) RETURN_IF_ERROR(SettleRun(it->second));
+    if (v1::TargetStatus* status = Find(KeyOfStream(recorded.stream)); status != nullptr) {
+      RETURN_IF_ERROR(SettleRun(*status));
     }
   }
-  return ApplyNow(recorded).status();
+  return ApplyNow(recorded, nullptr);
 }
 
 void StatusProjection::DeferReport(v1::TargetStatus& status, const store::RecordedEvent& recorded) {
@@ -134,13 +135,12 @@ absl::Status StatusProjection::SettleRun(v1::TargetStatus& status) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<std::string>> StatusProjection::ApplyNow(
-    const store::RecordedEvent& recorded) {
+absl::Status StatusProjection::ApplyNow(const store::RecordedEvent& recorded,
+                                        std::vector<std::string>* changed) {
   RETURN_IF_ERROR(CheckOrder(seq_, recorded));
-  std::vector<std::string> changed;
   if (!ChangesStatus(recorded.type)) {
     seq_ = recorded.seq;  // credential, identity and cluster events: not part of the rollups
-    return changed;
+    return absl::OkStatus();
   }
   // Liveness batches (large, and rare) get a message of their own so that neither kind
   // throws away the other's memory.
@@ -150,52 +150,66 @@ absl::StatusOr<std::vector<std::string>> StatusProjection::ApplyNow(
   const EventPosition at{recorded.seq, recorded.stream_version,
                          absl::FromUnixMicros(recorded.recorded_at_us)};
   if (recorded.stream == kLivenessStream) {
-    if (!event.has_liveness_observed()) return changed;
+    if (!event.has_liveness_observed()) return absl::OkStatus();
     std::set<std::pair<std::string, std::string>> touched;
     for (const v1::LivenessEntry& entry : event.liveness_observed().entries()) {
-      auto it = targets_.find({entry.namespace_(), entry.name()});
-      if (it == targets_.end()) continue;
-      Uncount(reporting_, it->second);
-      ApplyLiveness(it->second, entry, at);
-      Count(reporting_, it->second);
-      if (it->second.last_seq() == at.seq) touched.insert(it->first);
+      key_buffer_.clear();
+      absl::StrAppend(&key_buffer_, entry.namespace_(), "/", entry.name());
+      v1::TargetStatus* status = Find(key_buffer_);
+      if (status == nullptr) continue;
+      Uncount(reporting_, *status);
+      ApplyLiveness(*status, entry, at);
+      Count(reporting_, *status);
+      if (changed != nullptr && status->last_seq() == at.seq) {
+        touched.emplace(entry.namespace_(), entry.name());
+      }
     }
-    for (const auto& [ns, name] : touched) changed.push_back(StatusKey(ns, name));
-    return changed;
+    for (const auto& [ns, name] : touched) changed->push_back(StatusKey(ns, name));
+    return absl::OkStatus();
   }
-  std::optional<std::pair<std::string, std::string>> key = TargetOfStream(recorded.stream);
-  if (!key.has_value()) return changed;
-  auto it = targets_.find(*key);
-  if (it == targets_.end()) {
-    // Only an event that starts a rollup (a registration) creates one.
-    v1::TargetStatus fresh;
-    fresh.set_namespace_(key->first);
-    fresh.set_name(key->second);
-    EvolveStatus(fresh, event, at);
-    if (fresh.last_seq() != at.seq) return changed;
-    Count(reporting_, fresh);
-    targets_.emplace(*key, std::move(fresh));
+  const absl::string_view key = KeyOfStream(recorded.stream);
+  if (key.empty()) return absl::OkStatus();
+  if (v1::TargetStatus* status = Find(key); status != nullptr) {
+    Uncount(reporting_, *status);
+    EvolveStatus(*status, event, at);
+    Count(reporting_, *status);
+    if (status->last_seq() != at.seq) return absl::OkStatus();
   } else {
-    Uncount(reporting_, it->second);
-    EvolveStatus(it->second, event, at);
-    Count(reporting_, it->second);
-    if (it->second.last_seq() != at.seq) return changed;
+    // Only an event that starts a rollup (a registration) creates one.
+    const std::pair<absl::string_view, absl::string_view> parts =
+        absl::StrSplit(key, absl::MaxSplits('/', 1));
+    v1::TargetStatus fresh;
+    fresh.set_namespace_(std::string(parts.first));
+    fresh.set_name(std::string(parts.second));
+    EvolveStatus(fresh, event, at);
+    if (fresh.last_seq() != at.seq) return absl::OkStatus();
+    Count(reporting_, fresh);
+    Insert({std::string(parts.first), std::string(parts.second)}, std::move(fresh));
   }
-  changed.push_back(StatusKey(key->first, key->second));
-  return changed;
+  if (changed != nullptr) changed->push_back(std::string(key));
+  return absl::OkStatus();
 }
 
 std::optional<v1::TargetStatus> StatusProjection::Get(absl::string_view target_namespace,
                                                       absl::string_view name) const {
-  auto it = targets_.find({std::string(target_namespace), std::string(name)});
-  if (it == targets_.end()) return std::nullopt;
-  return it->second;
+  return GetKey(StatusKey(target_namespace, name));
 }
 
 std::optional<v1::TargetStatus> StatusProjection::GetKey(absl::string_view key) const {
-  std::pair<absl::string_view, absl::string_view> parts =
-      absl::StrSplit(key, absl::MaxSplits('/', 1));
-  return Get(parts.first, parts.second);
+  auto it = by_key_.find(key);
+  if (it == by_key_.end()) return std::nullopt;
+  return *it->second;
+}
+
+v1::TargetStatus* StatusProjection::Find(absl::string_view key) {
+  auto it = by_key_.find(key);
+  return it == by_key_.end() ? nullptr : it->second;
+}
+
+void StatusProjection::Insert(std::pair<std::string, std::string> key, v1::TargetStatus status) {
+  std::string hashed = StatusKey(key.first, key.second);
+  auto [it, inserted] = targets_.insert_or_assign(std::move(key), std::move(status));
+  by_key_[std::move(hashed)] = &it->second;
 }
 
 std::vector<v1::TargetStatus> StatusProjection::List(absl::string_view target_namespace) const {
@@ -237,9 +251,9 @@ absl::StatusOr<StatusProjection> StatusProjection::Deserialize(absl::string_view
   StatusProjection p;
   p.seq_ = fleet.seq();
   for (v1::TargetStatus& status : *fleet.mutable_targets()) {
-    std::pair<std::string, std::string> key(status.namespace_(), status.name());
     Count(p.reporting_, status);
-    p.targets_[std::move(key)] = std::move(status);
+    std::pair<std::string, std::string> key(status.namespace_(), status.name());
+    p.Insert(std::move(key), std::move(status));
   }
   return p;
 }

@@ -49,8 +49,8 @@ struct SilentTarget {
 class StatusProjection {
  public:
   StatusProjection() = default;
-  // Moves keep open runs (ApplyDeferred) valid: the map's nodes move with it. A copy would
-  // not, hence none.
+  // Moves keep open runs (ApplyDeferred) and the index by key valid: the map's nodes move
+  // with it. A copy would not, hence none.
   StatusProjection(StatusProjection&&) = default;
   StatusProjection& operator=(StatusProjection&&) = default;
   StatusProjection(const StatusProjection&) = delete;
@@ -92,7 +92,7 @@ class StatusProjection {
   // was never registered.
   std::optional<v1::TargetStatus> Get(absl::string_view target_namespace,
                                       absl::string_view name) const;
-  // The same by key ("<namespace>/<name>").
+  // The same by key: exactly StatusKey(namespace, name).
   std::optional<v1::TargetStatus> GetKey(absl::string_view key) const;
   // The rollups of active (registered, not finalized) Targets ordered by namespace then
   // name; only `target_namespace` when non-empty.
@@ -121,18 +121,27 @@ class StatusProjection {
     store::RecordedEvent last;
   };
 
-  // Apply without settling open runs first. REQUIRES: no open run of the event's Target, unless
-  // the event is a LivenessObserved.
-  absl::StatusOr<std::vector<std::string>> ApplyNow(const store::RecordedEvent& event);
+  // Apply without settling open runs first, adding the changed keys to `changed` (as Apply
+  // returns them) unless it is null. REQUIRES: no open run of the event's Target, unless the
+  // event is a LivenessObserved.
+  absl::Status ApplyNow(const store::RecordedEvent& event, std::vector<std::string>* changed);
   // Folds the report `recorded`, whose summary is in summary_, into the run of `status`
   // (FoldReportSummary); a report of another incarnation changes nothing.
   void DeferReport(v1::TargetStatus& status, const store::RecordedEvent& recorded);
   // Folds the open run of `status` (if any) in full and closes it. A run whose last report
   // does not decode stays open (kDataLoss, again at every later call).
   absl::Status SettleRun(v1::TargetStatus& status);
+  // The rollup of the Target with key `key` (StatusKey); nullptr when there is none.
+  v1::TargetStatus* Find(absl::string_view key);
+  // Adds `status` as the rollup of the Target (namespace, name) `key`, replacing any, to
+  // targets_ and by_key_.
+  void Insert(std::pair<std::string, std::string> key, v1::TargetStatus status);
 
   // By (namespace, name).
   std::map<std::pair<std::string, std::string>, v1::TargetStatus> targets_;
+  // The same rollups by key (StatusKey), so that a fold finds an event's Target by hashing
+  // its stream name instead of comparing strings down the tree (map nodes do not move).
+  absl::flat_hash_map<std::string, v1::TargetStatus*> by_key_;
   // Open runs of ApplyDeferred by their Target's rollup in targets_ (map nodes do not move).
   absl::flat_hash_map<v1::TargetStatus*, OpenRun> runs_;
   // The summary ApplyDeferred reads into, kept to reuse its memory; no state.
@@ -145,6 +154,8 @@ class StatusProjection {
   v1::Event decoded_;
   // The same for the `liveness` stream's batches.
   v1::Event decoded_liveness_;
+  // The key of a liveness entry, kept to reuse its memory; no state.
+  std::string key_buffer_;
 };
 
 }  // namespace credledger::projections

@@ -329,7 +329,12 @@ void ApplyLiveness(v1::TargetStatus& status, const v1::LivenessEntry& entry,
     *status.mutable_last_report_time() = entry.last_report_time();
     changed = true;
   }
-  if (SetReportingTrue(status, at.recorded_at)) changed = true;
+  // True/ReportReceived's message names last_seen_at, so it changes only with it; a fold that
+  // defers reports (FoldReportSummary) leaves the message for later and relies on this.
+  if ((changed || !IsReportReceived(status.reporting())) &&
+      SetReportingTrue(status, at.recorded_at)) {
+    changed = true;
+  }
   if (changed) status.set_last_seq(at.seq);
 }
 
@@ -364,7 +369,14 @@ bool FoldReportSummary(v1::TargetStatus& status, const ReportSummary& summary,
   if (FromProto(summary.last_report_time) > FromProto(status.last_report_time())) {
     *status.mutable_last_report_time() = summary.last_report_time;
   }
-  SetReportingTrue(status, at.recorded_at);
+  // Reporting's status, reason and transition time as SetReportingTrue sets them; its message
+  // (formatted from last_seen_at) is written once, by FinishReportRun. A registered Target's
+  // Reporting has its type and a transition time, so one already True/ReportReceived stays.
+  v1::Condition& reporting = *status.mutable_reporting();
+  if (!IsReportReceived(reporting)) {
+    SetCondition(reporting, kReportingCondition, "True", kReportReceivedReason, reporting.message(),
+                 at.recorded_at);
+  }
   const absl::string_view preflight =
       PreflightStatus(summary.checks, summary.any_check_failed, summary.any_check_errored);
   if (run->preflight_status != preflight) {

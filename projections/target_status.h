@@ -23,6 +23,11 @@ inline constexpr char kReleasesReadyCondition[] = "ReleasesReady";
 // Reporting's reason after a report or heartbeat (status True).
 inline constexpr char kReportReceivedReason[] = "ReportReceived";
 
+// Whether `reporting` is True/ReportReceived, as after a report or heartbeat.
+inline bool IsReportReceived(const v1::Condition& reporting) {
+  return reporting.status() == "True" && reporting.reason() == kReportReceivedReason;
+}
+
 // Folds `event` into `status`, the rollup of the Target the event's stream names.
 //   TargetRegistered with a uid other than status.target_uid, or after finalization, starts
 //   a fresh rollup of the new incarnation (active, Reporting=Unknown/NoReport,
@@ -64,10 +69,11 @@ struct ReportRun {
 
 // Folds a ReportAccepted known by its summary (report_summary.h) at `at` into `status`, for a
 // fold that decodes only the last report of a run: last_seq, last_report_received_at,
-// last_seen_at, last_report_time and Reporting as EvolveStatus sets them; PreflightReady's and
-// ReleasesReady's statuses and transition times only in `run` (started from the status's
-// conditions when empty). last_report, releases, their counts and those two conditions keep
-// the values of before the run until FinishReportRun. The bound releases must not change
+// last_seen_at, last_report_time and Reporting's status, reason and transition time as
+// EvolveStatus sets them; PreflightReady's and ReleasesReady's statuses and transition times
+// only in `run` (started from the status's conditions when empty). Reporting's message,
+// last_report, releases, their counts and those two conditions are left for FinishReportRun
+// (until then they may hold values from before the run). The bound releases must not change
 // during a run, and the only other events folded into the status during it may be liveness
 // entries (ApplyLiveness). Returns false, changing nothing, for a report of another
 // incarnation or of a finalized one (EvolveStatus ignores it too).
@@ -88,7 +94,9 @@ bool ChangesStatus(absl::string_view type);
 
 // Folds one entry of a LivenessObserved batch for this Target (ignored for another uid or a
 // finalized incarnation): last_seen_at and last_report_time advance to the entry's when
-// later (a heartbeat can reach the log after a newer report), Reporting becomes True.
+// later (a heartbeat can reach the log after a newer report), Reporting becomes
+// True/ReportReceived (its message, naming last_seen_at, is rewritten only when a time moved
+// or Reporting was something else), and last_seq moves to at.seq when anything changed.
 void ApplyLiveness(v1::TargetStatus& status, const v1::LivenessEntry& entry,
                    const EventPosition& at);
 

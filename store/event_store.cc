@@ -4,6 +4,14 @@
 
 namespace credledger::store {
 
+absl::Status EventStore::ReadAllInto(int64_t after_seq, int limit,
+                                     std::vector<RecordedEvent>& page) {
+  absl::StatusOr<std::vector<RecordedEvent>> read = ReadAll(after_seq, limit);
+  if (!read.ok()) return read.status();
+  page = *std::move(read);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<AppendResult> EventStore::Append(AppendRequest request) {
   AppendResult result;
   absl::Status status = Execute([&](WriteTransaction& tx) -> absl::Status {

@@ -158,6 +158,11 @@ class EventStore {
   // Events with seq > `after_seq`, in seq order, at most `limit` (> 0) of them. Each call is
   // one short read transaction; page through long ranges.
   virtual absl::StatusOr<std::vector<RecordedEvent>> ReadAll(int64_t after_seq, int limit) = 0;
+  // ReadAll into `page`, replacing what it held; a store may reuse the memory of the events
+  // there (SqliteEventStore does), so that a long fold reading page after page into the same
+  // vectors allocates little. This default replaces `page` with ReadAll's answer.
+  // Errors: those of ReadAll; `page` is then unspecified.
+  virtual absl::Status ReadAllInto(int64_t after_seq, int limit, std::vector<RecordedEvent>& page);
   // Events of `stream` with stream_version >= `from_version`, at most `limit`.
   virtual absl::StatusOr<std::vector<RecordedEvent>> ReadStream(absl::string_view stream,
                                                                 int64_t from_version,

@@ -10,16 +10,24 @@ PageReader::PageReader(EventStore* store, int64_t after_seq, int page_size)
 }
 
 void PageReader::ReadAfter(int64_t after_seq) {
-  ahead_ = std::async(std::launch::async, [store = store_, after_seq, limit = page_size_] {
-    return store->ReadAll(after_seq, limit);
+  ahead_ = std::async(std::launch::async, [this, after_seq] {
+    return store_->ReadAllInto(after_seq, page_size_, ahead_page_);
   });
 }
 
-absl::StatusOr<std::vector<RecordedEvent>> PageReader::Next() {
-  if (!ahead_.valid()) return std::vector<RecordedEvent>();
-  absl::StatusOr<std::vector<RecordedEvent>> page = ahead_.get();
-  if (page.ok() && !page->empty()) ReadAfter(page->back().seq);
-  return page;
+absl::Status PageReader::Next(std::vector<RecordedEvent>& page) {
+  if (!ahead_.valid()) {
+    page.clear();
+    return absl::OkStatus();
+  }
+  const absl::Status read = ahead_.get();
+  if (!read.ok()) {
+    page.clear();
+    return read;
+  }
+  page.swap(ahead_page_);
+  if (!page.empty()) ReadAfter(page.back().seq);
+  return absl::OkStatus();
 }
 
 }  // namespace credledger::store

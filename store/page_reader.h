@@ -1,6 +1,7 @@
-// PageReader: reads the log forward page by page (EventStore::ReadAll) with the next page read
-// on a background thread while the caller folds the current one, so that a long fold (a
-// projection's catch-up, a rebuild) overlaps reading with folding.
+// PageReader: reads the log forward page by page (EventStore::ReadAllInto) with the next page
+// read on a background thread while the caller folds the current one, so that a long fold (a
+// projection's catch-up, a rebuild) overlaps reading with folding. Pages are read into the
+// vectors the caller hands back, so that their events' memory is reused page after page.
 //
 // Thread-safety: one thread calls Next; the store must allow reads from other threads (every
 // EventStore does).
@@ -10,7 +11,7 @@
 #include <future>
 #include <vector>
 
-#include "absl/status/statusor.h"
+#include "absl/status/status.h"
 #include "store/event_store.h"
 
 namespace credledger::store {
@@ -25,18 +26,22 @@ class PageReader {
   PageReader(const PageReader&) = delete;
   PageReader& operator=(const PageReader&) = delete;
 
-  // The next page in seq order, empty once the head as of that read is reached; starts reading
-  // the page after it. Errors: those of ReadAll (the reader then stops: later calls return
-  // an empty page).
-  absl::StatusOr<std::vector<RecordedEvent>> Next();
+  // Puts the next page in seq order into `page`, empty once the head as of that read is
+  // reached, and starts reading the page after it into the vector `page` held before (pass
+  // the previous page back to reuse its memory). Errors: those of ReadAllInto (`page` is then
+  // empty, and the reader stops: later calls give an empty page).
+  absl::Status Next(std::vector<RecordedEvent>& page);
 
  private:
   void ReadAfter(int64_t after_seq);
 
   EventStore* const store_;
   const int page_size_;
-  // The page being read; invalid after an empty page or an error.
-  std::future<absl::StatusOr<std::vector<RecordedEvent>>> ahead_;
+  // The page being read; touched only by the read in flight while ahead_ is valid.
+  std::vector<RecordedEvent> ahead_page_;
+  // The read in flight; invalid after an empty page or an error. Declared after ahead_page_
+  // so that it is destroyed first: its destructor waits for the read.
+  std::future<absl::Status> ahead_;
 };
 
 }  // namespace credledger::store

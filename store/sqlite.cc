@@ -88,16 +88,22 @@ void Statement::Reset() {
 
 int64_t Statement::ColumnInt(int column) const { return sqlite3_column_int64(stmt_, column); }
 
-std::string Statement::ColumnText(int column) const {
+std::string Statement::ColumnText(int column) const { return std::string(ColumnTextView(column)); }
+
+std::string Statement::ColumnBlob(int column) const { return std::string(ColumnBlobView(column)); }
+
+absl::string_view Statement::ColumnTextView(int column) const {
   const unsigned char* text = sqlite3_column_text(stmt_, column);
-  int size = sqlite3_column_bytes(stmt_, column);
-  return text == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(text), size);
+  const int size = sqlite3_column_bytes(stmt_, column);
+  return text == nullptr ? absl::string_view()
+                         : absl::string_view(reinterpret_cast<const char*>(text), size);
 }
 
-std::string Statement::ColumnBlob(int column) const {
+absl::string_view Statement::ColumnBlobView(int column) const {
   const void* blob = sqlite3_column_blob(stmt_, column);
-  int size = sqlite3_column_bytes(stmt_, column);
-  return blob == nullptr ? std::string() : std::string(static_cast<const char*>(blob), size);
+  const int size = sqlite3_column_bytes(stmt_, column);
+  return blob == nullptr ? absl::string_view()
+                         : absl::string_view(static_cast<const char*>(blob), size);
 }
 
 bool Statement::ColumnIsNull(int column) const {

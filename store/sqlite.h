@@ -54,6 +54,10 @@ class Statement {
   std::string ColumnText(int column) const;
   std::string ColumnBlob(int column) const;
   bool ColumnIsNull(int column) const;
+  // The column's bytes without a copy, as text or as a blob; valid until the next Step, Reset
+  // or the statement's end.
+  absl::string_view ColumnTextView(int column) const;
+  absl::string_view ColumnBlobView(int column) const;
 
  private:
   sqlite3* db_;

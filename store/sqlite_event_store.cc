@@ -22,21 +22,28 @@ constexpr absl::string_view kEventColumns =
     "seq, stream, stream_version, event_id, type, schema_version, recorded_at_us, metadata, "
     "payload, digest, prev_chain_hash, chain_hash, stream_hash";
 
-RecordedEvent ReadEventRow(const Statement& row) {
-  RecordedEvent e;
+void Assign(std::string& to, absl::string_view bytes) { to.assign(bytes.data(), bytes.size()); }
+
+// Reads the row (kEventColumns) into `e`, reusing the memory of its strings.
+void ReadEventRowInto(const Statement& row, RecordedEvent& e) {
   e.seq = row.ColumnInt(0);
-  e.stream = row.ColumnText(1);
+  Assign(e.stream, row.ColumnTextView(1));
   e.stream_version = row.ColumnInt(2);
-  e.event_id = row.ColumnBlob(3);
-  e.type = row.ColumnText(4);
+  Assign(e.event_id, row.ColumnBlobView(3));
+  Assign(e.type, row.ColumnTextView(4));
   e.schema_version = static_cast<uint32_t>(row.ColumnInt(5));
   e.recorded_at_us = row.ColumnInt(6);
-  e.metadata = row.ColumnBlob(7);
-  e.payload = row.ColumnBlob(8);
-  e.digest = row.ColumnBlob(9);
-  e.prev_chain_hash = row.ColumnBlob(10);
-  e.chain_hash = row.ColumnBlob(11);
-  e.stream_hash = row.ColumnBlob(12);
+  Assign(e.metadata, row.ColumnBlobView(7));
+  Assign(e.payload, row.ColumnBlobView(8));
+  Assign(e.digest, row.ColumnBlobView(9));
+  Assign(e.prev_chain_hash, row.ColumnBlobView(10));
+  Assign(e.chain_hash, row.ColumnBlobView(11));
+  Assign(e.stream_hash, row.ColumnBlobView(12));
+}
+
+RecordedEvent ReadEventRow(const Statement& row) {
+  RecordedEvent e;
+  ReadEventRowInto(row, e);
   return e;
 }
 
@@ -61,6 +68,20 @@ absl::StatusOr<std::vector<RecordedEvent>> CollectEvents(Statement& stmt) {
     events.push_back(ReadEventRow(stmt));
   }
   return events;
+}
+
+// CollectEvents into `events`, overwriting its elements (their memory reused) and dropping
+// those left over.
+absl::Status CollectEventsInto(Statement& stmt, std::vector<RecordedEvent>& events) {
+  size_t count = 0;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    if (count == events.size()) events.emplace_back();
+    ReadEventRowInto(stmt, events[count++]);
+  }
+  events.resize(count);
+  return absl::OkStatus();
 }
 
 absl::Status ConfigureConnection(Connection& db, const SqliteEventStoreOptions& options) {
@@ -567,13 +588,20 @@ void SqliteEventStore::ReleaseReader(std::unique_ptr<Connection> reader) {
 
 absl::StatusOr<std::vector<RecordedEvent>> SqliteEventStore::ReadAll(int64_t after_seq,
                                                                      int limit) {
+  std::vector<RecordedEvent> events;
+  RETURN_IF_ERROR(ReadAllInto(after_seq, limit, events));
+  return events;
+}
+
+absl::Status SqliteEventStore::ReadAllInto(int64_t after_seq, int limit,
+                                           std::vector<RecordedEvent>& page) {
   if (limit <= 0) return absl::InvalidArgumentError("read: limit must be > 0");
   ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
   static const std::string* const kSql = new std::string(
       absl::StrCat("SELECT ", kEventColumns, " FROM events WHERE seq > ? ORDER BY seq LIMIT ?"));
   ASSIGN_OR_RETURN(Statement stmt, db->PrepareCached(*kSql));
   stmt.Bind(1, after_seq).Bind(2, limit);
-  return CollectEvents(stmt);
+  return CollectEventsInto(stmt, page);
 }
 
 absl::StatusOr<std::vector<RecordedEvent>> SqliteEventStore::ReadStream(absl::string_view stream,

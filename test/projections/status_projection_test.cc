@@ -22,6 +22,7 @@
 #include "projections/target_status.h"
 #include "store/event_codec.h"
 #include "test/projections/fleet_log.h"
+#include "test/support/recorded_events.h"
 #include "test/support/status_matchers.h"
 
 namespace credledger::projections {
@@ -187,6 +188,34 @@ TEST_F(StatusProjectionTest, RegistrationsStartRollupsAndCredentialEventsChangeN
   EXPECT_EQ(edge1->target_uid(), "11111111-1111-4111-8111-111111111111");
   EXPECT_EQ(edge1->reporting().status(), "Unknown");
   EXPECT_EQ(projection.Get(kA, "edge-9"), std::nullopt);
+}
+
+// A rollup is keyed by the stream its events are on, "target/<namespace>/<name>" or
+// "report/<namespace>/<name>"; a stream that names no single Target is passed over.
+TEST(StatusProjectionStreamTest, ARollupIsKeyedByItsStreamAndOtherStreamsArePassedOver) {
+  v1::Event registered;
+  registered.mutable_target_registered()->set_namespace_("a");
+  registered.mutable_target_registered()->set_name("x");
+  registered.mutable_target_registered()->set_target_uid("uid-1");
+  StatusProjection projection;
+  int64_t seq = 0;
+  for (const char* stream : {"target/a/x/y", "target/a", "targets/a/x", "identity/a/x"}) {
+    SCOPED_TRACE(stream);
+    ++seq;
+    ASSERT_OK_AND_ASSIGN(std::vector<std::string> changed,
+                         projection.Apply(::credledger::testing::StoredEvent(
+                             seq, stream, 1, seq * 1000000, registered)));
+    EXPECT_THAT(changed, IsEmpty());
+  }
+  EXPECT_FALSE(projection.Get("a", "x").has_value());
+  ++seq;
+  ASSERT_OK_AND_ASSIGN(std::vector<std::string> changed,
+                       projection.Apply(::credledger::testing::StoredEvent(
+                           seq, "target/b/y", 1, seq * 1000000, registered)));
+  EXPECT_THAT(changed, ElementsAre("b/y"));
+  EXPECT_TRUE(projection.GetKey("b/y").has_value());
+  EXPECT_TRUE(projection.Get("b", "y").has_value());
+  EXPECT_FALSE(projection.Get("a", "x").has_value());
 }
 
 TEST_F(StatusProjectionTest, AReportEventChangesOnlyItsOwnTarget) {

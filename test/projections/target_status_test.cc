@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/rfc3339.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "projections/condition.h"
@@ -277,6 +278,21 @@ TEST_F(StatusFoldTest, AnOlderLivenessEntryChangesNothing) {
   const v1::TargetStatus before = status_;
   Fold(Liveness({Heartbeat(kT0 + absl::Minutes(4), kT0 + absl::Minutes(4))}));
   EXPECT_EQ(status_.SerializeAsString(), before.SerializeAsString());
+}
+
+// Its times stay, but a heartbeat still means the Target is reporting.
+TEST_F(StatusFoldTest, AnOlderLivenessEntryAfterStaleMakesReportingTrueOnly) {
+  Fold(Registered(kUid));
+  Fold(Accepted(Report(kT0 + absl::Minutes(5)), kT0 + absl::Minutes(5)));
+  Fold(Stale(kT0 + absl::Minutes(5)));
+  const absl::Time t = Fold(Liveness({Heartbeat(kT0 + absl::Minutes(4), kT0 + absl::Minutes(4))}));
+  EXPECT_EQ(status_.reporting().status(), "True");
+  EXPECT_EQ(status_.reporting().reason(), kReportReceivedReason);
+  EXPECT_EQ(Transition(status_.reporting()), t);
+  EXPECT_THAT(status_.reporting().message(),
+              HasSubstr(common::FormatRfc3339(kT0 + absl::Minutes(5))));
+  EXPECT_EQ(FromProto(status_.last_seen_at()), kT0 + absl::Minutes(5));
+  EXPECT_EQ(status_.last_seq(), 4);
 }
 
 TEST_F(StatusFoldTest, LivenessAppliesOnlyThisTargetsEntryOfItsUid) {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "common/clock.h"
@@ -137,6 +138,35 @@ TYPED_TEST_P(EventStoreConformanceTest, StoredBytesAndMetadataRoundTrip) {
   EXPECT_EQ(events[0].metadata, std::string("\0m", 2));
   EXPECT_EQ(events[0].type, "credledger.v1.ServiceConfigured");
   EXPECT_EQ(events[0].event_id, EventIdFor("r1", 0));
+}
+
+TYPED_TEST_P(EventStoreConformanceTest, ReadAllIntoReplacesWhatThePageHeldWithReadAllsAnswer) {
+  ASSERT_OK(this->store_->Append(Request("r1", "s/a", ExpectedVersion::Any(), {"a0", "a1"})));
+  ASSERT_OK(this->store_->Append(Request("r2", "s/b", ExpectedVersion::Any(), {"b0", "b1"})));
+  // A page that held more events, with longer strings, than the answer has.
+  std::vector<RecordedEvent> page(5);
+  for (RecordedEvent& e : page) {
+    e.seq = 99;
+    e.stream = e.event_id = e.type = e.metadata = e.payload = e.digest = e.prev_chain_hash =
+        e.chain_hash = e.stream_hash = std::string(64, 'x');
+  }
+  ASSERT_OK(this->store_->ReadAllInto(1, 2, page));
+  ASSERT_OK_AND_ASSIGN(auto expected, this->store_->ReadAll(1, 2));
+  ASSERT_EQ(page.size(), 2u);
+  for (size_t i = 0; i < page.size(); ++i) {
+    SCOPED_TRACE(i);
+    const RecordedEvent& got = page[i];
+    const RecordedEvent& want = expected[i];
+    EXPECT_EQ(std::tie(got.seq, got.stream, got.stream_version, got.event_id, got.type,
+                       got.schema_version, got.recorded_at_us, got.metadata, got.payload,
+                       got.digest, got.prev_chain_hash, got.chain_hash, got.stream_hash),
+              std::tie(want.seq, want.stream, want.stream_version, want.event_id, want.type,
+                       want.schema_version, want.recorded_at_us, want.metadata, want.payload,
+                       want.digest, want.prev_chain_hash, want.chain_hash, want.stream_hash));
+  }
+  EXPECT_THAT(Payloads(page), ElementsAre("a1", "b0"));
+  ASSERT_OK(this->store_->ReadAllInto(4, 2, page));
+  EXPECT_THAT(page, IsEmpty());
 }
 
 TYPED_TEST_P(EventStoreConformanceTest, NoStreamExpectationFailsOnExistingStreamAndWritesNothing) {
@@ -414,22 +444,18 @@ TYPED_TEST_P(EventStoreConformanceTest, CheckpointsNameLogEventsInIncreasingSeq)
   EXPECT_EQ(latest->seq(), 3);
 }
 
-REGISTER_TYPED_TEST_SUITE_P(EventStoreConformanceTest, EmptyLogHasHeadZeroAndReadsNothing,
-                            ReadFilteredSelectsBySeqStreamPrefixAndType,
-                            CheckpointsNameLogEventsInIncreasingSeq,
-                            AppendAssignsGapFreeSeqAndStreamVersions,
-                            StoredBytesAndMetadataRoundTrip,
-                            NoStreamExpectationFailsOnExistingStreamAndWritesNothing,
-                            ExactExpectationMismatchIsAbortedAndWritesNothing,
-                            RetriedRequestIdReturnsOriginalEventsAndAppendsNothing,
-                            MultiStreamAppendIsAtomic, ChainAndStreamHashesLinkEveryEvent,
-                            RecordedTimesIncreaseStrictlyWhenTheClockStallsOrGoesBack,
-                            FailedCommandLeavesNothingAndTheChainContinues,
-                            CommandReadsItsOwnWritesAndRequestHistory,
-                            InvalidRequestsAreRejectedAndWriteNothing,
-                            SeqAtTimeFindsTheLastEventAtOrBeforeTheTime,
-                            SnapshotLookupFindsTheNearestEarlierOne,
-                            EventsSurviveReopenAndTheChainContinues,
-                            WaitForHeadReturnsOnceAnEventIsCommitted);
+REGISTER_TYPED_TEST_SUITE_P(
+    EventStoreConformanceTest, EmptyLogHasHeadZeroAndReadsNothing,
+    ReadFilteredSelectsBySeqStreamPrefixAndType, CheckpointsNameLogEventsInIncreasingSeq,
+    AppendAssignsGapFreeSeqAndStreamVersions, StoredBytesAndMetadataRoundTrip,
+    ReadAllIntoReplacesWhatThePageHeldWithReadAllsAnswer,
+    NoStreamExpectationFailsOnExistingStreamAndWritesNothing,
+    ExactExpectationMismatchIsAbortedAndWritesNothing,
+    RetriedRequestIdReturnsOriginalEventsAndAppendsNothing, MultiStreamAppendIsAtomic,
+    ChainAndStreamHashesLinkEveryEvent, RecordedTimesIncreaseStrictlyWhenTheClockStallsOrGoesBack,
+    FailedCommandLeavesNothingAndTheChainContinues, CommandReadsItsOwnWritesAndRequestHistory,
+    InvalidRequestsAreRejectedAndWriteNothing, SeqAtTimeFindsTheLastEventAtOrBeforeTheTime,
+    SnapshotLookupFindsTheNearestEarlierOne, EventsSurviveReopenAndTheChainContinues,
+    WaitForHeadReturnsOnceAnEventIsCommitted);
 
 }  // namespace credledger::store

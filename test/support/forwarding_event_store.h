@@ -1,5 +1,7 @@
 // ForwardingEventStore: an EventStore that hands every call to another one, for tests that
 // change one or two calls (fail a read, roll back a commit) and keep the rest real.
+// ReadAllInto is left to EventStore's default, which reads through ReadAll: a subclass that
+// changes ReadAll changes the reads of a PageReader too.
 #pragma once
 
 #include <cstdint>
