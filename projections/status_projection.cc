@@ -118,7 +118,12 @@ void StatusProjection::DeferReport(v1::TargetStatus& status, const store::Record
 }
 
 absl::Status StatusProjection::Settle() {
-  while (!runs_.empty()) RETURN_IF_ERROR(SettleRun(*runs_.begin()->first));
+  // The open runs are listed first: asking the emptying hash map for its first entry again
+  // after every erase would scan its erased slots each time.
+  std::vector<v1::TargetStatus*> open;
+  open.reserve(runs_.size());
+  for (const auto& [status, run] : runs_) open.push_back(status);
+  for (v1::TargetStatus* status : open) RETURN_IF_ERROR(SettleRun(*status));
   return absl::OkStatus();
 }
 
