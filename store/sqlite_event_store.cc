@@ -60,18 +60,8 @@ v1::Checkpoint ReadCheckpointRow(const Statement& row) {
 constexpr absl::string_view kCheckpointColumns =
     "seq, chain_hash, signed_at_us, key_id, signature";
 
-absl::StatusOr<std::vector<RecordedEvent>> CollectEvents(Statement& stmt) {
-  std::vector<RecordedEvent> events;
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, stmt.Step());
-    if (!row) break;
-    events.push_back(ReadEventRow(stmt));
-  }
-  return events;
-}
-
-// CollectEvents into `events`, overwriting its elements (their memory reused) and dropping
-// those left over.
+// Reads every row of `stmt` (kEventColumns) into `events`, overwriting its elements (their
+// memory reused) and dropping those left over.
 absl::Status CollectEventsInto(Statement& stmt, std::vector<RecordedEvent>& events) {
   size_t count = 0;
   while (true) {
@@ -82,6 +72,12 @@ absl::Status CollectEventsInto(Statement& stmt, std::vector<RecordedEvent>& even
   }
   events.resize(count);
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<RecordedEvent>> CollectEvents(Statement& stmt) {
+  std::vector<RecordedEvent> events;
+  RETURN_IF_ERROR(CollectEventsInto(stmt, events));
+  return events;
 }
 
 absl::Status ConfigureConnection(Connection& db, const SqliteEventStoreOptions& options) {
