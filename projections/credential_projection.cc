@@ -41,15 +41,25 @@ void CredentialProjection::Count(const v1::TargetState& state) {
 
 absl::StatusOr<std::vector<std::string>> CredentialProjection::Apply(
     const store::RecordedEvent& recorded) {
+  std::vector<std::string> changed;
+  RETURN_IF_ERROR(ApplyTo(recorded, &changed));
+  return changed;
+}
+
+absl::Status CredentialProjection::Fold(const store::RecordedEvent& recorded) {
+  return ApplyTo(recorded, nullptr);
+}
+
+absl::Status CredentialProjection::ApplyTo(const store::RecordedEvent& recorded,
+                                           std::vector<std::string>* changed) {
   if (recorded.seq != seq_ + 1) {
     return absl::DataLossError(absl::StrCat("credential projection at seq ", seq_,
                                             " was handed seq ", recorded.seq));
   }
-  std::vector<std::string> changed;
   const bool target_stream = absl::StartsWith(recorded.stream, "target/");
   if (!target_stream && recorded.type != v1::ServiceConfigured::descriptor()->full_name()) {
     seq_ = recorded.seq;  // reports, identities, clusters: not part of this model
-    return changed;
+    return absl::OkStatus();
   }
   if (scratch_ == nullptr) scratch_ = std::make_unique<DecodeScratch>();
   scratch_->arena.Reset();
@@ -64,21 +74,21 @@ absl::StatusOr<std::vector<std::string>> CredentialProjection::Apply(
       Uncount(state);
       UpdateCondition(state, at, service_);
       Count(state);
-      if (!google::protobuf::util::MessageDifferencer::Equals(before,
-                                                              state.agent_credential_ready())) {
-        changed.push_back(stream);
+      if (changed != nullptr && !google::protobuf::util::MessageDifferencer::Equals(
+                                    before, state.agent_credential_ready())) {
+        changed->push_back(stream);
       }
     }
-    return changed;
+    return absl::OkStatus();
   }
-  if (!target_stream) return changed;
+  if (!target_stream) return absl::OkStatus();
   auto indexed = by_stream_.find(recorded.stream);
   v1::TargetState& state = indexed != by_stream_.end() ? *indexed->second : Add(recorded.stream);
   Uncount(state);
   EvolveTarget(state, *event, {recorded.seq, recorded.stream_version, at}, service_);
   Count(state);
-  changed.push_back(recorded.stream);
-  return changed;
+  if (changed != nullptr) changed->push_back(recorded.stream);
+  return absl::OkStatus();
 }
 
 std::optional<v1::TargetState> CredentialProjection::Get(absl::string_view target_namespace,

@@ -48,6 +48,9 @@ class CredentialProjection {
   // Errors: kDataLoss when the event is out of order, or is one this projection folds and
   // does not decode (nothing changes).
   absl::StatusOr<std::vector<std::string>> Apply(const store::RecordedEvent& event);
+  // Apply without listing the changed Targets, for a fold whose state is read only when it is
+  // done (projections::ApplyInBulk): the same state, the same errors, no list to allocate.
+  absl::Status Fold(const store::RecordedEvent& event);
 
   // One Target's state by namespace and name; nullopt when the stream has no events.
   std::optional<v1::TargetState> Get(absl::string_view target_namespace,
@@ -75,6 +78,8 @@ class CredentialProjection {
   // Takes `state` out of ready_ (before a change) or puts it in (after), when counted.
   void Uncount(const v1::TargetState& state);
   void Count(const v1::TargetState& state);
+  // Apply, adding the changed streams to `changed` unless it is null.
+  absl::Status ApplyTo(const store::RecordedEvent& event, std::vector<std::string>* changed);
   // The state of `stream` in targets_ and by_stream_, added empty when it has none.
   v1::TargetState& Add(absl::string_view stream);
 

@@ -8,6 +8,9 @@
 // start), then follows live. It keeps the last `change_history` item changes so that
 // watchers can resume by seq.
 //
+// CatchUpTogether folds two projections in one pass over the log, one of them on the reading
+// thread, and AsOfTogether answers "both projections as of seq" with it (audit as-of and diff).
+//
 // A projection type P provides: a default constructor; `Apply(const store::RecordedEvent&)`
 // returning StatusOr<std::vector<std::string>> (the keys of the changed items; REQUIRES the
 // event at seq() + 1); `int64_t seq() const`; `Get(namespace, name)` returning
@@ -18,6 +21,7 @@
 // in seq order, under the projector's lock: they must not block or call the projector.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -59,11 +63,14 @@ struct ProjectionChange {
 };
 
 // Folds `event` into `projection` for a fold read only when done: with ApplyDeferred when P
-// has one (then Settle must follow, see status_projection.h), else with Apply.
+// has one (then Settle must follow, see status_projection.h), else with Fold (Apply without
+// the list of changes) when P has one, else with Apply.
 template <typename P>
 absl::Status ApplyInBulk(P& projection, const store::RecordedEvent& event) {
   if constexpr (requires { projection.ApplyDeferred(event); }) {
     return projection.ApplyDeferred(event);
+  } else if constexpr (requires { projection.Fold(event); }) {
+    return projection.Fold(event);
   } else {
     return projection.Apply(event).status();
   }
@@ -86,7 +93,7 @@ template <typename P>
 absl::Status CatchUp(store::EventStore& store, int64_t until_seq, P& projection) {
   constexpr int kPage = 512;
   if (projection.seq() >= until_seq) return absl::OkStatus();
-  store::PageReader pages(&store, projection.seq(), kPage);
+  store::PageReader pages(&store, projection.seq(), kPage, store::EventFields::kForFolding);
   std::vector<store::RecordedEvent> page;
   while (projection.seq() < until_seq) {
     RETURN_IF_ERROR(pages.Next(page));
@@ -97,6 +104,41 @@ absl::Status CatchUp(store::EventStore& store, int64_t until_seq, P& projection)
     }
   }
   return SettleBulk(projection);
+}
+
+// Folds the log up to `until_seq` (inclusive) into two projections in one pass: `first` on
+// PageReader's reading thread as each page is read, `second` on the calling thread, so that
+// the two folds run side by side (a rebuild, an as-of answer of both projections). Each
+// projection starts after its own seq(). Errors: as CatchUp, from either fold (the other
+// is then left part-way).
+template <typename First, typename Second>
+absl::Status CatchUpTogether(store::EventStore& store, int64_t until_seq, First& first,
+                             Second& second) {
+  constexpr int kPage = 512;
+  const int64_t from = std::min(first.seq(), second.seq());
+  if (from >= until_seq) return absl::OkStatus();
+  auto fold_first = [&first, until_seq](const std::vector<store::RecordedEvent>& page) {
+    for (const store::RecordedEvent& e : page) {
+      if (e.seq > until_seq) break;
+      if (e.seq > first.seq()) RETURN_IF_ERROR(ApplyInBulk(first, e));
+    }
+    return absl::OkStatus();
+  };
+  {
+    // The reader is gone (its last read waited for) before `first` is touched here again.
+    store::PageReader pages(&store, from, kPage, store::EventFields::kForFolding, fold_first);
+    std::vector<store::RecordedEvent> page;
+    while (true) {
+      RETURN_IF_ERROR(pages.Next(page));
+      if (page.empty() || page.front().seq > until_seq) break;
+      for (const store::RecordedEvent& e : page) {
+        if (e.seq > until_seq) break;
+        if (e.seq > second.seq()) RETURN_IF_ERROR(ApplyInBulk(second, e));
+      }
+    }
+  }
+  RETURN_IF_ERROR(SettleBulk(first));
+  return SettleBulk(second);
 }
 
 template <typename P>
@@ -180,6 +222,15 @@ class Projector {
     return projection;
   }
 
+  // The projection from the newest snapshot at or before `max_seq` of this state version;
+  // empty (seq 0) when there is none. Errors: kDataLoss when it does not parse; store reads.
+  static absl::StatusOr<P> FromSnapshot(store::EventStore& store, int64_t max_seq) {
+    ASSIGN_OR_RETURN(std::optional<store::Snapshot> snapshot,
+                     store.LoadSnapshot(Traits::kName, max_seq));
+    if (!snapshot.has_value() || snapshot->schema_version != Traits::kVersion) return P();
+    return P::Deserialize(snapshot->state);
+  }
+
  protected:
   // `store` is not owned and must outlive the projector.
   Projector(store::EventStore* store, Options options) : store_(store), options_(options) {}
@@ -211,13 +262,6 @@ class Projector {
   }
 
  private:
-  static absl::StatusOr<P> FromSnapshot(store::EventStore& store, int64_t max_seq) {
-    ASSIGN_OR_RETURN(std::optional<store::Snapshot> snapshot,
-                     store.LoadSnapshot(Traits::kName, max_seq));
-    if (!snapshot.has_value() || snapshot->schema_version != Traits::kVersion) return P();
-    return P::Deserialize(snapshot->state);
-  }
-
   absl::Status ApplyOne(const store::RecordedEvent& event) {
     std::string snapshot;
     {
@@ -270,5 +314,16 @@ class Projector {
   absl::Status status_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<store::Subscription> subscription_;
 };
+
+// Two projections as of `seq`, each from its own newest snapshot at or before `seq`, caught
+// up in one pass side by side (CatchUpTogether; `First` on the reading thread). Errors as
+// Projector<P>::AsOf.
+template <typename First, typename Second>
+absl::StatusOr<std::pair<First, Second>> AsOfTogether(store::EventStore* store, int64_t seq) {
+  ASSIGN_OR_RETURN(First first, Projector<First>::FromSnapshot(*store, seq));
+  ASSIGN_OR_RETURN(Second second, Projector<Second>::FromSnapshot(*store, seq));
+  RETURN_IF_ERROR(CatchUpTogether(*store, seq, first, second));
+  return std::pair<First, Second>(std::move(first), std::move(second));
+}
 
 }  // namespace credledger::projections

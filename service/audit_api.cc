@@ -173,6 +173,16 @@ class MergedStreams {
   std::vector<Cursor> cursors_;
 };
 
+using ProjectionsAt = std::pair<projections::CredentialProjection, projections::StatusProjection>;
+
+// The credential and status projections as of `seq`, folded side by side
+// (projections::AsOfTogether). Errors: kDataLoss for undecodable events or snapshots; store
+// reads.
+absl::StatusOr<ProjectionsAt> StateAt(store::EventStore* store, int64_t seq) {
+  return projections::AsOfTogether<projections::CredentialProjection,
+                                   projections::StatusProjection>(store, seq);
+}
+
 }  // namespace
 
 AuditApi::AuditApi(store::EventStore* store, const audit::SigningKey* signing_key,
@@ -275,10 +285,9 @@ absl::StatusOr<v1::GetStateAtResponse> AuditApi::GetStateAt(
     const v1::GetStateAtRequest& request) {
   RETURN_IF_ERROR(ValidateSelection(request.namespace_(), request.name()));
   ASSIGN_OR_RETURN(int64_t seq, Resolve(request.as_of(), "as_of"));
-  ASSIGN_OR_RETURN(projections::CredentialProjection credentials,
-                   projections::CredentialProjector::AsOf(store_, seq));
-  ASSIGN_OR_RETURN(projections::StatusProjection statuses,
-                   projections::StatusProjector::AsOf(store_, seq));
+  ASSIGN_OR_RETURN(ProjectionsAt at, StateAt(store_, seq));
+  const projections::CredentialProjection& credentials = at.first;
+  const projections::StatusProjection& statuses = at.second;
 
   v1::GetStateAtResponse response;
   response.set_seq(seq);
@@ -365,14 +374,12 @@ absl::StatusOr<v1::DiffResponse> AuditApi::Diff(const v1::DiffRequest& request) 
     return absl::InvalidArgumentError(
         absl::StrCat("to: seq ", to, " is before from seq ", from));
   }
-  ASSIGN_OR_RETURN(projections::CredentialProjection from_credentials,
-                   projections::CredentialProjector::AsOf(store_, from));
-  ASSIGN_OR_RETURN(projections::StatusProjection from_status,
-                   projections::StatusProjector::AsOf(store_, from));
-  ASSIGN_OR_RETURN(projections::CredentialProjection to_credentials,
-                   projections::CredentialProjector::AsOf(store_, to));
-  ASSIGN_OR_RETURN(projections::StatusProjection to_status,
-                   projections::StatusProjector::AsOf(store_, to));
+  ASSIGN_OR_RETURN(ProjectionsAt from_state, StateAt(store_, from));
+  ASSIGN_OR_RETURN(ProjectionsAt to_state, StateAt(store_, to));
+  const projections::CredentialProjection& from_credentials = from_state.first;
+  const projections::StatusProjection& from_status = from_state.second;
+  const projections::CredentialProjection& to_credentials = to_state.first;
+  const projections::StatusProjection& to_status = to_state.second;
 
   projections::StateDiff diff(request.namespace_(), request.name());
   store::EventFilter between = TargetStreams(request.namespace_(), request.name());

@@ -4,7 +4,7 @@
 
 namespace credledger::store {
 
-absl::Status EventStore::ReadAllInto(int64_t after_seq, int limit,
+absl::Status EventStore::ReadAllInto(int64_t after_seq, int limit, EventFields /*fields*/,
                                      std::vector<RecordedEvent>& page) {
   absl::StatusOr<std::vector<RecordedEvent>> read = ReadAll(after_seq, limit);
   if (!read.ok()) return read.status();

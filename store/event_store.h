@@ -70,6 +70,15 @@ struct AppendRequest {
   std::vector<StreamAppend> streams;
 };
 
+// Which fields of RecordedEvent a read fills.
+enum class EventFields {
+  kAll,
+  // What a projection's fold reads: seq, stream, stream_version, type, schema_version,
+  // recorded_at_us and payload. A store may leave event_id, metadata and the hashes empty
+  // (SqliteEventStore does, and reads that much less of each row).
+  kForFolding,
+};
+
 // An event as stored. Hash fields and `event_id` are raw bytes (32 and 16).
 struct RecordedEvent {
   int64_t seq = 0;
@@ -158,11 +167,13 @@ class EventStore {
   // Events with seq > `after_seq`, in seq order, at most `limit` (> 0) of them. Each call is
   // one short read transaction; page through long ranges.
   virtual absl::StatusOr<std::vector<RecordedEvent>> ReadAll(int64_t after_seq, int limit) = 0;
-  // ReadAll into `page`, replacing what it held; a store may reuse the memory of the events
-  // there (SqliteEventStore does), so that a long fold reading page after page into the same
-  // vectors allocates little. This default replaces `page` with ReadAll's answer.
-  // Errors: those of ReadAll; `page` is then unspecified.
-  virtual absl::Status ReadAllInto(int64_t after_seq, int limit, std::vector<RecordedEvent>& page);
+  // ReadAll into `page`, replacing what it held, with at least the fields `fields` names set;
+  // a store may reuse the memory of the events there (SqliteEventStore does), so that a long
+  // fold reading page after page into the same vectors allocates little. This default
+  // replaces `page` with ReadAll's answer (every field). Errors: those of ReadAll; `page` is
+  // then unspecified.
+  virtual absl::Status ReadAllInto(int64_t after_seq, int limit, EventFields fields,
+                                   std::vector<RecordedEvent>& page);
   // Events of `stream` with stream_version >= `from_version`, at most `limit`.
   virtual absl::StatusOr<std::vector<RecordedEvent>> ReadStream(absl::string_view stream,
                                                                 int64_t from_version,

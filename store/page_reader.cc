@@ -1,32 +1,83 @@
 #include "store/page_reader.h"
 
+#include <system_error>
 #include <utility>
+
+#include "absl/strings/str_cat.h"
 
 namespace credledger::store {
 
-PageReader::PageReader(EventStore* store, int64_t after_seq, int page_size)
-    : store_(store), page_size_(page_size) {
-  ReadAfter(after_seq);
+PageReader::PageReader(EventStore* store, int64_t after_seq, int page_size, EventFields fields,
+                       PageHook hook)
+    : store_(store),
+      page_size_(page_size),
+      fields_(fields),
+      hook_(std::move(hook)),
+      next_after_(after_seq) {
+  try {
+    thread_ = std::thread([this] { Loop(); });
+  } catch (const std::system_error& e) {
+    absl::MutexLock lock(&mu_);
+    done_ = true;
+    error_ = absl::ResourceExhaustedError(
+        absl::StrCat("read: cannot start the thread that reads the log: ", e.what()));
+  }
 }
 
-void PageReader::ReadAfter(int64_t after_seq) {
-  ahead_ = std::async(std::launch::async, [this, after_seq] {
-    return store_->ReadAllInto(after_seq, page_size_, ahead_page_);
-  });
+PageReader::~PageReader() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+bool PageReader::ReadOne(std::vector<RecordedEvent>& page) {
+  absl::Status read = store_->ReadAllInto(next_after_, page_size_, fields_, page);
+  if (read.ok() && hook_ && !page.empty()) read = hook_(page);
+  absl::MutexLock lock(&mu_);
+  if (!read.ok() || page.empty()) {
+    done_ = true;
+    error_ = std::move(read);
+    spare_.push_back(std::move(page));
+    return false;
+  }
+  next_after_ = page.back().seq;
+  ready_.push_back(std::move(page));
+  return true;
+}
+
+void PageReader::Loop() {
+  while (true) {
+    std::vector<RecordedEvent> page;
+    {
+      absl::MutexLock lock(&mu_);
+      const auto wake = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopping_ || static_cast<int>(ready_.size()) < kPagesAhead;
+      };
+      mu_.Await(absl::Condition(&wake));
+      if (stopping_) return;
+      if (!spare_.empty()) {
+        page = std::move(spare_.back());
+        spare_.pop_back();
+      }
+    }
+    if (!ReadOne(page)) return;
+  }
 }
 
 absl::Status PageReader::Next(std::vector<RecordedEvent>& page) {
-  if (!ahead_.valid()) {
+  absl::MutexLock lock(&mu_);
+  const auto ready = [this]()
+                         ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !ready_.empty() || done_; };
+  mu_.Await(absl::Condition(&ready));
+  if (ready_.empty()) {
     page.clear();
-    return absl::OkStatus();
+    return std::exchange(error_, absl::OkStatus());
   }
-  const absl::Status read = ahead_.get();
-  if (!read.ok()) {
-    page.clear();
-    return read;
-  }
-  page.swap(ahead_page_);
-  if (!page.empty()) ReadAfter(page.back().seq);
+  page.swap(ready_.front());
+  spare_.push_back(std::move(ready_.front()));
+  ready_.pop_front();
   return absl::OkStatus();
 }
 

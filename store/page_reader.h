@@ -1,47 +1,88 @@
-// PageReader: reads the log forward page by page (EventStore::ReadAllInto) with the next page
-// read on a background thread while the caller folds the current one, so that a long fold (a
-// projection's catch-up, a rebuild) overlaps reading with folding. Pages are read into the
-// vectors the caller hands back, so that their events' memory is reused page after page.
+// PageReader: reads the log forward page by page (EventStore::ReadAllInto) on a thread of its
+// own, up to kPagesAhead pages ahead of the caller, so that a long fold (a projection's
+// catch-up, a rebuild) overlaps reading with folding. Pages are read into the vectors the
+// caller hands back, so that their events' memory is reused page after page.
+//
+// An optional page hook runs on the reading thread right after each page is read, before the
+// page is handed over: a second fold over the same pages (CatchUpTogether in
+// projections/projector.h) then runs beside the caller's. Several pages ahead, the two folds
+// do not wait for each other on every page whose share of work differs.
+//
+// One thread reads every page, so that what it allocates comes from its own warm caches of
+// the allocator.
 //
 // Thread-safety: one thread calls Next; the store must allow reads from other threads (every
-// EventStore does).
+// EventStore does). The hook runs on the reading thread, one page at a time in seq order,
+// each run finished before Next returns that page: what it touches must not be touched by
+// anyone else while the reader lives.
 #pragma once
 
 #include <cstdint>
-#include <future>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "store/event_store.h"
 
 namespace credledger::store {
 
 class PageReader {
  public:
-  // Starts reading the events after `after_seq`, `page_size` (> 0) at a time. `store` is not
-  // owned and must outlive the reader.
-  PageReader(EventStore* store, int64_t after_seq, int page_size);
-  // Waits for the read in flight, if any.
-  ~PageReader() = default;
+  // Pages read and waiting for Next at most.
+  static constexpr int kPagesAhead = 4;
+
+  // Runs on the reading thread on each non-empty page read; an error stops the reader and is
+  // what Next returns once the pages read before it are handed over.
+  using PageHook = std::function<absl::Status(const std::vector<RecordedEvent>& page)>;
+
+  // Starts reading the events after `after_seq`, `page_size` (> 0) at a time, with `fields`
+  // set (EventStore::ReadAllInto), running `hook` (when set) on each page read. `store` is not
+  // owned and must outlive the reader. When no thread can be started, the first Next returns
+  // kResourceExhausted.
+  PageReader(EventStore* store, int64_t after_seq, int page_size, EventFields fields,
+             PageHook hook = nullptr);
+  // Stops reading: waits for the page being read, if any, and for the reading thread.
+  ~PageReader();
   PageReader(const PageReader&) = delete;
   PageReader& operator=(const PageReader&) = delete;
 
   // Puts the next page in seq order into `page`, empty once the head as of that read is
-  // reached, and starts reading the page after it into the vector `page` held before (pass
-  // the previous page back to reuse its memory). Errors: those of ReadAllInto (`page` is then
-  // empty, and the reader stops: later calls give an empty page).
+  // reached, and keeps the vector `page` held before to read a later page into (pass the
+  // previous page back to reuse its memory). Errors: those of ReadAllInto or the hook, after
+  // the pages read before it (`page` is then empty, and the reader stops: later calls give an
+  // empty page).
   absl::Status Next(std::vector<RecordedEvent>& page);
 
  private:
-  void ReadAfter(int64_t after_seq);
+  // Reads the page after next_after_ into `page` and runs the hook on it; hands the page to
+  // ready_, or records the end or the error. Returns false once the reader is done.
+  bool ReadOne(std::vector<RecordedEvent>& page);
+  // The reading thread: reads while fewer than kPagesAhead pages wait, until done or stopping.
+  void Loop();
 
   EventStore* const store_;
   const int page_size_;
-  // The page being read; touched only by the read in flight while ahead_ is valid.
-  std::vector<RecordedEvent> ahead_page_;
-  // The read in flight; invalid after an empty page or an error. Declared after ahead_page_
-  // so that it is destroyed first: its destructor waits for the read.
-  std::future<absl::Status> ahead_;
+  const EventFields fields_;
+  const PageHook hook_;
+  // The seq the next page is read after; only the reading side touches it.
+  int64_t next_after_;
+
+  absl::Mutex mu_;
+  // Pages read and hooked, in seq order, for Next.
+  std::deque<std::vector<RecordedEvent>> ready_ ABSL_GUARDED_BY(mu_);
+  // Vectors handed back by Next, to read into.
+  std::vector<std::vector<RecordedEvent>> spare_ ABSL_GUARDED_BY(mu_);
+  // Set once an empty page was read or a read failed: nothing more is read.
+  bool done_ ABSL_GUARDED_BY(mu_) = false;
+  // The failure that ended the reading, until Next returns it.
+  absl::Status error_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
 };
 
 }  // namespace credledger::store

@@ -41,6 +41,28 @@ void ReadEventRowInto(const Statement& row, RecordedEvent& e) {
   Assign(e.stream_hash, row.ColumnBlobView(12));
 }
 
+// The columns of EventFields::kForFolding.
+constexpr absl::string_view kFoldColumns =
+    "seq, stream, stream_version, type, schema_version, recorded_at_us, payload";
+
+// Reads the row (kFoldColumns) into `e`, reusing the memory of its strings; empties the
+// fields kFoldColumns leaves out.
+void ReadFoldRowInto(const Statement& row, RecordedEvent& e) {
+  e.seq = row.ColumnInt(0);
+  Assign(e.stream, row.ColumnTextView(1));
+  e.stream_version = row.ColumnInt(2);
+  Assign(e.type, row.ColumnTextView(3));
+  e.schema_version = static_cast<uint32_t>(row.ColumnInt(4));
+  e.recorded_at_us = row.ColumnInt(5);
+  Assign(e.payload, row.ColumnBlobView(6));
+  e.event_id.clear();
+  e.metadata.clear();
+  e.digest.clear();
+  e.prev_chain_hash.clear();
+  e.chain_hash.clear();
+  e.stream_hash.clear();
+}
+
 RecordedEvent ReadEventRow(const Statement& row) {
   RecordedEvent e;
   ReadEventRowInto(row, e);
@@ -60,15 +82,17 @@ v1::Checkpoint ReadCheckpointRow(const Statement& row) {
 constexpr absl::string_view kCheckpointColumns =
     "seq, chain_hash, signed_at_us, key_id, signature";
 
-// Reads every row of `stmt` (kEventColumns) into `events`, overwriting its elements (their
-// memory reused) and dropping those left over.
-absl::Status CollectEventsInto(Statement& stmt, std::vector<RecordedEvent>& events) {
+// Reads every row of `stmt` into `events` with `read_row` (ReadEventRowInto for kEventColumns,
+// ReadFoldRowInto for kFoldColumns), overwriting its elements (their memory reused) and
+// dropping those left over.
+absl::Status CollectEventsInto(Statement& stmt, void (*read_row)(const Statement&, RecordedEvent&),
+                               std::vector<RecordedEvent>& events) {
   size_t count = 0;
   while (true) {
     ASSIGN_OR_RETURN(bool row, stmt.Step());
     if (!row) break;
     if (count == events.size()) events.emplace_back();
-    ReadEventRowInto(stmt, events[count++]);
+    read_row(stmt, events[count++]);
   }
   events.resize(count);
   return absl::OkStatus();
@@ -76,7 +100,7 @@ absl::Status CollectEventsInto(Statement& stmt, std::vector<RecordedEvent>& even
 
 absl::StatusOr<std::vector<RecordedEvent>> CollectEvents(Statement& stmt) {
   std::vector<RecordedEvent> events;
-  RETURN_IF_ERROR(CollectEventsInto(stmt, events));
+  RETURN_IF_ERROR(CollectEventsInto(stmt, ReadEventRowInto, events));
   return events;
 }
 
@@ -585,19 +609,22 @@ void SqliteEventStore::ReleaseReader(std::unique_ptr<Connection> reader) {
 absl::StatusOr<std::vector<RecordedEvent>> SqliteEventStore::ReadAll(int64_t after_seq,
                                                                      int limit) {
   std::vector<RecordedEvent> events;
-  RETURN_IF_ERROR(ReadAllInto(after_seq, limit, events));
+  RETURN_IF_ERROR(ReadAllInto(after_seq, limit, EventFields::kAll, events));
   return events;
 }
 
-absl::Status SqliteEventStore::ReadAllInto(int64_t after_seq, int limit,
+absl::Status SqliteEventStore::ReadAllInto(int64_t after_seq, int limit, EventFields fields,
                                            std::vector<RecordedEvent>& page) {
   if (limit <= 0) return absl::InvalidArgumentError("read: limit must be > 0");
   ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
-  static const std::string* const kSql = new std::string(
+  static const std::string* const kAllSql = new std::string(
       absl::StrCat("SELECT ", kEventColumns, " FROM events WHERE seq > ? ORDER BY seq LIMIT ?"));
-  ASSIGN_OR_RETURN(Statement stmt, db->PrepareCached(*kSql));
+  static const std::string* const kFoldSql = new std::string(
+      absl::StrCat("SELECT ", kFoldColumns, " FROM events WHERE seq > ? ORDER BY seq LIMIT ?"));
+  const bool all = fields == EventFields::kAll;
+  ASSIGN_OR_RETURN(Statement stmt, db->PrepareCached(all ? *kAllSql : *kFoldSql));
   stmt.Bind(1, after_seq).Bind(2, limit);
-  return CollectEventsInto(stmt, page);
+  return CollectEventsInto(stmt, all ? ReadEventRowInto : ReadFoldRowInto, page);
 }
 
 absl::StatusOr<std::vector<RecordedEvent>> SqliteEventStore::ReadStream(absl::string_view stream,

@@ -88,7 +88,8 @@ class SqliteEventStore final : public EventStore {
 
   absl::Status Execute(Command command) override;
   absl::StatusOr<std::vector<RecordedEvent>> ReadAll(int64_t after_seq, int limit) override;
-  absl::Status ReadAllInto(int64_t after_seq, int limit, std::vector<RecordedEvent>& page) override;
+  absl::Status ReadAllInto(int64_t after_seq, int limit, EventFields fields,
+                           std::vector<RecordedEvent>& page) override;
   absl::StatusOr<std::vector<RecordedEvent>> ReadStream(absl::string_view stream,
                                                         int64_t from_version,
                                                         int limit) override;

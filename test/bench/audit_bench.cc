@@ -12,15 +12,17 @@
 //                     once before the benchmarks (in the page cache by then).
 //   BM_VerifyDb       audit::VerifyLog over the database (`credledger verify --db`).
 //   BM_Rebuild        CredentialProjection and StatusProjection folded from seq 1 (no
-//                     snapshot), page by page. Freeing the folded projections afterwards is
-//                     left out of the rate and reported apart (counter teardown_ms).
+//                     snapshot) in one pass, side by side (projections::CatchUpTogether).
+//                     Freeing the folded projections afterwards is left out of the rate and
+//                     reported apart (counter teardown_ms).
 //   BM_AsOfOneTarget  AuditApi::GetStateAt for one random Target at a random seq in the last
 //                     tenth of the log: from the nearest earlier snapshot plus the events
 //                     after it (milliseconds per call, mean of 20 calls).
 //
 // Whole-log passes report events/s; at exit the program prints each of them divided by the
 // SHA-256 events/s of the same run, per wall-clock second and per CPU second of the process
-// (the rebuild reads its next page on a second thread), and how the log was built.
+// (the rebuild reads pages and folds one projection on a second thread), and how the log was
+// built.
 //
 // The log (test/bench/audit_fleet_log.h) is built once before the benchmarks in a temporary
 // directory, with synchronous=NORMAL: events / 50 Targets with their full credential
@@ -65,7 +67,6 @@
 #include "projections/projector.h"
 #include "projections/status_projection.h"
 #include "service/audit_api.h"
-#include "store/page_reader.h"
 #include "store/sqlite_event_store.h"
 #include "test/bench/audit_fleet_log.h"
 #include "test/bench/size_flag.h"
@@ -75,7 +76,6 @@ namespace credledger::bench {
 namespace {
 
 constexpr int64_t kDefaultEvents = 1000000;
-constexpr int kRebuildPage = 512;
 
 [[noreturn]] void Die(absl::string_view what, const absl::Status& status) {
   std::fprintf(stderr, "%.*s: %s\n", static_cast<int>(what.size()), what.data(),
@@ -285,21 +285,11 @@ void BM_VerifyDb(benchmark::State& state) {
 }
 BENCHMARK(BM_VerifyDb)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// Folds both projections from seq 1 to the head. Errors: store reads, kDataLoss.
+// Folds both projections from seq 1 to the head, side by side (the credential projection on
+// the reading thread). Errors: store reads, kDataLoss.
 absl::Status Rebuild(projections::CredentialProjection& credentials,
                      projections::StatusProjection& statuses) {
-  store::PageReader pages(g_log->store.get(), 0, kRebuildPage);
-  std::vector<store::RecordedEvent> page;
-  while (true) {
-    RETURN_IF_ERROR(pages.Next(page));
-    if (page.empty()) break;
-    for (const store::RecordedEvent& e : page) {
-      RETURN_IF_ERROR(projections::ApplyInBulk(credentials, e));
-      RETURN_IF_ERROR(projections::ApplyInBulk(statuses, e));
-    }
-  }
-  RETURN_IF_ERROR(projections::SettleBulk(credentials));
-  return projections::SettleBulk(statuses);
+  return projections::CatchUpTogether(*g_log->store, g_log->facts.events, credentials, statuses);
 }
 
 void BM_Rebuild(benchmark::State& state) {

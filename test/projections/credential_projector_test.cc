@@ -16,6 +16,7 @@
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "projections/status_projector.h"
 #include "projections/target_state.h"
 #include "store/event_codec.h"
 #include "store/sqlite_event_store.h"
@@ -56,6 +57,21 @@ class CredentialProjectorTest : public testing::FleetLogTest {
   void CatchUp(const CredentialProjector& projector) {
     ASSERT_TRUE(projector.WaitForSeq(store_->HeadSeq(), kWait));
     ASSERT_OK(projector.status());
+  }
+
+  // Runs phases one and two with a projector following, which writes credential snapshots,
+  // so that AsOf starts from a snapshot, not from seq 1 (a fatal failure when none is there).
+  void RunPhasesWithSnapshots() {
+    {
+      std::unique_ptr<CredentialProjector> projector = Start();
+      ASSERT_NE(projector, nullptr);
+      ASSERT_OK(driver_->RunPhaseOne());
+      ASSERT_OK(driver_->RunPhaseTwo());
+      CatchUp(*projector);
+    }
+    ASSERT_OK_AND_ASSIGN(std::optional<store::Snapshot> snapshot,
+                         store_->LoadSnapshot(kCredentialProjectionName, store_->HeadSeq()));
+    ASSERT_TRUE(snapshot.has_value());
   }
 
   std::string RebuildBytes(int64_t seq) {
@@ -113,17 +129,8 @@ TEST_F(CredentialProjectorTest, TheIncrementalProjectorMatchesAFullRebuildByteFo
 }
 
 TEST_F(CredentialProjectorTest, AsOfEveryEarlierSeqEqualsAFoldUpToThatSeq) {
-  {
-    std::unique_ptr<CredentialProjector> projector = Start();  // writes snapshots
-    ASSERT_OK(driver_->RunPhaseOne());
-    ASSERT_OK(driver_->RunPhaseTwo());
-    CatchUp(*projector);
-  }
+  ASSERT_NO_FATAL_FAILURE(RunPhasesWithSnapshots());
   const int64_t head = store_->HeadSeq();
-  ASSERT_OK_AND_ASSIGN(std::optional<store::Snapshot> snapshot,
-                       store_->LoadSnapshot(kCredentialProjectionName, head));
-  ASSERT_TRUE(snapshot.has_value());  // so AsOf starts from snapshots, not from seq 1
-
   for (int64_t seq = 0; seq <= head; ++seq) {
     SCOPED_TRACE(seq);
     ASSERT_OK_AND_ASSIGN(CredentialProjection as_of, CredentialProjector::AsOf(store_.get(), seq));
@@ -132,6 +139,30 @@ TEST_F(CredentialProjectorTest, AsOfEveryEarlierSeqEqualsAFoldUpToThatSeq) {
   }
   ASSERT_OK_AND_ASSIGN(CredentialProjection early, CredentialProjector::AsOf(store_.get(), 10));
   EXPECT_NE(early.Serialize(), RebuildBytes(head));
+}
+
+// Both projections folded side by side in one pass are, at every seq, what each one's own
+// AsOf gives, also when they start from different snapshots (here the credential projection
+// from its snapshots and the status projection, which has none, from seq 1).
+TEST_F(CredentialProjectorTest, AsOfTogetherEqualsEachProjectionsOwnAsOf) {
+  ASSERT_NO_FATAL_FAILURE(RunPhasesWithSnapshots());
+  const int64_t head = store_->HeadSeq();
+  ASSERT_OK_AND_ASSIGN(std::optional<store::Snapshot> no_snapshot,
+                       store_->LoadSnapshot(kStatusProjectionName, head));
+  ASSERT_FALSE(no_snapshot.has_value());
+
+  for (int64_t seq = 0; seq <= head; ++seq) {
+    SCOPED_TRACE(seq);
+    auto together = AsOfTogether<CredentialProjection, StatusProjection>(store_.get(), seq);
+    ASSERT_OK(together);
+    ASSERT_OK_AND_ASSIGN(CredentialProjection credentials,
+                         CredentialProjector::AsOf(store_.get(), seq));
+    ASSERT_OK_AND_ASSIGN(StatusProjection statuses, StatusProjector::AsOf(store_.get(), seq));
+    EXPECT_EQ(together->first.seq(), seq);
+    EXPECT_EQ(together->second.seq(), seq);
+    EXPECT_EQ(together->first.Serialize(), credentials.Serialize());
+    EXPECT_EQ(together->second.Serialize(), statuses.Serialize());
+  }
 }
 
 TEST_F(CredentialProjectorTest, AsOfATimeIsTheStateAfterTheLastEventRecordedAtOrBeforeIt) {

@@ -150,7 +150,7 @@ TYPED_TEST_P(EventStoreConformanceTest, ReadAllIntoReplacesWhatThePageHeldWithRe
     e.stream = e.event_id = e.type = e.metadata = e.payload = e.digest = e.prev_chain_hash =
         e.chain_hash = e.stream_hash = std::string(64, 'x');
   }
-  ASSERT_OK(this->store_->ReadAllInto(1, 2, page));
+  ASSERT_OK(this->store_->ReadAllInto(1, 2, EventFields::kAll, page));
   ASSERT_OK_AND_ASSIGN(auto expected, this->store_->ReadAll(1, 2));
   ASSERT_EQ(page.size(), 2u);
   for (size_t i = 0; i < page.size(); ++i) {
@@ -165,8 +165,39 @@ TYPED_TEST_P(EventStoreConformanceTest, ReadAllIntoReplacesWhatThePageHeldWithRe
                        want.digest, want.prev_chain_hash, want.chain_hash, want.stream_hash));
   }
   EXPECT_THAT(Payloads(page), ElementsAre("a1", "b0"));
-  ASSERT_OK(this->store_->ReadAllInto(4, 2, page));
+  ASSERT_OK(this->store_->ReadAllInto(4, 2, EventFields::kAll, page));
   EXPECT_THAT(page, IsEmpty());
+}
+
+TYPED_TEST_P(EventStoreConformanceTest, ReadAllIntoForFoldingGivesReadAllsFoldFields) {
+  ASSERT_OK(this->store_->Append(Request("r1", "s/a", ExpectedVersion::Any(), {"a0", "a1"})));
+  ASSERT_OK(this->store_->Append(Request("r2", "s/b", ExpectedVersion::Any(), {"b0"})));
+  ASSERT_OK_AND_ASSIGN(auto expected, this->store_->ReadAll(0, 10));
+  // Held events with strings in every field, longer than the answer's.
+  std::vector<RecordedEvent> page(2);
+  for (RecordedEvent& e : page) {
+    e.stream = e.event_id = e.type = e.metadata = e.payload = e.digest = e.prev_chain_hash =
+        e.chain_hash = e.stream_hash = std::string(64, 'x');
+  }
+  ASSERT_OK(this->store_->ReadAllInto(0, 10, EventFields::kForFolding, page));
+  ASSERT_EQ(page.size(), expected.size());
+  for (size_t i = 0; i < page.size(); ++i) {
+    SCOPED_TRACE(i);
+    const RecordedEvent& got = page[i];
+    const RecordedEvent& want = expected[i];
+    EXPECT_EQ(std::tie(got.seq, got.stream, got.stream_version, got.type, got.schema_version,
+                       got.recorded_at_us, got.payload),
+              std::tie(want.seq, want.stream, want.stream_version, want.type, want.schema_version,
+                       want.recorded_at_us, want.payload));
+    // The rest is either left empty or the stored value, never what the page held.
+    const std::pair<const std::string*, const std::string*> rest[] = {
+        {&got.event_id, &want.event_id},     {&got.metadata, &want.metadata},
+        {&got.digest, &want.digest},         {&got.prev_chain_hash, &want.prev_chain_hash},
+        {&got.chain_hash, &want.chain_hash}, {&got.stream_hash, &want.stream_hash}};
+    for (const auto& [field, stored] : rest) {
+      EXPECT_THAT(*field, ::testing::AnyOf(IsEmpty(), *stored));
+    }
+  }
 }
 
 TYPED_TEST_P(EventStoreConformanceTest, NoStreamExpectationFailsOnExistingStreamAndWritesNothing) {
@@ -449,6 +480,7 @@ REGISTER_TYPED_TEST_SUITE_P(
     ReadFilteredSelectsBySeqStreamPrefixAndType, CheckpointsNameLogEventsInIncreasingSeq,
     AppendAssignsGapFreeSeqAndStreamVersions, StoredBytesAndMetadataRoundTrip,
     ReadAllIntoReplacesWhatThePageHeldWithReadAllsAnswer,
+    ReadAllIntoForFoldingGivesReadAllsFoldFields,
     NoStreamExpectationFailsOnExistingStreamAndWritesNothing,
     ExactExpectationMismatchIsAbortedAndWritesNothing,
     RetriedRequestIdReturnsOriginalEventsAndAppendsNothing, MultiStreamAppendIsAtomic,

@@ -1,14 +1,19 @@
 // Tests of PageReader (store/page_reader.h): it gives the log's events in seq order page by
-// page from the requested position, reads the next page before it is asked for, reads into
-// the pages handed back, and stops at the first read error.
+// page from the requested position, reads pages before they are asked for, reads into the
+// pages handed back, runs its page hook on the reading thread before a page is handed over,
+// and stops at the first read or hook error.
 #include "store/page_reader.h"
 
+#include <algorithm>
 #include <memory>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "store/sqlite_event_store.h"
 #include "test/support/forwarding_event_store.h"
@@ -19,6 +24,7 @@ namespace credledger::store {
 namespace page_reader_test {
 
 using ::credledger::testing::StatusIs;
+using ::testing::HasSubstr;
 
 constexpr absl::Duration kWait = absl::Seconds(30);  // only reached when a test fails
 // Longer than a string keeps inside itself, so that a payload has memory of its own.
@@ -64,17 +70,23 @@ class PageReaderTest : public ::testing::Test {
     options.path = dir_.path() / "events.db";
     options.clock = &clock_;
     ASSERT_OK_AND_ASSIGN(sqlite_, SqliteEventStore::Open(options));
-    for (int i = 1; i <= 10; ++i) {
+    AppendUpTo(10);
+    store_ = std::make_unique<CountingStore>(sqlite_.get());
+  }
+
+  // Appends events until the log holds `events`; the payload of seq i is kPayloadBytes of
+  // the letter 'a' + i % 26.
+  void AppendUpTo(int events) {
+    for (int i = static_cast<int>(sqlite_->HeadSeq()) + 1; i <= events; ++i) {
       ASSERT_OK(sqlite_
                     ->Append(AppendRequest{
                         absl::StrCat("r", i),
                         {StreamAppend{"s",
                                       ExpectedVersion::Any(),
                                       {NewEvent{"credledger.v1.ServiceConfigured", 1, "m",
-                                                std::string(kPayloadBytes, 'a' + i)}}}}})
+                                                std::string(kPayloadBytes, 'a' + i % 26)}}}}})
                     .status());
     }
-    store_ = std::make_unique<CountingStore>(sqlite_.get());
   }
 
   // The seqs of every page until the first empty one (at most 100 pages).
@@ -98,44 +110,106 @@ class PageReaderTest : public ::testing::Test {
 };
 
 TEST_F(PageReaderTest, GivesEveryEventAfterThePositionInPagesThenEmptyPages) {
-  PageReader reader(store_.get(), 3, 3);
+  PageReader reader(store_.get(), 3, 3, EventFields::kAll);
   EXPECT_EQ(Pages(reader), (std::vector<std::vector<int64_t>>{{4, 5, 6}, {7, 8, 9}, {10}}));
   std::vector<RecordedEvent> after_end(2);
   ASSERT_OK(reader.Next(after_end));
   EXPECT_TRUE(after_end.empty());
 }
 
-TEST_F(PageReaderTest, ReadsTheNextPageBeforeItIsAskedFor) {
-  PageReader reader(store_.get(), 0, 4);
+TEST_F(PageReaderTest, ReadsPagesBeforeTheyAreAskedFor) {
+  AppendUpTo(40);
+  PageReader reader(store_.get(), 0, 2, EventFields::kAll);
+  // No Next at all: kPagesAhead pages are read anyway.
+  EXPECT_TRUE(store_->AwaitCalls(PageReader::kPagesAhead));
   std::vector<RecordedEvent> first;
   ASSERT_OK(reader.Next(first));
-  ASSERT_EQ(first.size(), 4u);
-  // No second Next: the read of the second page is under way anyway.
-  EXPECT_TRUE(store_->AwaitCalls(2));
+  ASSERT_EQ(first.size(), 2u);
+  // One page taken: one more is read.
+  EXPECT_TRUE(store_->AwaitCalls(PageReader::kPagesAhead + 1));
 }
 
-// SqliteEventStore's ReadAllInto reuses the memory of the page it reads into.
+// Pages are read into the vectors handed back, and SqliteEventStore's ReadAllInto reuses the
+// memory of their events: a long read uses no more vectors and payload buffers than the pages
+// waiting, the one being read and the caller's.
 TEST_F(PageReaderTest, ReadsIntoThePagesHandedBack) {
-  PageReader reader(sqlite_.get(), 0, 3);
+  AppendUpTo(90);
+  PageReader reader(sqlite_.get(), 0, 3, EventFields::kAll);
+  std::set<const RecordedEvent*> vectors;
+  std::set<const char*> payloads;
   std::vector<RecordedEvent> page;
-  ASSERT_OK(reader.Next(page));  // seqs 1 to 3
-  ASSERT_EQ(page.size(), 3u);
-  const RecordedEvent* const events = page.data();
-  const char* const payload = page[0].payload.data();
-  ASSERT_OK(reader.Next(page));  // 4 to 6, read while 1 to 3 were handed out
-  // 7 to 9, read into the vector that held 1 to 3 when it was handed back.
+  int64_t seq = 0;
+  for (int i = 0; i < 30; ++i) {
+    ASSERT_OK(reader.Next(page));
+    ASSERT_EQ(page.size(), 3u);
+    for (const RecordedEvent& e : page) {
+      ASSERT_EQ(e.seq, ++seq);
+      ASSERT_EQ(e.payload, std::string(kPayloadBytes, 'a' + e.seq % 26));
+    }
+    vectors.insert(page.data());
+    payloads.insert(page[0].payload.data());
+  }
   ASSERT_OK(reader.Next(page));
-  ASSERT_EQ(page.size(), 3u);
-  EXPECT_EQ(page[0].seq, 7);
-  EXPECT_EQ(page[0].payload, std::string(kPayloadBytes, 'a' + 7));
-  EXPECT_EQ(page.data(), events);
-  EXPECT_EQ(page[0].payload.data(), payload);
+  EXPECT_TRUE(page.empty());
+  const size_t most = PageReader::kPagesAhead + 2;
+  EXPECT_LE(vectors.size(), most);
+  EXPECT_LE(payloads.size(), most);
+}
+
+// The hook sees every page, in order, on a thread other than the caller's, before the caller
+// gets it.
+TEST_F(PageReaderTest, RunsTheHookOnEveryPageBeforeHandingItOver) {
+  absl::Mutex mu;
+  std::vector<int64_t> hooked;  // first seq of each page the hook saw
+  std::set<std::thread::id> threads;
+  PageReader reader(store_.get(), 1, 4, EventFields::kAll,
+                    [&](const std::vector<RecordedEvent>& page) {
+                      absl::MutexLock lock(&mu);
+                      hooked.push_back(page.front().seq);
+                      threads.insert(std::this_thread::get_id());
+                      return absl::OkStatus();
+                    });
+  std::vector<RecordedEvent> page;
+  for (int64_t first : {2, 6, 10}) {
+    ASSERT_OK(reader.Next(page));
+    ASSERT_FALSE(page.empty());
+    EXPECT_EQ(page.front().seq, first);
+    absl::MutexLock lock(&mu);
+    EXPECT_NE(std::find(hooked.begin(), hooked.end(), first), hooked.end());
+  }
+  ASSERT_OK(reader.Next(page));
+  EXPECT_TRUE(page.empty());
+  absl::MutexLock lock(&mu);
+  EXPECT_EQ(hooked, (std::vector<int64_t>{2, 6, 10}));  // not run on the empty page
+  ASSERT_EQ(threads.size(), 1u);
+  EXPECT_NE(*threads.begin(), std::this_thread::get_id());
+}
+
+TEST_F(PageReaderTest, StopsAtAHookErrorAfterThePagesBeforeIt) {
+  int calls = 0;  // touched by the reading thread only
+  {
+    PageReader reader(store_.get(), 0, 3, EventFields::kAll,
+                      [&](const std::vector<RecordedEvent>& page) {
+                        ++calls;
+                        return page.front().seq == 4 ? absl::DataLossError("seq 4 does not fold")
+                                                     : absl::OkStatus();
+                      });
+    std::vector<RecordedEvent> page;
+    ASSERT_OK(reader.Next(page));
+    EXPECT_EQ(page.size(), 3u);
+    EXPECT_THAT(reader.Next(page),
+                StatusIs(absl::StatusCode::kDataLoss, HasSubstr("seq 4 does not fold")));
+    EXPECT_TRUE(page.empty());
+    ASSERT_OK(reader.Next(page));
+    EXPECT_TRUE(page.empty());
+  }
+  EXPECT_EQ(calls, 2);  // nothing was read or hooked after the error
 }
 
 TEST_F(PageReaderTest, StopsAtTheFirstReadError) {
   store_->FailFrom(2);
   {
-    PageReader reader(store_.get(), 0, 4);
+    PageReader reader(store_.get(), 0, 4, EventFields::kAll);
     std::vector<RecordedEvent> page;
     ASSERT_OK(reader.Next(page));
     EXPECT_EQ(page.size(), 4u);

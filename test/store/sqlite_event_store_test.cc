@@ -176,6 +176,31 @@ TEST_F(SqliteEventStoreTest, ConcurrentWritersShareCommitsAndEveryAcknowledgedEv
   EXPECT_EQ(events.size(), static_cast<size_t>(kThreads * kPerThread));
 }
 
+// A fold's read leaves out the columns a fold does not read, and empties them in the events
+// the page held (EventFields::kForFolding).
+TEST_F(SqliteEventStoreTest, ReadAllIntoForFoldingLeavesTheOtherFieldsEmpty) {
+  auto store = Open();
+  ASSERT_OK(store->Append(OneEvent("r1", "s/a")));
+  ASSERT_OK(store->Append(OneEvent("r2", "s/b")));
+  std::vector<RecordedEvent> page;
+  ASSERT_OK(store->ReadAllInto(0, 10, EventFields::kAll, page));
+  ASSERT_EQ(page.size(), 2u);
+  ASSERT_FALSE(page[0].chain_hash.empty());
+  ASSERT_OK(store->ReadAllInto(0, 10, EventFields::kForFolding, page));
+  ASSERT_EQ(page.size(), 2u);
+  for (const RecordedEvent& e : page) {
+    SCOPED_TRACE(e.seq);
+    EXPECT_EQ(e.payload, "p");
+    EXPECT_EQ(e.type, kType);
+    EXPECT_TRUE(e.event_id.empty());
+    EXPECT_TRUE(e.metadata.empty());
+    EXPECT_TRUE(e.digest.empty());
+    EXPECT_TRUE(e.prev_chain_hash.empty());
+    EXPECT_TRUE(e.chain_hash.empty());
+    EXPECT_TRUE(e.stream_hash.empty());
+  }
+}
+
 TEST_F(SqliteEventStoreTest, ExecuteAfterCloseIsCancelled) {
   auto store = Open();
   store->Close();
