@@ -16,6 +16,8 @@
 // event at seq() + 1); `int64_t seq() const`; `Get(namespace, name)` returning
 // std::optional<State>; `std::string Serialize() const` (deterministic) and
 // `static StatusOr<P> Deserialize(absl::string_view)`. ProjectionTraits<P> names the rest.
+// A fold reads only the fields of store::EventFields::kForFolding: catching up reads no more
+// (the live path hands over whole events).
 //
 // Thread-safety: all public methods are thread-safe. Listeners run on the projector's thread,
 // in seq order, under the projector's lock: they must not block or call the projector.
@@ -86,55 +88,58 @@ absl::Status SettleBulk(P& projection) {
   }
 }
 
-// Folds the log from `projection.seq()` up to `until_seq` (inclusive) into `projection`,
-// page by page with the next page read meanwhile (store::PageReader; ApplyInBulk, then
-// SettleBulk). Errors: kDataLoss for undecodable events; store read errors.
+// Events per read of a catch-up.
+inline constexpr int kCatchUpPage = 512;
+
+// Folds the events of `page` after `projection.seq()` into it (ApplyInBulk). Errors: those
+// of the fold.
+template <typename P>
+absl::Status FoldPage(P& projection, const std::vector<store::RecordedEvent>& page) {
+  for (const store::RecordedEvent& e : page) {
+    if (e.seq > projection.seq()) RETURN_IF_ERROR(ApplyInBulk(projection, e));
+  }
+  return absl::OkStatus();
+}
+
+// Folds the log from `projection.seq()` up to `until_seq` (inclusive; the head when the log
+// is shorter) into `projection`, page by page with the next pages read meanwhile
+// (store::PageReader; ApplyInBulk, then SettleBulk). Errors: kDataLoss for undecodable
+// events; store read errors; kResourceExhausted when the reading thread cannot start.
 template <typename P>
 absl::Status CatchUp(store::EventStore& store, int64_t until_seq, P& projection) {
-  constexpr int kPage = 512;
   if (projection.seq() >= until_seq) return absl::OkStatus();
-  store::PageReader pages(&store, projection.seq(), kPage, store::EventFields::kForFolding);
+  store::PageReader pages(&store, projection.seq(), until_seq, kCatchUpPage,
+                          store::EventFields::kForFolding);
   std::vector<store::RecordedEvent> page;
-  while (projection.seq() < until_seq) {
+  while (true) {
     RETURN_IF_ERROR(pages.Next(page));
     if (page.empty()) break;
-    for (const store::RecordedEvent& e : page) {
-      if (e.seq > until_seq) break;
-      RETURN_IF_ERROR(ApplyInBulk(projection, e));
-    }
+    RETURN_IF_ERROR(FoldPage(projection, page));
   }
   return SettleBulk(projection);
 }
 
-// Folds the log up to `until_seq` (inclusive) into two projections in one pass: `first` on
-// PageReader's reading thread as each page is read, `second` on the calling thread, so that
-// the two folds run side by side (a rebuild, an as-of answer of both projections). Each
-// projection starts after its own seq(). Errors: as CatchUp, from either fold (the other
-// is then left part-way).
+// Folds the log up to `until_seq` (inclusive; the head when the log is shorter) into two
+// projections in one pass: `first` on PageReader's reading thread as each page is read,
+// `second` on the calling thread, so that the two folds run side by side (a rebuild, an
+// as-of answer of both projections). Each projection starts after its own seq(); one already
+// at or past `until_seq` is left as it is. REQUIRES: `first` and `second` are different
+// objects. Errors: as CatchUp, from either fold (the other is then left part-way).
 template <typename First, typename Second>
 absl::Status CatchUpTogether(store::EventStore& store, int64_t until_seq, First& first,
                              Second& second) {
-  constexpr int kPage = 512;
   const int64_t from = std::min(first.seq(), second.seq());
   if (from >= until_seq) return absl::OkStatus();
-  auto fold_first = [&first, until_seq](const std::vector<store::RecordedEvent>& page) {
-    for (const store::RecordedEvent& e : page) {
-      if (e.seq > until_seq) break;
-      if (e.seq > first.seq()) RETURN_IF_ERROR(ApplyInBulk(first, e));
-    }
-    return absl::OkStatus();
-  };
   {
-    // The reader is gone (its last read waited for) before `first` is touched here again.
-    store::PageReader pages(&store, from, kPage, store::EventFields::kForFolding, fold_first);
+    // The reader is gone (its last read and hook waited for) before `first` is touched here.
+    store::PageReader pages(
+        &store, from, until_seq, kCatchUpPage, store::EventFields::kForFolding,
+        [&first](const std::vector<store::RecordedEvent>& page) { return FoldPage(first, page); });
     std::vector<store::RecordedEvent> page;
     while (true) {
       RETURN_IF_ERROR(pages.Next(page));
-      if (page.empty() || page.front().seq > until_seq) break;
-      for (const store::RecordedEvent& e : page) {
-        if (e.seq > until_seq) break;
-        if (e.seq > second.seq()) RETURN_IF_ERROR(ApplyInBulk(second, e));
-      }
+      if (page.empty()) break;
+      RETURN_IF_ERROR(FoldPage(second, page));
     }
   }
   RETURN_IF_ERROR(SettleBulk(first));

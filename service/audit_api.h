@@ -9,8 +9,8 @@
 // service's key.
 //
 // As-of answers fold the credential and status projections from their nearest earlier
-// snapshot (Projector<P>::AsOf); valid-credentials and diffs fold only the event types they
-// need, selected by the store.
+// snapshots, side by side in one pass over the events after them (projections::AsOfTogether);
+// valid-credentials and diffs fold only the event types they need, selected by the store.
 //
 // Thread-safety: all methods are thread-safe.
 #pragma once
@@ -50,7 +50,8 @@ class AuditApi {
   // beyond the head H" or negative, an "as_of.time" that is not a valid Timestamp
   // (projections/timestamp_validation.h), a bad namespace or name ("name: requires namespace");
   // kNotFound "Target <ns>/<name> did not exist at seq N" when a named Target has no state
-  // then; kDataLoss for an undecodable event.
+  // then; kDataLoss for an undecodable event; kResourceExhausted when no thread can be
+  // started to read the log; store read errors.
   absl::StatusOr<v1::GetStateAtResponse> GetStateAt(const v1::GetStateAtRequest& request);
 
   // A Target's history from the start of its streams. Errors: kInvalidArgument (namespace,
@@ -59,7 +60,8 @@ class AuditApi {
   absl::StatusOr<v1::TimelineResponse> Timeline(const v1::TimelineRequest& request);
 
   // Changes between two points. Errors: kInvalidArgument ("from: required", "to: required",
-  // beyond the head, an invalid "from.time" or "to.time", "to: seq T is before from seq F", namespace, name); kDataLoss.
+  // beyond the head, an invalid "from.time" or "to.time", "to: seq T is before from seq F",
+  // namespace, name); kDataLoss; kResourceExhausted as GetStateAt; store read errors.
   absl::StatusOr<v1::DiffResponse> Diff(const v1::DiffRequest& request);
 
   // Credentials valid at a time. Errors: kInvalidArgument ("time: required", an invalid

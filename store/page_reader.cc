@@ -1,5 +1,6 @@
 #include "store/page_reader.h"
 
+#include <algorithm>
 #include <system_error>
 #include <utility>
 
@@ -7,9 +8,10 @@
 
 namespace credledger::store {
 
-PageReader::PageReader(EventStore* store, int64_t after_seq, int page_size, EventFields fields,
-                       PageHook hook)
+PageReader::PageReader(EventStore* store, int64_t after_seq, int64_t last_seq, int page_size,
+                       EventFields fields, PageHook hook)
     : store_(store),
+      last_seq_(last_seq),
       page_size_(page_size),
       fields_(fields),
       hook_(std::move(hook)),
@@ -33,13 +35,18 @@ PageReader::~PageReader() {
 }
 
 bool PageReader::ReadOne(std::vector<RecordedEvent>& page) {
-  absl::Status read = store_->ReadAllInto(next_after_, page_size_, fields_, page);
+  absl::Status read = absl::OkStatus();
+  if (next_after_ < last_seq_) {
+    const int limit = static_cast<int>(std::min<int64_t>(page_size_, last_seq_ - next_after_));
+    read = store_->ReadAllInto(next_after_, limit, fields_, page);
+  } else {
+    page.clear();
+  }
   if (read.ok() && hook_ && !page.empty()) read = hook_(page);
   absl::MutexLock lock(&mu_);
   if (!read.ok() || page.empty()) {
     done_ = true;
     error_ = std::move(read);
-    spare_.push_back(std::move(page));
     return false;
   }
   next_after_ = page.back().seq;

@@ -1,7 +1,7 @@
-// PageReader: reads the log forward page by page (EventStore::ReadAllInto) on a thread of its
-// own, up to kPagesAhead pages ahead of the caller, so that a long fold (a projection's
-// catch-up, a rebuild) overlaps reading with folding. Pages are read into the vectors the
-// caller hands back, so that their events' memory is reused page after page.
+// PageReader: reads the log forward page by page (EventStore::ReadAllInto) up to a last seq,
+// on a thread of its own, up to kPagesAhead pages ahead of the caller, so that a long fold (a
+// projection's catch-up, a rebuild) overlaps reading with folding. Pages are read into the vectors
+// the caller hands back, so that their events' memory is reused page after page.
 //
 // An optional page hook runs on the reading thread right after each page is read, before the
 // page is handed over: a second fold over the same pages (CatchUpTogether in
@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <optional>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -35,27 +35,30 @@ class PageReader {
  public:
   // Pages read and waiting for Next at most.
   static constexpr int kPagesAhead = 4;
+  // A last seq that reads to the head.
+  static constexpr int64_t kToTheHead = std::numeric_limits<int64_t>::max();
 
   // Runs on the reading thread on each non-empty page read; an error stops the reader and is
   // what Next returns once the pages read before it are handed over.
   using PageHook = std::function<absl::Status(const std::vector<RecordedEvent>& page)>;
 
-  // Starts reading the events after `after_seq`, `page_size` (> 0) at a time, with `fields`
-  // set (EventStore::ReadAllInto), running `hook` (when set) on each page read. `store` is not
-  // owned and must outlive the reader. When no thread can be started, the first Next returns
-  // kResourceExhausted.
-  PageReader(EventStore* store, int64_t after_seq, int page_size, EventFields fields,
-             PageHook hook = nullptr);
-  // Stops reading: waits for the page being read, if any, and for the reading thread.
+  // Starts reading the events with after_seq < seq <= last_seq (kToTheHead: up to the head
+  // as of each read), `page_size` (> 0) at a time, with `fields` set (EventStore::ReadAllInto),
+  // running `hook` (when set) on each page read. `store` is not owned and must outlive the
+  // reader. When no thread can be started, the first Next returns kResourceExhausted.
+  PageReader(EventStore* store, int64_t after_seq, int64_t last_seq, int page_size,
+             EventFields fields, PageHook hook = nullptr);
+  // Stops reading: waits for the page being read and its hook, if any, and for the reading
+  // thread.
   ~PageReader();
   PageReader(const PageReader&) = delete;
   PageReader& operator=(const PageReader&) = delete;
 
-  // Puts the next page in seq order into `page`, empty once the head as of that read is
-  // reached, and keeps the vector `page` held before to read a later page into (pass the
-  // previous page back to reuse its memory). Errors: those of ReadAllInto or the hook, after
-  // the pages read before it (`page` is then empty, and the reader stops: later calls give an
-  // empty page).
+  // Puts the next page in seq order into `page`, empty once the last seq or the head as of
+  // that read is reached, and keeps the vector `page` held before to read a later page into
+  // (pass the previous page back to reuse its memory). Errors: those of ReadAllInto or the
+  // hook, after the pages read before it, or kResourceExhausted when the reading thread could
+  // not start (`page` is then empty, and the reader stops: later calls give an empty page).
   absl::Status Next(std::vector<RecordedEvent>& page);
 
  private:
@@ -66,6 +69,7 @@ class PageReader {
   void Loop();
 
   EventStore* const store_;
+  const int64_t last_seq_;
   const int page_size_;
   const EventFields fields_;
   const PageHook hook_;

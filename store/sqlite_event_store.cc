@@ -18,35 +18,17 @@
 namespace credledger::store {
 namespace {
 
+// The columns of EventFields::kForFolding, first in kEventColumns too.
+constexpr absl::string_view kFoldColumns =
+    "seq, stream, stream_version, type, schema_version, recorded_at_us, payload";
 constexpr absl::string_view kEventColumns =
-    "seq, stream, stream_version, event_id, type, schema_version, recorded_at_us, metadata, "
-    "payload, digest, prev_chain_hash, chain_hash, stream_hash";
+    "seq, stream, stream_version, type, schema_version, recorded_at_us, payload, event_id, "
+    "metadata, digest, prev_chain_hash, chain_hash, stream_hash";
 
 void Assign(std::string& to, absl::string_view bytes) { to.assign(bytes.data(), bytes.size()); }
 
-// Reads the row (kEventColumns) into `e`, reusing the memory of its strings.
-void ReadEventRowInto(const Statement& row, RecordedEvent& e) {
-  e.seq = row.ColumnInt(0);
-  Assign(e.stream, row.ColumnTextView(1));
-  e.stream_version = row.ColumnInt(2);
-  Assign(e.event_id, row.ColumnBlobView(3));
-  Assign(e.type, row.ColumnTextView(4));
-  e.schema_version = static_cast<uint32_t>(row.ColumnInt(5));
-  e.recorded_at_us = row.ColumnInt(6);
-  Assign(e.metadata, row.ColumnBlobView(7));
-  Assign(e.payload, row.ColumnBlobView(8));
-  Assign(e.digest, row.ColumnBlobView(9));
-  Assign(e.prev_chain_hash, row.ColumnBlobView(10));
-  Assign(e.chain_hash, row.ColumnBlobView(11));
-  Assign(e.stream_hash, row.ColumnBlobView(12));
-}
-
-// The columns of EventFields::kForFolding.
-constexpr absl::string_view kFoldColumns =
-    "seq, stream, stream_version, type, schema_version, recorded_at_us, payload";
-
-// Reads the row (kFoldColumns) into `e`, reusing the memory of its strings; empties the
-// fields kFoldColumns leaves out.
+// Reads the row (kFoldColumns, or the first columns of kEventColumns) into `e`, reusing the
+// memory of its strings; empties the fields kFoldColumns leaves out.
 void ReadFoldRowInto(const Statement& row, RecordedEvent& e) {
   e.seq = row.ColumnInt(0);
   Assign(e.stream, row.ColumnTextView(1));
@@ -61,6 +43,17 @@ void ReadFoldRowInto(const Statement& row, RecordedEvent& e) {
   e.prev_chain_hash.clear();
   e.chain_hash.clear();
   e.stream_hash.clear();
+}
+
+// Reads the row (kEventColumns) into `e`, reusing the memory of its strings.
+void ReadEventRowInto(const Statement& row, RecordedEvent& e) {
+  ReadFoldRowInto(row, e);
+  Assign(e.event_id, row.ColumnBlobView(7));
+  Assign(e.metadata, row.ColumnBlobView(8));
+  Assign(e.digest, row.ColumnBlobView(9));
+  Assign(e.prev_chain_hash, row.ColumnBlobView(10));
+  Assign(e.chain_hash, row.ColumnBlobView(11));
+  Assign(e.stream_hash, row.ColumnBlobView(12));
 }
 
 RecordedEvent ReadEventRow(const Statement& row) {
@@ -342,12 +335,12 @@ class SqliteEventStore::Transaction final : public WriteTransaction {
     stmt.Bind(1, e.seq)
         .BindText(2, e.stream)
         .Bind(3, e.stream_version)
-        .BindBlob(4, e.event_id)
-        .BindText(5, e.type)
-        .Bind(6, e.schema_version)
-        .Bind(7, e.recorded_at_us)
-        .BindBlob(8, e.metadata)
-        .BindBlob(9, e.payload)
+        .BindText(4, e.type)
+        .Bind(5, e.schema_version)
+        .Bind(6, e.recorded_at_us)
+        .BindBlob(7, e.payload)
+        .BindBlob(8, e.event_id)
+        .BindBlob(9, e.metadata)
         .BindBlob(10, e.digest)
         .BindBlob(11, e.prev_chain_hash)
         .BindBlob(12, e.chain_hash)

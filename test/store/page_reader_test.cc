@@ -63,6 +63,29 @@ class CountingStore final : public testing::ForwardingEventStore {
   int calls_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
+// A store that counts the reads into a vector that never held events (no memory of its own),
+// and reads through the inner store's ReadAllInto.
+class FreshPageCountingStore final : public testing::ForwardingEventStore {
+ public:
+  using ForwardingEventStore::ForwardingEventStore;
+  int fresh_pages() {
+    absl::MutexLock lock(&mu_);
+    return fresh_pages_;
+  }
+  absl::Status ReadAllInto(int64_t after_seq, int limit, EventFields fields,
+                           std::vector<RecordedEvent>& page) override {
+    if (page.capacity() == 0) {
+      absl::MutexLock lock(&mu_);
+      ++fresh_pages_;
+    }
+    return inner()->ReadAllInto(after_seq, limit, fields, page);
+  }
+
+ private:
+  absl::Mutex mu_;
+  int fresh_pages_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
 class PageReaderTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -110,7 +133,7 @@ class PageReaderTest : public ::testing::Test {
 };
 
 TEST_F(PageReaderTest, GivesEveryEventAfterThePositionInPagesThenEmptyPages) {
-  PageReader reader(store_.get(), 3, 3, EventFields::kAll);
+  PageReader reader(store_.get(), 3, PageReader::kToTheHead, 3, EventFields::kAll);
   EXPECT_EQ(Pages(reader), (std::vector<std::vector<int64_t>>{{4, 5, 6}, {7, 8, 9}, {10}}));
   std::vector<RecordedEvent> after_end(2);
   ASSERT_OK(reader.Next(after_end));
@@ -119,14 +142,22 @@ TEST_F(PageReaderTest, GivesEveryEventAfterThePositionInPagesThenEmptyPages) {
 
 TEST_F(PageReaderTest, ReadsPagesBeforeTheyAreAskedFor) {
   AppendUpTo(40);
-  PageReader reader(store_.get(), 0, 2, EventFields::kAll);
+  PageReader reader(store_.get(), 0, PageReader::kToTheHead, 2, EventFields::kAll);
   // No Next at all: kPagesAhead pages are read anyway.
   EXPECT_TRUE(store_->AwaitCalls(PageReader::kPagesAhead));
   std::vector<RecordedEvent> first;
   ASSERT_OK(reader.Next(first));
   ASSERT_EQ(first.size(), 2u);
-  // One page taken: one more is read.
+  // One page taken: one more is read, and no more than that.
   EXPECT_TRUE(store_->AwaitCalls(PageReader::kPagesAhead + 1));
+  EXPECT_LE(store_->calls(), PageReader::kPagesAhead + 1);
+}
+
+TEST_F(PageReaderTest, ReadsNothingPastTheLastSeq) {
+  PageReader reader(store_.get(), 2, 7, 3, EventFields::kAll);
+  EXPECT_EQ(Pages(reader), (std::vector<std::vector<int64_t>>{{3, 4, 5}, {6, 7}}));
+  // The second read asked for two events only, and none followed.
+  EXPECT_EQ(store_->calls(), 2);
 }
 
 // Pages are read into the vectors handed back, and SqliteEventStore's ReadAllInto reuses the
@@ -134,8 +165,8 @@ TEST_F(PageReaderTest, ReadsPagesBeforeTheyAreAskedFor) {
 // waiting, the one being read and the caller's.
 TEST_F(PageReaderTest, ReadsIntoThePagesHandedBack) {
   AppendUpTo(90);
-  PageReader reader(sqlite_.get(), 0, 3, EventFields::kAll);
-  std::set<const RecordedEvent*> vectors;
+  FreshPageCountingStore counting(sqlite_.get());
+  PageReader reader(&counting, 0, PageReader::kToTheHead, 3, EventFields::kAll);
   std::set<const char*> payloads;
   std::vector<RecordedEvent> page;
   int64_t seq = 0;
@@ -146,14 +177,13 @@ TEST_F(PageReaderTest, ReadsIntoThePagesHandedBack) {
       ASSERT_EQ(e.seq, ++seq);
       ASSERT_EQ(e.payload, std::string(kPayloadBytes, 'a' + e.seq % 26));
     }
-    vectors.insert(page.data());
     payloads.insert(page[0].payload.data());
   }
   ASSERT_OK(reader.Next(page));
   EXPECT_TRUE(page.empty());
-  const size_t most = PageReader::kPagesAhead + 2;
-  EXPECT_LE(vectors.size(), most);
-  EXPECT_LE(payloads.size(), most);
+  const int most = PageReader::kPagesAhead + 2;
+  EXPECT_LE(counting.fresh_pages(), most);
+  EXPECT_LE(payloads.size(), static_cast<size_t>(most));
 }
 
 // The hook sees every page, in order, on a thread other than the caller's, before the caller
@@ -162,7 +192,7 @@ TEST_F(PageReaderTest, RunsTheHookOnEveryPageBeforeHandingItOver) {
   absl::Mutex mu;
   std::vector<int64_t> hooked;  // first seq of each page the hook saw
   std::set<std::thread::id> threads;
-  PageReader reader(store_.get(), 1, 4, EventFields::kAll,
+  PageReader reader(store_.get(), 1, PageReader::kToTheHead, 4, EventFields::kAll,
                     [&](const std::vector<RecordedEvent>& page) {
                       absl::MutexLock lock(&mu);
                       hooked.push_back(page.front().seq);
@@ -188,7 +218,7 @@ TEST_F(PageReaderTest, RunsTheHookOnEveryPageBeforeHandingItOver) {
 TEST_F(PageReaderTest, StopsAtAHookErrorAfterThePagesBeforeIt) {
   int calls = 0;  // touched by the reading thread only
   {
-    PageReader reader(store_.get(), 0, 3, EventFields::kAll,
+    PageReader reader(store_.get(), 0, PageReader::kToTheHead, 3, EventFields::kAll,
                       [&](const std::vector<RecordedEvent>& page) {
                         ++calls;
                         return page.front().seq == 4 ? absl::DataLossError("seq 4 does not fold")
@@ -204,12 +234,13 @@ TEST_F(PageReaderTest, StopsAtAHookErrorAfterThePagesBeforeIt) {
     EXPECT_TRUE(page.empty());
   }
   EXPECT_EQ(calls, 2);  // nothing was read or hooked after the error
+  EXPECT_EQ(store_->calls(), 2);
 }
 
 TEST_F(PageReaderTest, StopsAtTheFirstReadError) {
   store_->FailFrom(2);
   {
-    PageReader reader(store_.get(), 0, 4, EventFields::kAll);
+    PageReader reader(store_.get(), 0, PageReader::kToTheHead, 4, EventFields::kAll);
     std::vector<RecordedEvent> page;
     ASSERT_OK(reader.Next(page));
     EXPECT_EQ(page.size(), 4u);
