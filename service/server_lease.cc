@@ -37,6 +37,13 @@ absl::Status Server::ConnectCluster(const v1::ServiceConfigured& config) {
   } else if (!in_cluster.service_host.empty()) {
     connection = kubebridge::LoadInClusterConfig(in_cluster);
   } else {
+    // A Lease fences the writer in a cluster: refused here, before the start logs that it
+    // serves without one.
+    if (!options_.lease_name.empty()) {
+      return absl::InvalidArgumentError(
+          "--lease-name: the Lease needs a cluster connection (--kubeconfig, KUBECONFIG or "
+          "in-cluster)");
+    }
     // Commands are still decided and recorded; mint intents wait in the log until credledger
     // runs with a cluster connection.
     common::Log(config.credentials_enabled() ? common::LogLevel::kWarning : common::LogLevel::kInfo,
@@ -57,11 +64,7 @@ absl::Status Server::ConnectCluster(const v1::ServiceConfigured& config) {
 
 absl::Status Server::AcquireLease() {
   if (options_.lease_name.empty()) return absl::OkStatus();
-  if (!home_connection_.has_value()) {
-    return absl::InvalidArgumentError(
-        "--lease-name: the Lease needs a cluster connection (--kubeconfig, KUBECONFIG or "
-        "in-cluster)");
-  }
+  // ConnectCluster refused a Lease without a cluster connection: home_connection_ is set.
   kubebridge::LeaseFenceOptions lease;
   lease.name = options_.lease_name;
   lease.namespace_name = options_.lease_namespace;

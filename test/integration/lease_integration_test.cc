@@ -17,6 +17,7 @@
 #include "kubebridge/kubeconfig.h"
 #include "service/server.h"
 #include "test/kubeapi/api_server.h"
+#include "test/support/captured_log.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 
@@ -24,6 +25,7 @@ namespace credledger::testing {
 namespace lease_integration_test {
 
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 
 const kubebridge::ResourceRef kLease{"coordination.k8s.io", "v1", "leases", "default",
                                      "credledger"};
@@ -145,11 +147,19 @@ TEST_F(LeaseIntegrationTest, AReplicaThatSeesAnotherHolderStopsWriting) {
   EXPECT_EQ(Holder(), "replica-b");  // a lost Lease is not released
 }
 
+// Refused before the start logs that it serves without the kube bridge, which would read as
+// a start that went on.
 TEST_F(LeaseIntegrationTest, ALeaseWithoutAClusterConnectionIsRefused) {
   service::ServeOptions options = Options("replica-a");
   options.kubeconfig.clear();
+  CapturedLog log;
   EXPECT_THAT(service::Server::Start(options).status(),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--lease-name")));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--lease-name: the Lease needs a cluster connection")));
+  EXPECT_THAT(log.Lines("no cluster connection (--kubeconfig, KUBECONFIG or in-cluster): "
+                        "serving the API without the kube bridge; no Kubernetes object will "
+                        "be written"),
+              IsEmpty());
 }
 
 }  // namespace lease_integration_test
