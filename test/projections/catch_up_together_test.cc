@@ -14,6 +14,7 @@
 #include "store/sqlite_event_store.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
+#include "test/support/test_event_log.h"
 
 namespace credledger::projections {
 namespace catch_up_together_test {
@@ -59,11 +60,7 @@ std::vector<int64_t> Seqs(int64_t from, int64_t to) {
 class CatchUpTogetherTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    store::SqliteEventStoreOptions options;
-    options.path = dir_.path() / "events.db";
-    options.clock = &clock_;
-    options.synchronous = store::SqliteEventStoreOptions::Synchronous::kNormal;
-    ASSERT_OK_AND_ASSIGN(store_, store::SqliteEventStore::Open(options));
+    ASSERT_OK_AND_ASSIGN(store_, ::credledger::testing::OpenTestEventLog(dir_.path(), &clock_));
     store::AppendRequest request{"r", {{"s/a", store::ExpectedVersion::Any(), {}}}};
     for (int64_t i = 0; i < kEvents; ++i) {
       request.streams[0].events.push_back({"credledger.v1.ServiceConfigured", 1, "m", "p"});

@@ -10,6 +10,7 @@
 #include "common/status_macros.h"
 #include "projections/target_state.h"
 #include "service/service_configuration.h"
+#include "test/support/test_event_log.h"
 
 namespace credledger::testing {
 namespace {
@@ -284,12 +285,8 @@ absl::StatusOr<std::vector<store::RecordedEvent>> ReadAllEvents(store::EventStor
 }
 
 void FleetLogTest::SetUp() {
-  store::SqliteEventStoreOptions options;
-  options.path = dir_.path() / "events.db";
-  options.clock = &clock_;
-  options.synchronous = store::SqliteEventStoreOptions::Synchronous::kNormal;
   absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> opened =
-      store::SqliteEventStore::Open(options);
+      OpenTestEventLog(dir_.path(), &clock_);
   ASSERT_TRUE(opened.ok()) << opened.status();
   store_ = *std::move(opened);
   driver_ = std::make_unique<FleetDriver>(store_.get(), &clock_);

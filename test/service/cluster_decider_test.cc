@@ -21,6 +21,7 @@
 #include "test/service/cluster_fixtures.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
+#include "test/support/test_event_log.h"
 
 namespace credledger::service {
 namespace cluster_decider_test {
@@ -248,11 +249,7 @@ TEST(ClusterDeciderTest, CommandNamesAreTheImperatives) {
 class ClusterCommandBusTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    store::SqliteEventStoreOptions options;
-    options.path = dir_.path() / "events.db";
-    options.clock = &clock_;
-    options.synchronous = store::SqliteEventStoreOptions::Synchronous::kNormal;
-    ASSERT_OK_AND_ASSIGN(store_, store::SqliteEventStore::Open(options));
+    ASSERT_OK_AND_ASSIGN(store_, ::credledger::testing::OpenTestEventLog(dir_.path(), &clock_));
     bus_ = std::make_unique<ClusterCommandBus>(store_.get());
     sink_ = std::make_unique<BridgeClusterSink>(bus_.get(), &clock_);
   }

@@ -15,6 +15,7 @@
 #include "store/sqlite_event_store.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
+#include "test/support/test_event_log.h"
 
 namespace credledger::service {
 namespace command_bus_test {
@@ -30,11 +31,7 @@ constexpr char kOtherUid[] = "a0b1c2d3-e4f5-4a6b-8c7d-9e0f1a2b3c4d";
 class CommandBusTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    store::SqliteEventStoreOptions options;
-    options.path = dir_.path() / "events.db";
-    options.clock = &clock_;
-    options.synchronous = store::SqliteEventStoreOptions::Synchronous::kNormal;
-    ASSERT_OK_AND_ASSIGN(store_, store::SqliteEventStore::Open(options));
+    ASSERT_OK_AND_ASSIGN(store_, ::credledger::testing::OpenTestEventLog(dir_.path(), &clock_));
     bus_ = std::make_unique<TargetCommandBus>(store_.get());
     service_.set_agent_apiserver_url("https://agents.example:6443");
     service_.set_agent_token_ttl_seconds(86400);

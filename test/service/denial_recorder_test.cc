@@ -9,6 +9,7 @@
 #include "store/sqlite_event_store.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
+#include "test/support/test_event_log.h"
 
 namespace credledger::service {
 namespace denial_recorder_test {
@@ -16,11 +17,7 @@ namespace denial_recorder_test {
 class DenialRecorderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    store::SqliteEventStoreOptions options;
-    options.path = dir_.path() / "events.db";
-    options.clock = &clock_;
-    options.synchronous = store::SqliteEventStoreOptions::Synchronous::kNormal;
-    ASSERT_OK_AND_ASSIGN(store_, store::SqliteEventStore::Open(options));
+    ASSERT_OK_AND_ASSIGN(store_, ::credledger::testing::OpenTestEventLog(dir_.path(), &clock_));
   }
 
   // The CallsDenied events of stream `access` with their metadata.

@@ -16,6 +16,7 @@
 #include "store/sqlite_event_store.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
+#include "test/support/test_event_log.h"
 
 namespace credledger::service {
 namespace identity_command_bus_test {
@@ -63,11 +64,7 @@ kubebridge::RecordMirrorWritten Written(const std::string& hash) {
 class IdentityCommandBusTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    store::SqliteEventStoreOptions options;
-    options.path = dir_.path() / "events.db";
-    options.clock = &clock_;
-    options.synchronous = store::SqliteEventStoreOptions::Synchronous::kNormal;
-    ASSERT_OK_AND_ASSIGN(store_, store::SqliteEventStore::Open(options));
+    ASSERT_OK_AND_ASSIGN(store_, ::credledger::testing::OpenTestEventLog(dir_.path(), &clock_));
     bus_ = std::make_unique<IdentityCommandBus>(store_.get());
     sink_ = std::make_unique<BridgeMirrorSink>(bus_.get(), &clock_);
   }

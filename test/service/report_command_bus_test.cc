@@ -21,6 +21,7 @@
 #include "test/support/reference_sha256.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
+#include "test/support/test_event_log.h"
 
 namespace credledger::service {
 namespace report_command_bus_test {
@@ -91,11 +92,7 @@ v1::LivenessEntry Heartbeat(const std::string& name, const std::string& uid,
 class ReportCommandBusTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    store::SqliteEventStoreOptions options;
-    options.path = dir_.path() / "events.db";
-    options.clock = &clock_;
-    options.synchronous = store::SqliteEventStoreOptions::Synchronous::kNormal;
-    ASSERT_OK_AND_ASSIGN(sqlite_, store::SqliteEventStore::Open(options));
+    ASSERT_OK_AND_ASSIGN(sqlite_, ::credledger::testing::OpenTestEventLog(dir_.path(), &clock_));
     store_ = std::make_unique<RollingBackStore>(sqlite_.get());
     targets_ = std::make_unique<TargetCommandBus>(sqlite_.get());
     bus_ = std::make_unique<ReportCommandBus>(store_.get());

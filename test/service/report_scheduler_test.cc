@@ -18,6 +18,7 @@
 #include "test/kubebridge/await_sleepers.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
+#include "test/support/test_event_log.h"
 
 namespace credledger::service {
 namespace report_scheduler_test {
@@ -43,11 +44,7 @@ class ReportSchedulerTest : public ::testing::Test {
   static constexpr absl::Duration kStaleAfter = absl::Minutes(10);
 
   void SetUp() override {
-    store::SqliteEventStoreOptions options;
-    options.path = dir_.path() / "events.db";
-    options.clock = &clock_;
-    options.synchronous = store::SqliteEventStoreOptions::Synchronous::kNormal;
-    ASSERT_OK_AND_ASSIGN(store_, store::SqliteEventStore::Open(options));
+    ASSERT_OK_AND_ASSIGN(store_, ::credledger::testing::OpenTestEventLog(dir_.path(), &clock_));
     targets_bus_ = std::make_unique<TargetCommandBus>(store_.get());
     ASSERT_OK_AND_ASSIGN(targets_,
                          projections::CredentialProjector::Start(store_.get(), {0, 1000}));
