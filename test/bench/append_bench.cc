@@ -1,18 +1,25 @@
 // Durable append throughput of the event log (DESIGN section 3, group commit) beside a raw
-// SQLite baseline measured in the same process.
+// SQLite baseline measured in the same process. Every run writes the same number of events
+// (--events, default 100,000) into a new database, so the group commit and the baseline end
+// with databases of the same size.
 //
-//   BM_GroupCommitAppend/threads:N  N concurrent writers, each appending one event per call
-//                                   through SqliteEventStore (synchronous=FULL, WAL): hash
-//                                   chains, triggers, idempotency lookup, one fsync per batch.
-//   BM_RawSqliteInsert/batch:N      one thread inserting the same rows into a plain table of
-//                                   the same columns and unique indexes (no triggers, hashes
-//                                   precomputed), N rows per transaction, synchronous=FULL, WAL.
+//   BM_GroupCommitAppend/threads:N  N concurrent writers, each appending events/N events of its
+//                                   own stream, one event per call, through SqliteEventStore
+//                                   (synchronous=FULL, WAL): hash chains, triggers, idempotency
+//                                   lookup, one fsync per batch. Counter `batch`: commands per
+//                                   group commit, mean.
+//   BM_RawSqliteInsert/batch:N      one thread inserting the same rows (N streams, one event of
+//                                   each per transaction) into a plain table of the same columns
+//                                   and unique indexes (no triggers, hashes precomputed), N rows
+//                                   per transaction, synchronous=FULL, WAL.
 //   BM_Fsync                        the disk's latency of one 4 KiB write made durable
 //                                   (pwrite + fdatasync), with p50 and p99.
 //
 // At exit it prints, for each N, events/s of the group commit divided by events/s of the raw
 // insert with batch N (the batch a group commit of N writers reaches at best).
-// Full size: `make bench`; the test suite runs it with a tiny --benchmark_min_time.
+// Flags: --events=N (default 100000, at least 256) plus the benchmark library's
+// (--benchmark_min_time applies to BM_Fsync only). Full size: `make bench`; the test suite runs
+// it with --events=512.
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -31,12 +38,17 @@
 #include "benchmark/benchmark.h"
 #include "store/log_hash.h"
 #include "store/sqlite_event_store.h"
+#include "test/bench/size_flag.h"
 #include "test/support/temp_dir.h"
 
 namespace credledger::store {
 namespace {
 
 constexpr char kType[] = "credledger.v1.CredentialIssued";
+// Concurrent writers of the group commit, and rows per transaction of the raw baseline.
+constexpr int kWriters[] = {1, 16, 256};
+constexpr int64_t kDefaultEvents = 100'000;
+constexpr int64_t kMinEvents = 256;
 // Sizes close to a credential event: ~120 bytes of payload, ~60 of metadata.
 const std::string& Payload() {
   static const std::string* p = new std::string(120, 'p');
@@ -100,14 +112,12 @@ void BM_GroupCommitAppend(benchmark::State& state) {
                                                 benchmark::Counter::kAvgThreads);
   state.counters["p99_us"] = benchmark::Counter(Percentile(latencies_us, 0.99),
                                                 benchmark::Counter::kAvgThreads);
+  if (state.thread_index() == 0) {
+    const SqliteEventStore::Stats stats = g_store->stats();
+    state.counters["batch"] =
+        stats.batches > 0 ? static_cast<double>(stats.commands) / stats.batches : 0;
+  }
 }
-BENCHMARK(BM_GroupCommitAppend)
-    ->Setup(OpenStore)
-    ->Teardown(CloseStore)
-    ->Threads(1)
-    ->Threads(16)
-    ->Threads(256)
-    ->UseRealTime();
 
 // --- Raw SQLite baseline. ---
 
@@ -138,6 +148,8 @@ void BM_RawSqliteInsert(benchmark::State& state) {
                            &insert, nullptr),
         db, "prepare");
   const std::string hash(32, 'h');
+  std::vector<std::string> streams;
+  for (int i = 0; i < batch; ++i) streams.push_back(absl::StrCat("target/bench/t", i));
   int64_t seq = 0;
   for (auto _ : state) {
     Check(sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), db, "begin");
@@ -145,8 +157,8 @@ void BM_RawSqliteInsert(benchmark::State& state) {
       ++seq;
       std::string id = EventIdFor(absl::StrCat("req-", seq), 0);
       sqlite3_bind_int64(insert, 1, seq);
-      sqlite3_bind_text(insert, 2, "target/bench/t0", -1, SQLITE_STATIC);
-      sqlite3_bind_int64(insert, 3, seq - 1);
+      sqlite3_bind_text(insert, 2, streams[i].c_str(), -1, SQLITE_STATIC);
+      sqlite3_bind_int64(insert, 3, (seq - 1) / batch);
       sqlite3_bind_blob(insert, 4, id.data(), 16, SQLITE_TRANSIENT);
       sqlite3_bind_text(insert, 5, kType, -1, SQLITE_STATIC);
       sqlite3_bind_int64(insert, 6, 1);
@@ -160,10 +172,10 @@ void BM_RawSqliteInsert(benchmark::State& state) {
     Check(sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr), db, "commit");
   }
   state.SetItemsProcessed(state.iterations() * batch);
+  state.counters["batch"] = batch;
   sqlite3_finalize(insert);
   sqlite3_close(db);
 }
-BENCHMARK(BM_RawSqliteInsert)->ArgName("batch")->Arg(1)->Arg(16)->Arg(256)->UseRealTime();
 
 // The disk's durable-write latency in the same run: one 4 KiB pwrite at offset 0 then
 // fdatasync, as a WAL commit of one small batch does, in the benchmark's temp directory.
@@ -198,24 +210,28 @@ void BM_Fsync(benchmark::State& state) {
   state.counters["p50_ms"] = at(0.50);
   state.counters["p99_ms"] = at(0.99);
 }
-BENCHMARK(BM_Fsync)->UseRealTime();
 
-// Console output plus the ratio summary.
+// Console output plus the ratio summary. Rates are kept by function name and writers (threads
+// of the group commit, rows per transaction of the baseline), the name without its iterations.
 class RatioReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
       auto items = run.counters.find("items_per_second");
-      if (items != run.counters.end()) rates_[run.benchmark_name()] = items->second.value;
+      if (items == run.counters.end() || run.run_type != Run::RT_Iteration) continue;
+      const int writers = run.run_name.function_name == "BM_GroupCommitAppend"
+                              ? static_cast<int>(run.threads)
+                              : static_cast<int>(run.counters.at("batch").value);
+      rates_[{run.run_name.function_name, writers}] = items->second.value;
     }
     ConsoleReporter::ReportRuns(runs);
   }
   void Finalize() override {
     ConsoleReporter::Finalize();
     std::printf("\ngroup commit vs raw SQLite batched insert (events/s, same process):\n");
-    for (int n : {1, 16, 256}) {
-      double group = Rate(absl::StrCat("BM_GroupCommitAppend/real_time/threads:", n));
-      double raw = Rate(absl::StrCat("BM_RawSqliteInsert/batch:", n, "/real_time"));
+    for (int n : kWriters) {
+      double group = Rate("BM_GroupCommitAppend", n);
+      double raw = Rate("BM_RawSqliteInsert", n);
       if (group <= 0 || raw <= 0) continue;
       std::printf("  writers=%-4d group=%10.0f raw(batch %d)=%10.0f ratio=%.2f\n", n, group, n,
                   raw, group / raw);
@@ -223,20 +239,44 @@ class RatioReporter : public benchmark::ConsoleReporter {
   }
 
  private:
-  double Rate(const std::string& name) const {
-    auto it = rates_.find(name);
+  double Rate(const std::string& function, int writers) const {
+    auto it = rates_.find({function, writers});
     return it == rates_.end() ? 0 : it->second;
   }
-  std::map<std::string, double> rates_;
+  std::map<std::pair<std::string, int>, double> rates_;
 };
 
 }  // namespace
 }  // namespace credledger::store
 
 int main(int argc, char** argv) {
+  namespace store = credledger::store;
+  const int64_t events = credledger::bench::TakeSizeFlag("events", store::kDefaultEvents,
+                                                         store::kMinEvents, argc, argv);
+  if (events < 0) {
+    std::fprintf(stderr, "--events: expected an integer >= %lld\n",
+                 static_cast<long long>(store::kMinEvents));
+    return 1;
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  credledger::store::RatioReporter reporter;
+  for (int n : store::kWriters) {
+    benchmark::RegisterBenchmark("BM_GroupCommitAppend", store::BM_GroupCommitAppend)
+        ->Setup(store::OpenStore)
+        ->Teardown(store::CloseStore)
+        ->Threads(n)
+        ->Iterations(events / n)
+        ->UseRealTime();
+  }
+  for (int n : store::kWriters) {
+    benchmark::RegisterBenchmark("BM_RawSqliteInsert", store::BM_RawSqliteInsert)
+        ->ArgName("batch")
+        ->Arg(n)
+        ->Iterations(events / n)
+        ->UseRealTime();
+  }
+  benchmark::RegisterBenchmark("BM_Fsync", store::BM_Fsync)->UseRealTime();
+  store::RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   return 0;
