@@ -5,7 +5,6 @@
 #pragma once
 
 #include <string>
-#include <utility>
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
@@ -17,7 +16,7 @@ namespace credledger::projections {
 // Sets `c` to `type`, `status`, `reason` and `message`; its last_transition_time moves to
 // `at` only when the status changes (or it had none). Returns whether any field changed.
 inline bool SetCondition(v1::Condition& c, absl::string_view type, absl::string_view status,
-                         absl::string_view reason, std::string message, absl::Time at) {
+                         absl::string_view reason, absl::string_view message, absl::Time at) {
   if (c.type() == type && c.status() == status && c.reason() == reason &&
       c.message() == message && c.has_last_transition_time()) {
     return false;
@@ -28,7 +27,7 @@ inline bool SetCondition(v1::Condition& c, absl::string_view type, absl::string_
   c.set_type(std::string(type));
   c.set_status(std::string(status));
   c.set_reason(std::string(reason));
-  c.set_message(std::move(message));
+  c.set_message(std::string(message));  // `message` may be a view of c.message()
   return true;
 }
 

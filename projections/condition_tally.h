@@ -14,14 +14,25 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/string_view.h"
 #include "credledger/v1/state.pb.h"
 
 namespace credledger::projections {
 
 class ConditionTally {
  public:
+  // Orders (status, reason) pairs, and compares them with pairs of string views so that a
+  // count is found without copying the condition's strings.
+  struct StatusReasonLess {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return std::pair<absl::string_view, absl::string_view>(a.first, a.second) <
+             std::pair<absl::string_view, absl::string_view>(b.first, b.second);
+    }
+  };
   // (status, reason) -> items.
-  using Counts = std::map<std::pair<std::string, std::string>, int64_t>;
+  using Counts = std::map<std::pair<std::string, std::string>, int64_t, StatusReasonLess>;
 
   // Counts one more item with `condition`.
   void Add(const v1::Condition& condition);
@@ -34,6 +45,9 @@ class ConditionTally {
   int64_t Count(const std::string& status, const std::string& reason) const;
 
  private:
+  // The count of the condition's (status, reason), added at 0 when new.
+  int64_t& CountOf(const v1::Condition& condition);
+
   Counts counts_;
 };
 

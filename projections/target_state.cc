@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "common/sha256.h"
 #include "projections/condition.h"
 #include "projections/proto_time.h"
@@ -43,6 +44,17 @@ void Release(CredentialRecord& c, v1::SecretDeletionReason reason) {
   if (c.phase() == CredentialRecord::PHASE_RELEASED) return;
   c.set_phase(CredentialRecord::PHASE_RELEASED);
   c.set_release_reason(reason);
+}
+
+// The AgentCredentialReady message of a Target with an issued credential: "Secret <name>
+// holds the current credential".
+constexpr absl::string_view kIssuedPrefix = "Secret ";
+constexpr absl::string_view kIssuedSuffix = " holds the current credential";
+
+// Whether `message` is that message for the Secret `secret_name`.
+bool IsIssuedMessage(absl::string_view message, absl::string_view secret_name) {
+  return absl::ConsumePrefix(&message, kIssuedPrefix) &&
+         absl::ConsumeSuffix(&message, kIssuedSuffix) && message == secret_name;
 }
 
 bool IsOpenAttempt(const v1::TargetState& state, absl::string_view attempt_id) {
@@ -241,7 +253,8 @@ void UpdateCondition(v1::TargetState& state, absl::Time at, const v1::ServiceCon
     state.clear_agent_credential_ready();  // the Target and its credentials are gone
     return;
   }
-  std::string status, reason, message;
+  absl::string_view status, reason, message;
+  std::string built;  // a message naming the Secret or the failure, when it changes
   const CredentialRecord* current = CurrentCredential(state);
   if (state.phase() == v1::TargetState::PHASE_DELETING) {
     status = "False";
@@ -258,19 +271,27 @@ void UpdateCondition(v1::TargetState& state, absl::Time at, const v1::ServiceCon
   } else if (state.has_last_failure()) {
     status = "False";
     reason = kReasonMintFailed;
-    message = absl::StrCat(v1::MintStage_Name(state.last_failure().stage()), ": ",
-                           state.last_failure().message());
+    built = absl::StrCat(v1::MintStage_Name(state.last_failure().stage()), ": ",
+                         state.last_failure().message());
+    message = built;
   } else if (current != nullptr) {
     status = "True";
     reason = kReasonIssued;
-    message = absl::StrCat("Secret ", current->secret().name(), " holds the current credential");
+    // Folded once per event of the Target: the message is built only when the Secret changed.
+    const std::string& held = state.agent_credential_ready().message();
+    if (IsIssuedMessage(held, current->secret().name())) {
+      message = held;
+    } else {
+      built = absl::StrCat(kIssuedPrefix, current->secret().name(), kIssuedSuffix);
+      message = built;
+    }
   } else {
     status = "Unknown";
     reason = kReasonMintPending;
     message = "waiting for a credential to be minted";
   }
   SetCondition(*state.mutable_agent_credential_ready(), kAgentCredentialReady, status, reason,
-               std::move(message), at);
+               message, at);
 }
 
 const v1::CredentialRecord* CurrentCredential(const v1::TargetState& state) {

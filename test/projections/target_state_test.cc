@@ -104,6 +104,27 @@ TEST(ConditionTest, AReleasedOrCreatedSecretIsNotAnIssuedCredential) {
   EXPECT_EQ(state.agent_credential_ready().status(), "Unknown");
 }
 
+// The Issued message names the current Secret, and a newer issued Secret renames it in the
+// same condition: True stays True, so its time stays.
+TEST(ConditionTest, TheIssuedMessageNamesTheCurrentSecretAndFollowsARotation) {
+  v1::TargetState state;
+  state.set_phase(v1::TargetState::PHASE_ACTIVE);
+  *state.add_credentials() = Credential(1, CredentialRecord::PHASE_ISSUED);
+  UpdateCondition(state, kT0, Service(true));
+  EXPECT_EQ(state.agent_credential_ready().message(),
+            "Secret solar-agent-a-1 holds the current credential");
+  UpdateCondition(state, kT0 + absl::Seconds(1), Service(true));
+  EXPECT_EQ(state.agent_credential_ready().message(),
+            "Secret solar-agent-a-1 holds the current credential");
+
+  *state.add_credentials() = Credential(12, CredentialRecord::PHASE_ISSUED);
+  UpdateCondition(state, kT0 + absl::Seconds(2), Service(true));
+  EXPECT_EQ(state.agent_credential_ready().status(), "True");
+  EXPECT_EQ(state.agent_credential_ready().message(),
+            "Secret solar-agent-a-12 holds the current credential");
+  EXPECT_EQ(FromProto(state.agent_credential_ready().last_transition_time()), kT0);
+}
+
 // Folds events one at a time at increasing times and records the condition after each.
 class ConditionTransitionTest : public ::testing::Test {
  protected:
