@@ -82,8 +82,8 @@ absl::Status CredentialProjection::ApplyTo(const store::RecordedEvent& recorded,
     return absl::OkStatus();
   }
   if (!target_stream) return absl::OkStatus();
-  auto indexed = by_stream_.find(recorded.stream);
-  v1::TargetState& state = indexed != by_stream_.end() ? *indexed->second : Add(recorded.stream);
+  v1::TargetState* indexed = by_stream_.Find(recorded.stream);
+  v1::TargetState& state = indexed != nullptr ? *indexed : Add(recorded.stream);
   Uncount(state);
   EvolveTarget(state, *event, {recorded.seq, recorded.stream_version, at}, service_);
   Count(state);
@@ -97,14 +97,14 @@ std::optional<v1::TargetState> CredentialProjection::Get(absl::string_view targe
 }
 
 std::optional<v1::TargetState> CredentialProjection::GetStream(absl::string_view stream) const {
-  auto it = by_stream_.find(stream);
-  if (it == by_stream_.end()) return std::nullopt;
-  return *it->second;
+  const v1::TargetState* state = by_stream_.Find(stream);
+  if (state == nullptr) return std::nullopt;
+  return *state;
 }
 
 v1::TargetState& CredentialProjection::Add(absl::string_view stream) {
   v1::TargetState& state = targets_[std::string(stream)];
-  by_stream_.try_emplace(stream, &state);
+  by_stream_.Set(stream, &state);
   return state;
 }
 

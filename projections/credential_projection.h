@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "credledger/v1/state.pb.h"
 #include "projections/condition_tally.h"
+#include "projections/key_index.h"
 #include "store/event_store.h"
 
 namespace credledger::projections {
@@ -98,7 +98,7 @@ class CredentialProjection {
   // The same states by stream name, so that a fold finds an event's Target by hashing its
   // stream name instead of comparing strings down the tree (map nodes do not move, and a
   // move of the projection moves them with it).
-  absl::flat_hash_map<std::string, v1::TargetState*> by_stream_;
+  KeyIndex<v1::TargetState> by_stream_;
   int64_t seq_ = 0;
   // Derived from targets_ (not serialized).
   ConditionTally ready_;

@@ -42,6 +42,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/run_at_once.h"
 #include "common/status_macros.h"
 #include "store/event_store.h"
 #include "store/page_reader.h"
@@ -78,11 +79,16 @@ absl::Status ApplyInBulk(P& projection, const store::RecordedEvent& event) {
   }
 }
 
-// Ends a fold of ApplyInBulk calls: Settle when P has one.
+// Threads a bulk fold's Settle may use at once: the catch-up's own and the one its reading
+// thread ran on, idle once the log is read.
+inline constexpr int kSettleThreads = 2;
+
+// Ends a fold of ApplyInBulk calls: Settle when P has one, spread over kSettleThreads threads
+// (common::RunAtOnce).
 template <typename P>
 absl::Status SettleBulk(P& projection) {
-  if constexpr (requires { projection.Settle(); }) {
-    return projection.Settle();
+  if constexpr (requires { projection.Settle(kSettleThreads, common::RunAtOnce); }) {
+    return projection.Settle(kSettleThreads, common::RunAtOnce);
   } else {
     return absl::OkStatus();
   }

@@ -1,6 +1,9 @@
 #include "projections/status_projection.h"
 
+#include <algorithm>
+#include <functional>
 #include <set>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -118,25 +121,70 @@ void StatusProjection::DeferReport(v1::TargetStatus& status, const store::Record
 }
 
 absl::Status StatusProjection::Settle() {
-  // The open runs are listed first: asking the emptying hash map for its first entry again
-  // after every erase would scan its erased slots each time.
-  std::vector<v1::TargetStatus*> open;
-  open.reserve(runs_.size());
-  for (const auto& [status, run] : runs_) open.push_back(status);
-  for (v1::TargetStatus* status : open) RETURN_IF_ERROR(SettleRun(*status));
-  return absl::OkStatus();
+  return Settle(1, [](absl::Span<const std::function<void()>> tasks) {
+    for (const std::function<void()>& task : tasks) task();
+  });
+}
+
+absl::Status StatusProjection::Settle(int shares, TaskRunner run) {
+  if (runs_.empty()) return absl::OkStatus();
+  // The open runs are listed first, and each task takes a slice of the list.
+  struct Pending {
+    v1::TargetStatus* status;
+    const OpenRun* open;
+    absl::Status folded;
+  };
+  std::vector<Pending> pending;
+  pending.reserve(runs_.size());
+  for (const auto& [status, open] : runs_) pending.push_back({status, &open, absl::OkStatus()});
+  for (const Pending& p : pending) Uncount(reporting_, *p.status);
+  const size_t tasks_wanted = std::min(static_cast<size_t>(std::max(shares, 1)),
+                                       std::max<size_t>(1, pending.size() / kMinRunsPerShare));
+  std::vector<std::function<void()>> tasks;
+  tasks.reserve(tasks_wanted);
+  for (size_t t = 0; t < tasks_wanted; ++t) {
+    const size_t begin = pending.size() * t / tasks_wanted;
+    const size_t end = pending.size() * (t + 1) / tasks_wanted;
+    // The first task reuses decoded_'s memory; the others decode into messages of their own.
+    tasks.push_back([&pending, begin, end, scratch = t == 0 ? &decoded_ : nullptr] {
+      v1::Event own;
+      v1::Event& event = scratch != nullptr ? *scratch : own;
+      for (size_t i = begin; i < end; ++i) {
+        pending[i].folded = FinishRun(*pending[i].status, *pending[i].open, event);
+      }
+    });
+  }
+  run(tasks);
+  absl::Status first_error;
+  for (const Pending& p : pending) {
+    Count(reporting_, *p.status);
+    if (!p.folded.ok() && first_error.ok()) first_error = p.folded;
+  }
+  if (first_error.ok()) {
+    runs_.clear();
+  } else {
+    for (const Pending& p : pending) {
+      if (p.folded.ok()) runs_.erase(p.status);
+    }
+  }
+  return first_error;
 }
 
 absl::Status StatusProjection::SettleRun(v1::TargetStatus& status) {
   auto it = runs_.find(&status);
   if (it == runs_.end()) return absl::OkStatus();
-  // A run whose last report does not decode stays open: every later Settle fails again.
-  RETURN_IF_ERROR(store::EventCodec::Default().DecodeInto(it->second.last, decoded_));
-  OpenRun open = std::move(it->second);
-  runs_.erase(it);
   Uncount(reporting_, status);
-  FinishReportRun(status, decoded_, *open.run);
+  // A run whose last report does not decode stays open: every later Settle fails again.
+  const absl::Status folded = FinishRun(status, it->second, decoded_);
   Count(reporting_, status);
+  if (folded.ok()) runs_.erase(it);
+  return folded;
+}
+
+absl::Status StatusProjection::FinishRun(v1::TargetStatus& status, const OpenRun& open,
+                                         v1::Event& scratch) {
+  RETURN_IF_ERROR(store::EventCodec::Default().DecodeInto(open.last, scratch));
+  FinishReportRun(status, scratch, *open.run);
   return absl::OkStatus();
 }
 
@@ -201,20 +249,17 @@ std::optional<v1::TargetStatus> StatusProjection::Get(absl::string_view target_n
 }
 
 std::optional<v1::TargetStatus> StatusProjection::GetKey(absl::string_view key) const {
-  auto it = by_key_.find(key);
-  if (it == by_key_.end()) return std::nullopt;
-  return *it->second;
+  const v1::TargetStatus* status = by_key_.Find(key);
+  if (status == nullptr) return std::nullopt;
+  return *status;
 }
 
-v1::TargetStatus* StatusProjection::Find(absl::string_view key) {
-  auto it = by_key_.find(key);
-  return it == by_key_.end() ? nullptr : it->second;
-}
+v1::TargetStatus* StatusProjection::Find(absl::string_view key) { return by_key_.Find(key); }
 
 void StatusProjection::Insert(std::pair<std::string, std::string> key, v1::TargetStatus status) {
-  std::string hashed = StatusKey(key.first, key.second);
+  const std::string hashed = StatusKey(key.first, key.second);
   auto [it, inserted] = targets_.insert_or_assign(std::move(key), std::move(status));
-  by_key_[std::move(hashed)] = &it->second;
+  by_key_.Set(hashed, &it->second);
 }
 
 std::vector<v1::TargetStatus> StatusProjection::List(absl::string_view target_namespace) const {

@@ -12,7 +12,9 @@
 // Thread-safety: not thread-safe; StatusProjector wraps it with a lock.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -20,12 +22,15 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "credledger/v1/events.pb.h"
 #include "credledger/v1/state.pb.h"
 #include "projections/condition_tally.h"
+#include "projections/key_index.h"
 #include "projections/report_summary.h"
 #include "projections/target_status.h"
 #include "store/event_store.h"
@@ -85,8 +90,21 @@ class StatusProjection {
   // event that ends the run, or at Settle).
   absl::Status ApplyDeferred(const store::RecordedEvent& event);
   // Folds the last report of every run ApplyDeferred left open, in full.
-  // Errors: kDataLoss when one does not decode (the projection is then unusable).
+  // Errors: kDataLoss when one does not decode (that run stays open, every other is settled;
+  // the projection is then unusable).
   absl::Status Settle();
+  // Runs each task of `tasks` and returns once all have returned (common::RunAtOnce runs
+  // them at once on their own threads).
+  using TaskRunner = absl::FunctionRef<void(absl::Span<const std::function<void()>> tasks)>;
+  // Settle with the open runs split into up to `shares` tasks handed to `run`, one slice of
+  // the runs each (at least kMinRunsPerShare per task, so a few open runs stay on one task).
+  // Each task decodes and folds its own runs' last reports, touching only those Targets'
+  // rollups, so the tasks may run at once; the Reporting tally is updated before and after
+  // them on the calling thread. Same result and errors as Settle.
+  absl::Status Settle(int shares, TaskRunner run);
+  // Fewest open runs a task of Settle(shares, run) gets: about a millisecond of work, well
+  // above the cost of starting a thread.
+  static constexpr size_t kMinRunsPerShare = 64;
 
   // One Target's rollup, including a finalized one (active false); nullopt when the Target
   // was never registered.
@@ -131,6 +149,10 @@ class StatusProjection {
   // Folds the open run of `status` (if any) in full and closes it. A run whose last report
   // does not decode stays open (kDataLoss, again at every later call).
   absl::Status SettleRun(v1::TargetStatus& status);
+  // Decodes the last report of `open` into `scratch` and ends the run in `status`
+  // (FinishReportRun); the tally and runs_ are left to the caller. Errors: kDataLoss when the
+  // report does not decode (`status` unchanged). Touches nothing but its arguments.
+  static absl::Status FinishRun(v1::TargetStatus& status, const OpenRun& open, v1::Event& scratch);
   // The rollup of the Target with key `key` (StatusKey); nullptr when there is none.
   v1::TargetStatus* Find(absl::string_view key);
   // Adds `status` as the rollup of the Target (namespace, name) `key`, replacing any, to
@@ -141,7 +163,7 @@ class StatusProjection {
   std::map<std::pair<std::string, std::string>, v1::TargetStatus> targets_;
   // The same rollups by key (StatusKey), so that a fold finds an event's Target by hashing
   // its stream name instead of comparing strings down the tree (map nodes do not move).
-  absl::flat_hash_map<std::string, v1::TargetStatus*> by_key_;
+  KeyIndex<v1::TargetStatus> by_key_;
   // Open runs of ApplyDeferred by their Target's rollup in targets_ (map nodes do not move).
   absl::flat_hash_map<v1::TargetStatus*, OpenRun> runs_;
   // The summary ApplyDeferred reads into, kept to reuse its memory; no state.

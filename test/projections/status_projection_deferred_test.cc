@@ -3,7 +3,9 @@
 // release phases change, bound releases, staleness, liveness batches, finalizations and
 // re-registrations, it gives byte for byte the projection Apply gives, at every point it is
 // settled, and its errors name the event.
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -11,6 +13,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "common/run_at_once.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "projections/proto_time.h"
@@ -41,14 +45,14 @@ v1::Event Registered(const std::string& uid) {
   return event;
 }
 
-// Writes random events of a few Targets as stored events, in seq order.
+// Writes random events of `targets` Targets (a few by default) as stored events, in seq order.
 class RandomLog {
  public:
-  explicit RandomLog(uint32_t seed) : random_(seed) {}
+  explicit RandomLog(uint32_t seed, int targets = 5) : random_(seed), uids_(targets) {}
 
   store::RecordedEvent Next() {
     now_ += absl::Seconds(1 + Pick(3));
-    const int target = Pick(kTargets);
+    const int target = Pick(static_cast<int>(uids_.size()));
     const std::string ns = target % 2 == 0 ? "fleet-a" : "fleet-b";
     const std::string name = absl::StrCat("edge-", target);
     std::string& uid = uids_[target];
@@ -88,7 +92,7 @@ class RandomLog {
     }
     if (roll < 20) {
       event.mutable_liveness_observed();  // an empty batch is possible too
-      for (int t = 0; t < kTargets; ++t) {
+      for (size_t t = 0; t < uids_.size(); ++t) {
         if (uids_[t].empty() || Pick(2) == 0) continue;
         v1::LivenessEntry& entry = *event.mutable_liveness_observed()->add_entries();
         entry.set_namespace_(t % 2 == 0 ? "fleet-a" : "fleet-b");
@@ -137,8 +141,6 @@ class RandomLog {
   }
 
  private:
-  static constexpr int kTargets = 5;
-
   int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(random_); }
 
   store::RecordedEvent Stored(const std::string& stream, const v1::Event& event) {
@@ -152,7 +154,7 @@ class RandomLog {
   absl::Time now_ = absl::FromUnixSeconds(1'795'000'000);
   int64_t seq_ = 0;
   int uid_counter_ = 0;
-  std::string uids_[kTargets];
+  std::vector<std::string> uids_;  // by Target, empty before its first registration
   std::map<std::string, int64_t> versions_;
 };
 
@@ -188,6 +190,32 @@ TEST(StatusProjectionDeferredTest, SettledBulkFoldsEqualTheEventByEventFoldOnRan
     }
   }
   EXPECT_GT(compared, 150 * 10);
+}
+
+// Settle in shares, the tasks run at once on their own threads: the same projection and tally
+// as the event-by-event fold, with the runs split over several tasks.
+TEST(StatusProjectionDeferredTest, SettlingInSharesOnThreadsEqualsTheEventByEventFold) {
+  size_t most_tasks = 0;
+  for (uint32_t seed = 1; seed <= 3; ++seed) {
+    RandomLog log(seed, /*targets=*/400);
+    StatusProjection eager;
+    StatusProjection bulk;
+    for (int i = 0; i < 4000; ++i) {
+      const store::RecordedEvent event = log.Next();
+      SCOPED_TRACE(absl::StrCat("seed ", seed, ", seq ", event.seq));
+      ASSERT_OK(eager.Apply(event).status());
+      ASSERT_OK(bulk.ApplyDeferred(event));
+      if (i % 1000 != 999) continue;
+      ASSERT_OK(bulk.Settle(4, [&most_tasks](absl::Span<const std::function<void()>> tasks) {
+        most_tasks = std::max(most_tasks, tasks.size());
+        common::RunAtOnce(tasks);
+      }));
+      ASSERT_EQ(bulk.Serialize(), eager.Serialize());
+      ASSERT_EQ(Tally(bulk), Tally(eager));
+    }
+  }
+  // Hundreds of open runs: split over several tasks (at least kMinRunsPerShare runs each).
+  EXPECT_GE(most_tasks, 3u);
 }
 
 TEST(StatusProjectionDeferredTest, ARunIsFoldedFromItsLastReportWithTheTransitionsOfTheOthers) {
@@ -243,6 +271,54 @@ TEST(StatusProjectionDeferredTest, ARunWhoseLastReportDoesNotDecodeFailsEverySet
   EXPECT_THAT(bulk.Settle(),
               StatusIs(absl::StatusCode::kDataLoss, ::testing::HasSubstr("event seq 2")));
   EXPECT_THAT(bulk.Settle(), StatusIs(absl::StatusCode::kDataLoss));
+}
+
+TEST(StatusProjectionDeferredTest, SettlingInSharesSettlesEveryRunButOneThatDoesNotDecode) {
+  constexpr int kTargets = 200;
+  constexpr int kBroken = 117;
+  StatusProjection eager;
+  StatusProjection bulk;
+  std::vector<store::RecordedEvent> events;
+  for (int t = 0; t < kTargets; ++t) {
+    v1::Event event;
+    v1::TargetRegistered& e = *event.mutable_target_registered();
+    e.set_target_uid(absl::StrCat("uid-", t));
+    e.set_namespace_("fleet-a");
+    e.set_name(absl::StrCat("edge-", t));
+    events.push_back(Stored(t + 1, TargetStream("fleet-a", e.name()), event));
+  }
+  for (int t = 0; t < kTargets; ++t) {
+    v1::Event event;
+    v1::ReportAccepted& e = *event.mutable_report_accepted();
+    e.set_target_uid(absl::StrCat("uid-", t));
+    v1::PreflightCheck& check = *e.mutable_report()->add_preflight_checks();
+    check.set_type("DiskSpace");
+    check.set_status("True");
+    check.set_message(absl::StrCat("MARK of edge-", t));
+    events.push_back(
+        Stored(kTargets + t + 1, ReportStream("fleet-a", absl::StrCat("edge-", t)), event));
+  }
+  for (const store::RecordedEvent& e : events) ASSERT_OK(eager.Apply(e).status());
+  // The check's message of one report, which the summary skips, becomes invalid UTF-8.
+  store::RecordedEvent& broken = events[kTargets + kBroken];
+  const size_t mark = broken.payload.find("MARK");
+  ASSERT_NE(mark, std::string::npos);
+  broken.payload[mark] = static_cast<char>(0xff);
+  for (const store::RecordedEvent& e : events) ASSERT_OK(bulk.ApplyDeferred(e));
+
+  EXPECT_THAT(bulk.Settle(4, common::RunAtOnce),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       ::testing::HasSubstr(absl::StrCat("event seq ", broken.seq))));
+  for (int t = 0; t < kTargets; ++t) {
+    if (t == kBroken) continue;
+    const std::string name = absl::StrCat("edge-", t);
+    std::optional<v1::TargetStatus> settled = bulk.Get("fleet-a", name);
+    std::optional<v1::TargetStatus> expected = eager.Get("fleet-a", name);
+    ASSERT_TRUE(settled.has_value() && expected.has_value()) << name;
+    EXPECT_EQ(settled->SerializeAsString(), expected->SerializeAsString()) << name;
+  }
+  // The broken run stays open.
+  EXPECT_THAT(bulk.Settle(4, common::RunAtOnce), StatusIs(absl::StatusCode::kDataLoss));
 }
 
 TEST(StatusProjectionDeferredTest, AReportThatDoesNotReadIsDataLossNamingItsSeq) {
