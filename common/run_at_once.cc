@@ -1,6 +1,6 @@
 #include "common/run_at_once.h"
 
-#include <system_error>
+#include <exception>
 #include <thread>
 #include <vector>
 
@@ -8,19 +8,20 @@ namespace credledger::common {
 
 void RunAtOnce(absl::Span<const std::function<void()>> tasks) {
   if (tasks.empty()) return;
-  std::vector<std::thread> threads;
+  // jthreads join when destroyed, also when unwinding.
+  std::vector<std::jthread> threads;
   std::vector<const std::function<void()>*> unstarted;
   threads.reserve(tasks.size() - 1);
+  unstarted.reserve(tasks.size() - 1);
   for (size_t i = 1; i < tasks.size(); ++i) {
     try {
       threads.emplace_back(tasks[i]);
-    } catch (const std::system_error&) {
+    } catch (const std::exception&) {  // no thread (system_error) or no memory for its task
       unstarted.push_back(&tasks[i]);
     }
   }
   tasks[0]();
   for (const std::function<void()>* task : unstarted) (*task)();
-  for (std::thread& thread : threads) thread.join();
 }
 
 }  // namespace credledger::common

@@ -7,7 +7,8 @@
 // replay").
 //
 // Keys are never removed (projections keep finalized items). Moving the index keeps the views
-// and pointers valid (the blocks are on the heap); it cannot be copied.
+// and pointers valid (the blocks are on the heap) and leaves the source empty; it cannot be
+// copied.
 //
 // Thread-safety: not thread-safe; const methods may run on several threads at once.
 #pragma once
@@ -16,6 +17,7 @@
 #include <cstddef>
 #include <cstring>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -27,8 +29,18 @@ template <typename T>
 class KeyIndex {
  public:
   KeyIndex() = default;
-  KeyIndex(KeyIndex&&) = default;
-  KeyIndex& operator=(KeyIndex&&) = default;
+  // A moved-from index is empty and usable.
+  KeyIndex(KeyIndex&& other) noexcept { *this = std::move(other); }
+  KeyIndex& operator=(KeyIndex&& other) noexcept {
+    if (this == &other) return *this;
+    blocks_ = std::move(other.blocks_);
+    next_ = std::exchange(other.next_, nullptr);
+    free_ = std::exchange(other.free_, 0);
+    items_ = std::move(other.items_);
+    other.blocks_.clear();
+    other.items_.clear();
+    return *this;
+  }
   KeyIndex(const KeyIndex&) = delete;
   KeyIndex& operator=(const KeyIndex&) = delete;
 

@@ -136,7 +136,9 @@ absl::Status StatusProjection::Settle(int shares, TaskRunner run) {
   };
   std::vector<Pending> pending;
   pending.reserve(runs_.size());
-  for (const auto& [status, open] : runs_) pending.push_back({status, &open, absl::OkStatus()});
+  // A run whose task did not run stays open, and Settle says so.
+  const absl::Status not_run = absl::InternalError("settle: a task of the runner did not run");
+  for (const auto& [status, open] : runs_) pending.push_back({status, &open, not_run});
   for (const Pending& p : pending) Uncount(reporting_, *p.status);
   const size_t tasks_wanted = std::min(static_cast<size_t>(std::max(shares, 1)),
                                        std::max<size_t>(1, pending.size() / kMinRunsPerShare));

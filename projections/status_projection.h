@@ -97,10 +97,11 @@ class StatusProjection {
   // them at once on their own threads).
   using TaskRunner = absl::FunctionRef<void(absl::Span<const std::function<void()>> tasks)>;
   // Settle with the open runs split into up to `shares` tasks handed to `run`, one slice of
-  // the runs each (at least kMinRunsPerShare per task, so a few open runs stay on one task).
-  // Each task decodes and folds its own runs' last reports, touching only those Targets'
-  // rollups, so the tasks may run at once; the Reporting tally is updated before and after
-  // them on the calling thread. Same result and errors as Settle.
+  // the runs each (kMinRunsPerShare runs or more per task: fewer than twice that many open
+  // runs make one task). Each task decodes and folds its own runs' last reports, touching only
+  // those Targets' rollups, so the tasks may run at once; the Reporting tally is updated
+  // before and after them on the calling thread. Same result and errors as Settle, and
+  // kInternal when `run` returned without running a task (that task's runs stay open).
   absl::Status Settle(int shares, TaskRunner run);
   // Fewest open runs a task of Settle(shares, run) gets: about a millisecond of work, well
   // above the cost of starting a thread.

@@ -21,8 +21,8 @@
 //
 // Whole-log passes report events/s; at exit the program prints each of them divided by the
 // SHA-256 events/s of the same run, per wall-clock second and per CPU second of the process
-// (the rebuild reads pages and folds one projection on a second thread), and how the log was
-// built.
+// (the rebuild reads pages and folds one projection on a second thread, and settles the status
+// projection's open runs on two), and how the log was built.
 //
 // The log (test/bench/audit_fleet_log.h) is built once before the benchmarks in a temporary
 // directory, with synchronous=NORMAL: events / 50 Targets with their full credential
@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -116,7 +117,7 @@ BenchLog* g_log = nullptr;
 // Events per second of a whole-log benchmark's last run, measured by the benchmark itself:
 // per second of wall time of its loop, and per second of CPU time of the process during it (the
 // figure that holds up when other processes share the cores; it counts the rebuild's
-// read-ahead thread, and the idle store writer).
+// read-ahead and settling threads, and the idle store writer).
 struct Rate {
   double wall = 0;
   double cpu = 0;
@@ -469,6 +470,7 @@ void BuildLogInChild(int64_t events) {
     const std::string text = EncodeBuild();
     for (size_t written = 0; written < text.size();) {
       const ssize_t n = write(report[1], text.data() + written, text.size() - written);
+      if (n < 0 && errno == EINTR) continue;
       if (n <= 0) _exit(1);
       written += static_cast<size_t>(n);
     }
@@ -484,7 +486,11 @@ void BuildLogInChild(int64_t events) {
   }
   close(report[0]);
   int status = 0;
-  if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  pid_t waited;
+  do {
+    waited = waitpid(child, &status, 0);
+  } while (waited < 0 && errno == EINTR);
+  if (waited != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     Die("building the log in a child process",
         absl::InternalError(absl::StrCat("the child ended with wait status ", status)));
   }

@@ -1,5 +1,6 @@
 // Tests of projections::KeyIndex (projections/key_index.h): keys across many blocks and longer
-// than a block are found, Set replaces, and a moved index keeps every key.
+// than a block are found, Set replaces, a moved index keeps every key and the one moved from is
+// empty and usable.
 #include "projections/key_index.h"
 
 #include <string>
@@ -37,6 +38,19 @@ TEST(KeyIndexTest, FindsEveryKeySetAcrossBlocksAndAfterAMove) {
     if (i == 3) continue;
     ASSERT_EQ(moved.Find(keys[i]), &items[i]) << i;
   }
+}
+
+TEST(KeyIndexTest, AMovedFromIndexIsEmptyAndUsable) {
+  int first = 0;
+  int second = 0;
+  KeyIndex<int> index;
+  index.Set("target/fleet-a/edge-1", &first);
+  KeyIndex<int> moved = std::move(index);
+  EXPECT_EQ(index.Find("target/fleet-a/edge-1"), nullptr);  // NOLINT(bugprone-use-after-move)
+  index.Set("target/fleet-a/edge-2", &second);
+  EXPECT_EQ(index.Find("target/fleet-a/edge-2"), &second);
+  EXPECT_EQ(moved.Find("target/fleet-a/edge-1"), &first);
+  EXPECT_EQ(moved.Find("target/fleet-a/edge-2"), nullptr);
 }
 
 TEST(KeyIndexTest, TheEmptyKeyIsAKeyLikeAnyOther) {

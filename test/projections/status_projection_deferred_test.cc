@@ -317,8 +317,34 @@ TEST(StatusProjectionDeferredTest, SettlingInSharesSettlesEveryRunButOneThatDoes
     ASSERT_TRUE(settled.has_value() && expected.has_value()) << name;
     EXPECT_EQ(settled->SerializeAsString(), expected->SerializeAsString()) << name;
   }
+  // The broken Target was counted Reporting True/ReportReceived when its report joined the
+  // run, as every settled one is: the tally, taken out and put back, is the eager fold's.
+  EXPECT_EQ(Tally(bulk), Tally(eager));
   // The broken run stays open.
   EXPECT_THAT(bulk.Settle(4, common::RunAtOnce), StatusIs(absl::StatusCode::kDataLoss));
+}
+
+TEST(StatusProjectionDeferredTest, SettlingWithARunnerThatSkipsATaskLeavesItsRunsOpen) {
+  StatusProjection eager;
+  StatusProjection bulk;
+  RandomLog log(7, /*targets=*/400);
+  for (int i = 0; i < 1500; ++i) {
+    const store::RecordedEvent event = log.Next();
+    ASSERT_OK(eager.Apply(event).status());
+    ASSERT_OK(bulk.ApplyDeferred(event));
+  }
+  size_t tasks_given = 0;
+  EXPECT_THAT(bulk.Settle(2,
+                          [&tasks_given](absl::Span<const std::function<void()>> tasks) {
+                            tasks_given = tasks.size();
+                            tasks[0]();  // the second task never runs
+                          }),
+              StatusIs(absl::StatusCode::kInternal));
+  ASSERT_EQ(tasks_given, 2u);
+  // The skipped runs stayed open: a settle that runs every task completes the fold.
+  ASSERT_OK(bulk.Settle());
+  EXPECT_EQ(bulk.Serialize(), eager.Serialize());
+  EXPECT_EQ(Tally(bulk), Tally(eager));
 }
 
 TEST(StatusProjectionDeferredTest, AReportThatDoesNotReadIsDataLossNamingItsSeq) {
