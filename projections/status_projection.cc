@@ -147,10 +147,8 @@ absl::Status StatusProjection::Settle(int shares, TaskRunner run) {
   for (size_t t = 0; t < tasks_wanted; ++t) {
     const size_t begin = pending.size() * t / tasks_wanted;
     const size_t end = pending.size() * (t + 1) / tasks_wanted;
-    // The first task reuses decoded_'s memory; the others decode into messages of their own.
-    tasks.push_back([&pending, begin, end, scratch = t == 0 ? &decoded_ : nullptr] {
-      v1::Event own;
-      v1::Event& event = scratch != nullptr ? *scratch : own;
+    tasks.push_back([&pending, begin, end] {
+      v1::Event event;  // each task decodes into its own message, reused across its runs
       for (size_t i = begin; i < end; ++i) {
         pending[i].folded = FinishRun(*pending[i].status, *pending[i].open, event);
       }
