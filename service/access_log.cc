@@ -17,6 +17,14 @@ std::string CutForAccessLog(absl::string_view text, size_t max_bytes) {
   return absl::StrCat(text.substr(0, end), "...");
 }
 
+// The `error` of a failed call: its status message, or when that is empty (gRPC answers a
+// method the server does not serve with UNIMPLEMENTED and no message) what the code says.
+std::string LoggedError(const CallRecord& call) {
+  if (!call.error.empty()) return CutForAccessLog(call.error, kMaxLoggedErrorBytes);
+  if (call.code == absl::StatusCode::kUnimplemented) return std::string(kUnservedRpcError);
+  return std::string(kNoMessageError);
+}
+
 }  // namespace
 
 common::LogLevel AccessLogLevel(absl::StatusCode code) {
@@ -47,7 +55,7 @@ void LogCall(const CallRecord& call) {
   fields[count++] = {"duration_ms",
                      absl::StrFormat("%.3f", absl::ToDoubleMilliseconds(call.duration))};
   if (call.code != absl::StatusCode::kOk) {
-    fields[count++] = {"error", CutForAccessLog(call.error, kMaxLoggedErrorBytes)};
+    fields[count++] = {"error", LoggedError(call)};
   }
   common::LogFields(AccessLogLevel(call.code), kAccessLogMessage,
                     absl::MakeConstSpan(fields.data(), count));

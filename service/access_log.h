@@ -26,6 +26,11 @@ inline constexpr char kAccessLogMessage[] = "rpc";
 inline constexpr size_t kMaxLoggedErrorBytes = 512;
 inline constexpr size_t kMaxLoggedCommandRequestIdBytes = 128;
 
+// The `error` logged for a failed call whose status has no message: UNIMPLEMENTED (gRPC's
+// answer to a method this server does not serve), any other code.
+inline constexpr char kUnservedRpcError[] = "no such RPC on this server";
+inline constexpr char kNoMessageError[] = "(no message)";
+
 // What the access log records of one call.
 struct CallRecord {
   std::string rpc;                 // "/<package>.<Service>/<Method>"
@@ -46,7 +51,8 @@ common::LogLevel AccessLogLevel(absl::StatusCode code);
 
 // Writes the line of `call`: fields rpc, request_id, command_request_id (only when set), peer,
 // identity, code (canonical name, e.g. "PERMISSION_DENIED"), duration_ms (milliseconds with
-// three decimals) and, when the code is not OK, error.
+// three decimals) and, when the code is not OK, error (the message, or kUnservedRpcError /
+// kNoMessageError when it is empty).
 void LogCall(const CallRecord& call);
 
 }  // namespace credledger::service

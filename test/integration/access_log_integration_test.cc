@@ -240,28 +240,49 @@ TEST_F(AccessLogIntegrationTest, WatchEndedByShutdownIsLoggedAsAWarning) {
   EXPECT_EQ(lines[0]["level"], "warning");
 }
 
-TEST_F(AccessLogIntegrationTest, CallsOfOtherServicesAreLoggedToo) {
-  // grpc.health.v1.HealthCheckRequest{} (empty message).
-  grpc::GenericStub generic(channel_);
+// Calls `method` with an empty request message and id `request_id` through a generic stub;
+// returns its status.
+grpc::Status CallGeneric(const std::shared_ptr<grpc::Channel>& channel, const std::string& method,
+                         const std::string& request_id) {
+  grpc::GenericStub generic(channel);
   grpc::Slice empty("");
   grpc::ByteBuffer request(&empty, 1);
   grpc::ByteBuffer response;
   grpc::ClientContext context;
-  context.AddMetadata("x-request-id", "probe-1");
+  context.AddMetadata("x-request-id", request_id);
   context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
   absl::Notification done;
   grpc::Status status;
-  generic.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request,
-                    &response, [&](grpc::Status s) {
+  generic.UnaryCall(&context, method, grpc::StubOptions(), &request, &response,
+                    [&](grpc::Status s) {
                       status = std::move(s);
                       done.Notify();
                     });
-  ASSERT_TRUE(done.WaitForNotificationWithTimeout(kAccessLineWait));
+  if (!done.WaitForNotificationWithTimeout(kAccessLineWait)) {
+    context.TryCancel();
+    done.WaitForNotification();
+  }
+  return status;
+}
+
+TEST_F(AccessLogIntegrationTest, CallsOfOtherServicesAreLoggedToo) {
+  // grpc.health.v1.HealthCheckRequest{} (empty message).
+  const grpc::Status status = CallGeneric(channel_, "/grpc.health.v1.Health/Check", "probe-1");
   ASSERT_TRUE(status.ok()) << status.error_message();
   const std::vector<nlohmann::json> lines = AwaitLinesOf("/grpc.health.v1.Health/Check", 1);
   ASSERT_THAT(lines, SizeIs(1));
   EXPECT_EQ(lines[0]["request_id"], "probe-1");
   EXPECT_EQ(lines[0]["code"], "OK");
+}
+
+TEST_F(AccessLogIntegrationTest, MethodTheServerDoesNotServeIsLoggedWithAnError) {
+  const std::string method = "/credledger.v1.TargetService/NoSuchMethod";
+  const grpc::Status status = CallGeneric(channel_, method, "probe-2");
+  ASSERT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED) << status.error_message();
+  const std::vector<nlohmann::json> lines = AwaitLinesOf(method, 1);
+  ASSERT_THAT(lines, SizeIs(1));
+  EXPECT_EQ(lines[0]["code"], "UNIMPLEMENTED");
+  EXPECT_EQ(lines[0]["error"], "no such RPC on this server");
 }
 
 class AccessLogOffTest : public AccessLogIntegrationTest {

@@ -61,6 +61,23 @@ TEST(AccessLogTest, FailedCallLogsItsCodeNameAndError) {
   EXPECT_EQ(line["level"], "info");
 }
 
+TEST(AccessLogTest, UnimplementedWithoutMessageSaysTheServerHasNoSuchRpc) {
+  CallRecord call = LoggedRevokeCall();
+  call.rpc = "/credledger.v1.TargetService/NoSuchMethod";
+  call.code = absl::StatusCode::kUnimplemented;
+  call.error.clear();
+  const nlohmann::json line = AccessLineOf(call);
+  EXPECT_EQ(line["code"], "UNIMPLEMENTED");
+  EXPECT_EQ(line["error"], "no such RPC on this server");
+}
+
+TEST(AccessLogTest, FailureWithoutMessageSaysSoInsteadOfAnEmptyError) {
+  CallRecord call = LoggedRevokeCall();
+  call.code = absl::StatusCode::kCancelled;
+  call.error.clear();
+  EXPECT_EQ(AccessLineOf(call)["error"], "(no message)");
+}
+
 TEST(AccessLogTest, RequestWithoutRequestIdFieldHasNoCommandRequestId) {
   CallRecord call = LoggedRevokeCall();
   call.rpc = "/credledger.v1.TargetService/GetTarget";
