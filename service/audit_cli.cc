@@ -360,6 +360,8 @@ class ExportCommand final : public Subcommand {
     flags.AddChoice("format", &format_, {"jsonl", "cloudevents", "csv"},
                     "export format; csv cannot be verified");
     flags.Add("output", &output_, "write the export to this file instead of stdout");
+    flags.Add("overwrite", &overwrite_,
+              "replace an existing --output file, once the new export is complete");
     flags.Add("after-seq", &after_seq_, "only events after this seq (resume point)");
     flags.Add("until-seq", &until_seq_, "only events up to this seq; 0: up to the head");
     flags.Add("from", &from_, "only events recorded at or after this RFC 3339 time");
@@ -389,6 +391,20 @@ class ExportCommand final : public Subcommand {
         !output_.empty() && (!std::filesystem::exists(output_, ignored) ||
                              std::filesystem::is_regular_file(output_, ignored));
     const std::string partial = to_file ? absl::StrCat(output_, ".partial") : "";
+    if (to_file) {
+      // An earlier export is audit evidence: it is replaced only when asked. The .partial of
+      // an interrupted export holds the events a resumed export follows on from: never.
+      if (std::filesystem::exists(partial, ignored)) {
+        err << "error: --output: " << partial << " exists (an interrupted export); move it "
+            << "away or remove it first\n";
+        return kExitFailure;
+      }
+      if (!overwrite_ && std::filesystem::exists(output_, ignored)) {
+        err << "error: --output: " << output_ << " exists; pass --overwrite to replace it "
+            << "once the new export is complete, or choose another path\n";
+        return kExitFailure;
+      }
+    }
     std::ofstream file;
     if (!output_.empty()) {
       const std::string& path = to_file ? partial : output_;
@@ -525,6 +541,7 @@ class ExportCommand final : public Subcommand {
   ClientConnection connection_;
   std::string format_ = "jsonl";
   std::string output_;
+  bool overwrite_ = false;
   int64_t after_seq_ = 0;
   int64_t until_seq_ = 0;
   std::string from_;
@@ -605,7 +622,9 @@ constexpr char kExportDescription[] =
     "end with a trailer signed by the service's key, so that `credledger verify` can check\n"
     "the export offline; csv has no trailer and cannot be verified. A one-line summary goes\n"
     "to stderr. If the export stops midway, it says so and names the --after-seq to resume\n"
-    "with; the resumed part has its own trailer.\n"
+    "with; the resumed part has its own trailer. --output never replaces an existing file\n"
+    "unless --overwrite is given, and then only once the new export is complete; an\n"
+    "interrupted export's <file>.partial is kept, so write the resumed part to another file.\n"
     "\n"
     "Example: one Target's history since the start of the month, for an auditor:\n"
     "  credledger export --target demo/edge-1 --from 2026-03-01T00:00:00Z --output edge-1.jsonl\n";

@@ -275,10 +275,37 @@ TEST_F(AuditCliTest, ExportsInEveryFormatVerifyOfflineAndTamperingIsFound) {
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_THAT(refused.err, StartsWith("error: INVALID_ARGUMENT: "));
   EXPECT_THAT(refused.err, ::testing::Not(HasSubstr("incomplete")));
-  // A failed export into a file keeps the earlier good export there.
+  // An existing file is an earlier export: refused without --overwrite, nothing written.
   const std::string before = ReadText(jsonl);
-  EXPECT_EQ(Cli({"export", "--type", "NoSuchEvent", "--output", jsonl.string()}).exit_code, 1);
+  const RunResult exists = Cli({"export", "--until-seq", "1", "--output", jsonl.string()});
+  EXPECT_EQ(exists.exit_code, 1);
+  EXPECT_EQ(exists.err, absl::StrCat("error: --output: ", jsonl.string(),
+                                     " exists; pass --overwrite to replace it once the new "
+                                     "export is complete, or choose another path\n"));
   EXPECT_EQ(ReadText(jsonl), before);
+  // A failed export, even with --overwrite, keeps the earlier good export there.
+  EXPECT_EQ(
+      Cli({"export", "--type", "NoSuchEvent", "--overwrite", "--output", jsonl.string()}).exit_code,
+      1);
+  EXPECT_EQ(ReadText(jsonl), before);
+  // The .partial of an interrupted export is never truncated, --overwrite or not.
+  const std::filesystem::path interrupted_part = jsonl.string() + ".partial";
+  WriteText(interrupted_part, "the first part\n");
+  const RunResult interrupted = Cli({"export", "--overwrite", "--output", jsonl.string()});
+  EXPECT_EQ(interrupted.exit_code, 1);
+  EXPECT_THAT(interrupted.err,
+              StartsWith(absl::StrCat("error: --output: ", interrupted_part.string(), " exists")));
+  EXPECT_EQ(ReadText(interrupted_part), "the first part\n");
+  EXPECT_EQ(ReadText(jsonl), before);
+  std::filesystem::remove(interrupted_part);
+  // With --overwrite, a complete export replaces the file: seq 1 and its trailer.
+  const RunResult replaced =
+      Cli({"export", "--until-seq", "1", "--overwrite", "--output", jsonl.string()});
+  ASSERT_EQ(replaced.exit_code, 0) << replaced.err;
+  const std::vector<nlohmann::json> replaced_lines = JsonLines(ReadText(jsonl));
+  ASSERT_EQ(replaced_lines.size(), 2u);
+  EXPECT_EQ(IntAt(replaced_lines[0], "seq"), 1);
+  EXPECT_TRUE(replaced_lines[1].contains("trailer"));
   // A --target that is not a Target name is refused before anything is asked.
   EXPECT_EQ(Cli({"export", "--target", "Demo/edge-1"}).exit_code, 2);
   // A write that fails (a full disk) leaves an incomplete export and names the resume point.
