@@ -19,16 +19,19 @@ absl::StatusOr<Caller> CallAuthorizer::Authorize(const grpc::ServerContext& cont
   absl::StatusOr<Caller> caller = ResolveCaller(evidence);
   if (!caller.ok()) {
     // A certified caller that declared another name is still known by its certificate.
+    // The name it declared, if any, is recorded beside it.
     const std::optional<Caller> certified = CertifiedCaller(evidence);
+    const std::string declared = DeclaredName(evidence);
     if (certified.has_value()) {
-      Refused(certified->identity, certified->authentication, service, method, caller.status());
+      Refused(certified->identity, certified->authentication, service, method, caller.status(),
+              declared);
     } else {
-      Refused(kAnonymousActor, kAuthUnauthenticated, service, method, caller.status());
+      Refused(kAnonymousActor, kAuthUnauthenticated, service, method, caller.status(), declared);
     }
     return caller.status();
   }
   if (absl::Status allowed = policy_->Authorize(caller->identity, service, method); !allowed.ok()) {
-    Refused(caller->identity, caller->authentication, service, method, allowed);
+    Refused(caller->identity, caller->authentication, service, method, allowed, "");
     return allowed;
   }
   return caller;
@@ -36,11 +39,11 @@ absl::StatusOr<Caller> CallAuthorizer::Authorize(const grpc::ServerContext& cont
 
 void CallAuthorizer::Refused(absl::string_view identity, absl::string_view authentication,
                              absl::string_view service, absl::string_view method,
-                             const absl::Status& status) const {
+                             const absl::Status& status, absl::string_view declared_name) const {
   if (denials_ == nullptr) return;
   // Built only for a refusal: allowed calls (every heartbeat) pay nothing for it.
   const std::string rpc = absl::StrCat(service, "/", method);
-  if (denials_->Add(identity, authentication, rpc, clock_->Now())) {
+  if (denials_->Add(identity, authentication, rpc, clock_->Now(), declared_name)) {
     common::Log(common::LogLevel::kWarning,
                 "call refused (further refusals this minute are counted)",
                 {{"identity", std::string(identity)},

@@ -36,14 +36,16 @@ class CallAuthorizer {
   // (ResolveCaller); kPermissionDenied naming the caller and the RPC when the policy refuses
   // it. Both are counted: an unauthenticated call under its certificate's identity when it
   // has a valid one (CertifiedCaller), else as "anonymous" with authentication
-  // "unauthenticated".
+  // "unauthenticated", and with the name it declared (DeclaredName), if any.
   absl::StatusOr<Caller> Authorize(const grpc::ServerContext& context, absl::string_view service,
                                    absl::string_view method) const;
 
  private:
+  // Counts (and, the first time in a minute, logs) one refusal; `declared_name` as
+  // DenialLedger::Add's.
   void Refused(absl::string_view identity, absl::string_view authentication,
-               absl::string_view service, absl::string_view method,
-               const absl::Status& status) const;
+               absl::string_view service, absl::string_view method, const absl::Status& status,
+               absl::string_view declared_name) const;
 
   const AuthorizationPolicy* const policy_;
   DenialLedger* const denials_;

@@ -2,6 +2,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <utility>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -61,11 +63,14 @@ std::string CertificateIdentity(const CallerEvidence& evidence) {
   return evidence.uri_sans.empty() ? evidence.subject : evidence.uri_sans.front();
 }
 
+std::string DeclaredName(const CallerEvidence& evidence) {
+  if (!evidence.declared.has_value() || *evidence.declared == kAnonymousActor) return "";
+  return *evidence.declared;
+}
+
 absl::StatusOr<Caller> ResolveCaller(const CallerEvidence& evidence) {
-  std::optional<std::string> declared = evidence.declared;
-  if (declared.has_value() && (declared->empty() || *declared == kAnonymousActor)) {
-    declared.reset();
-  }
+  std::optional<std::string> declared;
+  if (std::string name = DeclaredName(evidence); !name.empty()) declared = std::move(name);
   if (evidence.certificate_verified) {
     const std::string identity = CertificateIdentity(evidence);
     if (identity.empty()) {

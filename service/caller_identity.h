@@ -50,6 +50,10 @@ struct CallerEvidence {
 // or without URI-escaped brackets) and unix sockets ("unix:", "unix-abstract:").
 bool IsLocalPeer(absl::string_view peer);
 
+// The name `evidence` declares: its credledger-actor value, or "" when none was sent or it
+// is "" or "anonymous" (the same as declaring nothing).
+std::string DeclaredName(const CallerEvidence& evidence);
+
 // Applies the rules above.
 // Errors: kUnauthenticated when a declared name differs from the certificate's identity,
 // when a name is declared by a caller that is neither local nor certified, when a declared

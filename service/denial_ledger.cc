@@ -4,6 +4,8 @@
 #include <utility>
 
 #include "projections/proto_time.h"
+#include "service/target_api.h"
+#include "service/validation.h"
 
 namespace credledger::service {
 namespace {
@@ -23,6 +25,16 @@ void DenialLedger::Count(Entry& entry, absl::string_view rpc, int64_t count, abs
   entry.last_at = std::max(entry.last_at, last);
 }
 
+void DenialLedger::Declared(Entry& entry, absl::string_view name) {
+  if (name.empty() || entry.declared_names.contains(std::string(name))) return;
+  if (!ValidateToken("", name, kMaxActorBytes).ok() ||
+      entry.declared_names.size() >= static_cast<size_t>(kMaxDeclaredNames)) {
+    entry.unlisted_declared_names = true;
+    return;
+  }
+  entry.declared_names.emplace(name);
+}
+
 v1::CallsDenied DenialLedger::ToEvent(absl::Time minute, const std::string& identity,
                                       const std::string& authentication, const Entry& entry) {
   v1::CallsDenied event;
@@ -37,11 +49,13 @@ v1::CallsDenied DenialLedger::ToEvent(absl::Time minute, const std::string& iden
   *event.mutable_first_at() = projections::ToProto(entry.first_at);
   *event.mutable_last_at() = projections::ToProto(entry.last_at);
   event.set_identities(entry.identities);
+  for (const std::string& name : entry.declared_names) event.add_declared_names(name);
+  event.set_unlisted_declared_names(entry.unlisted_declared_names);
   return event;
 }
 
 bool DenialLedger::Add(absl::string_view identity, absl::string_view authentication,
-                       absl::string_view rpc, absl::Time at) {
+                       absl::string_view rpc, absl::Time at, absl::string_view declared_name) {
   absl::MutexLock lock(&mu_);
   Minute& minute = minutes_[MinuteOf(at)];
   std::pair<std::string, std::string> key(identity, authentication);
@@ -54,6 +68,7 @@ bool DenialLedger::Add(absl::string_view identity, absl::string_view authenticat
   }
   if (it != minute.by_identity.end()) {
     Count(it->second, rpc, 1, at, at);
+    Declared(it->second, declared_name);
     return opened;
   }
   opened = minute.others.rpcs.empty();
@@ -62,6 +77,7 @@ bool DenialLedger::Add(absl::string_view identity, absl::string_view authenticat
   }
   minute.others.identities = static_cast<int64_t>(minute.folded.size());
   Count(minute.others, rpc, 1, at, at);
+  Declared(minute.others, declared_name);
   return opened;
 }
 
@@ -85,6 +101,8 @@ void DenialLedger::Merge(Entry& into, const v1::CallsDenied& from) {
     Count(into, rpc.rpc(), rpc.count(), projections::FromProto(from.first_at()),
           projections::FromProto(from.last_at()));
   }
+  for (const std::string& name : from.declared_names()) Declared(into, name);
+  into.unlisted_declared_names = into.unlisted_declared_names || from.unlisted_declared_names();
 }
 
 void DenialLedger::Restore(std::vector<v1::CallsDenied> entries) {

@@ -32,14 +32,21 @@ inline constexpr int kMaxIdentitiesPerMinute = 64;
 // growing there (memory stays bounded under a flood of made-up names).
 inline constexpr int kMaxFoldedIdentities = 4096;
 
+// Distinct declared names an entry lists (CallsDenied.declared_names); further ones only set
+// unlisted_declared_names, so that an entry stays small under a flood of made-up names.
+inline constexpr int kMaxDeclaredNames = 8;
+
 class DenialLedger {
  public:
   // Counts one refused call of `rpc` ("<Service>/<Method>") by `identity`, established by
   // `authentication` (caller_identity.h's names, or "unauthenticated"), at `at` (service
   // clock). Returns true when this opened an entry: the identity's first refusal of that
   // minute, or the minute's first refusal past the identity limit (callers log only those).
+  // `declared_name`: the name the caller declared when its identity could not be established
+  // (recorded in declared_names when it is a valid actor name, within kMaxDeclaredNames);
+  // empty when it declared none or was refused by the policy.
   bool Add(absl::string_view identity, absl::string_view authentication, absl::string_view rpc,
-           absl::Time at);
+           absl::Time at, absl::string_view declared_name = "");
 
   // Removes and returns the entries of every minute that ended at or before `now`, ordered
   // by minute, then identity (the shared entry of a minute last). With `now` =
@@ -59,6 +66,8 @@ class DenialLedger {
     absl::Time first_at = absl::InfiniteFuture();
     absl::Time last_at = absl::InfinitePast();
     int64_t identities = 1;
+    std::set<std::string> declared_names;
+    bool unlisted_declared_names = false;
   };
   struct Minute {
     // By identity, then authentication (an identity can be refused as "anonymous" and as
@@ -72,6 +81,8 @@ class DenialLedger {
 
   static void Count(Entry& entry, absl::string_view rpc, int64_t count, absl::Time first,
                     absl::Time last);
+  // Adds `name` to the entry's declared names (see Add); empty: nothing.
+  static void Declared(Entry& entry, absl::string_view name);
   static v1::CallsDenied ToEvent(absl::Time minute, const std::string& identity,
                                  const std::string& authentication, const Entry& entry);
   static void Merge(Entry& into, const v1::CallsDenied& from);

@@ -165,7 +165,8 @@ class GrpcTlsTest : public ::testing::Test {
   }
 
   // Stops the server and returns the refused calls recorded in the log: identity ->
-  // authentication and "<rpc>" -> count, summed over minutes.
+  // "authentication:<name>", "declared:<name>" (and "declared:(unlisted)") -> 1 and "<rpc>" ->
+  // count, summed over minutes.
   std::map<std::string, std::map<std::string, int64_t>> RecordedDenials() {
     server_->Shutdown();
     server_.reset();
@@ -187,6 +188,10 @@ class GrpcTlsTest : public ::testing::Test {
       if (!decoded.ok()) continue;
       const v1::CallsDenied& denied = decoded->calls_denied();
       denials[denied.identity()]["authentication:" + denied.authentication()] = 1;
+      for (const std::string& name : denied.declared_names()) {
+        denials[denied.identity()]["declared:" + name] = 1;
+      }
+      if (denied.unlisted_declared_names()) denials[denied.identity()]["declared:(unlisted)"] = 1;
       for (const v1::DeniedRpc& rpc : denied.rpcs()) {
         denials[denied.identity()][rpc.rpc()] += rpc.count();
       }
@@ -288,9 +293,11 @@ TEST_F(GrpcTlsTest, RefusedCallsAreRecordedPerIdentityAndMinute) {
   EXPECT_EQ(denials.at("CN=auditor"),
             (std::map<std::string, int64_t>{{"authentication:certificate", 1},
                                             {"TargetService/RegisterTarget", 3}}));
-  // Declaring another name is refused, and recorded under the certificate's identity.
+  // Declaring another name is refused, and recorded under the certificate's identity with
+  // the name it declared.
   EXPECT_EQ(denials.at(kOps),
             (std::map<std::string, int64_t>{{"authentication:certificate", 1},
+                                            {"declared:admin", 1},
                                             {"TargetService/RegisterTarget", 1}}));
 }
 

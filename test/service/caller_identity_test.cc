@@ -63,6 +63,17 @@ TEST(ResolveCallerTest, DeclaredNameMustMatchTheCertificate) {
                              HasSubstr("credledger-actor"))));
 }
 
+TEST(DeclaredNameTest, NothingEmptyAndAnonymousDeclareNoName) {
+  CallerEvidence evidence;
+  EXPECT_EQ(DeclaredName(evidence), "");
+  evidence.declared = "";
+  EXPECT_EQ(DeclaredName(evidence), "");
+  evidence.declared = "anonymous";
+  EXPECT_EQ(DeclaredName(evidence), "");
+  evidence.declared = "admin";
+  EXPECT_EQ(DeclaredName(evidence), "admin");
+}
+
 TEST(CertifiedCallerTest, ARefusedCallerIsKnownByAValidCertificateOnly) {
   CallerEvidence impersonating = Certified({"spiffe://corp/ops"}, "CN=ops");
   impersonating.declared = "admin";

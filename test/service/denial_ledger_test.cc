@@ -9,11 +9,14 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "projections/proto_time.h"
+#include "service/target_api.h"
 
 namespace credledger::service {
 namespace denial_ledger_test {
 
 using projections::FromProto;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
 
 const absl::Time kMinute = absl::FromUnixSeconds(1'800'000'000 - 1'800'000'000 % 60);
 
@@ -117,6 +120,74 @@ TEST(DenialLedgerTest, RestoredEntriesMergeWithLaterCounts) {
   EXPECT_EQ(Counts(merged[0]).at("TargetService/Revoke"), 2);
   EXPECT_EQ(FromProto(merged[0].first_at()), kMinute + absl::Seconds(1));
   EXPECT_EQ(FromProto(merged[0].last_at()), kMinute + absl::Seconds(5));
+}
+
+TEST(DenialLedgerTest, DeclaredNamesAreListedDistinctAndOrderedUpToTheLimit) {
+  DenialLedger ledger;
+  const absl::string_view rpc = "TargetService/RegisterTarget";
+  ledger.Add("spiffe://corp/ops", "certificate", rpc, kMinute, "root");
+  ledger.Add("spiffe://corp/ops", "certificate", rpc, kMinute, "admin");
+  ledger.Add("spiffe://corp/ops", "certificate", rpc, kMinute, "admin");
+  ledger.Add("spiffe://corp/ops", "certificate", rpc, kMinute, "");
+  ledger.Add("viewer", "certificate", rpc, kMinute);
+  std::vector<v1::CallsDenied> events = ledger.TakeEndedBefore(absl::InfiniteFuture());
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].identity(), "spiffe://corp/ops");
+  EXPECT_EQ(Counts(events[0]).at(std::string(rpc)), 4);
+  EXPECT_THAT(events[0].declared_names(), ElementsAre("admin", "root"));
+  EXPECT_FALSE(events[0].unlisted_declared_names());
+  EXPECT_THAT(events[1].declared_names(), IsEmpty());
+  EXPECT_FALSE(events[1].unlisted_declared_names());
+}
+
+TEST(DenialLedgerTest, DeclaredNamesPastTheLimitOrNotValidActorsAreOnlyFlagged) {
+  DenialLedger ledger;
+  const absl::string_view rpc = "TargetService/GetTarget";
+  for (int i = 0; i < kMaxDeclaredNames + 3; ++i) {
+    ledger.Add("anonymous", "unauthenticated", rpc, kMinute, absl::StrCat("name-", i));
+  }
+  ledger.Add("anonymous", "unauthenticated", rpc, kMinute + absl::Minutes(1), "two words");
+  ledger.Add("anonymous", "unauthenticated", rpc, kMinute + absl::Minutes(2),
+             std::string(kMaxActorBytes + 1, 'x'));
+  ledger.Add("anonymous", "unauthenticated", rpc, kMinute + absl::Minutes(2),
+             std::string(kMaxActorBytes, 'y'));
+  std::vector<v1::CallsDenied> events = ledger.TakeEndedBefore(absl::InfiniteFuture());
+  ASSERT_EQ(events.size(), 3u);
+  ASSERT_EQ(events[0].declared_names_size(), kMaxDeclaredNames);
+  // Ordered as strings: name-0, name-1, name-10, name-2, ... of the first eight added.
+  EXPECT_EQ(events[0].declared_names(0), "name-0");
+  EXPECT_EQ(events[0].declared_names(kMaxDeclaredNames - 1), "name-7");
+  EXPECT_TRUE(events[0].unlisted_declared_names());
+  EXPECT_THAT(events[1].declared_names(), IsEmpty());
+  EXPECT_TRUE(events[1].unlisted_declared_names());
+  EXPECT_THAT(events[2].declared_names(), ElementsAre(std::string(kMaxActorBytes, 'y')));
+  EXPECT_TRUE(events[2].unlisted_declared_names());
+}
+
+TEST(DenialLedgerTest, NamesDeclaredByIdentitiesPastTheLimitAreListedInTheSharedEntry) {
+  DenialLedger ledger;
+  for (int i = 0; i < kMaxIdentitiesPerMinute; ++i) {
+    ledger.Add(absl::StrCat("n", i), "certificate", "TargetService/GetTarget", kMinute);
+  }
+  ledger.Add("late", "certificate", "TargetService/GetTarget", kMinute, "admin");
+  std::vector<v1::CallsDenied> events = ledger.TakeEndedBefore(absl::InfiniteFuture());
+  ASSERT_EQ(events.size(), static_cast<size_t>(kMaxIdentitiesPerMinute + 1));
+  EXPECT_EQ(events.back().identity(), "");
+  EXPECT_THAT(events.back().declared_names(), ElementsAre("admin"));
+}
+
+TEST(DenialLedgerTest, RestoredEntriesKeepTheirDeclaredNames) {
+  DenialLedger ledger;
+  ledger.Add("ops", "certificate", "TargetService/Revoke", kMinute, "root");
+  ledger.Add("ops", "certificate", "TargetService/Revoke", kMinute, "two words");
+  std::vector<v1::CallsDenied> taken = ledger.TakeEndedBefore(absl::InfiniteFuture());
+  ASSERT_EQ(taken.size(), 1u);
+  ledger.Add("ops", "certificate", "TargetService/Revoke", kMinute, "admin");
+  ledger.Restore(taken);
+  std::vector<v1::CallsDenied> merged = ledger.TakeEndedBefore(absl::InfiniteFuture());
+  ASSERT_EQ(merged.size(), 1u);
+  EXPECT_THAT(merged[0].declared_names(), ElementsAre("admin", "root"));
+  EXPECT_TRUE(merged[0].unlisted_declared_names());
 }
 
 }  // namespace denial_ledger_test
