@@ -532,7 +532,7 @@ class ExportCommand final : public Subcommand {
     if (!failure.ok()) context.TryCancel();
     const grpc::Status status = reader->Finish();
     if (!failure.ok()) return failure;
-    RETURN_IF_ERROR(WithCallRequestId(FromGrpcStatus(status), request_id));
+    RETURN_IF_ERROR(WithCallRequestId(connection_.Explain(FromGrpcStatus(status)), request_id));
     if (!has_trailer) return absl::DataLossError("the server ended the export without a trailer");
     return absl::OkStatus();
   }

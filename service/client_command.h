@@ -62,8 +62,9 @@ class ClientCommand : public Subcommand {
   virtual void DefineOwnFlags(FlagSet&) {}
 
   // Calls unary RPC `method` of a new `Stub` on the connection's channel, prepared as a
-  // unary call. Returns the call's status, mapped by FromGrpcStatus, with the call request id
-  // appended to the message of a failure (WithCallRequestId), or the channel's error.
+  // unary call. Returns the call's status, mapped by FromGrpcStatus, with a connection hint
+  // (ClientConnection::Explain) and the call request id appended to the message of a failure
+  // (WithCallRequestId), or the channel's error.
   template <typename Stub, typename Request, typename Response>
   absl::Status Call(grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
                                                  Response*),
@@ -73,8 +74,9 @@ class ClientCommand : public Subcommand {
     grpc::ClientContext context;
     const std::string request_id = Prepare(context, /*unary=*/true);
     Stub stub(*channel);
-    return WithCallRequestId(FromGrpcStatus((stub.*method)(&context, request, response)),
-                             request_id);
+    return WithCallRequestId(
+        connection_.Explain(FromGrpcStatus((stub.*method)(&context, request, response))),
+        request_id);
   }
   // Calls server-streaming RPC `method` and prints every item as Print does, with
   // `format(item)` as its text, flushing `out` after each, until the stream ends.
@@ -101,7 +103,8 @@ class ClientCommand : public Subcommand {
     }
     const grpc::Status status = reader->Finish();
     if (!status.ok()) {
-      return ReportError(WithCallRequestId(FromGrpcStatus(status), request_id), err);
+      return ReportError(WithCallRequestId(connection_.Explain(FromGrpcStatus(status)), request_id),
+                         err);
     }
     return kExitOk;
   }

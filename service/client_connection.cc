@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "service/grpc_tls.h"
@@ -21,6 +22,35 @@ std::string EnvOrEmpty(const char* name) {
 }
 
 }  // namespace
+
+std::string ConnectionHint(absl::string_view message, bool tls, bool client_certificate) {
+  if (absl::StrContains(message, "Connection refused")) {
+    return "nothing accepts connections at that address: is credledger serve running and "
+           "listening there, and is --server right?";
+  }
+  if (tls && absl::StrContains(message, "wrong version number")) {
+    return "the server does not speak TLS at that address: leave out --tls-ca, --tls-cert and "
+           "--tls-key (and unset $CREDLEDGER_TLS_CA, $CREDLEDGER_TLS_CERT)";
+  }
+  if (tls && absl::StrContains(message, "certificate verify failed")) {
+    return "the server's certificate did not verify: --tls-ca must hold the CA that signed it, "
+           "and the certificate must name the host of --server";
+  }
+  if (!absl::StrContains(message, "Socket closed") &&
+      !absl::StrContains(message, "Connection reset by peer")) {
+    return "";
+  }
+  if (!tls) {
+    return "the server closed the connection as it was set up: if it serves TLS, pass "
+           "--tls-ca (and --tls-cert and --tls-key if it requires client certificates)";
+  }
+  if (!client_certificate) {
+    return "the server ended the TLS handshake: if it requires client certificates (mutual "
+           "TLS), pass --tls-cert and --tls-key";
+  }
+  return "the server ended the TLS handshake: it may not accept this client certificate "
+         "(--tls-cert must be signed by a CA of the server's --tls-client-ca)";
+}
 
 std::string DefaultServerAddress() {
   const std::string env = EnvOrEmpty("CREDLEDGER_SERVER");
@@ -88,6 +118,14 @@ std::string ClientConnection::Declare(grpc::ClientContext& context) const {
   std::string request_id = NewCallRequestId();
   context.AddMetadata(kRequestIdMetadataKey, request_id);
   return request_id;
+}
+
+absl::Status ClientConnection::Explain(const absl::Status& failure) const {
+  if (failure.code() != absl::StatusCode::kUnavailable) return failure;
+  const std::string hint = ConnectionHint(
+      failure.message(), /*tls=*/!tls_ca_.empty() || !tls_cert_.empty(), !tls_cert_.empty());
+  if (hint.empty()) return failure;
+  return absl::Status(failure.code(), absl::StrCat(failure.message(), "; hint: ", hint));
 }
 
 }  // namespace credledger::service

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "service/flag_set.h"
 
 namespace credledger::service {
@@ -30,6 +31,15 @@ namespace credledger::service {
 // The server address used when --server is not given: $CREDLEDGER_SERVER when set and
 // non-empty, else "127.0.0.1:7443".
 std::string DefaultServerAddress();
+
+// What to check when a call failed to connect with `message` (an UNAVAILABLE status's), on a
+// connection with TLS on (`tls`) and presenting a client certificate or not: a one-sentence
+// hint naming the flags to look at, for a refused connection, a server that does not speak
+// TLS, a server certificate that does not verify, or a server that closed the connection
+// while it was set up (no TLS against a TLS server; no or an untrusted client certificate
+// under mutual TLS). Empty for any other message. gRPC does not tell the last cases apart,
+// so the hint follows the flags the call was made with (docs/api.md, "Connecting").
+std::string ConnectionHint(absl::string_view message, bool tls, bool client_certificate);
 
 class ClientConnection {
  public:
@@ -51,6 +61,9 @@ class ClientConnection {
   // Declares --as on `context` when given, and a new call request id (NewCallRequestId) as
   // x-request-id. Returns that id, for WithCallRequestId on the call's error.
   std::string Declare(grpc::ClientContext& context) const;
+  // `failure` with "; hint: <ConnectionHint>" appended to its message when it is UNAVAILABLE
+  // and ConnectionHint has one for this connection's flags; else `failure` unchanged.
+  absl::Status Explain(const absl::Status& failure) const;
 
  private:
   const FlagSet* flags_ = nullptr;  // the set DefineFlags filled

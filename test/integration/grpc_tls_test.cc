@@ -328,6 +328,45 @@ TEST_F(GrpcTlsTest, CliConnectsWithTlsFlags) {
   EXPECT_THAT(err3.str(), HasSubstr("--tls-cert: required with --tls-key"));
 }
 
+TEST_F(GrpcTlsTest, CliCallsThatCannotConnectGetAHintNamingTheFlagsToCheck) {
+  Start(/*mutual=*/true);
+  // Runs `target list` against `server` with `flags`; returns its stderr (the call fails).
+  auto failure = [](const std::string& server, std::vector<std::string> flags) {
+    std::vector<std::string> args = {"target", "list", "--server", server};
+    args.insert(args.end(), flags.begin(), flags.end());
+    std::ostringstream out, err;
+    EXPECT_EQ(service::CredledgerMain(args, out, err), 1) << err.str();
+    EXPECT_THAT(err.str(), HasSubstr("error: UNAVAILABLE: "));
+    return err.str();
+  };
+  EXPECT_THAT(failure(target_, {}), HasSubstr("; hint: the server closed the connection as it "
+                                              "was set up: if it serves TLS, pass --tls-ca"));
+  EXPECT_THAT(failure(target_, {"--tls-ca", PathOf("ca.pem")}),
+              HasSubstr("; hint: the server ended the TLS handshake: if it requires client "
+                        "certificates (mutual TLS), pass --tls-cert and --tls-key"));
+  // A certificate the server's client CA did not sign.
+  EXPECT_THAT(failure(target_, {"--tls-ca", PathOf("ca.pem"), "--tls-cert", PathOf("server.pem"),
+                                "--tls-key", PathOf("server-key.pem")}),
+              HasSubstr("; hint: the server ended the TLS handshake: it may not accept this "
+                        "client certificate"));
+  // A CA that did not sign the server's certificate.
+  EXPECT_THAT(failure(target_, {"--tls-ca", PathOf("clients.pem")}),
+              HasSubstr("; hint: the server's certificate did not verify: --tls-ca must hold"));
+
+  // TLS flags against a plaintext server, and no server at all.
+  service::ServeOptions options;
+  options.db_path = dir_.path() / "plaintext.db";
+  options.listen_address = "127.0.0.1:0";
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<service::Server> plaintext, service::Server::Start(options));
+  const std::string plaintext_target = absl::StrCat("127.0.0.1:", plaintext->port());
+  EXPECT_THAT(failure(plaintext_target, {"--tls-ca", PathOf("ca.pem")}),
+              HasSubstr("; hint: the server does not speak TLS at that address"));
+  plaintext->Shutdown();
+  plaintext.reset();
+  EXPECT_THAT(failure(plaintext_target, {}),
+              HasSubstr("; hint: nothing accepts connections at that address"));
+}
+
 TEST_F(GrpcTlsTest, BadServerFilesFailTheStartNamingTheFlag) {
   service::ServeOptions options;
   options.db_path = dir_.path() / "credledger.db";
