@@ -182,13 +182,22 @@ absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenEventLog(
           "--db: cannot create \"", db_path.parent_path().string(), "\": ", error.message()));
     }
   }
+  std::error_code missing;
+  const bool creates = !read_only && !std::filesystem::exists(db_path, missing);
   store::SqliteEventStoreOptions options;
   options.path = db_path;
   options.synchronous = synchronous;
   options.clock = clock;
   options.read_only = read_only;
   options.write_fence = std::move(write_fence);
-  return store::SqliteEventStore::Open(options);
+  absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> log =
+      store::SqliteEventStore::Open(options);
+  if (log.ok() && creates) {
+    // Expected once, at the first start; at any later start a mistyped --db or a volume that
+    // is not mounted would otherwise go unnoticed behind an empty fleet.
+    common::Log(common::LogLevel::kWarning, kNewEventLogMessage, {{"db", db_path.string()}});
+  }
+  return log;
 }
 
 absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServeOptions options) {

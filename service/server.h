@@ -203,8 +203,14 @@ absl::Status ValidateServeOptions(const ServeOptions& options);
 // Errors: kNotFound / kFailedPrecondition when the CA file cannot be read.
 absl::StatusOr<v1::ServiceConfigured> ServiceConfigurationFor(const ServeOptions& options);
 
+// The warning OpenEventLog logs (with field `db`, the path) when it created a new log.
+inline constexpr char kNewEventLogMessage[] =
+    "created a new, empty event log: no database file was at --db (expected at the first "
+    "start only; otherwise check --db and the volume mounted there)";
+
 // Creates the parent directory of `db_path` when missing, then opens (creating and
 // migrating) the event log there; with `read_only`, opens an existing log for reading only.
+// Logs kNewEventLogMessage when there was no file at `db_path` and the log was created.
 // Errors: kFailedPrecondition when the directory cannot be created; SqliteEventStore::Open's.
 absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenEventLog(
     const std::filesystem::path& db_path, store::SqliteEventStoreOptions::Synchronous synchronous,

@@ -1,8 +1,10 @@
 #include "service/service_configuration.h"
 
 #include "gtest/gtest.h"
+#include "service/server.h"
 #include "store/event_codec.h"
 #include "store/sqlite_event_store.h"
+#include "test/support/captured_log.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 
@@ -16,6 +18,29 @@ v1::ServiceConfigured Config(const std::string& url, int64_t ttl) {
   c.set_agent_token_ttl_seconds(ttl);
   c.set_credentials_enabled(!url.empty());
   return c;
+}
+
+TEST(OpenEventLogTest, CreatingANewLogIsAWarningNamingThePathOpeningAnExistingOneIsNot) {
+  ::credledger::testing::TempDir dir;
+  const std::filesystem::path path = dir.path() / "fresh" / "credledger.db";
+  ::credledger::testing::CapturedLog log;
+  for (int start = 0; start < 2; ++start) {
+    absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> opened = OpenEventLog(
+        path, store::SqliteEventStoreOptions::Synchronous::kFull, common::RealClock::Default());
+    ASSERT_OK(opened);
+    (*opened)->Close();
+  }
+  const std::vector<nlohmann::json> lines = log.Lines(kNewEventLogMessage);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0]["level"], "warning");
+  EXPECT_EQ(lines[0]["db"], path.string());
+  // Opened read-only, a missing log is an error and nothing is created.
+  const std::filesystem::path other = dir.path() / "other.db";
+  EXPECT_FALSE(OpenEventLog(other, store::SqliteEventStoreOptions::Synchronous::kFull,
+                            common::RealClock::Default(), /*read_only=*/true)
+                   .ok());
+  EXPECT_FALSE(std::filesystem::exists(other));
+  EXPECT_EQ(log.Lines(kNewEventLogMessage).size(), 1u);
 }
 
 TEST(DecideServiceConfiguredTest, FirstConfigurationIsRecorded) {
