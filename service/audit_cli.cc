@@ -31,6 +31,7 @@
 #include "service/audit_api.h"
 #include "service/audit_printer.h"
 #include "service/client_command.h"
+#include "service/export_output.h"
 #include "service/file_path_flag.h"
 #include "service/request_id.h"
 #include "service/target_api.h"
@@ -346,10 +347,12 @@ class ExportCommand final : public Subcommand {
           absl::StrCat("--until-seq: ", until_seq_, " is below --after-seq ", after_seq_));
     }
     if (output_.empty()) {
-      return flags_->Given("output")
-                 ? absl::InvalidArgumentError(
-                       "--output: must not be empty; leave the flag out to write to stdout")
-                 : absl::OkStatus();
+      if (flags_->Given("output")) {
+        return absl::InvalidArgumentError(
+            "--output: must not be empty; leave the flag out to write to stdout");
+      }
+      if (overwrite_) return absl::InvalidArgumentError("--overwrite: needs --output");
+      return absl::OkStatus();
     }
     return CheckFilePathFlag("--output", output_);
   }
@@ -383,66 +386,36 @@ class ExportCommand final : public Subcommand {
     }
     absl::StatusOr<audit::ExportFormat> format = audit::ParseExportFormat(format_);
     if (!format.ok()) return ReportUsageError(format.status().message(), err);
-    // A file's lines go to <output>.partial, renamed to <output> once the trailer is written:
-    // a failed or interrupted export never replaces an earlier good file. Devices and pipes
-    // are written directly.
-    std::error_code ignored;
-    const bool to_file =
-        !output_.empty() && (!std::filesystem::exists(output_, ignored) ||
-                             std::filesystem::is_regular_file(output_, ignored));
-    const std::string partial = to_file ? absl::StrCat(output_, ".partial") : "";
-    if (to_file) {
-      // An earlier export is audit evidence: it is replaced only when asked. The .partial of
-      // an interrupted export holds the events a resumed export follows on from: never.
-      if (std::filesystem::exists(partial, ignored)) {
-        err << "error: --output: " << partial << " exists (an interrupted export); move it "
-            << "away or remove it first\n";
-        return kExitFailure;
-      }
-      if (!overwrite_ && std::filesystem::exists(output_, ignored)) {
-        err << "error: --output: " << output_ << " exists; pass --overwrite to replace it "
-            << "once the new export is complete, or choose another path\n";
-        return kExitFailure;
-      }
-    }
-    std::ofstream file;
+    std::unique_ptr<ExportOutput> file;
     if (!output_.empty()) {
-      const std::string& path = to_file ? partial : output_;
-      file.open(path, std::ios::binary | std::ios::trunc);
-      if (!file) {
-        err << "error: --output: cannot open " << path << " for writing: "
-            << std::strerror(errno) << "\n";
+      absl::StatusOr<std::unique_ptr<ExportOutput>> opened =
+          ExportOutput::Open(output_, overwrite_);
+      if (!opened.ok()) {
+        err << "error: " << opened.status().message() << "\n";
         return kExitFailure;
       }
+      file = *std::move(opened);
     }
-    std::ostream& sink = output_.empty() ? out : file;
+    std::ostream& sink = file == nullptr ? out : file->stream();
     ExportTally tally;
     v1::ExportTrailer trailer;
     const absl::Status status = Stream(request, *format, sink, tally, trailer);
     if (!status.ok()) {
       ReportError(status, err);
-      // A partial file with no event in it (a refused request, an unreachable server) is
-      // removed; one with events is kept for the resumed export to follow.
-      const bool keep_partial = !partial.empty() && tally.events > 0;
-      if (!partial.empty() && !keep_partial) {
-        file.close();
-        std::filesystem::remove(partial, ignored);
-      }
+      // A .partial with no event in it (a refused request, an unreachable server) is removed;
+      // one with events is kept for the resumed export to follow.
+      const std::string kept = file == nullptr ? "" : file->Abandon(tally.events > 0);
       // A refused request exported nothing worth resuming; anything else may stop midway.
       if (status.code() != absl::StatusCode::kInvalidArgument) {
-        err << "the export is incomplete" << (keep_partial ? absl::StrCat(" (", partial, ")") : "")
+        err << "the export is incomplete" << (kept.empty() ? "" : absl::StrCat(" (", kept, ")"))
             << ": resume with --after-seq " << (tally.events > 0 ? tally.last_seq : after_seq_)
-            << "\n";
+            << (kept.empty() ? "" : " into another --output") << "\n";
       }
       return kExitFailure;
     }
-    if (!partial.empty()) {
-      file.close();
-      std::error_code renamed;
-      std::filesystem::rename(partial, output_, renamed);
-      if (!file || renamed) {
-        err << "error: --output: cannot move " << partial << " to " << output_ << ": "
-            << (renamed ? renamed.message() : "write failed") << "\n";
+    if (file != nullptr) {
+      if (absl::Status committed = file->Commit(); !committed.ok()) {
+        err << "error: " << committed.message() << "\n";
         return kExitFailure;
       }
     }
@@ -486,8 +459,9 @@ class ExportCommand final : public Subcommand {
   // Calls ExportEvents and writes every line to `sink` as it arrives; fills `tally` with
   // what is known written (flushed after each message) and `trailer` with the stream's
   // trailer.
-  // Errors: the call's; kDataLoss for an event that does not render; kUnavailable when
-  // `sink` fails; kDataLoss when the stream ends without a trailer.
+  // Errors: the call's (with a connection hint, ClientConnection::Explain, and the call
+  // request id); kDataLoss for an event that does not render; kUnavailable when `sink`
+  // fails; kDataLoss when the stream ends without a trailer.
   absl::Status Stream(const v1::ExportEventsRequest& request, audit::ExportFormat format,
                       std::ostream& sink, ExportTally& tally, v1::ExportTrailer& trailer) const {
     const store::EventCodec& codec = store::EventCodec::Default();

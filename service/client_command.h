@@ -80,8 +80,9 @@ class ClientCommand : public Subcommand {
   }
   // Calls server-streaming RPC `method` and prints every item as Print does, with
   // `format(item)` as its text, flushing `out` after each, until the stream ends.
-  // Returns kExitOk when the stream ended OK; otherwise prints "error: ..." (ending in the
-  // call request id when the call failed) and returns kExitFailure.
+  // Returns kExitOk when the stream ended OK; otherwise prints "error: ..." (with a
+  // connection hint, ClientConnection::Explain, and ending in the call request id when the
+  // call failed) and returns kExitFailure.
   template <typename Stub, typename Request, typename Response, typename Format>
   int PrintStream(std::unique_ptr<grpc::ClientReader<Response>> (Stub::*method)(
                       grpc::ClientContext*, const Request&),

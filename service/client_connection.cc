@@ -4,8 +4,10 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "common/status_macros.h"
 #include "service/grpc_tls.h"
 #include "service/request_id.h"
@@ -24,15 +26,20 @@ std::string EnvOrEmpty(const char* name) {
 }  // namespace
 
 std::string ConnectionHint(absl::string_view message, bool tls, bool client_certificate) {
+  // Only a connection that was never made; a call cut off later has other causes.
+  if (!absl::StrContains(message, "failed to connect to all addresses")) return "";
   if (absl::StrContains(message, "Connection refused")) {
     return "nothing accepts connections at that address: is credledger serve running and "
            "listening there, and is --server right?";
   }
-  if (tls && absl::StrContains(message, "wrong version number")) {
+  // OpenSSL writes the reasons in lower case, BoringSSL in capitals with underscores.
+  const std::string reason = absl::StrReplaceAll(absl::AsciiStrToLower(message), {{"_", " "}});
+  if (tls && absl::StrContains(reason, "wrong version number")) {
     return "the server does not speak TLS at that address: leave out --tls-ca, --tls-cert and "
-           "--tls-key (and unset $CREDLEDGER_TLS_CA, $CREDLEDGER_TLS_CERT)";
+           "--tls-key (and unset $CREDLEDGER_TLS_CA, $CREDLEDGER_TLS_CERT and "
+           "$CREDLEDGER_TLS_KEY)";
   }
-  if (tls && absl::StrContains(message, "certificate verify failed")) {
+  if (tls && absl::StrContains(reason, "certificate verify failed")) {
     return "the server's certificate did not verify: --tls-ca must hold the CA that signed it, "
            "and the certificate must name the host of --server";
   }
@@ -104,8 +111,10 @@ absl::Status ClientConnection::CheckFlags() const {
   return ValidateToken("--as", actor_, kMaxActorBytes);
 }
 
+bool ClientConnection::tls() const { return !tls_ca_.empty() || !tls_cert_.empty(); }
+
 absl::StatusOr<std::shared_ptr<grpc::Channel>> ClientConnection::Channel() const {
-  if (tls_ca_.empty() && tls_cert_.empty()) {
+  if (!tls()) {
     return grpc::CreateChannel(server_, grpc::InsecureChannelCredentials());
   }
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> credentials,
@@ -122,8 +131,7 @@ std::string ClientConnection::Declare(grpc::ClientContext& context) const {
 
 absl::Status ClientConnection::Explain(const absl::Status& failure) const {
   if (failure.code() != absl::StatusCode::kUnavailable) return failure;
-  const std::string hint = ConnectionHint(
-      failure.message(), /*tls=*/!tls_ca_.empty() || !tls_cert_.empty(), !tls_cert_.empty());
+  const std::string hint = ConnectionHint(failure.message(), tls(), !tls_cert_.empty());
   if (hint.empty()) return failure;
   return absl::Status(failure.code(), absl::StrCat(failure.message(), "; hint: ", hint));
 }

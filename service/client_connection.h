@@ -1,5 +1,5 @@
 // ClientConnection: how a `credledger` subcommand reaches the API (DESIGN section 6;
-// docs/api.md, "Connecting"). Flags:
+// docs/api.md, "Transport"). Flags:
 //   --server    address (server_address.h: host:port, [IPv6]:port, dns:///host:port,
 //               unix:path, ...; default $CREDLEDGER_SERVER, else 127.0.0.1:7443)
 //   --as        the identity declared to the server (metadata credledger-actor); honoured by
@@ -32,13 +32,14 @@ namespace credledger::service {
 // non-empty, else "127.0.0.1:7443".
 std::string DefaultServerAddress();
 
-// What to check when a call failed to connect with `message` (an UNAVAILABLE status's), on a
-// connection with TLS on (`tls`) and presenting a client certificate or not: a one-sentence
-// hint naming the flags to look at, for a refused connection, a server that does not speak
-// TLS, a server certificate that does not verify, or a server that closed the connection
-// while it was set up (no TLS against a TLS server; no or an untrusted client certificate
-// under mutual TLS). Empty for any other message. gRPC does not tell the last cases apart,
-// so the hint follows the flags the call was made with (docs/api.md, "Connecting").
+// What to check when a call failed to connect with `message` (an UNAVAILABLE status's, gRPC's
+// "failed to connect to all addresses; ..."), on a connection with TLS on (`tls`) and
+// presenting a client certificate or not: a one-sentence hint naming the flags to look at,
+// for a refused connection, a server that does not speak TLS, a server certificate that does
+// not verify, or a server that closed the connection while it was set up (no TLS against a
+// TLS server; no or an untrusted client certificate under mutual TLS). Empty for any other
+// message, a call cut off after it connected included. gRPC does not tell the last cases
+// apart, so the hint follows the flags the call was made with (docs/api.md, "Transport").
 std::string ConnectionHint(absl::string_view message, bool tls, bool client_certificate);
 
 class ClientConnection {
@@ -72,6 +73,9 @@ class ClientConnection {
   std::string tls_ca_;
   std::string tls_cert_;
   std::string tls_key_;
+
+  // Whether TLS is on: --tls-ca or --tls-cert given (or from the environment).
+  bool tls() const;
 };
 
 }  // namespace credledger::service

@@ -56,9 +56,9 @@ bool DiffersFromLastProbe(const ClusterState& state, const v1::ClusterProbed& pr
                      state.api_groups().begin(), state.api_groups().end());
 }
 
-class Decision {
+class ClusterDecision {
  public:
-  Decision(const ClusterState& state, const ClusterCommandContext& context)
+  ClusterDecision(const ClusterState& state, const ClusterCommandContext& context)
       : state_(state), context_(context) {}
 
   absl::StatusOr<std::vector<Event>> operator()(const RegisterCluster& c) const {
@@ -129,7 +129,8 @@ std::string ClusterCommandName(const ClusterCommand& command) {
 absl::StatusOr<std::vector<v1::Event>> DecideCluster(const ClusterCommand& command,
                                                      const ClusterState& state,
                                                      const ClusterCommandContext& context) {
-  absl::StatusOr<std::vector<v1::Event>> decided = std::visit(Decision(state, context), command);
+  absl::StatusOr<std::vector<v1::Event>> decided =
+      std::visit(ClusterDecision(state, context), command);
   if (!decided.ok()) {
     // Every error names the cluster.
     return absl::Status(decided.status().code(), absl::StrCat("cluster \"", context.cluster,

@@ -101,7 +101,11 @@ void DenialLedger::Merge(Entry& into, const v1::CallsDenied& from) {
     Count(into, rpc.rpc(), rpc.count(), projections::FromProto(from.first_at()),
           projections::FromProto(from.last_at()));
   }
+  // `from` holds the earlier refusals: its names come first, then those counted since.
+  std::set<std::string> since = std::move(into.declared_names);
+  into.declared_names.clear();
   for (const std::string& name : from.declared_names()) Declared(into, name);
+  for (const std::string& name : since) Declared(into, name);
   into.unlisted_declared_names = into.unlisted_declared_names || from.unlisted_declared_names();
 }
 

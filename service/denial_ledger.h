@@ -54,7 +54,8 @@ class DenialLedger {
   std::vector<v1::CallsDenied> TakeEndedBefore(absl::Time now);
 
   // Puts back entries TakeEndedBefore returned that could not be recorded; counts added
-  // since for the same minute and identity are merged into them.
+  // since for the same minute and identity are merged into them (their declared names first,
+  // within kMaxDeclaredNames).
   void Restore(std::vector<v1::CallsDenied> entries);
 
   // Entries waiting (identity entries plus shared entries).

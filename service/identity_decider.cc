@@ -97,9 +97,9 @@ bool SameOwners(const RepeatedPtrField<v1::OwnerReference>& a,
   return true;
 }
 
-class Decision {
+class IdentityDecision {
  public:
-  Decision(const IdentityState& state, const IdentityCommandContext& context)
+  IdentityDecision(const IdentityState& state, const IdentityCommandContext& context)
       : state_(state), context_(context) {}
 
   absl::StatusOr<std::vector<Event>> operator()(const CreateIdentity& c) {
@@ -370,7 +370,7 @@ class Decision {
 absl::StatusOr<std::vector<v1::Event>> DecideIdentity(const IdentityCommand& command,
                                                       const IdentityState& state,
                                                       const IdentityCommandContext& context) {
-  Decision decision(state, context);
+  IdentityDecision decision(state, context);
   absl::StatusOr<std::vector<v1::Event>> decided = std::visit(decision, command);
   if (!decided.ok()) {
     // Every error names the identity.

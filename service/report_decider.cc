@@ -75,9 +75,10 @@ std::vector<Event> ConfirmRolloutFor(const v1::TargetReportSpec& report, const T
   return {};
 }
 
-class Decision {
+class ReportDecider {
  public:
-  Decision(const TargetState& target, const v1::TargetStatus& status, const CommandContext& context)
+  ReportDecider(const TargetState& target, const v1::TargetStatus& status,
+                const CommandContext& context)
       : target_(target), status_(status), context_(context) {}
 
   absl::StatusOr<ReportDecision> operator()(const SubmitReport& c) {
@@ -189,7 +190,7 @@ class Decision {
 absl::StatusOr<ReportDecision> DecideReport(const ReportCommand& command, const TargetState& target,
                                             const v1::TargetStatus& status,
                                             const CommandContext& context) {
-  Decision decision(target, status, context);
+  ReportDecider decision(target, status, context);
   return std::visit(decision, command);
 }
 

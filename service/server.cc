@@ -182,8 +182,10 @@ absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenEventLog(
           "--db: cannot create \"", db_path.parent_path().string(), "\": ", error.message()));
     }
   }
+  // No file, or an empty one (SQLite makes a new database of it).
   std::error_code missing;
-  const bool creates = !read_only && !std::filesystem::exists(db_path, missing);
+  const bool creates = !read_only && (!std::filesystem::exists(db_path, missing) ||
+                                      std::filesystem::file_size(db_path, missing) == 0);
   store::SqliteEventStoreOptions options;
   options.path = db_path;
   options.synchronous = synchronous;

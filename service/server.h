@@ -210,7 +210,8 @@ inline constexpr char kNewEventLogMessage[] =
 
 // Creates the parent directory of `db_path` when missing, then opens (creating and
 // migrating) the event log there; with `read_only`, opens an existing log for reading only.
-// Logs kNewEventLogMessage when there was no file at `db_path` and the log was created.
+// Logs kNewEventLogMessage when there was no file (or an empty one) at `db_path` and the log
+// was created.
 // Errors: kFailedPrecondition when the directory cannot be created; SqliteEventStore::Open's.
 absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenEventLog(
     const std::filesystem::path& db_path, store::SqliteEventStoreOptions::Synchronous synchronous,

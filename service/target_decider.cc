@@ -18,9 +18,9 @@ using v1::TargetState;
 // Longest rotation request value (stored in an annotation) and revision accepted.
 constexpr size_t kMaxValueBytes = 253;
 
-class Decision {
+class TargetDecision {
  public:
-  Decision(const TargetState& state, const CommandContext& context)
+  TargetDecision(const TargetState& state, const CommandContext& context)
       : state_(state), context_(context) {}
 
   absl::StatusOr<std::vector<Event>> operator()(const RegisterTarget& c) {
@@ -366,7 +366,7 @@ std::optional<v1::CredentialMintRequested> PlanMint(const TargetState& state,
 absl::StatusOr<std::vector<v1::Event>> DecideTarget(const TargetCommand& command,
                                                     const TargetState& state,
                                                     const CommandContext& context) {
-  Decision decision(state, context);
+  TargetDecision decision(state, context);
   return std::visit(decision, command);
 }
 

@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -41,6 +42,7 @@
 #include "benchmark/benchmark.h"
 #include "store/log_hash.h"
 #include "store/migrations.h"
+#include "store/sqlite.h"
 #include "store/sqlite_event_store.h"
 #include "test/bench/size_flag.h"
 #include "test/support/temp_dir.h"
@@ -140,16 +142,23 @@ void Check(int rc, sqlite3* db, const char* what) {
 void RawSqliteInsert(benchmark::State& state, bool log_schema) {
   const int batch = static_cast<int>(state.range(0));
   testing::TempDir dir;
+  const std::filesystem::path path = dir.path() / "raw.db";
+  if (log_schema) {
+    absl::StatusOr<std::unique_ptr<Connection>> schema =
+        Connection::Open(path, /*create=*/true, /*read_only=*/false);
+    absl::Status migrated =
+        schema.ok() ? ApplyMigrations(**schema, EmbeddedMigrations()) : schema.status();
+    if (!migrated.ok()) {
+      state.SkipWithError(std::string(migrated.message()).c_str());
+      return;
+    }
+  }
   sqlite3* db = nullptr;
-  Check(sqlite3_open((dir.path() / "raw.db").c_str(), &db), db, "open");
+  Check(sqlite3_open(path.c_str(), &db), db, "open");
   Check(sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;", nullptr, nullptr,
                      nullptr),
         db, "pragma");
-  if (log_schema) {
-    for (const EmbeddedMigration& migration : EmbeddedMigrations()) {
-      Check(sqlite3_exec(db, migration.sql.c_str(), nullptr, nullptr, nullptr), db, "migration");
-    }
-  } else {
+  if (!log_schema) {
     Check(sqlite3_exec(db,
                        "CREATE TABLE events (seq INTEGER PRIMARY KEY, stream TEXT NOT NULL, "
                        "stream_version INTEGER NOT NULL, event_id BLOB NOT NULL UNIQUE, type TEXT "

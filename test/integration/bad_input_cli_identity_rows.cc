@@ -1,8 +1,10 @@
 // The rows of the bad-input table (bad_input_cli_rows.h) for `identity`, `cluster` and
 // `source`: spec flags and spec files.
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "test/integration/bad_input_cli_row_builders.h"
 
 namespace credledger::testing {

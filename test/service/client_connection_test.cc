@@ -33,7 +33,9 @@ TEST(ConnectionHintTest, AClosedConnectionPointsAtTheTlsFlagsTheCallLacks) {
                         "--tls-key"));
   EXPECT_THAT(ConnectionHint(kClosed, /*tls=*/true, /*client_certificate=*/true),
               HasSubstr("it may not accept this client certificate"));
-  EXPECT_THAT(ConnectionHint("ipv4:127.0.0.1:7443: Connection reset by peer", false, false),
+  EXPECT_THAT(ConnectionHint("failed to connect to all addresses; last error: UNAVAILABLE: "
+                             "ipv4:127.0.0.1:7443: Connection reset by peer",
+                             false, false),
               HasSubstr("pass --tls-ca"));
 }
 
@@ -46,6 +48,19 @@ TEST(ConnectionHintTest, RefusedNotTlsAndUnverifiedCertificatesAreNamed) {
               HasSubstr("the server does not speak TLS at that address"));
   EXPECT_THAT(ConnectionHint(kUnverified, true, false),
               HasSubstr("--tls-ca must hold the CA that signed it"));
+  // BoringSSL spells the reason in capitals.
+  EXPECT_THAT(ConnectionHint("failed to connect to all addresses; last error: UNKNOWN: "
+                             "ipv4:127.0.0.1:7443: Ssl handshake failed: WRONG_VERSION_NUMBER",
+                             true, false),
+              HasSubstr("the server does not speak TLS at that address"));
+}
+
+TEST(ConnectionHintTest, ACallCutOffAfterItConnectedGetsNone) {
+  // A server killed in the middle of a call (a long watch, say): the call did reach it.
+  EXPECT_THAT(ConnectionHint("Socket closed", false, false), IsEmpty());
+  EXPECT_THAT(ConnectionHint("ipv4:127.0.0.1:7443: Connection reset by peer", true, true),
+              IsEmpty());
+  EXPECT_THAT(ConnectionHint("the API server said: Connection refused", false, false), IsEmpty());
 }
 
 TEST(ConnectionHintTest, OtherMessagesAndTlsMessagesWithoutTlsGetNone) {

@@ -154,7 +154,7 @@ TEST(DenialLedgerTest, DeclaredNamesPastTheLimitOrNotValidActorsAreOnlyFlagged) 
   std::vector<v1::CallsDenied> events = ledger.TakeEndedBefore(absl::InfiniteFuture());
   ASSERT_EQ(events.size(), 3u);
   ASSERT_EQ(events[0].declared_names_size(), kMaxDeclaredNames);
-  // Ordered as strings: name-0, name-1, name-10, name-2, ... of the first eight added.
+  // The first eight added (name-0 to name-7), ordered.
   EXPECT_EQ(events[0].declared_names(0), "name-0");
   EXPECT_EQ(events[0].declared_names(kMaxDeclaredNames - 1), "name-7");
   EXPECT_TRUE(events[0].unlisted_declared_names());
@@ -174,6 +174,22 @@ TEST(DenialLedgerTest, NamesDeclaredByIdentitiesPastTheLimitAreListedInTheShared
   ASSERT_EQ(events.size(), static_cast<size_t>(kMaxIdentitiesPerMinute + 1));
   EXPECT_EQ(events.back().identity(), "");
   EXPECT_THAT(events.back().declared_names(), ElementsAre("admin"));
+}
+
+TEST(DenialLedgerTest, RestoredNamesComeBeforeNamesCountedSinceWithinTheLimit) {
+  DenialLedger ledger;
+  for (int i = 0; i < kMaxDeclaredNames; ++i) {
+    ledger.Add("ops", "certificate", "TargetService/Revoke", kMinute, absl::StrCat("b", i));
+  }
+  std::vector<v1::CallsDenied> taken = ledger.TakeEndedBefore(absl::InfiniteFuture());
+  ASSERT_EQ(taken.size(), 1u);
+  ledger.Add("ops", "certificate", "TargetService/Revoke", kMinute, "a-later-name");
+  ledger.Restore(taken);
+  std::vector<v1::CallsDenied> merged = ledger.TakeEndedBefore(absl::InfiniteFuture());
+  ASSERT_EQ(merged.size(), 1u);
+  ASSERT_EQ(merged[0].declared_names_size(), kMaxDeclaredNames);
+  EXPECT_EQ(merged[0].declared_names(0), "b0");
+  EXPECT_TRUE(merged[0].unlisted_declared_names());
 }
 
 TEST(DenialLedgerTest, RestoredEntriesKeepTheirDeclaredNames) {

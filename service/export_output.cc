@@ -1,0 +1,116 @@
+#include "service/export_output.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+
+namespace credledger::service {
+namespace {
+
+namespace fs = std::filesystem;
+
+absl::Status OsError(absl::string_view what, const std::string& path) {
+  return absl::FailedPreconditionError(
+      absl::StrCat("--output: cannot ", what, " ", path, ": ", std::strerror(errno)));
+}
+
+// Moves `from` to `to` unless something is at `to`: renameat2(RENAME_NOREPLACE), or where the
+// file system lacks it, a hard link then unlink. errno is set when it returns false.
+bool RenameNoReplace(const std::string& from, const std::string& to) {
+  if (renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return true;
+  if (errno != EINVAL && errno != ENOSYS) return false;
+  if (link(from.c_str(), to.c_str()) != 0) return false;
+  unlink(from.c_str());
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ExportOutput>> ExportOutput::Open(const std::string& path,
+                                                                 bool overwrite) {
+  std::error_code ignored;
+  const fs::file_status target = fs::status(path, ignored);  // through symbolic links
+  if (fs::exists(target) && !fs::is_regular_file(target)) {
+    auto direct = std::unique_ptr<ExportOutput>(new ExportOutput(path, path, overwrite));
+    direct->file_.open(path, std::ios::binary | std::ios::out);
+    if (!direct->file_) return OsError("open", path);
+    return direct;
+  }
+  const std::string partial = absl::StrCat(path, ".partial");
+  if (fs::exists(fs::symlink_status(partial, ignored))) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "--output: ", partial,
+        " exists: an interrupted export, kept to resume from; write the resumed export to "
+        "another --output, or move ",
+        partial, " away first"));
+  }
+  if (!overwrite && fs::exists(fs::symlink_status(path, ignored))) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("--output: ", path,
+                     " exists; pass --overwrite to replace it once the new export is complete, "
+                     "or choose another path"));
+  }
+  // O_EXCL: never a file another export writes, never through a symbolic link.
+  const int fd = open(partial.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    if (errno == EEXIST) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("--output: ", partial, " was created by someone else meanwhile"));
+    }
+    return OsError("create", partial);
+  }
+  close(fd);
+  auto output = std::unique_ptr<ExportOutput>(new ExportOutput(path, partial, overwrite));
+  output->file_.open(partial, std::ios::binary | std::ios::out);
+  if (!output->file_) {
+    absl::Status error = OsError("open", partial);
+    fs::remove(partial, ignored);
+    return error;
+  }
+  return output;
+}
+
+std::string ExportOutput::Abandon(bool keep_partial) {
+  file_.close();
+  if (written_ == path_) return "";
+  if (keep_partial) return written_;
+  std::error_code ignored;
+  fs::remove(written_, ignored);
+  return "";
+}
+
+absl::Status ExportOutput::Commit() {
+  file_.close();
+  if (!file_) {
+    return absl::FailedPreconditionError(absl::StrCat("--output: writing ", written_, " failed"));
+  }
+  if (written_ == path_) return absl::OkStatus();
+  if (overwrite_) {
+    std::error_code renamed;
+    fs::rename(written_, path_, renamed);
+    if (renamed) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("--output: cannot move ", written_, " to ", path_, ": ", renamed.message()));
+    }
+    return absl::OkStatus();
+  }
+  if (RenameNoReplace(written_, path_)) return absl::OkStatus();
+  if (errno == EEXIST) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("--output: ", path_,
+                     " appeared during the export and is left as it is; the complete "
+                     "export is in ",
+                     written_));
+  }
+  return OsError(absl::StrCat("move ", written_, " to"), path_);
+}
+
+}  // namespace credledger::service

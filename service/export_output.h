@@ -1,0 +1,58 @@
+// ExportOutput: where `credledger export --output PATH` writes (docs/audit.md, "Export").
+//
+// A regular file (or a path where nothing is yet) is written through PATH.partial, created
+// exclusively, and moved to PATH only once the export is complete, so that a failed or
+// interrupted export never replaces an earlier good one and two exports never share a
+// .partial. An existing PATH (a dangling symbolic link included) is an earlier export, audit
+// evidence: it is replaced only with `overwrite`, and without it the move refuses a file that
+// appeared meanwhile. A PATH.partial that exists is an interrupted export kept to resume from:
+// always refused. Any other PATH (a device, a pipe, /dev/stdout) is written directly.
+//
+// Thread-safety: not thread-safe; one per export.
+#pragma once
+
+#include <fstream>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <utility>
+
+#include "absl/status/statusor.h"
+
+namespace credledger::service {
+
+class ExportOutput {
+ public:
+  // Opens `path` for writing as above.
+  // Errors: kAlreadyExists when PATH exists and `overwrite` is false, or PATH.partial exists
+  // (the messages name the path and what to do); kFailedPrecondition when the file cannot be
+  // created or opened (with the OS error).
+  static absl::StatusOr<std::unique_ptr<ExportOutput>> Open(const std::string& path,
+                                                            bool overwrite);
+
+  // Where the export's lines go.
+  std::ostream& stream() { return file_; }
+  // The file written until Commit: PATH.partial, or PATH itself when written directly.
+  const std::string& written_path() const { return written_; }
+
+  // Ends a failed export. Returns the path of the .partial kept for a resumed export when
+  // `keep_partial` (events were written) and the output goes through one; otherwise removes
+  // the .partial, if any, and returns "".
+  std::string Abandon(bool keep_partial);
+  // Ends a complete export: flushes, and moves PATH.partial to PATH.
+  // Errors: kFailedPrecondition when a write or the move failed; kAlreadyExists when a file
+  // appeared at PATH during the export and `overwrite` was false (the export stays complete
+  // in PATH.partial, which the message names).
+  absl::Status Commit();
+
+ private:
+  ExportOutput(std::string path, std::string written, bool overwrite)
+      : path_(std::move(path)), written_(std::move(written)), overwrite_(overwrite) {}
+
+  const std::string path_;
+  const std::string written_;
+  const bool overwrite_;
+  std::ofstream file_;
+};
+
+}  // namespace credledger::service

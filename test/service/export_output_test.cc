@@ -1,0 +1,125 @@
+// ExportOutput (service/export_output.h): `export --output` never replaces an earlier export
+// unless asked, never truncates an interrupted one's .partial, and never shares a .partial.
+#include "service/export_output.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test/support/status_matchers.h"
+#include "test/support/temp_dir.h"
+
+namespace credledger::service {
+namespace export_output_test {
+
+using ::credledger::testing::StatusIs;
+using ::testing::HasSubstr;
+
+std::string ReadText(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void WriteText(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+class ExportOutputTest : public ::testing::Test {
+ protected:
+  std::string Path(const std::string& name) const { return (dir_.path() / name).string(); }
+  ::credledger::testing::TempDir dir_;
+};
+
+TEST_F(ExportOutputTest, ANewFileIsWrittenThroughItsPartialAndMovedIntoPlace) {
+  const std::string path = Path("all.jsonl");
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<ExportOutput> output, ExportOutput::Open(path, false));
+  EXPECT_EQ(output->written_path(), path + ".partial");
+  output->stream() << "line\n";
+  EXPECT_FALSE(std::filesystem::exists(path));
+  ASSERT_OK(output->Commit());
+  EXPECT_EQ(ReadText(path), "line\n");
+  EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
+}
+
+TEST_F(ExportOutputTest, AnExistingFileOrLinkIsRefusedWithoutOverwriteAndReplacedWithIt) {
+  const std::string path = Path("all.jsonl");
+  WriteText(path, "earlier\n");
+  EXPECT_THAT(ExportOutput::Open(path, false),
+              StatusIs(absl::StatusCode::kAlreadyExists,
+                       HasSubstr(path + " exists; pass --overwrite to replace it")));
+  EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
+  const std::string dangling = Path("dangling.jsonl");
+  std::filesystem::create_symlink(Path("nowhere"), dangling);
+  EXPECT_THAT(ExportOutput::Open(dangling, false), StatusIs(absl::StatusCode::kAlreadyExists));
+
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<ExportOutput> output, ExportOutput::Open(path, true));
+  output->stream() << "new\n";
+  EXPECT_EQ(ReadText(path), "earlier\n");  // until the export is complete
+  ASSERT_OK(output->Commit());
+  EXPECT_EQ(ReadText(path), "new\n");
+}
+
+TEST_F(ExportOutputTest, APartialIsNeverTruncatedNorSharedByTwoExports) {
+  const std::string path = Path("all.jsonl");
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<ExportOutput> first, ExportOutput::Open(path, false));
+  first->stream() << "first part\n";
+  first->stream().flush();
+  EXPECT_THAT(ExportOutput::Open(path, true),
+              StatusIs(absl::StatusCode::kAlreadyExists,
+                       HasSubstr(path + ".partial exists: an interrupted export")));
+  EXPECT_EQ(ReadText(path + ".partial"), "first part\n");
+  // A dangling link as the .partial is refused too (nothing is written through it).
+  const std::string other = Path("other.jsonl");
+  std::filesystem::create_symlink(Path("elsewhere"), other + ".partial");
+  EXPECT_THAT(ExportOutput::Open(other, true), StatusIs(absl::StatusCode::kAlreadyExists));
+  EXPECT_FALSE(std::filesystem::exists(Path("elsewhere")));
+}
+
+TEST_F(ExportOutputTest, AFileThatAppearedDuringTheExportIsKeptAndTheExportStaysInItsPartial) {
+  const std::string path = Path("all.jsonl");
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<ExportOutput> output, ExportOutput::Open(path, false));
+  output->stream() << "export\n";
+  WriteText(path, "someone else's\n");
+  EXPECT_THAT(output->Commit(),
+              StatusIs(absl::StatusCode::kAlreadyExists,
+                       HasSubstr("the complete export is in " + path + ".partial")));
+  EXPECT_EQ(ReadText(path), "someone else's\n");
+  EXPECT_EQ(ReadText(path + ".partial"), "export\n");
+}
+
+TEST_F(ExportOutputTest, AbandonKeepsThePartialOnlyWhenAsked) {
+  const std::string kept_path = Path("kept.jsonl");
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<ExportOutput> kept, ExportOutput::Open(kept_path, false));
+  kept->stream() << "events\n";
+  EXPECT_EQ(kept->Abandon(/*keep_partial=*/true), kept_path + ".partial");
+  EXPECT_EQ(ReadText(kept_path + ".partial"), "events\n");
+  EXPECT_FALSE(std::filesystem::exists(kept_path));
+
+  const std::string empty_path = Path("empty.jsonl");
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<ExportOutput> empty, ExportOutput::Open(empty_path, false));
+  EXPECT_EQ(empty->Abandon(/*keep_partial=*/false), "");
+  EXPECT_FALSE(std::filesystem::exists(empty_path + ".partial"));
+}
+
+TEST_F(ExportOutputTest, ADeviceIsWrittenDirectly) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<ExportOutput> output,
+                       ExportOutput::Open("/dev/null", false));
+  EXPECT_EQ(output->written_path(), "/dev/null");
+  output->stream() << "line\n";
+  ASSERT_OK(output->Commit());
+  EXPECT_EQ(output->Abandon(true), "");
+}
+
+TEST_F(ExportOutputTest, AFolderThatDoesNotExistCannotBeCreated) {
+  EXPECT_THAT(ExportOutput::Open(Path("missing/all.jsonl"), false),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("--output: cannot create " + Path("missing/all.jsonl.partial"))));
+}
+
+}  // namespace export_output_test
+}  // namespace credledger::service
