@@ -6,7 +6,9 @@
 // .partial. An existing PATH (a dangling symbolic link included) is an earlier export, audit
 // evidence: it is replaced only with `overwrite`, and without it the move refuses a file that
 // appeared meanwhile. A PATH.partial that exists is an interrupted export kept to resume from:
-// always refused. Any other PATH (a device, a pipe, /dev/stdout) is written directly.
+// always refused. A symbolic link is kept: the file it names is written (through its own
+// .partial) and replaced. Devices, pipes and every path under /dev/ or /proc/ (/dev/stdout,
+// /dev/fd/3, even when they resolve to a regular file) are written directly.
 //
 // Thread-safety: not thread-safe; one per export.
 #pragma once
@@ -39,7 +41,7 @@ class ExportOutput {
   // `keep_partial` (events were written) and the output goes through one; otherwise removes
   // the .partial, if any, and returns "".
   std::string Abandon(bool keep_partial);
-  // Ends a complete export: flushes, and moves PATH.partial to PATH.
+  // Ends a complete export: flushes, and moves the .partial to the file it stands for.
   // Errors: kFailedPrecondition when a write or the move failed; kAlreadyExists when a file
   // appeared at PATH during the export and `overwrite` was false (the export stays complete
   // in PATH.partial, which the message names).

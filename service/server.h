@@ -205,8 +205,8 @@ absl::StatusOr<v1::ServiceConfigured> ServiceConfigurationFor(const ServeOptions
 
 // The warning OpenEventLog logs (with field `db`, the path) when it created a new log.
 inline constexpr char kNewEventLogMessage[] =
-    "created a new, empty event log: no database file was at --db (expected at the first "
-    "start only; otherwise check --db and the volume mounted there)";
+    "created a new, empty event log: there was no database at --db (no file, or an empty one); "
+    "expected at the first start only, otherwise check --db and the volume mounted there";
 
 // Creates the parent directory of `db_path` when missing, then opens (creating and
 // migrating) the event log there; with `read_only`, opens an existing log for reading only.

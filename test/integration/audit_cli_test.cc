@@ -279,8 +279,8 @@ TEST_F(AuditCliTest, ExportsInEveryFormatVerifyOfflineAndTamperingIsFound) {
   const std::string before = ReadText(jsonl);
   const RunResult exists = Cli({"export", "--until-seq", "1", "--output", jsonl.string()});
   EXPECT_EQ(exists.exit_code, 1);
-  EXPECT_EQ(exists.err, absl::StrCat("error: --output: ", jsonl.string(),
-                                     " exists; pass --overwrite to replace it once the new "
+  EXPECT_EQ(exists.err, absl::StrCat("error: --output: \"", jsonl.string(),
+                                     "\" exists; pass --overwrite to replace it once the new "
                                      "export is complete, or choose another path\n"));
   EXPECT_EQ(ReadText(jsonl), before);
   // A failed export, even with --overwrite, keeps the earlier good export there.
@@ -294,7 +294,8 @@ TEST_F(AuditCliTest, ExportsInEveryFormatVerifyOfflineAndTamperingIsFound) {
   const RunResult interrupted = Cli({"export", "--overwrite", "--output", jsonl.string()});
   EXPECT_EQ(interrupted.exit_code, 1);
   EXPECT_THAT(interrupted.err,
-              StartsWith(absl::StrCat("error: --output: ", interrupted_part.string(), " exists")));
+              StartsWith(absl::StrCat("error: --output: \"", interrupted_part.string(),
+                                      "\" exists: an interrupted export")));
   EXPECT_EQ(ReadText(interrupted_part), "the first part\n");
   EXPECT_EQ(ReadText(jsonl), before);
   std::filesystem::remove(interrupted_part);

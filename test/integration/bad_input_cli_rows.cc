@@ -238,7 +238,7 @@ void AddCliAuditAndLocalRows(std::vector<BadInputCliRow>& rows) {
   rows.push_back(CliClientRow({"export", "--output", CliInput("a-folder")}, 2,
                               {"--output: ", "a-folder\" names a directory"}));
   rows.push_back(CliClientRow({"export", "--output", CliInput("garbage.jsonl")}, 1,
-                              {"--output: ", "garbage.jsonl exists; pass --overwrite"}));
+                              {"--output: ", "garbage.jsonl\" exists; pass --overwrite"}));
   rows.push_back(
       CliOfflineRow({"verify", CliInput("garbage.jsonl")}, 2, {"--public-key: required"}));
   rows.push_back({{"verify", CliInput("garbage.jsonl"), "--public-key", CliInput("public-key.pem")},

@@ -2,6 +2,9 @@
 // unless asked, never truncates an interrupted one's .partial, and never shares a .partial.
 #include "service/export_output.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -51,7 +54,7 @@ TEST_F(ExportOutputTest, AnExistingFileOrLinkIsRefusedWithoutOverwriteAndReplace
   WriteText(path, "earlier\n");
   EXPECT_THAT(ExportOutput::Open(path, false),
               StatusIs(absl::StatusCode::kAlreadyExists,
-                       HasSubstr(path + " exists; pass --overwrite to replace it")));
+                       HasSubstr("\"" + path + "\" exists; pass --overwrite to replace it")));
   EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
   const std::string dangling = Path("dangling.jsonl");
   std::filesystem::create_symlink(Path("nowhere"), dangling);
@@ -71,7 +74,7 @@ TEST_F(ExportOutputTest, APartialIsNeverTruncatedNorSharedByTwoExports) {
   first->stream().flush();
   EXPECT_THAT(ExportOutput::Open(path, true),
               StatusIs(absl::StatusCode::kAlreadyExists,
-                       HasSubstr(path + ".partial exists: an interrupted export")));
+                       HasSubstr("\"" + path + ".partial\" exists: an interrupted export")));
   EXPECT_EQ(ReadText(path + ".partial"), "first part\n");
   // A dangling link as the .partial is refused too (nothing is written through it).
   const std::string other = Path("other.jsonl");
@@ -87,7 +90,7 @@ TEST_F(ExportOutputTest, AFileThatAppearedDuringTheExportIsKeptAndTheExportStays
   WriteText(path, "someone else's\n");
   EXPECT_THAT(output->Commit(),
               StatusIs(absl::StatusCode::kAlreadyExists,
-                       HasSubstr("the complete export is in " + path + ".partial")));
+                       HasSubstr("the complete export is in \"" + path + ".partial\"")));
   EXPECT_EQ(ReadText(path), "someone else's\n");
   EXPECT_EQ(ReadText(path + ".partial"), "export\n");
 }
@@ -115,10 +118,42 @@ TEST_F(ExportOutputTest, ADeviceIsWrittenDirectly) {
   EXPECT_EQ(output->Abandon(true), "");
 }
 
+TEST_F(ExportOutputTest, ALinkStaysAndTheFileItNamesIsReplaced) {
+  const std::string file = Path("exports-all.jsonl");
+  const std::string link = Path("latest.jsonl");
+  WriteText(file, "earlier\n");
+  std::filesystem::create_symlink(file, link);
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<ExportOutput> output, ExportOutput::Open(link, true));
+  EXPECT_EQ(output->written_path(), file + ".partial");
+  output->stream() << "new\n";
+  ASSERT_OK(output->Commit());
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(ReadText(file), "new\n");
+}
+
+TEST_F(ExportOutputTest, APathUnderDevIsWrittenDirectlyEvenWhenItResolvesToAFile) {
+  // /dev/stdout redirected to a file is such a path: it must never be replaced.
+  const std::string file = Path("redirected.txt");
+  WriteText(file, "");
+  const int fd = open(file.c_str(), O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  const std::string through = "/dev/fd/" + std::to_string(fd);
+  {
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<ExportOutput> output, ExportOutput::Open(through, false));
+    EXPECT_EQ(output->written_path(), through);
+    output->stream() << "line\n";
+    ASSERT_OK(output->Commit());
+  }
+  close(fd);
+  EXPECT_EQ(ReadText(file), "line\n");
+  EXPECT_FALSE(std::filesystem::exists(file + ".partial"));
+}
+
 TEST_F(ExportOutputTest, AFolderThatDoesNotExistCannotBeCreated) {
-  EXPECT_THAT(ExportOutput::Open(Path("missing/all.jsonl"), false),
-              StatusIs(absl::StatusCode::kFailedPrecondition,
-                       HasSubstr("--output: cannot create " + Path("missing/all.jsonl.partial"))));
+  EXPECT_THAT(
+      ExportOutput::Open(Path("missing/all.jsonl"), false),
+      StatusIs(absl::StatusCode::kFailedPrecondition,
+               HasSubstr("--output: cannot create \"" + Path("missing/all.jsonl.partial") + "\"")));
 }
 
 }  // namespace export_output_test
