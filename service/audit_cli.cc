@@ -346,12 +346,12 @@ class ExportCommand final : public Subcommand {
       return absl::InvalidArgumentError(
           absl::StrCat("--until-seq: ", until_seq_, " is below --after-seq ", after_seq_));
     }
-    if (output_.empty()) {
-      if (flags_->Given("output")) {
-        return absl::InvalidArgumentError(
-            "--output: must not be empty; leave the flag out to write to stdout");
-      }
-      if (overwrite_) return absl::InvalidArgumentError("--overwrite: needs --output");
+    if (output_.empty() && flags_->Given("output")) {
+      return absl::InvalidArgumentError(
+          "--output: must not be empty; leave the flag out (or give -) to write to stdout");
+    }
+    if (ToStdout()) {
+      if (overwrite_) return absl::InvalidArgumentError("--overwrite: needs --output FILE");
       return absl::OkStatus();
     }
     return CheckFilePathFlag("--output", output_);
@@ -362,7 +362,7 @@ class ExportCommand final : public Subcommand {
     connection_.DefineFlags(flags);
     flags.AddChoice("format", &format_, {"jsonl", "cloudevents", "csv"},
                     "export format; csv cannot be verified");
-    flags.Add("output", &output_, "write the export to this file instead of stdout");
+    flags.Add("output", &output_, "write the export to this file instead of stdout (-: stdout)");
     flags.Add("overwrite", &overwrite_,
               "replace an existing --output file, once the new export is complete");
     flags.Add("after-seq", &after_seq_, "only events after this seq (resume point)");
@@ -387,7 +387,7 @@ class ExportCommand final : public Subcommand {
     absl::StatusOr<audit::ExportFormat> format = audit::ParseExportFormat(format_);
     if (!format.ok()) return ReportUsageError(format.status().message(), err);
     std::unique_ptr<ExportOutput> file;
-    if (!output_.empty()) {
+    if (!ToStdout()) {
       absl::StatusOr<std::unique_ptr<ExportOutput>> opened =
           ExportOutput::Open(output_, overwrite_);
       if (!opened.ok()) {
@@ -497,8 +497,8 @@ class ExportCommand final : public Subcommand {
       }
       if (!failure.ok()) break;
       if (!sink.flush()) {
-        failure = absl::UnavailableError(absl::StrCat(
-            "writing ", output_.empty() ? std::string("stdout") : output_, " failed"));
+        failure = absl::UnavailableError(
+            absl::StrCat("writing ", ToStdout() ? std::string("stdout") : output_, " failed"));
         break;
       }
       tally = pending;
@@ -512,6 +512,9 @@ class ExportCommand final : public Subcommand {
   }
 
   const FlagSet* flags_ = nullptr;  // the set DefineFlags filled; outlives CheckFlags and Run
+  // Whether the export goes to stdout: no --output, or --output -.
+  bool ToStdout() const { return output_.empty() || output_ == "-"; }
+
   ClientConnection connection_;
   std::string format_ = "jsonl";
   std::string output_;

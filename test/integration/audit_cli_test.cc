@@ -299,6 +299,12 @@ TEST_F(AuditCliTest, ExportsInEveryFormatVerifyOfflineAndTamperingIsFound) {
   EXPECT_EQ(ReadText(interrupted_part), "the first part\n");
   EXPECT_EQ(ReadText(jsonl), before);
   std::filesystem::remove(interrupted_part);
+  // --output - is stdout, as in most tools: no file named "-".
+  const RunResult dash = Cli({"export", "--until-seq", "1", "--output", "-"});
+  ASSERT_EQ(dash.exit_code, 0) << dash.err;
+  EXPECT_EQ(JsonLines(dash.out).size(), 2u);
+  EXPECT_FALSE(std::filesystem::exists("-"));
+  EXPECT_EQ(Cli({"export", "--output", "-", "--overwrite"}).exit_code, 2);
   // With --overwrite, a complete export replaces the file: seq 1 and its trailer.
   const RunResult replaced =
       Cli({"export", "--until-seq", "1", "--overwrite", "--output", jsonl.string()});
