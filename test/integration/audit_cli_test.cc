@@ -26,6 +26,7 @@
 #include "gtest/gtest.h"
 #include "kubebridge/json_util.h"
 #include "test/integration/live_processes.h"
+#include "test/support/file_text.h"
 #include "test/support/status_matchers.h"
 
 namespace credledger::testing {
@@ -42,18 +43,6 @@ constexpr char kTarget[] = "edge-1";
 constexpr char kOtherTarget[] = "edge-2";
 constexpr char kTargetStream[] = "target/demo/edge-1";
 constexpr char kSecret[] = "solar-agent-edge-1-1";
-
-std::string ReadText(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void WriteText(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-}
 
 // The JSON objects of a JSON Lines text (empty lines skipped; a line that does not parse
 // fails the test).

@@ -20,6 +20,7 @@
 #include "test/integration/await_tls_file_guard.h"
 #include "test/kubeapi/tls_material.h"
 #include "test/support/captured_log.h"
+#include "test/support/file_text.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 
@@ -31,13 +32,6 @@ using ::testing::Not;
 
 constexpr char kNotReloaded[] =
     "TLS files not reloaded; new connections keep the last good certificate";
-
-std::string ReadText(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 mode_t ModeOf(const std::filesystem::path& path) {
   struct stat st {};

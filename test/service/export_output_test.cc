@@ -6,31 +6,21 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test/support/file_text.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 
 namespace credledger::service {
 namespace export_output_test {
 
+using ::credledger::testing::ReadText;
 using ::credledger::testing::StatusIs;
+using ::credledger::testing::WriteText;
 using ::testing::HasSubstr;
-
-std::string ReadText(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void WriteText(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
 
 class ExportOutputTest : public ::testing::Test {
  protected:
