@@ -25,6 +25,14 @@ absl::Status OsError(absl::string_view what, const std::string& path) {
       absl::StrCat("--output: cannot ", what, " ", Quoted(path), ": ", std::strerror(errno)));
 }
 
+// The refusal of a `partial` that exists: an interrupted export, or one still running.
+absl::Status PartialExists(const std::string& partial) {
+  return absl::AlreadyExistsError(
+      absl::StrCat("--output: ", Quoted(partial),
+                   " exists: an interrupted export, kept to resume from; write the resumed "
+                   "export to another --output, or move it away first"));
+}
+
 // Whether `path` lies in the system's device or process tree (/dev/stdout, /dev/fd/3,
 // /proc/self/fd/1): it names an open file or a device, whatever it resolves to.
 bool IsSystemPath(const std::string& path) {
@@ -60,12 +68,7 @@ absl::StatusOr<std::unique_ptr<ExportOutput>> ExportOutput::Open(const std::stri
   const std::string file =
       fs::is_symlink(entry) ? fs::weakly_canonical(path, ignored).string() : path;
   const std::string partial = absl::StrCat(file, ".partial");
-  if (fs::exists(fs::symlink_status(partial, ignored))) {
-    return absl::AlreadyExistsError(absl::StrCat(
-        "--output: ", Quoted(partial),
-        " exists: an interrupted export, kept to resume from; write the resumed export to "
-        "another --output, or move it away first"));
-  }
+  if (fs::exists(fs::symlink_status(partial, ignored))) return PartialExists(partial);
   if (!overwrite && fs::exists(entry)) {
     return absl::AlreadyExistsError(
         absl::StrCat("--output: ", Quoted(path),
@@ -75,10 +78,7 @@ absl::StatusOr<std::unique_ptr<ExportOutput>> ExportOutput::Open(const std::stri
   // O_EXCL: never a file another export writes, never through a symbolic link.
   const int fd = open(partial.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
-    if (errno == EEXIST) {
-      return absl::AlreadyExistsError(
-          absl::StrCat("--output: ", Quoted(partial), " was created by someone else meanwhile"));
-    }
+    if (errno == EEXIST) return PartialExists(partial);  // created meanwhile
     return OsError("create", partial);
   }
   close(fd);

@@ -34,6 +34,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -306,19 +307,16 @@ int main(int argc, char** argv) {
         ->Iterations(events / n)
         ->UseRealTime();
   }
-  for (int n : store::kWriters) {
-    benchmark::RegisterBenchmark("BM_RawSqliteInsert", store::BM_RawSqliteInsert)
-        ->ArgName("batch")
-        ->Arg(n)
-        ->Iterations(events / n)
-        ->UseRealTime();
-  }
-  for (int n : store::kWriters) {
-    benchmark::RegisterBenchmark("BM_RawSqliteInsertLogSchema", store::BM_RawSqliteInsertLogSchema)
-        ->ArgName("batch")
-        ->Arg(n)
-        ->Iterations(events / n)
-        ->UseRealTime();
+  for (const auto& [name, baseline] :
+       {std::pair{"BM_RawSqliteInsert", &store::BM_RawSqliteInsert},
+        std::pair{"BM_RawSqliteInsertLogSchema", &store::BM_RawSqliteInsertLogSchema}}) {
+    for (int n : store::kWriters) {
+      benchmark::RegisterBenchmark(name, baseline)
+          ->ArgName("batch")
+          ->Arg(n)
+          ->Iterations(events / n)
+          ->UseRealTime();
+    }
   }
   benchmark::RegisterBenchmark("BM_Fsync", store::BM_Fsync)->UseRealTime();
   store::RatioReporter reporter;
