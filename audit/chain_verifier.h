@@ -1,5 +1,6 @@
 // ChainVerifier: checks events, in the order given, against the log's hash rules
-// (docs/log-format.md; docs/audit.md, "Verifying"). Pure: no I/O.
+// (docs/log-format.md, "Verifying a log by hand"; docs/audit.md, "Verifying an export, step by
+// step"). Pure: no I/O.
 //
 // For every event it checks, unconditionally: the digest recomputed from the stored fields;
 // chain_hash = SHA-256(prev_chain_hash || digest); seq strictly increasing; stream_version

@@ -1,4 +1,4 @@
-// The export formats of the log (docs/audit.md, "Formats"): rendering exported events and
+// The export formats of the log (docs/audit.md, "Export"): rendering exported events and
 // the trailer as text lines, and parsing the verifiable formats back.
 //
 // - kJsonLines: one JSON object per line. Event lines carry seq, stream, stream_version,

@@ -1,6 +1,5 @@
 // ExportVerifier: `credledger verify <export>`: checks a kJsonLines or kCloudEvents export
-// offline, without the database (issue "Audit export", "Tamper evidence"; docs/audit.md,
-// "Verifying an export").
+// offline, without the database (docs/audit.md, "Verifying an export, step by step").
 //
 // Per event line: the line parses; `data`, actor and request id equal what the stored bytes
 // decode to (an edited `data` with untouched bytes is caught here); the chain rules of

@@ -1,5 +1,5 @@
-// Verifying a database (`credledger verify --db`) and the start-up tail check (issue "Audit
-// export", "Tamper evidence"; docs/audit.md, "Verifying a database").
+// Verifying a database (`credledger verify --db`) and the start-up tail check (docs/audit.md,
+// "Verifying an export, step by step" and "Start-up check").
 //
 // VerifyLog reads the whole log page by page (no long read transaction) and checks it with
 // ChainVerifier under the strictest expectations: seqs consecutive from 1, every stream's

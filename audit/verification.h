@@ -1,4 +1,5 @@
-// What verifying a log or an export found (docs/audit.md, "Verifying").
+// What verifying a log or an export found (docs/audit.md, "Verifying an export, step by
+// step").
 #pragma once
 
 #include <cstdint>

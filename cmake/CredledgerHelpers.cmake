@@ -19,8 +19,32 @@ function(credledger_add_library name)
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
   credledger_set_warnings(${name})
+  set_property(GLOBAL APPEND PROPERTY CREDLEDGER_LIBRARIES ${name})
 endfunction()
 
+# credledger_write_layers(<file>): writes the layering rule that the link lines state, for the
+# include check (test/layering; docs/architecture.md, "Layers"). One line per library and one
+# per library it names on its own link line:
+#   library <name> <folder relative to the source root, "-" for the generated protobuf code>
+#   links <name> <library or imported target>
+function(credledger_write_layers file)
+  get_property(libraries GLOBAL PROPERTY CREDLEDGER_LIBRARIES)
+  list(APPEND libraries credledger_proto credledger_api_proto credledger_api_grpc)
+  set(text "")
+  foreach(library IN LISTS libraries)
+    get_target_property(dir ${library} SOURCE_DIR)
+    file(RELATIVE_PATH folder ${PROJECT_SOURCE_DIR} ${dir})
+    if(folder STREQUAL "proto")
+      set(folder "-")
+    endif()
+    string(APPEND text "library ${library} ${folder}\n")
+    get_target_property(links ${library} LINK_LIBRARIES)
+    foreach(link IN LISTS links)
+      string(APPEND text "links ${library} ${link}\n")
+    endforeach()
+  endforeach()
+  file(GENERATE OUTPUT ${file} CONTENT "${text}")
+endfunction()
 # credledger_add_test(<name> SOURCES ... DEPS ... [LABELS ...]): a gtest binary registered
 # with ctest, one ctest entry per test case.
 function(credledger_add_test name)

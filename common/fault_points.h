@@ -1,5 +1,5 @@
-// Fault points for crash tests (DESIGN section 8): named places in the real binaries where the
-// process can be killed on purpose.
+// Fault points for crash tests (docs/testing.md, "Fault points"): named places in the real
+// binaries where the process can be killed on purpose.
 //
 // The environment variable CREDLEDGER_FAULT_POINTS holds a comma-separated list of point
 // names; when execution reaches a listed point, the process sends itself SIGKILL (no

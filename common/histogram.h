@@ -1,5 +1,5 @@
 // Histogram: observations counted in fixed buckets, with their sum, for Prometheus
-// histograms (issue 7, "Operations"; docs/operations.md, "Metrics and health").
+// histograms (docs/operations.md, "Metrics and health").
 //
 // Bucket i (0 <= i < bounds.size()) counts the observations v with bounds[i-1] < v <=
 // bounds[i]; one more bucket (+Inf) counts those above every bound. Units are the metric's

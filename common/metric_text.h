@@ -1,6 +1,5 @@
 // The pieces of the Prometheus text exposition format, version 0.0.4, that
-// MetricsRegistry::Render writes (issue 7, "Operations"; docs/operations.md, "Metrics and
-// health"):
+// MetricsRegistry::Render writes (docs/operations.md, "Metrics and health"):
 //   # HELP <name> <help with \ and newline escaped>
 //   # TYPE <name> counter|gauge|histogram
 //   <name>{<label>="<value with \ " and newline escaped>",...} <value>

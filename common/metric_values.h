@@ -1,5 +1,5 @@
-// Counter and Gauge: the lock-free values behind Prometheus counters and gauges (issue 7,
-// "Operations"; docs/operations.md, "Metrics and health"). MetricsRegistry
+// Counter and Gauge: the lock-free values behind Prometheus counters and gauges
+// (docs/operations.md, "Metrics and health"). MetricsRegistry
 // (metrics_registry.h) names and renders them; a module may also own a Counter and let the
 // service read it at scrape time, so the module does not depend on the registry.
 //

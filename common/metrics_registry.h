@@ -1,5 +1,5 @@
 // MetricsRegistry: the named metrics of one process and their Prometheus text exposition
-// (format 0.0.4; issue 7, "Operations"; docs/operations.md, "Metrics and health").
+// (format 0.0.4; docs/operations.md, "Metrics and health").
 //
 // Three kinds of metric:
 //   - families of Counters or Gauges with labels, whose children the code updates (push);

@@ -1,5 +1,5 @@
-// The rules of an identity's spec (domain/captf-credentials.md, "Who may point an identity
-// at a Secret", "Revocation"; docs/mirrors.md, "Allowed namespaces"): validation, which
+// The rules of an identity's spec (docs/mirrors.md, "Allowed namespaces", "Access review" and
+// "Revocation"): validation, which
 // namespaces it allows, and which changes need an access review.
 //
 // Allowed namespaces: unset allows no namespace; present but allowing nothing (`{}` or an

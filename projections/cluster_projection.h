@@ -1,8 +1,8 @@
 // ClusterProjection: the cluster read model, every `cluster/<name>` stream folded by
-// EvolveCluster (domain/convoy-cluster-auth.md; DESIGN section 4), on NamedStreamProjection
-// (named_stream_projection.h: Apply, Get, GetStream, List, ForEachActive, Serialize,
-// Deserialize). A cluster is active in PHASE_ACTIVE; List(true) also gives the deregistered
-// ones and streams without a ClusterRegistered.
+// EvolveCluster (docs/connections.md, "Clusters"; docs/design.md, "Projections"), on
+// NamedStreamProjection (named_stream_projection.h: Apply, Get, GetStream, List, ForEachActive,
+// Serialize, Deserialize). A cluster is active in PHASE_ACTIVE; List(true) also gives the
+// deregistered ones and streams without a ClusterRegistered.
 //
 // The snapshot is a ClusterFleetState (clusters ordered by name).
 //

@@ -1,6 +1,6 @@
 // ClusterProjector: keeps the cluster read model (every `cluster/<name>` stream folded by
 // EvolveCluster; ClusterProjection in cluster_projection.h) current by following the log,
-// with snapshots and key listeners (projector.h; DESIGN section 4).
+// with snapshots and key listeners (projector.h; docs/design.md, "Snapshots").
 //
 // Thread-safety: all methods are thread-safe. Listeners run on the projector's thread, in
 // seq order, and must not block.

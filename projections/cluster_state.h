@@ -1,5 +1,6 @@
 // EvolveCluster: folds the events of one cluster stream into a ClusterState
-// (domain/convoy-cluster-auth.md, "Error classes"; DESIGN section 4; docs/connections.md).
+// (docs/connections.md, "Error classes" and "Probes and the Reachable condition";
+// docs/design.md, "Deciders").
 // Pure: no clock, no I/O; times come from the events' positions.
 //
 // Reachable condition: Unknown/ProbePending after a registration or a spec change (until a

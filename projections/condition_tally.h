@@ -1,6 +1,6 @@
 // ConditionTally: how many items hold each (status, reason) of one condition, kept current
 // by the projection that owns the items as they change, so that metrics read counts without
-// walking the fleet (issue 7, "Operations"; docs/operations.md, "Metrics and health").
+// walking the fleet (docs/operations.md, "Metrics and health").
 //
 // The owner calls Remove with an item's condition before changing the item and Add with the
 // new one afterwards, for the items it counts. A pair whose count falls to 0 stays listed,

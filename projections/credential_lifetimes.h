@@ -1,5 +1,5 @@
-// CredentialLifetimes: which tokens could authenticate when (issue "Audit export",
-// "Forensic replay": valid credentials at T; docs/forensics.md). Pure: events in, no I/O.
+// CredentialLifetimes: which tokens could authenticate when (docs/forensics.md, "Which tokens
+// could have been used at 10:02?"). Pure: events in, no I/O.
 //
 // Folds the `target/<ns>/<name>` streams: CredentialIssued starts a credential's lifetime
 // (keyed by the Secret's uid); CredentialSecretDeleted (recorded time),

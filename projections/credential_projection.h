@@ -1,5 +1,6 @@
 // CredentialProjection: the credential read model of the whole fleet, folded from the log
-// (DESIGN section 4). Pure: Apply takes stored events in seq order and does no I/O.
+// (docs/design.md, "Projections"). Pure: Apply takes stored events in seq order and does no
+// I/O.
 //
 // Serialize gives a deterministic byte string (targets ordered by stream name), so a full
 // rebuild from seq 1 and the incremental path can be compared byte for byte, and snapshots

@@ -1,8 +1,8 @@
 // CredentialProjector: keeps a CredentialProjection current by following the log, writes a
 // snapshot every `snapshot_every` events, and tells listeners about every changed Target
-// (DESIGN section 4). The machinery (snapshot, catch-up, live following, change history,
-// as-of replay) is Projector<CredentialProjection> (projector.h); this class adds the
-// credential reads.
+// (docs/design.md, "Snapshots"). The machinery (snapshot, catch-up, live following, change
+// history, as-of replay) is Projector<CredentialProjection> (projector.h); this class adds
+// the credential reads.
 //
 // Thread-safety: all methods are thread-safe. Listeners run on the projector's thread, in
 // seq order, and must not block.

@@ -1,5 +1,5 @@
 // IdentityProjection: the identity read model, every `identity/<name>` stream folded by
-// EvolveIdentity (domain/captf-credentials.md; DESIGN section 4), on NamedStreamProjection
+// EvolveIdentity (docs/mirrors.md; docs/design.md, "Projections"), on NamedStreamProjection
 // (named_stream_projection.h: Apply, Get, GetStream, List, ForEachActive, Serialize,
 // Deserialize). An identity is active in PHASE_ACTIVE; List(true) also gives the deleted ones
 // and streams without an IdentityCreated.

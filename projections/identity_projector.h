@@ -1,8 +1,8 @@
 // IdentityProjector: keeps an IdentityProjection current by following the log, writes a
 // snapshot every `snapshot_every` events, and tells listeners about every changed identity
-// (DESIGN section 4). The machinery (snapshot, catch-up, live following, change history,
-// as-of replay) is Projector<IdentityProjection> (projector.h); this class adds the identity
-// reads. Identities are cluster-scoped: the inherited Get(namespace, name) ignores the
+// (docs/design.md, "Snapshots"). The machinery (snapshot, catch-up, live following, change
+// history, as-of replay) is Projector<IdentityProjection> (projector.h); this class adds the
+// identity reads. Identities are cluster-scoped: the inherited Get(namespace, name) ignores the
 // namespace; GetIdentity(name) says the same without it.
 //
 // Thread-safety: all methods are thread-safe. Listeners run on the projector's thread, in

@@ -1,6 +1,6 @@
 // EvolveIdentity: folds the events of one identity stream into an IdentityState
-// (domain/captf-credentials.md; DESIGN section 4). Pure: no clock, no I/O; times come from
-// the events' positions.
+// (docs/mirrors.md, "Bindings", "Conditions" and "Revocation"; docs/design.md, "Deciders").
+// Pure: no clock, no I/O; times come from the events' positions.
 //
 // After every event the per-namespace conditions are recomputed (only the namespace the
 // event names, or every namespace for events that change the spec or the source):

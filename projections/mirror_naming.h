@@ -1,5 +1,5 @@
-// Names and hashes of credential mirrors (domain/captf-credentials.md, "The pieces";
-// docs/mirrors.md, "Mirror name" and "Source hash").
+// Names and hashes of credential mirrors (docs/mirrors.md, "The mirror" and "Source
+// hash").
 //
 // Thread-safety: pure functions.
 #pragma once

@@ -1,7 +1,7 @@
 // NamedStreamProjection: a read model of one kind of named stream (`cluster/<name>`,
-// `identity/<name>`), each stream folded into its own state (DESIGN section 4). Pure: Apply
-// takes stored events in seq order and does no I/O. ClusterProjection and IdentityProjection
-// are built on it.
+// `identity/<name>`), each stream folded into its own state (docs/design.md, "Projections").
+// Pure: Apply takes stored events in seq order and does no I/O. ClusterProjection and
+// IdentityProjection are built on it.
 //
 // Serialize gives a deterministic byte string (a fleet message holding the states ordered by
 // name, then the seq), so a full rebuild from seq 1 and the incremental path can be compared

@@ -1,6 +1,6 @@
 // Projector<P>: keeps a read model P current by following the log, writes a snapshot every
-// `snapshot_every` events, and tells listeners about every changed item (DESIGN section 4:
-// snapshots, as-of replay, watchers resuming by seq). The credential and status projectors
+// `snapshot_every` events, and tells listeners about every changed item (docs/design.md,
+// "Snapshots" and "As-of replay"). The credential and status projectors
 // (credential_projector.h, status_projector.h) are this template over their projection.
 //
 // Follow (run once by a subclass's Start) loads the newest snapshot, catches up to the head

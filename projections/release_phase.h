@@ -1,10 +1,9 @@
-// Release phase derivation (domain/solar-agent-architecture.md, "Deriving the states from
-// what Flux exposes", as corrected by issue 3, "Release phase derivation", and
-// docs/reports.md): a pure library over the conditions of a release's OCIRepository
-// (source) and HelmRelease halves. The agent derives each release's phase with it; the
-// rollups derive the flags beside the phase from the conditions the report carries.
+// Release phase derivation (docs/reports.md, "Release phases"): a pure library over the
+// conditions of a release's OCIRepository (source) and HelmRelease halves. The agent derives
+// each release's phase with it; the rollups derive the flags beside the phase from the
+// conditions the report carries.
 //
-// Corrections to the domain document: helm-controller does stall a HelmRelease whose
+// Current Flux behaviour these rules follow: helm-controller does stall a HelmRelease whose
 // retries ran out (Stalled=True, reason RetriesExceeded), so Stalled counts on either half;
 // Ready=False outranks Reconciling=True (Flux holds Reconciling while it retries); the
 // object's status.observedGeneration is ignored (it lags during a reconcile and is -1 before

@@ -1,4 +1,4 @@
-// Stream names of the report side of the log (DESIGN section 4).
+// Stream names of the report side of the log (docs/events.md, "Streams").
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
-// Validation of a status report (issue 3, "TargetReport"), shared by the TargetReport watch
-// and the PushReport RPC so that both accept exactly the same reports.
+// Validation of a status report (docs/reports.md, "Validation"), shared by the TargetReport
+// watch and the PushReport RPC so that both accept exactly the same reports.
 //
 // Field paths use the TargetReport's JSON names under a caller-chosen prefix ("spec" for a
 // TargetReport read from the cluster, "report" for the RPC), for example
@@ -55,7 +55,8 @@ inline constexpr size_t kMaxConditionMessageBytes = 32768;
 inline constexpr size_t kMaxResourceNameBytes = 317;
 inline constexpr size_t kMaxQuantityBytes = 64;
 
-// How far the report's lastReportTime may run ahead of the server's clock (issue 3).
+// How far the report's lastReportTime may run ahead of the server's clock (docs/reports.md,
+// "Validation").
 inline constexpr absl::Duration kMaxReportTimeAhead = absl::Minutes(5);
 
 // Checks the content of `report` against the rules in the file comment, naming fields under
@@ -64,7 +65,7 @@ inline constexpr absl::Duration kMaxReportTimeAhead = absl::Minutes(5);
 absl::Status ValidateReportContent(const v1::TargetReportSpec& report,
                                    absl::string_view field_prefix);
 
-// Checks a report's time (issue 3): `report_time` must be strictly later than
+// Checks a report's time (docs/reports.md, "Validation"): `report_time` must be strictly later than
 // `last_accepted` (the lastReportTime of the Target's last accepted report, nullopt when
 // none) and at most kMaxReportTimeAhead ahead of `now`, the server's clock.
 // Errors, naming `field` and both times in RFC 3339:

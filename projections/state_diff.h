@@ -1,5 +1,5 @@
-// StateDiff: what changed between two points of the log (issue "Audit export", "Forensic
-// replay": diff; docs/forensics.md). Pure: no I/O.
+// StateDiff: what changed between two points of the log (docs/forensics.md, "What changed
+// between 10:00 and 10:05?"). Pure: no I/O.
 //
 // Targets and conditions are compared state to state (the projections as of `from` and as
 // of `to`): a Target registered at `to` but not at `from` (or under another uid) was added,

@@ -1,8 +1,9 @@
-// StatusProjection: the report rollups of the whole fleet, folded from the log (issue 3,
-// "Rollups"; DESIGN section 4). Pure: Apply takes stored events in seq order and does no
-// I/O. Each Target's v1::TargetStatus is the fold of its target/<ns>/<name> and
-// report/<ns>/<name> events (EvolveStatus) and of its entries in the `liveness` stream's
-// LivenessObserved batches (ApplyLiveness); events of other streams are ignored.
+// StatusProjection: the report rollups of the whole fleet, folded from the log
+// (docs/reports.md, "Rollups"; docs/design.md, "Projections"). Pure: Apply takes stored events
+// in seq order and does no I/O. Each Target's v1::TargetStatus is the fold of its
+// target/<ns>/<name> and report/<ns>/<name> events (EvolveStatus) and of its entries in the
+// `liveness` stream's LivenessObserved batches (ApplyLiveness); events of other streams are
+// ignored.
 //
 // Items are keyed "<namespace>/<name>" (StatusKey) and kept ordered by namespace, then name.
 // Serialize gives a deterministic byte string (a v1::StatusFleetState in that order), so a
@@ -118,8 +119,9 @@ class StatusProjection {
   std::vector<v1::TargetStatus> List(absl::string_view target_namespace) const;
   // Active Targets with a report or heartbeat (last_seen_at set) received at or before `cutoff`
   // and not already marked stale (Reporting not False), ordered by namespace then name:
-  // those a ReportingStale is due for when `cutoff` is now minus the stale period (issue 3,
-  // "Rollups": a Target that never reported stays Reporting=Unknown).
+  // those a ReportingStale is due for when `cutoff` is now minus the stale period
+  // (docs/reports.md, "Liveness and staleness"; a Target that never reported stays
+  // Reporting=Unknown, docs/reports.md, "Rollups").
   std::vector<SilentTarget> SilentSince(absl::Time cutoff) const;
   // The Reporting (status, reason) of active Targets, counted as events are folded
   // (metrics: False/Stale are the stale Targets).

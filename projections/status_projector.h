@@ -1,7 +1,7 @@
-// StatusProjector: keeps the fleet's report rollups (StatusProjection) current by following
-// the log, with snapshots, change history for watchers and as-of replay (issue 3, "Rollups
-// and queries"; DESIGN section 4). The machinery is Projector<StatusProjection>
-// (projector.h); this class adds the fleet reads.
+// StatusProjector: keeps the fleet's report rollups (StatusProjection) current by following the
+// log, with snapshots, change history for watchers and as-of replay (docs/reports.md,
+// "Rollups"; docs/design.md, "Snapshots" and "As-of replay"). The machinery is
+// Projector<StatusProjection> (projector.h); this class adds the fleet reads.
 //
 // Thread-safety: all methods are thread-safe. Listeners run on the projector's thread, in
 // seq order, and must not block.

@@ -1,5 +1,5 @@
-// The pure fold of a Target stream into its credential state
-// (domain/agent-credential-controller.md, "Lifecycle" and "Conditions").
+// The pure fold of a Target stream into its credential state (docs/credentials.md,
+// "Lifecycle"; docs/events.md, "Target state and the condition").
 //
 // EvolveTarget applies one event; it reads no clock and does no I/O: the event's recorded
 // time and the service configuration in force arrive as arguments. The same fold serves the
@@ -15,17 +15,18 @@
 
 namespace credledger::projections {
 
-// Condition type on every Target (domain document, "Conditions").
+// Condition type on every Target (docs/events.md, "Target state and the condition").
 inline constexpr char kAgentCredentialReady[] = "AgentCredentialReady";
-// Condition reasons, verbatim from the domain document, plus MintPending: credledger mints
-// asynchronously, and between a decision and its outcome no other reason applies.
+// Condition reasons, exact strings (docs/events.md, "Target state and the condition").
+// MintPending holds between a mint decision and its outcome, since credledger mints
+// asynchronously and no other reason applies then.
 inline constexpr char kReasonIssued[] = "Issued";
 inline constexpr char kReasonDisabled[] = "Disabled";
 inline constexpr char kReasonRevoked[] = "Revoked";
 inline constexpr char kReasonMintFailed[] = "MintFailed";
 inline constexpr char kReasonMintPending[] = "MintPending";
-// Also credledger's: the Target is being deleted (the domain's finalizer has no condition for
-// it because the Target object disappears; here the Target stays visible until finalized).
+// credledger's own reason while a Target is being deleted: the Target stays visible until it
+// is finalized.
 inline constexpr char kReasonDeleting[] = "Deleting";
 
 // Where an event sits in the log.
@@ -54,12 +55,13 @@ const v1::CredentialRecord* CurrentCredential(const v1::TargetState& state);
 // Whether a credential of the current incarnation answered rotation request `value`.
 bool RequestAnswered(const v1::TargetState& state, absl::string_view value);
 
-// credentialTag: first 10 lowercase hex characters of SHA-256 over the Secret uid (domain
-// document, "Why the tag hashes the Secret UID").
+// credentialTag: first 10 lowercase hex characters of SHA-256 over the Secret uid
+// (docs/credentials.md, "Credential tag and connection hash").
 std::string CredentialTag(absl::string_view secret_uid);
 
 // Connection hash: first 10 lowercase hex characters of SHA-256 over the agent API server URL,
-// a newline, and the CA bundle bytes.
+// a newline, and the CA bundle bytes (docs/credentials.md, "Credential tag and connection
+// hash").
 std::string ConnectionHash(absl::string_view apiserver_url, absl::string_view ca_bundle);
 
 // How long the next mint waits after the last of `consecutive_failures` failures in a row:
@@ -68,8 +70,8 @@ std::string ConnectionHash(absl::string_view apiserver_url, absl::string_view ca
 // Secrets and the log.
 absl::Duration MintRetryDelay(int64_t consecutive_failures);
 
-// issued_at + 80% of (expires_at - issued_at), to the second's fraction (domain document,
-// "Rotate": less than 20% lifetime left triggers a mint).
+// issued_at + 80% of (expires_at - issued_at), to the second's fraction: less than 20% of the
+// lifetime left makes a mint due (docs/credentials.md, "Rotation").
 absl::Time RotationDueAt(absl::Time issued_at, absl::Time expires_at);
 
 }  // namespace credledger::projections

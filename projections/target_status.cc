@@ -18,7 +18,7 @@ namespace {
 // Releases named in a ReleasesReady message before "and N more".
 constexpr size_t kMaxNamedReleases = 5;
 
-// --- PreflightReady (issue 3, "Rollups") ---
+// --- PreflightReady (docs/reports.md, "Rollups") ---
 
 // PreflightReady's status over a report's checks: False when one failed, Unknown when one
 // errored or there are none, else True.
@@ -60,8 +60,8 @@ void UpdatePreflight(v1::TargetStatus& status, absl::Time at) {
   }
 }
 
-// --- Releases rollup and ReleasesReady (issue 3, "Rollups"; domain document, "Deriving
-// the states from what Flux exposes", Pending row) ---
+// --- Releases rollup and ReleasesReady (docs/reports.md, "Rollups"; bound releases the
+// report lacks are Pending, docs/reports.md, "Release phases") ---
 
 // Badness of a phase for ReleasesReady: Failed > Degraded > Pending > Progressing > Ready.
 // A phase the fold does not know counts as Progressing (nothing current to judge by).
@@ -182,7 +182,7 @@ void UpdateReleases(v1::TargetStatus& status, absl::Time at) {
   UpdateReleasesReady(status, at);
 }
 
-// --- Reporting (issue 3, "Rollups": liveness and staleness) ---
+// --- Reporting (docs/reports.md, "Rollups" and "Liveness and staleness") ---
 
 bool SetReportingTrue(v1::TargetStatus& status, absl::Time at) {
   return SetCondition(*status.mutable_reporting(), kReportingCondition, "True",

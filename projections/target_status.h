@@ -1,7 +1,7 @@
-// The report rollup of one Target (docs/reports.md; domain/solar-agent-architecture.md):
-// a pure fold of the Target's target-stream, report-stream and liveness events into a
-// v1::TargetStatus, with its Reporting, PreflightReady and ReleasesReady conditions.
-// Used by the status projection and by the report decider, so both see the same rules.
+// The report rollup of one Target (docs/reports.md, "Rollups"): a pure fold of the Target's
+// target-stream, report-stream and liveness events into a v1::TargetStatus, with its Reporting,
+// PreflightReady and ReleasesReady conditions. Used by the status projection and by the report
+// decider, so both see the same rules.
 #pragma once
 
 #include <optional>
@@ -16,7 +16,7 @@
 
 namespace credledger::projections {
 
-// Condition types and reasons of the rollup (issue text and docs/reports.md).
+// Condition types and reasons of the rollup (docs/reports.md, "Rollups").
 inline constexpr char kReportingCondition[] = "Reporting";
 inline constexpr char kPreflightReadyCondition[] = "PreflightReady";
 inline constexpr char kReleasesReadyCondition[] = "ReleasesReady";
@@ -37,7 +37,7 @@ inline bool IsReportReceived(const v1::Condition& reporting) {
 //   fleet fold should rather hand each entry to its Target's status); other events leave
 //   the status unchanged. Conditions change their last_transition_time to `at.recorded_at`
 //   only when their status changes; last_seq becomes `at.seq` whenever the status changed.
-// The conditions (issue 3, "Rollups"):
+// The conditions (docs/reports.md, "Rollups"):
 //   Reporting       Unknown/NoReport before any report; True/ReportReceived after a report
 //                   or liveness entry; False/Stale after ReportingStale.
 //   PreflightReady  over the last report's checks (True passed, False failed, Unknown

@@ -116,8 +116,9 @@ void SetSecret(v1::TimelineEntry& entry, const v1::SecretRef& secret) {
 }
 
 // Sets the summary and the subject fields (target_uid, Secret and its tag, attempt) of
-// `entry` from `event`. A Secret's tag is the credentialTag of its uid by definition (domain
-// document, "Why the tag hashes the Secret UID"), so every event about one Secret carries it.
+// `entry` from `event`. A Secret's tag is the credentialTag of its uid by definition
+// (docs/credentials.md, "Credential tag and connection hash"), so every event about one
+// Secret carries it.
 void Describe(const v1::Event& event, v1::TimelineEntry& entry) {
   switch (event.kind_case()) {
     case v1::Event::KIND_NOT_SET:

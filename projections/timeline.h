@@ -1,5 +1,5 @@
-// Timeline: a Target's history in readable form (issue "Audit export", "Forensic replay";
-// docs/forensics.md). Pure: events in, entries out, no I/O.
+// Timeline: a Target's history in readable form (docs/forensics.md, "What happened to this
+// Target, and who did it?"). Pure: events in, entries out, no I/O.
 //
 // Feed it, in seq order, the events of the Target's `target/<ns>/<name>` and
 // `report/<ns>/<name>` streams and of the `liveness` stream. Every event of the Target's own

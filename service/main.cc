@@ -1,9 +1,10 @@
-// The `credledger` binary (DESIGN section 6): service, migrations and API client in one.
+// The `credledger` binary (docs/api.md, "RPCs and subcommands" and "Server subcommands"):
+// service, migrations and API client in one.
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "service/credledger_cli.h"
+#include "service/credledger_main.h"
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);

@@ -4,7 +4,7 @@
 // The known event types are the message cases of `credledger.v1.Event`; each message states
 // its current schema version in the `event_schema_version` option. Stored events of an older
 // schema version pass through registered upcasters, one version step at a time, when decoded
-// (DESIGN section 3, "Schema evolution").
+// (docs/design.md, "Schema evolution").
 //
 // Thread-safety: const methods are safe from any thread once registration is done.
 #pragma once

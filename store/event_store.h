@@ -1,4 +1,5 @@
-// EventStore: credledger's append-only, hash-chained event log (DESIGN section 3).
+// EventStore: credledger's append-only, hash-chained event log (docs/design.md, "The event
+// log").
 //
 // Every change of state is an event at a gap-free global position `seq` (from 1) and at a
 // per-stream position `stream_version` (from 0). Appends go through one writer that

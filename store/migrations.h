@@ -1,4 +1,4 @@
-// Forward-only schema migrations (DESIGN section 2, `migrations/`).
+// Forward-only schema migrations (docs/design.md, "Migrations").
 //
 // Each file `migrations/NNNN_description.sql` is embedded into the binary at build time and
 // applied once, in order, in its own transaction, recorded in `schema_migrations` with the

@@ -1,4 +1,5 @@
-// SqliteEventStore: the EventStore on one SQLite database file (DESIGN section 3).
+// SqliteEventStore: the EventStore on one SQLite database file (docs/design.md, "Storage"
+// and "Group commit").
 //
 // WAL mode, synchronous=FULL by default, foreign keys and recursive triggers on, a busy
 // timeout, BEGIN IMMEDIATE for writes. One writer thread owns the write connection and
@@ -9,7 +10,7 @@
 //
 // Open refuses a database whose schema or stored event types are newer than this binary.
 //
-// Faults (issue 7; docs/architecture.md, "Faults"): when the write lock stays taken past the
+// Faults (docs/architecture.md, "Faults"): when the write lock stays taken past the
 // busy timeout, the disk is full or an fsync fails, the batch is not committed and each of
 // its commands that did not fail on its own gets kUnavailable naming the cause; the head
 // stays at the batch's start (SQLite shows a WAL commit only after its fsync succeeded) and
@@ -62,8 +63,8 @@ struct SqliteEventStoreOptions {
   // (test/support/faulty_vfs.h).
   std::string vfs = {};
   // Asked by the writer right before every commit; an error (kUnavailable from a lost Lease,
-  // kubebridge/lease_fence.h) rolls the batch back and every command of it fails with that
-  // error. Empty: no fence (DESIGN section 9).
+  // kubebridge/client/lease_fence.h) rolls the batch back and every command of it fails with that
+  // error. Empty: no fence (docs/design.md, "One writer").
   std::function<absl::Status()> write_fence = {};
 };
 

@@ -1,4 +1,5 @@
-// Subscription: follows the log in seq order, catch-up then live (DESIGN section 3).
+// Subscription: follows the log in seq order, catch-up then live (docs/design.md,
+// "Subscriptions").
 //
 // Starting after a position (0 for the beginning, or a projection's checkpoint), it pages
 // through the stored events (each page one short read transaction, so the WAL can be

@@ -1,4 +1,4 @@
-// The export formats against their specifications (docs/audit.md, "Formats"; CloudEvents
+// The export formats against their specifications (docs/audit.md, "Export"; CloudEvents
 // 1.0; RFC 4180; RFC 3339), on events written by a real store.
 #include "audit/export_format.h"
 

@@ -1,6 +1,6 @@
-// ExportVerifier on genuine exports of a real log and on exports an attacker edited (issue
-// "Audit export", "Tamper evidence": each tampering is detected with its kind and first bad
-// seq), in both verifiable formats; and the verdict text of `credledger verify`.
+// ExportVerifier on genuine exports of a real log and on exports an attacker edited
+// (docs/audit.md, "Verifying an export, step by step": each tampering is detected with its kind
+// and first bad seq), in both verifiable formats; and the verdict text of `credledger verify`.
 #include "audit/export_verifier.h"
 
 #include <string>

@@ -1,7 +1,7 @@
 // VerifyLog and VerifyLogTail on a real database, genuine and tampered with on a separate
 // SQLite connection the way an attacker with file access would: dropping the append-only
-// triggers first, then editing, deleting or re-hashing rows (issue "Audit export", "Tamper
-// evidence").
+// triggers first, then editing, deleting or re-hashing rows (docs/audit.md, "Verifying an
+// export, step by step").
 #include "audit/log_verifier.h"
 
 #include <sqlite3.h>

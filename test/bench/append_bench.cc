@@ -1,7 +1,7 @@
-// Durable append throughput of the event log (DESIGN section 3, group commit) beside a raw
-// SQLite baseline measured in the same process. Every run writes the same number of events
-// (--events, default 100,000) into a new database, so the group commit and the baseline end
-// with databases of the same size.
+// Durable append throughput of the event log (docs/design.md, "Group commit") beside a raw
+// SQLite baseline measured in the same process (docs/testing.md, "Benchmarks"). Every run
+// writes the same number of events (--events, default 100,000) into a new database, so the
+// group commit and the baseline end with databases of the same size.
 //
 //   BM_GroupCommitAppend/threads:N  N concurrent writers, each appending events/N events of its
 //                                   own stream, one event per call, through SqliteEventStore

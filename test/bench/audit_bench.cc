@@ -1,6 +1,6 @@
-// Audit export, verification and forensic replay over one large log (issue "Audit export,
-// tamper evidence and forensic replay", acceptance), beside the raw OpenSSL SHA-256 rate
-// measured in the same process.
+// Audit export, verification and forensic replay over one large log (docs/audit.md,
+// docs/forensics.md), beside the raw OpenSSL SHA-256 rate measured in the same process
+// (docs/testing.md, "Benchmarks").
 //
 //   BM_Sha256Raw      one SHA-256 (EVP, one reused context) over a buffer of the log's mean
 //                     digest input size: the cost floor of hashing one event once. The
@@ -76,7 +76,7 @@
 #include "projections/credential_projection.h"
 #include "projections/projector.h"
 #include "projections/status_projection.h"
-#include "service/audit_api.h"
+#include "service/offline/audit_api.h"
 #include "store/sqlite_event_store.h"
 #include "test/bench/audit_fleet_log.h"
 #include "test/bench/size_flag.h"

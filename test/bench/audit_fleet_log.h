@@ -1,6 +1,5 @@
-// BuildFleetLog: writes a realistic log of a fleet for the audit benchmark (issue "Audit
-// export, tamper evidence and forensic replay", acceptance: a 1,000,000-event log). For
-// benchmarks only.
+// BuildFleetLog: writes a realistic log of a fleet for the audit benchmark (a 1,000,000-event
+// log at full size; docs/testing.md, "Benchmarks"). For benchmarks only.
 //
 // The events are what the service would write: every command is decided by the real pure
 // deciders (service::DecideTarget, service::DecideReport, service::DecideLiveness) against

@@ -1,6 +1,7 @@
-// Fleet scale (issue 7, "Performance": N Targets registered and minted against the test API
-// server at a stated client QPS; steady-state Kubernetes API calls per resync, aiming at zero
-// writes and no polling lists per Target; memory per Target; cold start from a snapshot).
+// Fleet scale (docs/testing.md, "Benchmarks"; figures in docs/performance.md): N Targets
+// registered and minted against the test API server at a stated client QPS; steady-state
+// Kubernetes API calls per resync, aiming at zero writes and no polling lists per Target
+// (docs/design.md, "Writes"); memory per Target; cold start from a snapshot.
 //
 // One process runs the test Kubernetes API server (test/kubeapi, HTTPS on loopback, one
 // namespace per 100 Targets created at its start, 64 workers) and a real Server as
@@ -60,8 +61,8 @@
 #include "benchmark/benchmark.h"
 #include "credledger/v1/api.grpc.pb.h"
 #include "projections/target_state.h"
-#include "service/server.h"
-#include "service/target_api.h"
+#include "service/api/target_api.h"
+#include "service/server/server.h"
 #include "test/bench/size_flag.h"
 #include "test/kubeapi/api_server.h"
 #include "test/kubeapi/request_recorder.h"

@@ -1,6 +1,7 @@
-// The gRPC API under load (issue 7, "Performance": status reads/s and p99 on 2 cores, command
-// round-trips/s and p99; DESIGN sections 6 and 8), each call beside the same call made on the
-// in-process API object in the same process, so that the figures show what gRPC adds.
+// The gRPC API under load (docs/testing.md, "Benchmarks"; figures in docs/performance.md):
+// status reads/s and p99 on 2 cores, command round-trips/s and p99, each call beside the same
+// call made on the in-process API object in the same process, so that the figures show what
+// gRPC adds.
 //
 // One process runs a real Server as `credledger serve` wires it: the SQLite log in a temporary
 // directory with synchronous=FULL, plaintext gRPC on 127.0.0.1 port 0, no cluster connection
@@ -65,10 +66,10 @@
 #include "common/histogram.h"
 #include "credledger/v1/api.grpc.pb.h"
 #include "projections/proto_time.h"
-#include "service/grpc_status.h"
-#include "service/report_api.h"
-#include "service/server.h"
-#include "service/target_api.h"
+#include "service/api/report_api.h"
+#include "service/api/target_api.h"
+#include "service/server/server.h"
+#include "service/wire/grpc_status.h"
 #include "test/bench/grpc_ratio_reporter.h"
 #include "test/bench/size_flag.h"
 #include "test/support/temp_dir.h"

@@ -1,9 +1,8 @@
-// Rotation propagation of credential mirrors (issue "Credential mirroring into namespaces";
-// docs/mirrors.md, "How a change propagates"): the time from a write of the source Secret to
-// every mirror holding the new data, for an identity bound in N namespaces, through the real
-// stack: the test Kubernetes API server over HTTPS, SqliteEventStore (synchronous=FULL, WAL),
-// IdentityCommandBus, IdentityProjector, BridgeMirrorSink and MirrorBridge with its source
-// Secret watch.
+// Rotation propagation of credential mirrors (docs/mirrors.md, "How a change propagates"): the
+// time from a write of the source Secret to every mirror holding the new data, for an identity
+// bound in N namespaces, through the real stack: the test Kubernetes API server over HTTPS,
+// SqliteEventStore (synchronous=FULL, WAL), IdentityCommandBus, IdentityProjector,
+// BridgeMirrorSink and MirrorBridge with its source Secret watch.
 //
 //   BM_RotationPropagation/N   one iteration = one rotation: PUT the source with new data,
 //                              then wait until the identity's projected state shows all N
@@ -33,14 +32,14 @@
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
 #include "common/clock.h"
-#include "kubebridge/agent_objects.h"
-#include "kubebridge/kube_client.h"
-#include "kubebridge/kubeconfig.h"
-#include "kubebridge/mirror_bridge.h"
+#include "kubebridge/client/kube_client.h"
+#include "kubebridge/client/kubeconfig.h"
+#include "kubebridge/credentials/agent_objects.h"
+#include "kubebridge/mirrors/mirror_bridge.h"
 #include "projections/identity_projector.h"
 #include "projections/mirror_naming.h"
-#include "service/bridge_mirror_sink.h"
-#include "service/identity_command_bus.h"
+#include "service/bridge/bridge_mirror_sink.h"
+#include "service/bus/identity_command_bus.h"
 #include "store/sqlite_event_store.h"
 #include "test/bench/size_flag.h"
 #include "test/kubeapi/api_server.h"

@@ -1,5 +1,5 @@
-// Status report ingest over a fleet of N Targets (issue "Status reports"; DESIGN section 4,
-// heartbeats), through the real stack: SqliteEventStore (synchronous=FULL, WAL),
+// Status report ingest over a fleet of N Targets (docs/reports.md, "Ingest" and "Liveness and
+// staleness"), through the real stack: SqliteEventStore (synchronous=FULL, WAL),
 // TargetCommandBus, CredentialProjector, StatusProjector, ReportCommandBus, LivenessBuffer,
 // ReportIngest and ReportScheduler.
 //
@@ -45,11 +45,11 @@
 #include "projections/credential_projector.h"
 #include "projections/proto_time.h"
 #include "projections/status_projector.h"
-#include "service/command_bus.h"
-#include "service/liveness_buffer.h"
-#include "service/report_command_bus.h"
-#include "service/report_ingest.h"
-#include "service/report_scheduler.h"
+#include "service/api/liveness_buffer.h"
+#include "service/api/report_ingest.h"
+#include "service/api/report_scheduler.h"
+#include "service/bus/command_bus.h"
+#include "service/bus/report_command_bus.h"
 #include "store/sqlite_event_store.h"
 #include "test/bench/size_flag.h"
 #include "test/support/temp_dir.h"

@@ -1,4 +1,4 @@
-// Fuzz target: KnownHosts::Parse (kubebridge/known_hosts.h) on arbitrary text, then a host
+// Fuzz target: KnownHosts::Parse (kubebridge/sources/known_hosts.h) on arbitrary text, then a host
 // key check against what was parsed. Parse gives entries or the documented Unsupported error
 // (nothing usable); a successful parse has at least one entry and every check answers with a
 // message naming the host; nothing crashes.
@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "kubebridge/connection_errors.h"
-#include "kubebridge/known_hosts.h"
+#include "kubebridge/model/connection_errors.h"
+#include "kubebridge/sources/known_hosts.h"
 #include "test/fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,11 +1,11 @@
-// Fuzz target: ParseKubeconfig (kubebridge/kubeconfig.h) on arbitrary text. Every input
+// Fuzz target: ParseKubeconfig (kubebridge/client/kubeconfig.h) on arbitrary text. Every input
 // gives a connection or a documented error (kInvalidArgument, kUnimplemented); nothing
 // crashes, hangs or grows without bound. File fields are refused (KubeconfigFiles::kRefuse),
 // so the target reads no files.
 #include <cstddef>
 #include <cstdint>
 
-#include "kubebridge/kubeconfig.h"
+#include "kubebridge/client/kubeconfig.h"
 #include "test/fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,6 +1,6 @@
 // Fuzz target: the TargetReport decoder and validator on arbitrary JSON text (what the
 // report agent reads from a target cluster): DecodeTargetReport
-// (kubebridge/target_report_codec.h), then ValidateReportContent
+// (kubebridge/reports/target_report_codec.h), then ValidateReportContent
 // (projections/report_validation.h) for what decodes. Properties: decoding fails only with
 // kInvalidArgument; validation fails only with kInvalidArgument; a valid report survives
 // EncodeTargetReportSpec and a second decode unchanged.
@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "google/protobuf/util/message_differencer.h"
-#include "kubebridge/target_report_codec.h"
+#include "kubebridge/reports/target_report_codec.h"
 #include "nlohmann/json.hpp"
 #include "projections/report_validation.h"
 #include "test/fuzz/fuzz_check.h"

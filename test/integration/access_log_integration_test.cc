@@ -1,8 +1,8 @@
-// The access log and call request ids (issue 7, "Operations"; docs/operations.md, "Logs") on
-// a real Server over a real gRPC channel, with common::Log captured in this process: one line
-// per call, unary or streaming, OK or failed, refused or from another service than ours; the
-// x-request-id kept, generated or replaced and always sent back; none with
-// --access-log=false; and the CLI's id in its error message.
+// The access log and call request ids (docs/operations.md, "Access log"; docs/api.md,
+// "Call request ids") on a real Server over a real gRPC channel, with common::Log captured in
+// this process: one line per call, unary or streaming, OK or failed, refused or from another
+// service than ours; the x-request-id kept, generated or replaced and always sent back; none
+// with --access-log=false; and the CLI's id in its error message.
 #include <grpcpp/generic/generic_stub.h>
 
 #include <regex>
@@ -14,7 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
-#include "service/credledger_cli.h"
+#include "service/credledger_main.h"
 #include "test/integration/api_fixture.h"
 #include "test/support/captured_log.h"
 

@@ -12,7 +12,7 @@
 #include "absl/time/time.h"
 #include "credledger/v1/api.grpc.pb.h"
 #include "gtest/gtest.h"
-#include "service/server.h"
+#include "service/server/server.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 

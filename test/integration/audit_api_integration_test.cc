@@ -1,7 +1,7 @@
-// AuditService through a real server on loopback (issue "Audit export, tamper evidence and
-// forensic replay"): a streamed export with a signed trailer over gRPC, checkpoints signed
-// while serving and at shutdown, the start-up tail check refusing a tampered log, and the
-// read-only mode that serves it for investigation.
+// AuditService through a real server on loopback (docs/api.md, "AuditService"; docs/audit.md,
+// "Export", "Checkpoints" and "Start-up check"): a streamed export with a signed trailer over
+// gRPC, checkpoints signed while serving and at shutdown, the start-up tail check refusing a
+// tampered log, and the read-only mode that serves it for investigation.
 #include <sqlite3.h>
 
 #include <fstream>

@@ -1,8 +1,9 @@
-// The audit and forensics subcommands through the real binaries (issue "Audit export, tamper
-// evidence and forensic replay"): `credledger serve --signing-key` with Targets that got
-// their first credential, then export in every format, offline verification of the exports
-// and of a copy of the database, tampering, and replay, timeline, diff and
-// valid-credentials, each asked of the server and of the copied database.
+// The audit and forensics subcommands through the real binaries (docs/api.md, "AuditService";
+// docs/audit.md, "Export" and "Verifying an export, step by step"):
+// `credledger serve --signing-key` with Targets that got their first credential, then export in
+// every format, offline verification of the exports and of a copy of the database, tampering,
+// and replay, timeline, diff and valid-credentials, each asked of the server and of the copied
+// database.
 //
 // Expectations come from the log itself, read independently through a read-only SQLite
 // connection (LiveProcessTest::ReadLog), and from the cluster's Secrets.
@@ -24,7 +25,7 @@
 #include "common/sha256.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kubebridge/json_util.h"
+#include "kubebridge/client/json_util.h"
 #include "test/integration/live_processes.h"
 #include "test/support/file_text.h"
 #include "test/support/status_matchers.h"

@@ -1,4 +1,4 @@
-// A wait with a deadline on a TlsFileGuard's counters (service/tls_file_guard.h), for tests
+// A wait with a deadline on a TlsFileGuard's counters (service/server/tls_file_guard.h), for tests
 // that change the TLS files and need the guard's next checks to have run.
 #pragma once
 
@@ -6,7 +6,7 @@
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "service/tls_file_guard.h"
+#include "service/server/tls_file_guard.h"
 
 namespace credledger::testing {
 

@@ -1,4 +1,4 @@
-// The bad-input suite of the gRPC API (issue 7, "Bad input"): every row of the table in
+// The bad-input suite of the gRPC API (docs/api.md, "Bad input"): every row of the table in
 // bad_input_rpc_rows.h is sent, as raw bytes, to a real Server (SQLite file, gRPC on
 // 127.0.0.1 port 0). Each must be refused with its code, a message that starts with the
 // field as the API names it and states the rule, no longer than kMaxBadInputMessageBytes

@@ -1,8 +1,7 @@
-// The table of the bad-input suite of the `credledger` command line (issue 7, "Bad input"):
-// command lines that break one rule each, and the refusal each must get.
-// bad_input_cli_test.cc runs every row in this process through service::CredledgerMain
-// against a real Server and checks the exit code, stderr, and that nothing was appended or
-// written.
+// The table of the bad-input suite of the `credledger` command line (docs/api.md, "Bad input"):
+// command lines that break one rule each, and the refusal each must get. bad_input_cli_test.cc
+// runs every row in this process through service::CredledgerMain against a real Server and
+// checks the exit code, stderr, and that nothing was appended or written.
 #pragma once
 
 #include <string>

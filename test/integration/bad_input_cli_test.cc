@@ -1,4 +1,4 @@
-// The bad-input suite of the `credledger` command line (issue 7, "Bad input"): every row of
+// The bad-input suite of the `credledger` command line (docs/api.md, "Bad input"): every row of
 // the table in bad_input_cli_rows.h runs in this process through service::CredledgerMain
 // against a real Server (SQLite file, gRPC on 127.0.0.1 port 0). Each must exit with its code
 // (2: usage error, nothing sent; 1: refused by the server or a file), say on stderr which
@@ -21,7 +21,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
-#include "service/credledger_cli.h"
+#include "service/credledger_main.h"
 #include "test/integration/api_fixture.h"
 #include "test/integration/bad_input_cli_rows.h"
 

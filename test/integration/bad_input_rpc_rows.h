@@ -1,4 +1,4 @@
-// The table of the bad-input suite of the gRPC API (issue 7, "Bad input"): for every RPC of
+// The table of the bad-input suite of the gRPC API (docs/api.md, "Bad input"): for every RPC of
 // proto/credledger/v1/api.proto, requests that break one rule each, and the refusal each must
 // get. bad_input_api_test.cc sends every row to a real server and checks the refusal and that
 // nothing was appended.
@@ -20,7 +20,7 @@
 
 namespace credledger::testing {
 
-// The category of issue 7 a row belongs to.
+// The category of bad input a row belongs to (docs/api.md, "Bad input").
 enum class BadInputKind {
   kEmpty,            // a required field left empty or unset
   kOversized,        // a value or a list over its documented limit
@@ -101,7 +101,7 @@ inline BadInputRpcRow BadRpcInvalid(std::string method, BadInputKind kind, std::
           std::move(field),  std::move(rule)};
 }
 
-// Rules as the validators state them (common/dns_label.cc, service/validation.cc).
+// Rules as the validators state them (common/dns_label.cc, service/decide/validation.cc).
 inline constexpr char kBadRpcNotLabel[] = "is not a DNS-1123 label";
 inline constexpr char kBadRpcNotSubdomain[] = "is not a DNS-1123 subdomain";
 inline constexpr char kBadRpcLabelTooLong[] = "is too long; a DNS-1123 label has at most 63 bytes";

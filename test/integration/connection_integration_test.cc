@@ -1,9 +1,9 @@
-// Registered clusters and source verification end to end (domain/convoy-cluster-auth.md;
-// docs/connections.md): a real credledger Server (SQLite file, gRPC on 127.0.0.1 port 0)
-// whose home connection is a kubeconfig with relative paths to the test Kubernetes API
-// server. A second test API server is the registered "edge" cluster, reached with a token or
-// a client certificate read from Secrets of the home cluster; an identity mirrors into it.
-// Sources are verified against a local HTTPS registry with a private CA.
+// Registered clusters and source verification end to end (docs/connections.md, "Clusters" and
+// "Sources"): a real credledger Server (SQLite file, gRPC on 127.0.0.1 port 0) whose home
+// connection is a kubeconfig with relative paths to the test Kubernetes API server. A second
+// test API server is the registered "edge" cluster, reached with a token or a client
+// certificate read from Secrets of the home cluster; an identity mirrors into it. Sources are
+// verified against a local HTTPS registry with a private CA.
 #include <grpcpp/grpcpp.h>
 
 #include <fstream>
@@ -19,11 +19,11 @@
 #include "credledger/v1/api.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kubebridge/agent_objects.h"
-#include "kubebridge/json_util.h"
-#include "kubebridge/kube_client.h"
-#include "kubebridge/kubeconfig.h"
-#include "service/server.h"
+#include "kubebridge/client/json_util.h"
+#include "kubebridge/client/kube_client.h"
+#include "kubebridge/client/kubeconfig.h"
+#include "kubebridge/credentials/agent_objects.h"
+#include "service/server/server.h"
 #include "store/event_codec.h"
 #include "test/kubeapi/api_server.h"
 #include "test/kubebridge/local_https_server.h"
@@ -249,7 +249,7 @@ TEST_F(ConnectionIntegrationTest, TokenAndClientCertificateClustersAreReachable)
       << view.cluster().reachable().message();
 }
 
-// domain/convoy-cluster-auth.md, "Error classes": a failed probe is ProbeFailed, an auth
+// docs/connections.md, "Error classes": a failed probe is ProbeFailed, an auth
 // type without an authenticator is Unsupported; a rotated Secret is used at the next
 // connection ("no cache of clients or credentials").
 TEST_F(ConnectionIntegrationTest, ProbeFailuresAreClassifiedAndARotatedSecretIsUsedNextTime) {

@@ -1,7 +1,7 @@
-// Crash recovery of a mint through the real binaries (DESIGN sections 4 and 8; issue
-// acceptance: "killing the process at each step of a mint and restarting on the same
-// database leaves exactly one current credential, no Secret without a token, and every
-// Secret explained by the log").
+// Crash recovery of a mint through the real binaries: killing the process at each step of a
+// mint and restarting on the same database leaves exactly one current credential, no Secret
+// without a token, and every Secret explained by the log (docs/architecture.md,
+// "After a crash"; docs/testing.md, "Fault points").
 //
 // For each fault point of CredentialMinter, `credledger serve` runs with
 // CREDLEDGER_FAULT_POINTS=<point> against the test API server (a separate process, so the
@@ -18,9 +18,9 @@
 #include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kubebridge/agent_objects.h"
-#include "kubebridge/credential_minter.h"
-#include "kubebridge/json_util.h"
+#include "kubebridge/client/json_util.h"
+#include "kubebridge/credentials/agent_objects.h"
+#include "kubebridge/credentials/credential_minter.h"
 #include "projections/target_state.h"
 #include "store/event_codec.h"
 #include "test/integration/live_processes.h"

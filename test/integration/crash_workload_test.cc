@@ -1,5 +1,5 @@
-// Crash consistency under a scripted workload (issue 7, "Faults and crash consistency";
-// DESIGN sections 4 and 8).
+// Crash consistency under a scripted workload (docs/testing.md, "Crash test"; docs/design.md,
+// "Intent and outcome").
 //
 // `credledger serve` runs on one SQLite file against the test API server (its own process,
 // so the cluster outlives every serve). Each cycle starts serve, lets a client thread send a
@@ -47,12 +47,12 @@
 #include "credledger/v1/api.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kubebridge/agent_objects.h"
-#include "kubebridge/credential_minter.h"
-#include "kubebridge/json_util.h"
+#include "kubebridge/client/json_util.h"
+#include "kubebridge/credentials/agent_objects.h"
+#include "kubebridge/credentials/credential_minter.h"
 #include "projections/mirror_naming.h"
 #include "projections/target_state.h"
-#include "service/target_api.h"
+#include "service/api/target_api.h"
 #include "store/event_codec.h"
 #include "test/integration/live_processes.h"
 #include "test/support/rbac_objects.h"

@@ -1,8 +1,9 @@
-// The credential bridge under API server faults (issue 7, "Faults and crash consistency"):
-// 409 Conflicts on updates, requests whose answer is lost after the server acted on them,
-// and requests the server never answers. What an operator relies on: the cluster converges,
-// no Secret is made twice, no failure is recorded when a retry succeeds, and one Target's
-// stuck requests do not hold up the others. The fixture is credential_bridge_fixture.h.
+// The credential bridge under API server faults (docs/architecture.md,
+// "Kubernetes API faults"): 409 Conflicts on updates, requests whose answer is lost after the
+// server acted on them, and requests the server never answers. What an operator relies on: the
+// cluster converges, no Secret is made twice, no failure is recorded when a retry succeeds, and
+// one Target's stuck requests do not hold up the others. The fixture is
+// credential_bridge_fixture.h.
 #include <string>
 #include <vector>
 
@@ -10,9 +11,9 @@
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kubebridge/agent_objects.h"
-#include "kubebridge/credential_minter.h"
-#include "kubebridge/json_util.h"
+#include "kubebridge/client/json_util.h"
+#include "kubebridge/credentials/agent_objects.h"
+#include "kubebridge/credentials/credential_minter.h"
 #include "projections/target_state.h"
 #include "test/integration/credential_bridge_fixture.h"
 #include "test/support/status_matchers.h"

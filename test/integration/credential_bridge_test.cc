@@ -1,24 +1,24 @@
 // The credential lifecycle end to end inside one process: a real SQLite log, the command bus,
 // the projector and the kube bridge against the test Kubernetes API server over HTTPS
-// (domain/agent-credential-controller.md; the fixture is credential_bridge_fixture.h). Time
+// (docs/credentials.md, "Lifecycle"; the fixture is credential_bridge_fixture.h). Time
 // is a FakeClock shared by the log, the bridge and the API server, so rotation and expiry are
 // driven without waiting.
 #include <memory>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "common/sha256.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kubebridge/agent_objects.h"
-#include "kubebridge/credential_bridge.h"
-#include "kubebridge/json_util.h"
-#include "kubebridge/kubeconfig.h"
-#include "common/sha256.h"
+#include "kubebridge/client/json_util.h"
+#include "kubebridge/client/kubeconfig.h"
+#include "kubebridge/credentials/agent_objects.h"
+#include "kubebridge/credentials/credential_bridge.h"
 #include "projections/proto_time.h"
 #include "projections/target_state.h"
-#include "service/bridge_outcome_sink.h"
-#include "service/command_bus.h"
-#include "service/service_configuration.h"
+#include "service/bridge/bridge_outcome_sink.h"
+#include "service/bus/command_bus.h"
+#include "service/server/service_configuration.h"
 #include "store/event_codec.h"
 #include "store/sqlite_event_store.h"
 #include "test/integration/credential_bridge_fixture.h"

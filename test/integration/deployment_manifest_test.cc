@@ -1,9 +1,10 @@
-// docs/manifests/credledger-deployment.yaml deploys credledger as issue "Production
-// hardening" ("Operations") and DESIGN section 9 ask: one replica recreated (never two
-// writers), the log on a ReadWriteOnce volume, an unprivileged container whose only writable
-// paths are the log and a scratch folder, the RBAC manifest's ServiceAccount, TLS and mutual
-// TLS from Secret credledger-tls, the authorization policy from a ConfigMap, and a Service for
-// the gRPC port. Every argument is checked against the real `credledger serve` flags.
+// docs/manifests/credledger-deployment.yaml deploys credledger as described
+// (docs/kubernetes.md, "Installing"; docs/design.md, "One writer"): one replica recreated
+// (never two writers), the log on a ReadWriteOnce volume, an unprivileged container whose only
+// writable paths are the log and a scratch folder, the RBAC manifest's ServiceAccount, TLS and
+// mutual TLS from Secret credledger-tls, the authorization policy from a ConfigMap, and a
+// Service for the gRPC port. Every argument is checked against the real `credledger serve`
+// flags.
 #include <filesystem>
 #include <map>
 #include <string>
@@ -15,8 +16,8 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kubebridge/json_util.h"
-#include "service/authorization_policy.h"
+#include "kubebridge/client/json_util.h"
+#include "service/api/authorization_policy.h"
 #include "test/integration/manifest_yaml.h"
 #include "test/support/status_matchers.h"
 #include "test/support/subprocess.h"

@@ -1,7 +1,7 @@
-// The gRPC API over a full disk (issue 7, "Disk full: writes fail with UNAVAILABLE, reads
-// and exports keep working ... and the service recovers when space returns"): a real server
-// on loopback whose log lies on a FaultyVfs, made SQLite's default VFS for the test so that
-// the server opens its log through it unchanged.
+// The gRPC API over a full disk, where writes fail with UNAVAILABLE, reads and exports keep
+// working, and the service recovers when space returns (docs/architecture.md, "Faults"): a real
+// server on loopback whose log lies on a FaultyVfs, made SQLite's default VFS for the test so
+// that the server opens its log through it unchanged.
 #include <grpcpp/grpcpp.h>
 
 #include "credledger/v1/api.grpc.pb.h"

@@ -1,8 +1,9 @@
-// The gRPC API over TLS and mutual TLS (DESIGN sections 6 and 7; issue "Production
-// hardening", "Access control"): a real Server on loopback with certificates generated per
-// test, clients over real TLS channels. The client certificate names the caller (URI SAN,
-// else subject), the authorization policy decides, refusals are PERMISSION_DENIED and are
-// recorded as CallsDenied events per identity and minute.
+// The gRPC API over TLS and mutual TLS (docs/api.md, "Transport", "Caller identity",
+// "Authorization" and "Refused calls in the log"; docs/operations.md, "TLS certificates"): a
+// real Server on loopback with certificates generated per test, clients over real TLS channels.
+// The client certificate names the caller (URI SAN, else subject), the authorization policy
+// decides, refusals are PERMISSION_DENIED and are recorded as CallsDenied events per identity
+// and minute.
 #include <grpcpp/grpcpp.h>
 
 #include <filesystem>
@@ -16,8 +17,8 @@
 #include "credledger/v1/api.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "service/credledger_cli.h"
-#include "service/server.h"
+#include "service/credledger_main.h"
+#include "service/server/server.h"
 #include "store/event_codec.h"
 #include "store/sqlite_event_store.h"
 #include "test/integration/await_tls_file_guard.h"

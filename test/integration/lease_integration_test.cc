@@ -1,6 +1,7 @@
-// The Lease fence in a real Server against the test API server (DESIGN section 9; issue
-// "Production hardening", "Operations"): a second replica waits until the first gives the
-// Lease up at shutdown (its /readyz names the Lease meanwhile), and a replica that sees another holder stops writing at once.
+// The Lease fence in a real Server against the test API server (docs/operations.md,
+// "The Lease fence"; docs/design.md, "One writer"): a second replica waits until the first
+// gives the Lease up at shutdown (its /readyz names the Lease meanwhile), and a replica that
+// sees another holder stops writing at once.
 #include <grpcpp/grpcpp.h>
 #include <httplib.h>
 
@@ -13,9 +14,9 @@
 #include "credledger/v1/api.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kubebridge/kube_client.h"
-#include "kubebridge/kubeconfig.h"
-#include "service/server.h"
+#include "kubebridge/client/kube_client.h"
+#include "kubebridge/client/kubeconfig.h"
+#include "service/server/server.h"
 #include "test/kubeapi/api_server.h"
 #include "test/support/captured_log.h"
 #include "test/support/status_matchers.h"

@@ -8,9 +8,9 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "kubebridge/agent_objects.h"
-#include "kubebridge/json_util.h"
-#include "kubebridge/kubeconfig.h"
+#include "kubebridge/client/json_util.h"
+#include "kubebridge/client/kubeconfig.h"
+#include "kubebridge/credentials/agent_objects.h"
 #include "store/sqlite.h"
 #include "test/support/status_matchers.h"
 

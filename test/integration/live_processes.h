@@ -1,11 +1,11 @@
-// LiveProcessTest: a fixture for acceptance tests through the real binaries (DESIGN section
-// 8). It runs the test Kubernetes API server as its own process
+// LiveProcessTest: a fixture for acceptance tests through the real binaries (docs/testing.md,
+// "Integration tests"). It runs the test Kubernetes API server as its own process
 // (credledger-test-apiserver, namespace `demo`, state in a temp dir), so that it outlives
-// `credledger serve` processes started, killed and restarted on one SQLite file; drives
-// them with the `credledger` CLI; and reads back what they leave: the cluster's credential
-// Secrets (through an admin KubeClient) and the event log (opened read-only, decoded with
-// EventCodec). Every process takes port 0 and reports its address; every wait has a deadline
-// and blocks on a pipe (a `target watch` stream), never on a sleep.
+// `credledger serve` processes started, killed and restarted on one SQLite file; drives them
+// with the `credledger` CLI; and reads back what they leave: the cluster's credential Secrets
+// (through an admin KubeClient) and the event log (opened read-only, decoded with EventCodec).
+// Every process takes port 0 and reports its address; every wait has a deadline and blocks on a
+// pipe (a `target watch` stream), never on a sleep.
 //
 // The binaries come from the compile definitions CREDLEDGER_BINARY and
 // CREDLEDGER_TEST_APISERVER_BINARY.
@@ -21,7 +21,7 @@
 
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
-#include "kubebridge/kube_client.h"
+#include "kubebridge/client/kube_client.h"
 #include "nlohmann/json.hpp"
 #include "projections/credential_projection.h"
 #include "store/event_store.h"

@@ -1,6 +1,6 @@
-// Credential mirrors end to end (domain/captf-credentials.md; docs/mirrors.md): a real
-// credledger Server (SQLite file, gRPC on 127.0.0.1 port 0) whose kube bridge talks to the
-// test Kubernetes API server over HTTPS. Identities are created and bound through
+// Credential mirrors end to end (docs/mirrors.md, "How a change propagates" and "Conditions"):
+// a real credledger Server (SQLite file, gRPC on 127.0.0.1 port 0) whose kube bridge talks to
+// the test Kubernetes API server over HTTPS. Identities are created and bound through
 // IdentityService; the mirrors are checked in the cluster and the conditions through the API.
 #include <grpcpp/grpcpp.h>
 
@@ -17,13 +17,13 @@
 #include "credledger/v1/api.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kubebridge/agent_objects.h"
-#include "kubebridge/json_util.h"
-#include "kubebridge/kube_client.h"
-#include "kubebridge/kubeconfig.h"
+#include "kubebridge/client/json_util.h"
+#include "kubebridge/client/kube_client.h"
+#include "kubebridge/client/kubeconfig.h"
+#include "kubebridge/credentials/agent_objects.h"
 #include "projections/identity_state.h"
 #include "projections/mirror_naming.h"
-#include "service/server.h"
+#include "service/server/server.h"
 #include "store/event_codec.h"
 #include "test/kubeapi/api_server.h"
 #include "test/support/rbac_objects.h"

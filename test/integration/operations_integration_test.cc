@@ -1,4 +1,4 @@
-// Metrics and health of a real `credledger serve` (issue 7, "Operations"; docs/operations.md,
+// Metrics and health of a real `credledger serve` (docs/operations.md,
 // "Metrics and health"): a Server on a SQLite file with gRPC on 127.0.0.1 port 0, its kube
 // bridge on the test Kubernetes API server over HTTPS, and its HTTP endpoint on 127.0.0.1
 // port 0. The test registers a Target, lets the bridge mint its credential through two
@@ -23,7 +23,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "projections/target_state.h"
-#include "service/server.h"
+#include "service/server/server.h"
 #include "test/kubeapi/api_server.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"

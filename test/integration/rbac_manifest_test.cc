@@ -1,15 +1,14 @@
 // The ClusterRole of docs/manifests/credledger-rbac.yaml holds exactly the rights credledger
-// uses and hands out (issue "Production hardening", "Operations"; docs/kubernetes.md,
-// "Rights credledger needs"). The manifest's objects, parsed from the real file, are applied
-// to the test Kubernetes API server, which enforces RBAC; a real credledger Server runs as
-// the manifest's ServiceAccount (a kubeconfig holding that ServiceAccount's token) through
-// every workflow that touches the cluster: a Target registered, rotated, confirmed, revoked
-// and deleted; an identity whose source Secret is mirrored into a namespace after an access
-// review (while the namespace list fails, so that a namespace is read directly, as before the
-// first list arrives); a registered cluster whose references name a ConfigMap and a Secret.
-// The API server's request recorder then shows every right credledger's identity used; the
-// rights of the Role credledger hands to the agent count as needed (privilege escalation
-// prevention).
+// uses and hands out (docs/kubernetes.md, "Rights credledger needs"). The manifest's objects,
+// parsed from the real file, are applied to the test Kubernetes API server, which enforces
+// RBAC; a real credledger Server runs as the manifest's ServiceAccount (a kubeconfig holding
+// that ServiceAccount's token) through every workflow that touches the cluster: a Target
+// registered, rotated, confirmed, revoked and deleted; an identity whose source Secret is
+// mirrored into a namespace after an access review (while the namespace list fails, so that a
+// namespace is read directly, as before the first list arrives); a registered cluster whose
+// references name a ConfigMap and a Secret. The API server's request recorder then shows every
+// right credledger's identity used; the rights of the Role credledger hands to the agent count
+// as needed (privilege escalation prevention).
 #include <grpcpp/grpcpp.h>
 
 #include <fstream>
@@ -28,13 +27,13 @@
 #include "absl/time/clock.h"
 #include "credledger/v1/api.grpc.pb.h"
 #include "gtest/gtest.h"
-#include "kubebridge/agent_objects.h"
-#include "kubebridge/json_util.h"
-#include "kubebridge/kube_client.h"
-#include "kubebridge/kubeconfig.h"
+#include "kubebridge/client/json_util.h"
+#include "kubebridge/client/kube_client.h"
+#include "kubebridge/client/kubeconfig.h"
+#include "kubebridge/credentials/agent_objects.h"
 #include "projections/identity_state.h"
 #include "projections/target_state.h"
-#include "service/server.h"
+#include "service/server/server.h"
 #include "test/integration/manifest_yaml.h"
 #include "test/kubeapi/api_server.h"
 #include "test/kubeapi/kubeconfig.h"

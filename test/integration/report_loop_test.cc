@@ -1,9 +1,10 @@
-// Acceptance of the status-report loop through the real binaries (issue "Status reports",
-// "Acceptance"): the test API server serves both sides (it is the SolAr cluster and the
-// agent's target cluster), `credledger serve` mints for demo/edge-1, `credledger agent` runs
-// with that token against Flux objects the test writes, and its TargetReport is ingested,
-// rolled up and read back through the CLI (a gRPC client). The rotation loop closes when a
-// report carries the new credentialTag; staleness flips once and back.
+// Acceptance of the status-report loop through the real binaries (docs/reports.md, "Ingest" and
+// "The agent"; docs/credentials.md, "Rollout confirmation and cleanup"): the test API server
+// serves both sides (it is the SolAr cluster and the agent's target cluster),
+// `credledger serve` mints for demo/edge-1, `credledger agent` runs with that token against
+// Flux objects the test writes, and its TargetReport is ingested, rolled up and read back
+// through the CLI (a gRPC client). The rotation loop closes when a report carries the new
+// credentialTag; staleness flips once and back.
 #include <signal.h>
 
 #include <fstream>
@@ -14,11 +15,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "kubebridge/agent_objects.h"
-#include "kubebridge/file_util.h"
-#include "kubebridge/json_util.h"
-#include "kubebridge/kubeconfig.h"
-#include "kubebridge/report_collector.h"
+#include "kubebridge/agent/report_collector.h"
+#include "kubebridge/client/file_util.h"
+#include "kubebridge/client/json_util.h"
+#include "kubebridge/client/kubeconfig.h"
+#include "kubebridge/credentials/agent_objects.h"
 #include "store/event_codec.h"
 #include "test/integration/live_processes.h"
 #include "test/kubebridge/target_cluster_objects.h"

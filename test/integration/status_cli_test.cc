@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "gmock/gmock.h"
-#include "service/credledger_cli.h"
+#include "service/credledger_main.h"
 #include "test/integration/api_fixture.h"
 
 namespace credledger::testing {

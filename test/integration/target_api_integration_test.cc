@@ -6,8 +6,8 @@
 
 #include "gmock/gmock.h"
 #include "projections/target_state.h"
-#include "service/target_commands.h"
-#include "service/validation.h"
+#include "service/decide/target_commands.h"
+#include "service/decide/validation.h"
 #include "store/event_codec.h"
 #include "test/integration/api_fixture.h"
 

@@ -1,7 +1,7 @@
-// TlsFileGuard (service/tls_file_guard.h): the server's TLS files reach gRPC only as checked
+// TlsFileGuard (service/server/tls_file_guard.h): the server's TLS files reach gRPC only as checked
 // copies in a private directory; files that fail the checks are logged once per problem and
 // counted, and the last good copies stay in use.
-#include "service/tls_file_guard.h"
+#include "service/server/tls_file_guard.h"
 
 #include <sys/stat.h>
 #include <sys/wait.h>

@@ -1,5 +1,5 @@
-// Token secrecy through the real binaries (DESIGN section 7; issue acceptance: "the database
-// file, logs and responses never contain token bytes").
+// Token secrecy through the real binaries: the database file, logs and responses never
+// contain token bytes (docs/design.md, "Security model").
 //
 // A whole credential lifecycle runs against `credledger serve` and the test API server:
 // register, rotate, confirm, revoke, lift, with get/list/watch in text and JSON between the
@@ -20,8 +20,8 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kubebridge/agent_objects.h"
-#include "kubebridge/json_util.h"
+#include "kubebridge/client/json_util.h"
+#include "kubebridge/credentials/agent_objects.h"
 #include "projections/mirror_naming.h"
 #include "test/integration/live_processes.h"
 #include "test/support/rbac_objects.h"
@@ -157,11 +157,11 @@ TEST_F(TokenSecrecyTest, NoTokenReachesTheDatabaseTheLogsOrAnyResponse) {
   ExpectNotFoundAnywhere({std::begin(kJwtMarkers), std::end(kJwtMarkers)});
 }
 
-// Source Secret data through the real binaries (issue "Credential mirroring": "the source
-// data never appears in the log, exports or logs; only hashes do"). An identity mirrors a
-// source Secret into a namespace, the source is rotated, and every output of the CLI and of
-// serve, the database files and every export format are searched for the data's values, raw
-// and base64-encoded as the Secret holds them.
+// Source Secret data through the real binaries: the source data never appears in the log,
+// exports or logs; only hashes do (docs/design.md, "Security model"; docs/mirrors.md,
+// "Source hash"). An identity mirrors a source Secret into a namespace, the source is rotated,
+// and every output of the CLI and of serve, the database files and every export format are
+// searched for the data's values, raw and base64-encoded as the Secret holds them.
 class MirrorSecrecyTest : public LiveProcessTest {
  protected:
   static nlohmann::json Source(const std::string& access_key, const std::string& secret_key) {

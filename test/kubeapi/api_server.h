@@ -1,6 +1,7 @@
-// ApiServer: a Kubernetes API server for tests (DESIGN.md section 8), serving HTTPS on
-// loopback with generic JSON object storage, watches, TokenRequest/TokenReview, RBAC for
-// service-account tokens, discovery for kubectl, fault injection and an injectable clock.
+// ApiServer: a Kubernetes API server for tests (docs/testing.md, "The test API server"),
+// serving HTTPS on loopback with generic JSON object storage, watches,
+// TokenRequest/TokenReview, RBAC for service-account tokens, discovery for kubectl, fault
+// injection and an injectable clock.
 //
 // Start() generates, in memory, a CA and a server certificate (SANs DNS:localhost and
 // IP:127.0.0.1, plus the bind address when it is another IP), a client CA, a random admin
@@ -61,7 +62,7 @@ struct ApiServerOptions {
   common::Clock* clock = common::RealClock::Default();
   int worker_threads = 64;  // HTTP worker pool; each open watch holds one
 
-  // Additions beyond the interface:
+  // Further settings:
   // Real time between periodic BOOKMARK events (ForceBookmarks() sends one at once).
   absl::Duration bookmark_interval = absl::Seconds(10);
   // A watch without timeoutSeconds ends after this (real time).

@@ -1,5 +1,6 @@
-// FaultInjector: a test seam that makes the API server misbehave on purpose (issue 7,
-// "Faults and crash consistency").
+// FaultInjector: a test seam that makes the API server misbehave on purpose
+// (docs/testing.md, "Faults"; what the kube bridge does then: docs/architecture.md,
+// "Kubernetes API faults").
 //
 // A fault matches requests by HTTP method ("" = any) and path prefix (or, with
 // `exact_path`, the whole path, so that a collection such as /api/v1/namespaces can fail

@@ -1,5 +1,5 @@
 // Contract tests: the cluster-scoped core Node resource as a kubelet registers it and as the
-// agent lists it (issue 3, "The agent": capacity from node allocatable). Fixtures follow the
+// agent lists it for its capacity (docs/reports.md, "The agent"). Fixtures follow the
 // Kubernetes API reference for Node (core/v1) and a kubelet's registration.
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"

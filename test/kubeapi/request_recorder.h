@@ -1,8 +1,8 @@
 // RequestRecorder: counts the requests each authenticated user made, by what they asked for
 // (verb, API group, resource with its subresource, or the path of a non-resource request)
 // and the HTTP status the server answered, so a test can prove which rights a client used
-// and that none of its requests was refused (403). Issue "Production hardening",
-// "Operations": the ClusterRole must hold exactly the rights credledger uses.
+// and that none of its requests was refused (403): the ClusterRole must hold exactly the
+// rights credledger uses (docs/kubernetes.md, "Rights credledger needs").
 //
 // Every request that passed authentication is recorded once it was answered, including
 // those RBAC refused (code 403); a watch is recorded when its stream starts (code 200).

@@ -3,8 +3,8 @@
 // --client-ca-file), all on NIST P-256 keys, generated in memory at start-up with OpenSSL
 // 3's EVP and X509 APIs.
 //
-// The server certificate carries the SANs the caller lists (PLATFORM.md: Go and libcurl
-// clients connecting to 127.0.0.1 need an IP SAN as well as DNS:localhost). Validity is
+// The server certificate carries the SANs the caller lists (Go and libcurl clients
+// connecting to 127.0.0.1 need an IP SAN as well as DNS:localhost). Validity is
 // taken from the real clock (TLS peers check it against their own clock, never a test's
 // fake one): one hour in the past until one year ahead.
 //

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "kubebridge/kube_client.h"
-#include "kubebridge/kubeconfig.h"
+#include "kubebridge/client/kube_client.h"
+#include "kubebridge/client/kubeconfig.h"
 #include "test/kubeapi/api_server.h"
 #include "test/kubebridge/test_files.h"
 #include "test/support/status_matchers.h"

@@ -16,8 +16,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
-#include "kubebridge/http_transport.h"
-#include "kubebridge/kube_client.h"
+#include "kubebridge/client/http_transport.h"
+#include "kubebridge/client/kube_client.h"
 #include "nlohmann/json.hpp"
 
 namespace credledger::kubebridge {

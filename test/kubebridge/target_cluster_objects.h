@@ -12,10 +12,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "kubebridge/curl_transport.h"
-#include "kubebridge/kube_client.h"
-#include "kubebridge/report_collector.h"
-#include "kubebridge/resource_ref.h"
+#include "kubebridge/agent/report_collector.h"
+#include "kubebridge/client/curl_transport.h"
+#include "kubebridge/client/kube_client.h"
+#include "kubebridge/client/resource_ref.h"
 #include "nlohmann/json.hpp"
 
 namespace credledger::kubebridge {

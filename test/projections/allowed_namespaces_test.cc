@@ -1,7 +1,6 @@
-// Tests of an identity's spec rules (domain/captf-credentials.md, "Who may point an identity
-// at a Secret" and "Revocation"; docs/mirrors.md, "Allowed namespaces"): which namespaces a
-// spec allows, how specs and selectors are validated, and which changes need an access
-// review.
+// Tests of an identity's spec rules (docs/mirrors.md, "Allowed namespaces", "Access review" and
+// "Revocation"): which namespaces a spec allows, how specs and selectors are validated, and
+// which changes need an access review.
 #include "projections/allowed_namespaces.h"
 
 #include <optional>

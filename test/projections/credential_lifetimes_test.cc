@@ -1,9 +1,9 @@
-// Tests of the credential lifetimes read model (issue "Audit export", "Forensic replay":
-// valid credentials at T): a credential is valid from its issue time (inclusive) until its
-// expiry or its Secret's deletion (exclusive); an external deletion counts from when it was
-// observed, even when recorded later; a new incarnation does not revive old credentials;
-// ValidAt filters by namespace and Target. The log is written through the command buses by
-// the FleetDriver on a fake clock; expectations come from the events and the Target states.
+// Tests of the credential lifetimes read model (docs/forensics.md, "Which tokens could have
+// been used at 10:02?"): a credential is valid from its issue time (inclusive) until its expiry
+// or its Secret's deletion (exclusive); an external deletion counts from when it was observed,
+// even when recorded later; a new incarnation does not revive old credentials; ValidAt filters
+// by namespace and Target. The log is written through the command buses by the FleetDriver on a
+// fake clock; expectations come from the events and the Target states.
 #include "projections/credential_lifetimes.h"
 
 #include <set>

@@ -1,6 +1,7 @@
-// Tests of the pure fleet fold (DESIGN section 4): a full rebuild from seq 1 is byte-identical
-// to folding event by event through snapshots, events must arrive in seq order, and reads
-// reflect the log. The log is written by TargetCommandBus on a real SQLite store.
+// Tests of the pure fleet fold (docs/design.md, "Projections" and "Snapshots"): a full rebuild
+// from seq 1 is byte-identical to folding event by event through snapshots, events must arrive
+// in seq order, and reads reflect the log. The log is written by TargetCommandBus on a real
+// SQLite store.
 #include "projections/credential_projection.h"
 
 #include <memory>

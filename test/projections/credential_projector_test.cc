@@ -1,7 +1,8 @@
-// Tests of the projector that follows the log (DESIGN section 4): the incremental path, as-of
-// replay and snapshot restarts all give the bytes of a full rebuild from seq 1; snapshots are
-// written every K events; watchers resume by seq until the kept history runs out. The log is
-// written by TargetCommandBus and bridge outcome commands on a real SQLite store.
+// Tests of the projector that follows the log (docs/design.md, "Snapshots" and "As-of replay"):
+// the incremental path, as-of replay and snapshot restarts all give the bytes of a full rebuild
+// from seq 1; snapshots are written every K events; watchers resume by seq until the kept
+// history runs out. The log is written by TargetCommandBus and bridge outcome commands on a
+// real SQLite store.
 #include "projections/credential_projector.h"
 
 #include <map>

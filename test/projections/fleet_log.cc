@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "projections/target_state.h"
-#include "service/service_configuration.h"
+#include "service/server/service_configuration.h"
 #include "test/support/test_event_log.h"
 
 namespace credledger::testing {

@@ -1,6 +1,6 @@
 // FleetDriver: writes a realistic credential log for projection tests by running client
 // commands through TargetCommandBus and answering mint intents and releases the way the kube
-// bridge would (DESIGN section 4, intent/outcome), on a fake clock. For tests only.
+// bridge would (docs/design.md, "Intent and outcome"), on a fake clock. For tests only.
 //
 // Thread-safety: not thread-safe; one test thread drives it.
 #pragma once
@@ -12,9 +12,9 @@
 #include "common/clock.h"
 #include "gtest/gtest.h"
 #include "projections/credential_projection.h"
-#include "service/command_bus.h"
-#include "service/report_command_bus.h"
-#include "service/target_commands.h"
+#include "service/bus/command_bus.h"
+#include "service/bus/report_command_bus.h"
+#include "service/decide/target_commands.h"
 #include "store/event_store.h"
 #include "store/sqlite_event_store.h"
 #include "test/support/temp_dir.h"

@@ -1,7 +1,8 @@
-// Tests of the identity read model and its projector (DESIGN section 4): Apply folds only
-// identity streams and names the changed one; reads by name; a full rebuild from seq 1, as-of
-// replay, snapshot round trips and restarts all give the same bytes as the incremental path;
-// listeners get every changed identity. The log is a real SQLite store in a temp dir.
+// Tests of the identity read model and its projector (docs/design.md, "Projections",
+// "Snapshots" and "As-of replay"): Apply folds only identity streams and names the changed one;
+// reads by name; a full rebuild from seq 1, as-of replay, snapshot round trips and restarts all
+// give the same bytes as the incremental path; listeners get every changed identity. The log is
+// a real SQLite store in a temp dir.
 #include "projections/identity_projection.h"
 
 #include <memory>

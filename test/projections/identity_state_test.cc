@@ -1,6 +1,6 @@
-// Tests of the identity fold (domain/captf-credentials.md, "The pieces", "Rotation",
-// "Revocation", "Conflicts"): given the events of an identity stream, the state and the
-// per-namespace IdentityAllowed and CredentialsMirrored conditions.
+// Tests of the identity fold (docs/mirrors.md, "The mirror", "How a change propagates",
+// "Revocation", "Conflicts and safety" and "Conditions"): given the events of an identity
+// stream, the state and the per-namespace IdentityAllowed and CredentialsMirrored conditions.
 #include "projections/identity_state.h"
 
 #include <optional>

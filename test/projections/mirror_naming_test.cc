@@ -1,6 +1,6 @@
-// Tests of mirror names and source hashes (docs/mirrors.md, "Mirror name" and "Source hash").
-// The expected values were computed outside credledger (Python's hashlib over the byte
-// layouts written out below), not by running this code.
+// Tests of mirror names and source hashes (docs/mirrors.md, "The mirror" and "Source hash").
+// The expected values were computed outside credledger (Python's hashlib over the byte layouts
+// written out below), not by running this code.
 //
 // Golden vectors. LP(x) = 8-byte big-endian length of x, then x; pairs in key byte order.
 //   data {}                          -> input (nothing)

@@ -1,7 +1,6 @@
-// Tests of the release phase library (issue 3, "Release phase derivation"; domain document,
-// "Deriving the states from what Flux exposes"): each first-match rule, their precedence,
-// generation gating, remediation retries (missing, negative, used up or not), the flags and
-// the phase names.
+// Tests of the release phase library (docs/reports.md, "Release phases"): each first-match
+// rule, their precedence, generation gating, remediation retries (missing, negative, used up or
+// not), the flags and the phase names.
 #include "projections/release_phase.h"
 
 #include <optional>

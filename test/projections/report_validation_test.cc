@@ -1,4 +1,4 @@
-// Report validation (issue 3, "TargetReport"): each rule has a row that breaks it and the
+// Report validation (docs/reports.md, "Validation"): each rule has a row that breaks it and the
 // field path its error must name.
 #include "projections/report_validation.h"
 

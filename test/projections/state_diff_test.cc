@@ -1,8 +1,9 @@
-// Tests of the diff between two points of the log (issue "Audit export", "Forensic replay":
-// diff): Targets added, removed and replaced by comparing the credential projections;
-// conditions compared state to state; credentials, revocations and lifts taken from the
-// events in between, so a credential issued and deleted in between still shows; filters by
-// namespace and Target. The log is written through the command buses by the FleetDriver.
+// Tests of the diff between two points of the log (docs/forensics.md, "What changed between
+// 10:00 and 10:05?"): Targets added, removed and replaced by comparing the credential
+// projections; conditions compared state to state; credentials, revocations and lifts taken
+// from the events in between, so a credential issued and deleted in between still shows;
+// filters by namespace and Target. The log is written through the command buses by the
+// FleetDriver.
 #include "projections/state_diff.h"
 
 #include <string>

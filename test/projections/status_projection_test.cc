@@ -1,9 +1,9 @@
-// Tests of the fleet status read model and its projector (issue 3, "Rollups"; DESIGN
-// section 4): which events change which Target's rollup (liveness batches fan out to each
-// listed incarnation), ordering and filters of List, and that the incremental projector,
-// its snapshots, snapshot + tail (as-of) and a full rebuild from seq 1 give the same bytes.
-// The credential side of the log is written by the FleetDriver; the report side is appended
-// as the report decider would record it.
+// Tests of the fleet status read model and its projector (docs/reports.md, "Rollups";
+// docs/design.md, "Snapshots" and "As-of replay"): which events change which Target's rollup
+// (liveness batches fan out to each listed incarnation), ordering and filters of List, and that
+// the incremental projector, its snapshots, snapshot + tail (as-of) and a full rebuild from seq
+// 1 give the same bytes. The credential side of the log is written by the FleetDriver; the
+// report side is appended as the report decider would record it.
 #include "projections/status_projection.h"
 
 #include <algorithm>

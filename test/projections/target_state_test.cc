@@ -1,6 +1,7 @@
-// Tests of the Target fold's derived values (domain/agent-credential-controller.md,
-// "Conditions" and "Why the tag hashes the Secret UID"): the AgentCredentialReady condition,
-// credential tags and connection hashes, rotation due times and the current credential.
+// Tests of the Target fold's derived values (docs/events.md, "Target state and the condition";
+// docs/credentials.md, "Credential tag and connection hash" and "Rotation"): the
+// AgentCredentialReady condition, credential tags and connection hashes, rotation due times and
+// the current credential.
 #include "projections/target_state.h"
 
 #include <string>

@@ -1,7 +1,7 @@
-// Tests of the Target status fold (issue 3, "Rollups"; domain/solar-agent-architecture.md):
+// Tests of the Target status fold (docs/reports.md, "Rollups" and "Liveness and staleness"):
 // the Reporting, PreflightReady and ReleasesReady conditions, the releases rollup with bound
-// releases, liveness, staleness and incarnations. Events are folded as a log would order
-// them: each one a second after the previous, at the next seq.
+// releases, liveness, staleness and incarnations. Events are folded as a log would order them:
+// each one a second after the previous, at the next seq.
 #include "projections/target_status.h"
 
 #include <google/protobuf/util/message_differencer.h>

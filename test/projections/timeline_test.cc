@@ -1,7 +1,7 @@
-// Tests of the Target timeline (issue "Audit export", "Forensic replay": timeline): one entry
-// per event of the Target's target and report streams with a readable summary and the
-// Secret, tag, attempt, actor and request id it concerns; a heartbeat gives an entry only
-// when it ends a silence; the text form is one line per entry. The log is written through
+// Tests of the Target timeline (docs/forensics.md, "What happened to this Target, and who did
+// it?"): one entry per event of the Target's target and report streams with a readable summary
+// and the Secret, tag, attempt, actor and request id it concerns; a heartbeat gives an entry
+// only when it ends a silence; the text form is one line per entry. The log is written through
 // the command buses by the FleetDriver on a fake clock starting at 2026-01-01T00:00:00Z.
 #include "projections/timeline.h"
 

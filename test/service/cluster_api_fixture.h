@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "service/bridge_cluster_sink.h"
-#include "service/cluster_api.h"
+#include "service/api/cluster_api.h"
+#include "service/bridge/bridge_cluster_sink.h"
 #include "test/service/cluster_fixtures.h"
 #include "test/service/identity_api_fixture.h"
 

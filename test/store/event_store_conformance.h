@@ -1,4 +1,5 @@
-// A typed conformance suite every EventStore implementation must pass (DESIGN section 8).
+// A typed conformance suite every EventStore implementation must pass (docs/testing.md, "Store
+// conformance").
 //
 // The cases live in this header so that each implementation's test instantiates them.
 // To run it against an implementation, define a factory with

@@ -1,9 +1,9 @@
-// Storage faults under the event log (issue 7, "Faults and crash consistency"): another
-// connection holding the write lock, a full disk and failing fsyncs, injected through
-// FaultyVfs under a real SQLite file. The rules (DESIGN section 3, docs/architecture.md
-// "Faults"): a failed group commit fails every command of it with kUnavailable and leaves
-// nothing; no command is acknowledged before its commit is durable; reads go on during the
-// fault; once it clears, appends continue at the next seq and the whole chain verifies.
+// Storage faults under the event log (docs/testing.md, "Faults"): another connection holding
+// the write lock, a full disk and failing fsyncs, injected through FaultyVfs under a real
+// SQLite file. The rules (docs/design.md, "Group commit"; docs/architecture.md, "Faults"): a
+// failed group commit fails every command of it with kUnavailable and leaves nothing; no
+// command is acknowledged before its commit is durable; reads go on during the fault; once it
+// clears, appends continue at the next seq and the whole chain verifies.
 #include <sqlite3.h>
 
 #include <atomic>
@@ -322,8 +322,9 @@ TEST_F(SqliteEventStoreFaultsTest, AFailedFsyncInTheCheckpointAfterACommitKeepsI
   ExpectLogVerifies(*store_, 602);
 }
 
-// A lost Lease (DESIGN section 9): the fence is asked before every commit, and while it
-// refuses, every command of the batch fails with its error and nothing reaches the file.
+// A lost Lease (docs/operations.md, "The Lease fence"): the fence is asked before every commit,
+// and while it refuses, every command of the batch fails with its error and nothing reaches the
+// file.
 TEST_F(SqliteEventStoreFaultsTest, AClosedWriteFenceCommitsNothingUntilItOpensAgain) {
   store_.reset();
   std::atomic<bool> fence_open{true};

@@ -1,5 +1,5 @@
 // SQLite-specific behaviour of the event log: triggers, group commit with savepoints, and the
-// refusals at open (DESIGN section 3).
+// refusals at open (docs/design.md, "The event log").
 #include "store/sqlite_event_store.h"
 
 #include <sqlite3.h>

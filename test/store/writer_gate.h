@@ -1,7 +1,7 @@
-// Helpers that make queued commands form one group commit (DESIGN section 3, "Group
-// commit"): WriterGate holds the store's single writer inside a command until released, and
-// WaitQueueDepth waits until the commands meant for the next batch are queued behind it.
-// For tests only.
+// Helpers that make queued commands form one group commit (docs/design.md, "Group commit"):
+// WriterGate holds the store's single writer inside a command until released, and
+// WaitQueueDepth waits until the commands meant for the next batch are queued behind it. For
+// tests only.
 //
 // Thread-safety: WriterGate's methods may be called from any thread.
 #pragma once

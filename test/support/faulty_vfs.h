@@ -1,5 +1,5 @@
-// FaultyVfs: a SQLite VFS for tests that wraps the default VFS (unix) and injects the storage
-// faults of issue 7 ("Faults and crash consistency") on demand:
+// FaultyVfs: a SQLite VFS for tests that wraps the default VFS (unix) and injects, on demand,
+// the storage faults of docs/architecture.md, "Faults":
 // - a full file system: once a space limit is set, a write that would make the files grow
 //   past it fails with SQLITE_FULL and writes nothing (writes inside a file's current size
 //   still succeed, as on a real full file system);

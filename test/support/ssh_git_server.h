@@ -1,6 +1,6 @@
 // SshGitServer: a real OpenSSH server (`/usr/sbin/sshd` from Debian) on 127.0.0.1 that
-// serves one bare Git repository over SSH, for the Git source verification tests (issue 6,
-// "Acceptance": sshd + git on a loopback port).
+// serves one bare Git repository over SSH on a loopback port, for the Git source
+// verification tests (docs/connections.md, "Git").
 //
 // Everything lives in a temp directory removed on destruction: the server's ed25519 host
 // key, the sshd config, an authorized_keys file holding two generated client keys (one

@@ -1,0 +1,142 @@
+#include "cli/keygen_cli.h"
+
+#include <fcntl.h>
+#include <openssl/crypto.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
+#include "audit/signing_key.h"
+#include "cli/framework/file_path_flag.h"
+#include "common/status_macros.h"
+
+namespace credledger::service {
+namespace {
+
+constexpr mode_t kPrivateKeyMode = 0600;
+constexpr mode_t kPublicKeyMode = 0644;
+
+absl::Status ExistsError(absl::string_view flag, const std::string& path) {
+  return absl::AlreadyExistsError(
+      absl::StrCat(flag, ": ", path, " exists; remove it or choose another path"));
+}
+
+// Whether anything, a dangling symbolic link included, is at `path` (as O_EXCL sees it).
+bool Exists(const std::string& path) {
+  std::error_code error;
+  return std::filesystem::exists(std::filesystem::symlink_status(path, error));
+}
+
+// Creates `path` with exactly `mode` and writes `text` to it. The file is created with that
+// mode (never more permissive, even before the write) and refused when it exists. On a
+// failure after creating it the partial file is removed.
+// Errors: kAlreadyExists when `path` exists; kFailedPrecondition when it cannot be created
+// or written. Messages name `flag` and the path.
+absl::Status WriteNewFile(absl::string_view flag, const std::string& path,
+                          absl::string_view text, mode_t mode) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  if (fd < 0) {
+    if (errno == EEXIST) return ExistsError(flag, path);
+    return absl::FailedPreconditionError(
+        absl::StrCat(flag, ": cannot create ", path, ": ", std::strerror(errno)));
+  }
+  // The umask may have removed bits from `mode`; set it exactly.
+  int error = fchmod(fd, mode) == 0 ? 0 : errno;
+  for (size_t written = 0; error == 0 && written < text.size();) {
+    const ssize_t n = write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error = errno;
+    } else {
+      written += static_cast<size_t>(n);
+    }
+  }
+  if (error == 0 && fsync(fd) != 0) error = errno;
+  if (close(fd) != 0 && error == 0) error = errno;
+  if (error == 0) return absl::OkStatus();
+  unlink(path.c_str());
+  return absl::FailedPreconditionError(
+      absl::StrCat(flag, ": cannot write ", path, ": ", std::strerror(error)));
+}
+
+class KeygenCommand final : public Subcommand {
+ public:
+  void DefineFlags(FlagSet& flags) override {
+    flags.Add("private-key", &private_key_,
+              "file for the private key (PEM, mode 0600); must not exist");
+    flags.Add("public-key", &public_key_,
+              "file for the public key (PEM, mode 0644); must not exist");
+  }
+
+  absl::Status CheckFlags() const override {
+    if (private_key_.empty()) return absl::InvalidArgumentError("--private-key: required");
+    if (public_key_.empty()) return absl::InvalidArgumentError("--public-key: required");
+    if (std::filesystem::path(private_key_).lexically_normal() ==
+        std::filesystem::path(public_key_).lexically_normal()) {
+      return absl::InvalidArgumentError("--public-key: must name another file than --private-key");
+    }
+    RETURN_IF_ERROR(CheckFilePathFlag("--private-key", private_key_));
+    return CheckFilePathFlag("--public-key", public_key_);
+  }
+
+  int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
+    absl::StatusOr<std::string> key_id = WriteKeyPair();
+    if (!key_id.ok()) return ReportError(key_id.status(), err);
+    out << "key id: " << *key_id << "\n"
+        << "private key: " << private_key_ << "\n"
+        << "public key: " << public_key_ << "\n";
+    return kExitOk;
+  }
+
+ private:
+  // Generates a key and writes both files; returns the key id. On failure no file of the
+  // pair is left behind. REQUIRES: CheckFlags passed.
+  absl::StatusOr<std::string> WriteKeyPair() const {
+    // Checked up front so that neither file is written when the other one exists; the
+    // O_EXCL creation below still refuses a file that appears in between.
+    if (Exists(private_key_)) return ExistsError("--private-key", private_key_);
+    if (Exists(public_key_)) return ExistsError("--public-key", public_key_);
+    absl::StatusOr<audit::SigningKey> key = audit::SigningKey::Generate();
+    if (!key.ok()) return key.status();
+    std::string private_pem = key->PrivatePem();
+    absl::Status written =
+        WriteNewFile("--private-key", private_key_, private_pem, kPrivateKeyMode);
+    OPENSSL_cleanse(private_pem.data(), private_pem.size());
+    if (!written.ok()) return written;
+    written = WriteNewFile("--public-key", public_key_, key->public_key().Pem(), kPublicKeyMode);
+    if (!written.ok()) {
+      unlink(private_key_.c_str());
+      return written;
+    }
+    return key->key_id();
+  }
+
+  std::string private_key_ = "signing-key.pem";
+  std::string public_key_ = "signing-key.pub.pem";
+};
+
+constexpr char kKeygenDescription[] =
+    "Writes a new Ed25519 key pair for the audit trail. The service signs checkpoints of the\n"
+    "event log and the trailers of exports with the private key (serve --signing-key);\n"
+    "an auditor checks exports and databases offline with the public key alone\n"
+    "(verify --public-key). The printed key id (the first 16 hex characters of SHA-256 over\n"
+    "the public key) is the one every signed record names.\n"
+    "\n"
+    "The private key must stay on the service host: whoever holds it can sign a forged\n"
+    "history. It is written with mode 0600; the public key, with mode 0644, can be handed to\n"
+    "auditors. Existing files are never overwritten.\n";
+
+}  // namespace
+
+void AddKeygenCommands(Dispatcher& dispatcher) {
+  dispatcher.Add({"keygen", "", "write a new Ed25519 key pair for signing the audit trail", 0,
+                  0, [] { return std::make_unique<KeygenCommand>(); }, kKeygenDescription});
+}
+
+}  // namespace credledger::service

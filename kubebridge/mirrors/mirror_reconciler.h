@@ -1,0 +1,117 @@
+// MirrorReconciler: brings the mirrors of one identity in line with its state
+// (docs/mirrors.md, "How a change propagates", "Revocation" and "Conflicts and safety";
+// docs/design.md, "Reconcilers").
+//
+// One pass for an active identity:
+//   1. GET the source Secret directly (never from a cache) and hash its data; the data stays
+//      in memory for this pass only and never reaches an outcome.
+//   2. Record what was observed (the source, and the labels of every namespace the identity
+//      has an entry for when its spec has a selector) in one Record call, and continue from
+//      the state it returns, so that the allowance of each namespace is current.
+//   3. LIST the Secrets named like the mirror in all namespaces (one request).
+//   4. PlanMirrors (mirror_objects.h) and carry the plan out: POST, PUT with the live
+//      resourceVersion, DELETE with the live uid as precondition, or only record. A
+//      Kubernetes error in one namespace is recorded as a WRITE_FAILED failure and the pass
+//      goes on with the other namespaces.
+//   5. Record the outcomes in order, at most 64 per Record call, each call's request id
+//      derived from the state the previous call returned (MirrorOutcomeRequestId with step
+//      "mirrors/<first namespace of the call>"), so a pass repeated after a crash appends
+//      nothing twice.
+// Nothing that is not a mirror of this identity is ever written or deleted, and the source
+// Secret never is. Steady state makes no writes and records nothing.
+//
+// Thread-safety: Reconcile may run concurrently for different identities, never for the
+// same one.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "credledger/v1/identity.pb.h"
+#include "credledger/v1/state.pb.h"
+#include "kubebridge/client/cancellation.h"
+#include "kubebridge/client/kube_client.h"
+#include "kubebridge/model/mirror_outcomes.h"
+
+namespace credledger::kubebridge {
+
+// A namespace as a NamespaceLookup knows it.
+struct NamespaceLabels {
+  bool found = false;             // false: the namespace does not exist
+  std::vector<v1::Label> labels;  // ordered by key; empty when !found
+};
+
+// Where the reconciler reads namespace labels from (implemented from a namespace watch).
+// Thread-safety: Lookup may be called from several reconciling threads at once.
+class NamespaceLookup {
+ public:
+  virtual ~NamespaceLookup() = default;
+  // The namespace `ns` as currently known; nullopt when the lookup does not know (yet),
+  // and the reconciler then reads the namespace from the API server.
+  virtual std::optional<NamespaceLabels> Lookup(const std::string& ns) = 0;
+};
+
+// What one pass did (tests, benchmarks).
+struct MirrorReconcileResult {
+  bool source_found = false;
+  int created = 0;
+  int updated = 0;
+  int adopted = 0;
+  int deleted = 0;
+  // Mirrors the log held that were gone (deleted by someone else).
+  int deleted_externally = 0;
+  // RecordMirrorFailed outcomes: conflicts, source missing or colliding, failed writes.
+  int failed = 0;
+  // A namespace was left waiting on a cause no watch reports reliably (a Secret that is not
+  // a mirror of this identity holds the mirror's name, the source is missing, or the mirror
+  // would be the source): the caller should run the identity again with backoff until a
+  // pass leaves none waiting.
+  bool retry = false;
+};
+
+class MirrorReconciler {
+ public:
+  // `client` and `sink` are not owned and must outlive the reconciler; `namespaces` (not
+  // owned, may be null: every label read then goes to the API server) likewise.
+  MirrorReconciler(KubeClient& client, MirrorOutcomeSink& sink, NamespaceLookup* namespaces);
+
+  // One pass for `state` (the identity's state as read from the log). Does nothing unless
+  // state.phase() is PHASE_ACTIVE. The source is read with the home client; namespaces and
+  // mirrors are read and written with `target`, the client of the registered cluster that
+  // spec.cluster names (null: the home client, and the namespace lookup). Returns what the
+  // pass did; `retry` set asks the caller for another pass with backoff. On a registered
+  // cluster, a failure to read its namespaces or mirrors is recorded as
+  // CLUSTER_UNREACHABLE in every bound namespace before it is returned, and messages of its
+  // API server are reduced to ServerFreeMessage (status_mapping.h) in every record.
+  // Errors (the work queue retries with backoff): reading the source Secret, a namespace or
+  // the mirror list fails (mapped client errors); kDataLoss when the source's data does not
+  // decode (SourceSecretDigest); the sink's errors; kCancelled; otherwise the first
+  // Kubernetes error of a namespace, returned after every other namespace was handled and
+  // every outcome recorded.
+  absl::StatusOr<MirrorReconcileResult> Reconcile(const v1::IdentityState& state,
+                                                  Cancellation* cancel,
+                                                  KubeClient* target = nullptr);
+
+  // Records that the mirrors of `state` cannot be worked on because its cluster cannot be
+  // connected to: one RecordMirrorFailed of `kind` (CLUSTER_UNSUPPORTED or
+  // CLUSTER_UNREACHABLE) with `message` for every namespace with a binding or a mirror (one
+  // waiting for its removal), in one Record call (the decider drops repeats of the last
+  // failure).
+  // Errors: the sink's.
+  absl::Status RecordClusterFailure(const v1::IdentityState& state, v1::MirrorFailureKind kind,
+                                    const std::string& message);
+
+ private:
+  // The labels of namespace `ns`: from the lookup when `target` is the home client and the
+  // lookup knows it, else from `target`'s API server.
+  absl::StatusOr<NamespaceLabels> LabelsOf(KubeClient& target, const std::string& ns,
+                                           Cancellation* cancel);
+
+  KubeClient& client_;
+  MirrorOutcomeSink& sink_;
+  NamespaceLookup* namespaces_;
+};
+
+}  // namespace credledger::kubebridge

@@ -1,0 +1,37 @@
+#include "service/credledger_main.h"
+
+#include "cli/agent_cli.h"
+#include "cli/audit_cli.h"
+#include "cli/backup_cli.h"
+#include "cli/cluster_cli.h"
+#include "cli/exec_cli.h"
+#include "cli/identity_cli.h"
+#include "cli/keygen_cli.h"
+#include "cli/source_cli.h"
+#include "cli/status_cli.h"
+#include "cli/target_cli.h"
+#include "service/server/server_cli.h"
+
+namespace credledger::service {
+
+Dispatcher CredledgerDispatcher() {
+  Dispatcher dispatcher("credledger");
+  AddServerCommands(dispatcher);
+  AddAgentCommands(dispatcher);
+  AddTargetCommands(dispatcher);
+  AddIdentityCommands(dispatcher);
+  AddClusterCommands(dispatcher);
+  AddSourceCommands(dispatcher);
+  AddStatusCommands(dispatcher);
+  AddAuditCommands(dispatcher);
+  AddBackupCommands(dispatcher);
+  AddKeygenCommands(dispatcher);
+  AddExecCommands(dispatcher);
+  return dispatcher;
+}
+
+int CredledgerMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  return CredledgerDispatcher().Run(args, out, err);
+}
+
+}  // namespace credledger::service

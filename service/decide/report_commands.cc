@@ -1,0 +1,17 @@
+#include "service/decide/report_commands.h"
+
+namespace credledger::service {
+namespace {
+
+struct ReportCommandNamer {
+  const char* operator()(const SubmitReport&) const { return "SubmitReport"; }
+  const char* operator()(const SetBoundReleases&) const { return "SetBoundReleases"; }
+  const char* operator()(const MarkStale&) const { return "MarkStale"; }
+  const char* operator()(const RecordLiveness&) const { return "RecordLiveness"; }
+};
+
+}  // namespace
+
+std::string CommandName(const ReportCommand& command) { return std::visit(ReportCommandNamer{}, command); }
+
+}  // namespace credledger::service

@@ -1,0 +1,73 @@
+// The report decider: Decide(command, state) -> events, pure (docs/design.md, "Deciders";
+// docs/reports.md, "Validation", "Ingest" and "Rollups").
+//
+// `target` is the fold of the Target's stream (projections::EvolveTarget) and `status` the
+// fold of its target, report and liveness events (projections::EvolveStatus); time, actor
+// and the service configuration arrive in the CommandContext. A command that is already
+// satisfied yields no events.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "credledger/v1/events.pb.h"
+#include "credledger/v1/state.pb.h"
+#include "service/decide/report_commands.h"
+#include "service/decide/target_commands.h"
+
+namespace credledger::service {
+
+// What a report command decided: events for the two streams of the Target, appended
+// together, and whether the report was a heartbeat or a retry.
+struct ReportDecision {
+  // For `report/<namespace>/<name>`: ReportAccepted, BoundReleasesSet or ReportingStale.
+  std::vector<v1::Event> report_events;
+  // For `target/<namespace>/<name>`: the RolloutConfirmed a changed report proves.
+  std::vector<v1::Event> target_events;
+  // True when a SubmitReport equals the last accepted report apart from lastReportTime (a
+  // heartbeat, recorded later in a LivenessObserved batch) or is a retry of a report already
+  // accepted or heartbeat already seen; nothing is appended then.
+  bool heartbeat = false;
+};
+
+// Decides a command addressed to one Target.
+//   SubmitReport: a report equal to the last accepted one including lastReportTime, or equal
+//     apart from it with lastReportTime equal to the newest accepted one (status or
+//     heartbeat_floor), is a retry; equal apart from a later lastReportTime is a heartbeat;
+//     both yield no events and heartbeat=true. Otherwise one ReportAccepted (target_uid,
+//     report, received_at), and when a release of the report is Ready, not rolled back and
+//     its revision ends in -<credentialTag> of the current credential, the RolloutConfirmed
+//     the Target decider's ConfirmRollout gives (none when it gives an error or nothing).
+//   SetBoundReleases: stored ordered by (namespace, name); the same list and bootstrap
+//     version as the current ones yields no events.
+//   MarkStale: one ReportingStale when Reporting is True, the status's last_seen_at equals
+//     command.last_seen_at (nothing newer arrived) and now >= last_seen_at + stale_after;
+//     otherwise no events.
+// Errors (no events):
+//   kInvalidArgument     report content ("report.<field path>", projections::
+//                        ValidateReportContent) or a lastReportTime more than 5 minutes
+//                        ahead of now ("report.last_report_time"); a bound release whose
+//                        name or namespace is not a DNS-1123 label ("releases[i].name") or
+//                        that appears twice; a bootstrap_version that is not printable ASCII
+//                        or longer than 253 bytes; stale_after not positive; RecordLiveness
+//                        (it spans Targets: DecideLiveness).
+//   kNotFound            the Target was never registered or is finalized.
+//   kFailedPrecondition  SubmitReport or SetBoundReleases for a Target being deleted; a
+//                        report whose lastReportTime is not later than the newest accepted
+//                        one (projections::ValidateReportTime).
+absl::StatusOr<ReportDecision> DecideReport(const ReportCommand& command,
+                                            const v1::TargetState& target,
+                                            const v1::TargetStatus& status,
+                                            const CommandContext& context);
+
+// Decides a liveness batch. `targets[i]` is the state of the Target `command.entries[i]`
+// names (an unregistered default state when it has none). Returns one LivenessObserved with
+// the entries whose Target is registered, not finalized and of the entry's uid, ordered by
+// namespace, then name, one per Target (the latest received); no events when none is left.
+// REQUIRES: targets.size() == command.entries.size().
+std::vector<v1::Event> DecideLiveness(const RecordLiveness& command,
+                                      const std::vector<v1::TargetState>& targets);
+
+}  // namespace credledger::service

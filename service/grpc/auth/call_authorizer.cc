@@ -1,0 +1,56 @@
+#include "service/grpc/auth/call_authorizer.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "service/api/target_api.h"
+
+namespace credledger::service {
+
+CallAuthorizer::CallAuthorizer(const AuthorizationPolicy* policy, DenialLedger* denials,
+                               common::Clock* clock)
+    : policy_(policy), denials_(denials), clock_(clock) {}
+
+absl::StatusOr<Caller> CallAuthorizer::Authorize(const grpc::ServerContext& context,
+                                                 absl::string_view service,
+                                                 absl::string_view method) const {
+  const CallerEvidence evidence = EvidenceOf(context);
+  absl::StatusOr<Caller> caller = ResolveCaller(evidence);
+  if (!caller.ok()) {
+    // A certified caller that declared another name is still known by its certificate.
+    // The name it declared, if any, is recorded beside it.
+    const std::optional<Caller> certified = CertifiedCaller(evidence);
+    const std::string declared = DeclaredName(evidence);
+    if (certified.has_value()) {
+      Refused(certified->identity, certified->authentication, service, method, caller.status(),
+              declared);
+    } else {
+      Refused(kAnonymousActor, kAuthUnauthenticated, service, method, caller.status(), declared);
+    }
+    return caller.status();
+  }
+  if (absl::Status allowed = policy_->Authorize(caller->identity, service, method); !allowed.ok()) {
+    Refused(caller->identity, caller->authentication, service, method, allowed, "");
+    return allowed;
+  }
+  return caller;
+}
+
+void CallAuthorizer::Refused(absl::string_view identity, absl::string_view authentication,
+                             absl::string_view service, absl::string_view method,
+                             const absl::Status& status, absl::string_view declared_name) const {
+  if (denials_ == nullptr) return;
+  // Built only for a refusal: allowed calls (every heartbeat) pay nothing for it.
+  const std::string rpc = absl::StrCat(service, "/", method);
+  if (denials_->Add(identity, authentication, rpc, clock_->Now(), declared_name)) {
+    common::Log(common::LogLevel::kWarning,
+                "call refused (further refusals this minute are counted)",
+                {{"identity", std::string(identity)},
+                 {"authentication", std::string(authentication)},
+                 {"rpc", std::string(rpc)},
+                 {"error", std::string(status.message())}});
+  }
+}
+
+}  // namespace credledger::service

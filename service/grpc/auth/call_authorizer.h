@@ -1,0 +1,55 @@
+// CallAuthorizer: the gate every RPC passes first (docs/api.md, "Caller identity" and
+// "Authorization"). It establishes the caller (caller_identity.h), asks the authorization
+// policy whether that identity may call the RPC, and counts every refusal in a DenialLedger
+// that the DenialRecorder turns into CallsDenied events, one per identity and minute. The
+// first refusal of an identity in a minute is also logged.
+//
+// Thread-safety: Authorize is thread-safe.
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "common/clock.h"
+#include "service/api/authorization_policy.h"
+#include "service/grpc/auth/caller_identity.h"
+#include "service/grpc/auth/denial_ledger.h"
+
+namespace grpc {
+class ServerContext;
+}  // namespace grpc
+
+namespace credledger::service {
+
+// The authentication name recorded for a caller whose identity could not be established.
+inline constexpr char kAuthUnauthenticated[] = "unauthenticated";
+
+class CallAuthorizer {
+ public:
+  // `policy` is not owned and must outlive the authorizer. `denials` (not owned; may be null,
+  // then refusals are only returned) counts refusals at `clock`'s time.
+  CallAuthorizer(const AuthorizationPolicy* policy, DenialLedger* denials = nullptr,
+                 common::Clock* clock = common::RealClock::Default());
+
+  // The caller of `context` when it may call `service`/`method` (short names, e.g.
+  // "TargetService", "Revoke").
+  // Errors: kUnauthenticated when the caller's identity cannot be established
+  // (ResolveCaller); kPermissionDenied naming the caller and the RPC when the policy refuses
+  // it. Both are counted: an unauthenticated call under its certificate's identity when it
+  // has a valid one (CertifiedCaller), else as "anonymous" with authentication
+  // "unauthenticated", and with the name it declared (DeclaredName), if any.
+  absl::StatusOr<Caller> Authorize(const grpc::ServerContext& context, absl::string_view service,
+                                   absl::string_view method) const;
+
+ private:
+  // Counts (and, the first time in a minute, logs) one refusal; `declared_name` as
+  // DenialLedger::Add's.
+  void Refused(absl::string_view identity, absl::string_view authentication,
+               absl::string_view service, absl::string_view method, const absl::Status& status,
+               absl::string_view declared_name) const;
+
+  const AuthorizationPolicy* const policy_;
+  DenialLedger* const denials_;
+  common::Clock* const clock_;
+};
+
+}  // namespace credledger::service

@@ -1,0 +1,132 @@
+#include "service/grpc/auth/caller_identity.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "common/quote_cut.h"
+#include "common/status_macros.h"
+#include "service/api/target_api.h"
+#include "service/decide/validation.h"
+#include "service/decide/validation.h"
+
+namespace credledger::service {
+namespace {
+
+// AuthContext properties of a TLS connection (grpc/grpc_security_constants.h): gRPC lists
+// each URI SAN of a verified peer certificate under `peer_uri` and the certificate's subject,
+// as gRPC prints it, under `x509_subject`.
+constexpr char kPeerUriProperty[] = "peer_uri";
+constexpr char kSubjectProperty[] = "x509_subject";
+
+// The host of a gRPC peer address "ipv4:<a.b.c.d>:<port>" or "ipv6:[<addr>]:<port>" (the
+// brackets may come URI-escaped as %5B and %5D).
+std::string PeerHost(absl::string_view address) {
+  std::string host(address);
+  const size_t port = host.rfind(':');
+  if (port != std::string::npos) host.resize(port);
+  if (absl::StartsWith(host, "%5B") && absl::EndsWith(host, "%5D")) {
+    return host.substr(3, host.size() - 6);
+  }
+  if (absl::StartsWith(host, "[") && absl::EndsWith(host, "]")) {
+    return host.substr(1, host.size() - 2);
+  }
+  return host;
+}
+
+absl::Status CheckActor(absl::string_view what, absl::string_view identity) {
+  if (absl::Status valid = ValidateToken(what, identity, kMaxActorBytes); !valid.ok()) {
+    return absl::UnauthenticatedError(valid.message());
+  }
+  if (identity == kServiceActor) {
+    return absl::UnauthenticatedError(absl::StrCat(
+        what, ": \"", kServiceActor, "\" is reserved for the service's own decisions"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool IsLocalPeer(absl::string_view peer) {
+  if (absl::StartsWith(peer, "unix:") || absl::StartsWith(peer, "unix-abstract:")) return true;
+  if (absl::ConsumePrefix(&peer, "ipv4:")) return absl::StartsWith(PeerHost(peer), "127.");
+  if (absl::ConsumePrefix(&peer, "ipv6:")) {
+    const std::string host = PeerHost(peer);
+    return host == "::1" || absl::StartsWith(host, "::ffff:127.");
+  }
+  return false;
+}
+
+// The identity a verified client certificate names: its first URI SAN, else its subject.
+std::string CertificateIdentity(const CallerEvidence& evidence) {
+  return evidence.uri_sans.empty() ? evidence.subject : evidence.uri_sans.front();
+}
+
+std::string DeclaredName(const CallerEvidence& evidence) {
+  if (!evidence.declared.has_value() || *evidence.declared == kAnonymousActor) return "";
+  return *evidence.declared;
+}
+
+absl::StatusOr<Caller> ResolveCaller(const CallerEvidence& evidence) {
+  std::optional<std::string> declared;
+  if (std::string name = DeclaredName(evidence); !name.empty()) declared = std::move(name);
+  if (evidence.certificate_verified) {
+    const std::string identity = CertificateIdentity(evidence);
+    if (identity.empty()) {
+      return absl::UnauthenticatedError(
+          "the client certificate has neither a URI SAN nor a subject to name the caller");
+    }
+    RETURN_IF_ERROR(CheckActor("client certificate identity", identity));
+    if (declared.has_value() && *declared != identity) {
+      return absl::UnauthenticatedError(absl::StrCat(
+          kActorMetadataKey, ": ", common::QuoteCut(*declared, kMaxActorBytes),
+          " differs from the client certificate's identity ",
+          common::QuoteCut(identity, kMaxActorBytes), "; drop --as or declare that identity"));
+    }
+    return Caller{identity, kAuthCertificate};
+  }
+  if (!declared.has_value()) {
+    return Caller{kAnonymousActor, kAuthAnonymous};
+  }
+  if (!IsLocalPeer(evidence.peer)) {
+    return absl::UnauthenticatedError(
+        absl::StrCat(kActorMetadataKey,
+                     ": a declared identity (--as) is honoured only on loopback or a "
+                     "unix socket; over the network present a client certificate (mutual TLS)"));
+  }
+  RETURN_IF_ERROR(CheckActor(kActorMetadataKey, *declared));
+  return Caller{*declared, kAuthDeclared};
+}
+
+std::optional<Caller> CertifiedCaller(const CallerEvidence& evidence) {
+  if (!evidence.certificate_verified) return std::nullopt;
+  const std::string identity = CertificateIdentity(evidence);
+  if (identity.empty() || !CheckActor("", identity).ok()) return std::nullopt;
+  return Caller{identity, kAuthCertificate};
+}
+
+CallerEvidence EvidenceOf(const grpc::ServerContextBase& context) {
+  CallerEvidence evidence;
+  evidence.peer = context.peer();
+  const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
+  if (auth != nullptr && auth->IsPeerAuthenticated()) {
+    evidence.certificate_verified = true;
+    for (const grpc::string_ref& uri : auth->FindPropertyValues(kPeerUriProperty)) {
+      evidence.uri_sans.emplace_back(uri.data(), uri.size());
+    }
+    for (const grpc::string_ref& subject : auth->FindPropertyValues(kSubjectProperty)) {
+      evidence.subject.assign(subject.data(), subject.size());
+      break;
+    }
+  }
+  const auto& metadata = context.client_metadata();
+  if (auto it = metadata.find(kActorMetadataKey); it != metadata.end()) {
+    evidence.declared.emplace(it->second.data(), it->second.size());
+  }
+  return evidence;
+}
+
+}  // namespace credledger::service

@@ -1,0 +1,82 @@
+// AuditApi: the AuditService RPCs (proto/credledger/v1/api.proto) without gRPC (docs/api.md,
+// "AuditService"; docs/audit.md, "Export"; docs/forensics.md). Read-only: every call answers
+// from the log and appends nothing, so it also runs on a log opened read-only
+// (`serve --read-only`, and the CLI's `--db` mode).
+//
+// Export pages through the log with short read transactions (store::EventStore::ReadFiltered),
+// so memory stays constant in the number of events (it grows only with the number of
+// exported streams, whose last stream_hash the trailer lists), and signs the trailer with the
+// service's key.
+//
+// As-of answers fold the credential and status projections from their nearest earlier
+// snapshots, side by side in one pass over the events after them (projections::AsOfTogether);
+// valid-credentials and diffs fold only the event types they need, selected by the store.
+//
+// Thread-safety: all methods are thread-safe.
+#pragma once
+
+#include <functional>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "audit/signing_key.h"
+#include "common/clock.h"
+#include "credledger/v1/api.pb.h"
+#include "store/event_codec.h"
+#include "store/event_store.h"
+
+namespace credledger::service {
+
+class AuditApi {
+ public:
+  // `store` and `clock` are not owned and must outlive the api. `signing_key` may be null:
+  // trailers are then unsigned (key_id and signature empty), and such exports do not verify.
+  AuditApi(store::EventStore* store, const audit::SigningKey* signing_key, common::Clock* clock,
+           const store::EventCodec* codec = &store::EventCodec::Default());
+
+  // Streams the export: `write` gets every batch of events (at most 512 events and about
+  // 1 MiB each) and then the message with the trailer; it returns false when the client went
+  // away. The export covers events up to the head at the start of the call.
+  // Errors: kInvalidArgument naming the filter field and the rule (negative bounds,
+  // "filter.until_seq: below after_seq", "filter.to_time_us: before from_time_us",
+  // "filter.stream_prefix: not with filter.stream", a stream or prefix that is
+  // not 1-512 bytes of printable ASCII without spaces, "filter.types[i]: unknown event
+  // type"); kCancelled when `write` returned false; store read errors; kInternal when
+  // signing fails.
+  absl::Status ExportEvents(const v1::ExportEventsRequest& request,
+                            const std::function<bool(const v1::ExportEventsResponse&)>& write);
+
+  // State as of a point. Errors: kInvalidArgument for "as_of: required", "as_of.seq: N is
+  // beyond the head H" or negative, an "as_of.time" that is not a valid Timestamp
+  // (projections/timestamp_validation.h), a bad namespace or name ("name: requires namespace");
+  // kNotFound "Target <ns>/<name> did not exist at seq N" when a named Target has no state
+  // then; kDataLoss for an undecodable event; kResourceExhausted when no thread can be
+  // started to read the log; store read errors.
+  absl::StatusOr<v1::GetStateAtResponse> GetStateAt(const v1::GetStateAtRequest& request);
+
+  // A Target's history from the start of its streams. Errors: kInvalidArgument (namespace,
+  // name, "limit: must be 0..10000", negative after_seq); kNotFound when neither of the
+  // Target's streams has an event; kDataLoss for an undecodable event.
+  absl::StatusOr<v1::TimelineResponse> Timeline(const v1::TimelineRequest& request);
+
+  // Changes between two points. Errors: kInvalidArgument ("from: required", "to: required",
+  // beyond the head, an invalid "from.time" or "to.time", "to: seq T is before from seq F",
+  // namespace, name); kDataLoss; kResourceExhausted as GetStateAt; store read errors.
+  absl::StatusOr<v1::DiffResponse> Diff(const v1::DiffRequest& request);
+
+  // Credentials valid at a time. Errors: kInvalidArgument ("time: required", an invalid
+  // Timestamp, namespace, name); kDataLoss.
+  absl::StatusOr<v1::ValidCredentialsAtResponse> ValidCredentialsAt(
+      const v1::ValidCredentialsAtRequest& request);
+
+ private:
+  // The seq a point names: a seq as given (0..head), a time the last event at or before it.
+  absl::StatusOr<int64_t> Resolve(const v1::LogPoint& point, absl::string_view field);
+
+  store::EventStore* const store_;
+  const audit::SigningKey* const signing_key_;
+  common::Clock* const clock_;
+  const store::EventCodec* const codec_;
+};
+
+}  // namespace credledger::service

@@ -1,0 +1,14 @@
+// Whether a credential mirror is current, as the API and the CLI show it.
+//
+// Thread-safety: a pure function.
+#pragma once
+
+#include "credledger/v1/identity.pb.h"
+
+namespace credledger::service {
+
+// True when `mirror` holds the data of the source Secret as last observed: the source was
+// found and its hash is the mirror's.
+bool MirrorIsCurrent(const v1::IdentityState& identity, const v1::MirrorRecord& mirror);
+
+}  // namespace credledger::service

@@ -1,0 +1,55 @@
+#include "service/server/listen_address.h"
+
+#include <arpa/inet.h>
+
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "service/wire/host_port.h"
+
+namespace credledger::service {
+namespace {
+
+bool IsLoopbackHost(absl::string_view host) {
+  if (host == "localhost") return true;
+  const std::string text(host);
+  in_addr v4;
+  if (inet_pton(AF_INET, text.c_str(), &v4) == 1) {
+    return (ntohl(v4.s_addr) >> 24) == 127;
+  }
+  in6_addr v6;
+  if (inet_pton(AF_INET6, text.c_str(), &v6) == 1) {
+    return IN6_IS_ADDR_LOOPBACK(&v6);
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::Status CheckListenAddress(absl::string_view field, absl::string_view address, bool tls) {
+  if (absl::StartsWith(address, "unix:") || absl::StartsWith(address, "unix-abstract:")) {
+    if (address.substr(address.find(':') + 1).empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": \"", address, "\" names no socket path"));
+    }
+    return absl::OkStatus();
+  }
+  absl::StatusOr<HostPort> split = SplitHostPort(field, address, /*min_port=*/0);
+  if (!split.ok()) return split.status();
+  const absl::string_view host = split->host;
+  if (host.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": \"", address, "\" names no host (0.0.0.0 or [::] listens on every address)"));
+  }
+  if (!tls && !IsLoopbackHost(host)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": \"", address,
+        "\" is not a loopback address; without TLS credledger listens only on loopback "
+        "(127.0.0.0/8, ::1, localhost) or a unix socket (give --tls-cert and --tls-key to "
+        "listen on the network)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace credledger::service

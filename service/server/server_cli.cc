@@ -1,0 +1,305 @@
+#include "service/server/server_cli.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "cli/framework/file_path_flag.h"
+#include "common/dns_label.h"
+#include "common/status_macros.h"
+#include "kubebridge/client/lease_fence.h"
+#include "service/server/server.h"
+#include "store/migrations.h"
+#include "store/sqlite.h"
+
+namespace credledger::service {
+namespace {
+
+store::SqliteEventStoreOptions::Synchronous ParseSynchronous(const std::string& value) {
+  return value == "normal" ? store::SqliteEventStoreOptions::Synchronous::kNormal
+                           : store::SqliteEventStoreOptions::Synchronous::kFull;
+}
+
+std::string EnvOr(const char* name, const std::string& fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? std::string(value) : fallback;
+}
+
+class ServeCommand final : public Subcommand {
+ public:
+  void DefineFlags(FlagSet& flags) override {
+    flags_ = &flags;
+    flags.Add("db", &db_, "event log database file (its folder is created when missing)");
+    flags.Add("listen", &listen_,
+              "gRPC address: host:port (port 0 picks one) or unix:path; without TLS only "
+              "loopback or a unix socket");
+    flags.Add("tls-cert", &tls_cert_,
+              "PEM certificate chain of the gRPC server; with --tls-key turns TLS on (files "
+              "are re-read every minute, so renewed certificates apply without a restart)");
+    flags.Add("tls-key", &tls_key_, "PEM private key of --tls-cert");
+    flags.Add("tls-client-ca", &tls_client_ca_,
+              "PEM CA bundle that verifies client certificates; turns on mutual TLS (every "
+              "client must present one), and the certificate's URI SAN (else its subject) is "
+              "the caller's identity");
+    flags.Add("port-file", &port_file_,
+              "write the bound port to this file once listening (a file path, not a folder)");
+    flags.Add("lease-name", &lease_name_,
+              "take this coordination.k8s.io/v1 Lease before writing and write only while "
+              "holding it (one writer among replicas); empty: no Lease");
+    flags.Add("lease-namespace", &lease_namespace_,
+              "namespace of the Lease (default: the cluster connection's, else default)");
+    flags.Add("lease-identity", &lease_identity_,
+              "this replica's holderIdentity (default: <hostname>_<random>)");
+    flags.Add("lease-duration", &lease_duration_,
+              "lease duration, whole seconds from 2s to 1h (e.g. 15s); writes stop 2/3 of it "
+              "after the last renewal");
+    flags.Add("http-listen", &http_listen_,
+              "plain-HTTP address of /metrics, /healthz and /readyz: host:port (port 0 picks "
+              "one; 0.0.0.0:<port> for every interface, as Prometheus and kubelet probes need); "
+              "empty, the default, serves none (docs/operations.md)");
+    flags.Add("http-port-file", &http_port_file_,
+              "write the bound HTTP port to this file once listening (needs --http-listen; a "
+              "file path, not a folder)");
+    flags.Add("agent-apiserver-url", &agent_apiserver_url_,
+              "API server URL agents use; empty disables credentials");
+    flags.Add("agent-ca-file", &agent_ca_file_,
+              "CA bundle agents use for that server (hashed into the connection hash)");
+    flags.Add("agent-token-ttl", &agent_token_ttl_,
+              "lifetime of agent tokens, at least 10m (e.g. 24h, 90m)");
+    flags.Add("kubeconfig", &kubeconfig_,
+              "kubeconfig of the cluster credledger writes to (default $KUBECONFIG)");
+    flags.Add("kube-qps", &kube_qps_, "Kubernetes API requests per second (client-side limit)");
+    flags.Add("kube-burst", &kube_burst_, "Kubernetes API requests allowed in a burst");
+    flags.Add("resync-period", &resync_period_,
+              "every Target is reconciled at least this often (e.g. 10m)");
+    flags.Add("cluster-probe-period", &cluster_probe_period_,
+              "every registered cluster is probed at least this often (e.g. 5m)");
+    flags.Add("cluster-probe-record-interval", &cluster_probe_record_interval_,
+              "an unchanged probe outcome is recorded again after this long (e.g. 1h)");
+    flags.AddChoice("synchronous", &synchronous_, {"full", "normal"},
+                    "SQLite synchronous mode of the log");
+    flags.Add("snapshot-every", &snapshot_every_,
+              "events between projection snapshots; 0 disables them");
+    flags.Add("report-stale-after", &report_stale_after_,
+              "Reporting=False/Stale after this long without a report or heartbeat (at least "
+              "1s and --liveness-flush-interval)");
+    flags.Add("liveness-flush-interval", &liveness_flush_interval_,
+              "how often heartbeats are recorded and staleness is checked (100ms..1m)");
+    flags.Add("authorization-policy", &authorization_policy_,
+              "YAML file naming the RPCs each caller may call (docs/api.md); without one "
+              "every caller may call every RPC");
+    flags.Add("signing-key", &signing_key_,
+              "Ed25519 private key (PEM, from `credledger keygen`) that signs checkpoints and "
+              "export trailers; without one nothing is signed and exports do not verify");
+    flags.Add("checkpoint-every", &checkpoint_every_,
+              "sign a checkpoint after this many new events (>= 1)");
+    flags.Add("checkpoint-interval", &checkpoint_interval_,
+              "or after this long when the log grew (>= 10ms, e.g. 1s)");
+    flags.Add("startup-verify-events", &startup_verify_events_,
+              "events at the tail of the log whose hashes are checked before serving (>= 1)");
+    flags.Add("access-log", &access_log_,
+              "write one JSON line per gRPC call to stderr (rpc, request id, caller, code, "
+              "duration; docs/operations.md) and answer each call with its x-request-id; "
+              "--access-log=false turns both off");
+    flags.Add("read-only", &read_only_,
+              "serve an existing log for investigation: reads and audit RPCs only, no kube "
+              "bridge, starts even when the log does not verify");
+  }
+
+  // Every flag value is checked here, before anything is opened or printed, so that a bad one
+  // is a usage error (exit 2) rather than a start that fails (docs/api.md, "Bad input" and
+  // "Server subcommands"): ValidateServeOptions, the port files' paths, and the Lease flags.
+  // The Lease flags other than --lease-name configure a Lease: without its name they would be
+  // ignored, which hides a mistyped or forgotten --lease-name.
+  absl::Status CheckFlags() const override {
+    RETURN_IF_ERROR(ValidateServeOptions(Options()));
+    if (!port_file_.empty()) RETURN_IF_ERROR(CheckFilePathFlag("--port-file", port_file_));
+    if (!http_port_file_.empty()) {
+      RETURN_IF_ERROR(CheckFilePathFlag("--http-port-file", http_port_file_));
+    }
+    if (lease_name_.empty()) {
+      for (const char* flag : {"lease-namespace", "lease-identity", "lease-duration"}) {
+        if (flags_->Given(flag)) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("--", flag, ": needs --lease-name (without a Lease it has no effect)"));
+        }
+      }
+      return absl::OkStatus();
+    }
+    RETURN_IF_ERROR(common::ValidateDnsSubdomain("--lease-name", lease_name_));
+    if (!lease_namespace_.empty()) {
+      RETURN_IF_ERROR(common::ValidateDnsLabel("--lease-namespace", lease_namespace_));
+    }
+    return kubebridge::ValidateLeaseDuration(lease_duration_);
+  }
+
+  int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
+    ServeOptions options = Options();
+    // Every thread the server starts inherits this mask, so the signals reach only sigwait.
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+    // A signal before the server runs (for example while it waits for the Lease) cancels
+    // the start; afterwards it shuts the server down.
+    kubebridge::Cancellation starting;
+    std::atomic<int> signal_number{0};
+    std::atomic<bool> lease_lost{false};
+    options.start_cancel = &starting;
+    options.on_lease_lost = [&lease_lost] {
+      lease_lost = true;
+      kill(getpid(), SIGTERM);
+    };
+    std::thread signals([&] {
+      int received = 0;
+      sigwait(&stop_signals, &received);
+      signal_number = received;
+      starting.Cancel();
+    });
+    const std::string transport(TransportModeName(options.tls));
+    absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(std::move(options));
+    if (!server.ok()) {
+      // Ends the signal thread. Directed at that thread alone: a process-wide signal could
+      // reach a thread that does not block it (one started before this command, when it
+      // runs inside a larger process such as a test) and end the whole process.
+      if (signal_number.load() == 0) pthread_kill(signals.native_handle(), SIGTERM);
+      signals.join();
+      return ReportError(server.status(), err);
+    }
+    out << "credledger serving on " << (*server)->address() << " (" << transport << ")"
+        << std::endl;
+    signals.join();
+    if (lease_lost.load()) {
+      err << "credledger: the Lease was lost, shutting down\n";
+    } else {
+      err << "credledger: " << strsignal(signal_number.load()) << ", shutting down\n";
+    }
+    (*server)->Shutdown();
+    return lease_lost.load() ? kExitFailure : kExitOk;
+  }
+
+ private:
+  // The options the flags give; Run adds the start-up cancellation and the lease-lost hook.
+  ServeOptions Options() const {
+    ServeOptions options;
+    options.db_path = db_;
+    options.listen_address = listen_;
+    options.tls.cert_file = tls_cert_;
+    options.tls.key_file = tls_key_;
+    options.tls.client_ca_file = tls_client_ca_;
+    options.port_file = port_file_;
+    options.lease_name = lease_name_;
+    options.lease_namespace = lease_namespace_;
+    options.lease_identity = lease_identity_;
+    options.lease_duration = lease_duration_;
+    options.http_listen = http_listen_;
+    options.http_port_file = http_port_file_;
+    options.agent_apiserver_url = agent_apiserver_url_;
+    options.agent_ca_file = agent_ca_file_;
+    options.agent_token_ttl = agent_token_ttl_;
+    options.kubeconfig = kubeconfig_;
+    options.kube_qps = kube_qps_;
+    options.kube_burst = static_cast<int>(kube_burst_);
+    options.resync_period = resync_period_;
+    options.cluster_probe_period = cluster_probe_period_;
+    options.cluster_probe_record_interval = cluster_probe_record_interval_;
+    options.synchronous = ParseSynchronous(synchronous_);
+    options.snapshot_every = snapshot_every_;
+    options.report_stale_after = report_stale_after_;
+    options.liveness_flush_interval = liveness_flush_interval_;
+    options.authorization_policy = authorization_policy_;
+    options.signing_key = signing_key_;
+    options.checkpoints.every_events = checkpoint_every_;
+    options.checkpoints.interval = checkpoint_interval_;
+    options.startup_verify_events = startup_verify_events_;
+    options.read_only = read_only_;
+    options.access_log = access_log_;
+    return options;
+  }
+
+  std::string db_ = "./var/credledger.db";
+  std::string listen_ = "127.0.0.1:7443";
+  std::string tls_cert_;
+  std::string tls_key_;
+  std::string tls_client_ca_;
+  std::string port_file_;
+  std::string lease_name_;
+  std::string lease_namespace_;
+  std::string lease_identity_;
+  absl::Duration lease_duration_ = absl::Seconds(15);
+  std::string http_listen_;
+  std::string http_port_file_;
+  std::string agent_apiserver_url_;
+  std::string agent_ca_file_;
+  absl::Duration agent_token_ttl_ = absl::Hours(24);
+  std::string kubeconfig_ = EnvOr("KUBECONFIG", "");
+  double kube_qps_ = 5;
+  int64_t kube_burst_ = 10;
+  absl::Duration resync_period_ = absl::Minutes(10);
+  absl::Duration cluster_probe_period_ = absl::Minutes(5);
+  absl::Duration cluster_probe_record_interval_ = absl::Hours(1);
+  std::string synchronous_ = "full";
+  int64_t snapshot_every_ = 1000;
+  absl::Duration report_stale_after_ = absl::Minutes(10);
+  absl::Duration liveness_flush_interval_ = absl::Seconds(5);
+  std::string authorization_policy_;
+  std::string signing_key_;
+  int64_t checkpoint_every_ = 1000;
+  absl::Duration checkpoint_interval_ = absl::Seconds(1);
+  int64_t startup_verify_events_ = 10000;
+  bool read_only_ = false;
+  bool access_log_ = true;
+  const FlagSet* flags_ = nullptr;  // the flags DefineFlags declared, to ask which were given
+};
+
+class MigrateCommand final : public Subcommand {
+ public:
+  void DefineFlags(FlagSet& flags) override {
+    flags.Add("db", &db_, "event log database file (created when missing)");
+  }
+  absl::Status CheckFlags() const override {
+    if (db_.empty()) return absl::InvalidArgumentError("--db: required");
+    return absl::OkStatus();
+  }
+
+  int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
+    absl::StatusOr<int64_t> version = Migrate();
+    if (!version.ok()) return ReportError(version.status(), err);
+    out << "schema version " << *version << " (" << db_ << ")\n";
+    return kExitOk;
+  }
+
+ private:
+  absl::StatusOr<int64_t> Migrate() const {
+    {
+      ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteEventStore> log,
+                       OpenEventLog(db_, store::SqliteEventStoreOptions::Synchronous::kFull,
+                                    common::RealClock::Default()));
+      log->Close();
+    }
+    ASSIGN_OR_RETURN(std::unique_ptr<store::Connection> db,
+                     store::Connection::Open(db_, /*create=*/false, /*read_only=*/true));
+    return store::SchemaVersion(*db);
+  }
+
+  std::string db_ = "./var/credledger.db";
+};
+
+}  // namespace
+
+void AddServerCommands(Dispatcher& d) {
+  d.Add({"serve", "", "run the credledger service until SIGINT or SIGTERM", 0, 0,
+         [] { return std::make_unique<ServeCommand>(); }});
+  d.Add({"migrate", "", "create or migrate the database, print its schema version", 0, 0,
+         [] { return std::make_unique<MigrateCommand>(); }});
+}
+
+}  // namespace credledger::service

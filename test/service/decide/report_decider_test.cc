@@ -1,0 +1,479 @@
+// Given-events / when-command / then-events tests of the report decider (docs/reports.md,
+// "Validation", "Ingest" and "Rollups"; docs/design.md, "Deciders").
+//
+// The given events (of the target, report and liveness streams) are folded into the
+// Target's state with projections::EvolveTarget and into its status with
+// projections::EvolveStatus; the command is decided with DecideReport, and the emitted
+// events are compared field by field with the expected ones.
+#include "service/decide/report_decider.h"
+
+#include <google/protobuf/util/message_differencer.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "projections/proto_time.h"
+#include "projections/target_state.h"
+#include "projections/target_status.h"
+#include "test/support/fleet_target_events.h"
+#include "test/support/reference_sha256.h"
+#include "test/support/status_matchers.h"
+
+// gtest prints events in failure messages through this (found by argument-dependent lookup)
+// instead of its generic protobuf printer, which GCC 12 at -O3 warns about (-Wrestrict).
+namespace credledger::v1 {
+void PrintTo(const Event& event, std::ostream* os) { *os << event.ShortDebugString(); }
+}  // namespace credledger::v1
+
+namespace credledger::service {
+namespace report_decider_test {
+
+using ::credledger::testing::StatusIs;
+using projections::ToProto;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using v1::Event;
+using namespace ::credledger::testing::fleet_target;  // NOLINT: the shared Target
+
+
+// --- Given events ---
+
+Event Finalized() {
+  Event e;
+  e.mutable_target_finalized()->set_target_uid(kUid);
+  return e;
+}
+v1::SecretRef Secret(int suffix) {
+  v1::SecretRef s;
+  s.set_name(absl::StrCat("solar-agent-", kName, "-", suffix));
+  s.set_uid(absl::StrCat("5ec7e700-0000-4000-8000-00000000000", suffix));
+  return s;
+}
+std::string Tag(int suffix) { return testing::ReferenceSha256HexPrefix(Secret(suffix).uid(), 10); }
+// The three events of a credential minted and issued by attempt m<suffix>.
+std::vector<Event> CredentialIssued(int suffix) {
+  const std::string attempt = absl::StrCat("m", suffix);
+  Event requested, created, issued;
+  requested.mutable_credential_mint_requested()->set_target_uid(kUid);
+  requested.mutable_credential_mint_requested()->set_attempt_id(attempt);
+  created.mutable_credential_secret_created()->set_target_uid(kUid);
+  created.mutable_credential_secret_created()->set_attempt_id(attempt);
+  *created.mutable_credential_secret_created()->mutable_secret() = Secret(suffix);
+  created.mutable_credential_secret_created()->set_suffix(suffix);
+  v1::CredentialIssued* i = issued.mutable_credential_issued();
+  i->set_target_uid(kUid);
+  i->set_attempt_id(attempt);
+  *i->mutable_secret() = Secret(suffix);
+  i->set_credential_tag(Tag(suffix));
+  *i->mutable_issued_at() = ToProto(kT0);
+  *i->mutable_expires_at() = ToProto(kT0 + absl::Hours(24));
+  return {requested, created, issued};
+}
+
+v1::ReleaseStatus Release(const std::string& name, v1::ReleasePhase phase,
+                          const std::string& revision = "1.0.0") {
+  v1::ReleaseStatus r;
+  r.set_namespace_("apps");
+  r.set_name(name);
+  r.set_phase(phase);
+  r.set_revision(revision);
+  return r;
+}
+v1::TargetReportSpec Report(absl::Time last_report_time,
+                            const std::vector<v1::ReleaseStatus>& releases = {
+                                Release("web", v1::RELEASE_PHASE_READY)}) {
+  v1::TargetReportSpec report;
+  *report.mutable_last_report_time() = ToProto(last_report_time);
+  for (const v1::ReleaseStatus& r : releases) *report.add_releases() = r;
+  return report;
+}
+v1::BoundRelease BoundRelease(const std::string& ns, const std::string& name) {
+  v1::BoundRelease b;
+  b.set_namespace_(ns);
+  b.set_name(name);
+  return b;
+}
+
+// --- Expected events ---
+
+Event Confirmed(const std::string& revision, const std::string& tag,
+                const std::vector<std::string>& released) {
+  Event e;
+  v1::RolloutConfirmed* r = e.mutable_rollout_confirmed();
+  r->set_target_uid(kUid);
+  r->set_revision(revision);
+  r->set_credential_tag(tag);
+  for (const std::string& name : released) r->add_released_secrets(name);
+  return e;
+}
+Event BoundSet(const std::vector<v1::BoundRelease>& releases, const std::string& version) {
+  Event e;
+  e.mutable_bound_releases_set()->set_target_uid(kUid);
+  for (const v1::BoundRelease& b : releases) *e.mutable_bound_releases_set()->add_releases() = b;
+  e.mutable_bound_releases_set()->set_bootstrap_version(version);
+  return e;
+}
+
+MATCHER_P(EqualsEvent, expected, "equals " + expected.ShortDebugString()) {
+  google::protobuf::util::MessageDifferencer differencer;
+  std::string report;
+  differencer.ReportDifferencesToString(&report);
+  if (differencer.Compare(expected, arg)) return true;
+  *result_listener << "differs: " << report;
+  return false;
+}
+
+// A chart version as the Target controller renders it: version, connection hash, tag.
+std::string Revision(const std::string& tag) { return absl::StrCat("1.4.2-0c0ffee123-", tag); }
+
+class ReportDeciderTest : public ::testing::Test {
+ protected:
+  ReportDeciderTest() {
+    service_.set_agent_apiserver_url("https://agents.example:6443");
+    service_.set_credentials_enabled(true);
+  }
+
+  // Given: folds `events` in order, each one second after the previous, ending at now_.
+  void Given(const std::vector<Event>& events) {
+    for (Event e : events) {
+      ++seq_;
+      const projections::EventPosition at{seq_, seq_ - 1, now_};
+      projections::EvolveTarget(state_, e, at, service_);
+      projections::EvolveStatus(status_, e, at);
+    }
+  }
+  void GivenAccepted(absl::Time report_time) {
+    Given({Accepted(Report(report_time), report_time)});
+  }
+
+  absl::StatusOr<ReportDecision> When(const ReportCommand& command) {
+    const CommandContext context{kNamespace, kName, now_, "alice", "req-1", service_};
+    return DecideReport(command, state_, status_, context);
+  }
+
+  // Then: the decision emitted exactly these events for the two streams.
+  static void Then(const absl::StatusOr<ReportDecision>& decided,
+                   const std::vector<Event>& report_events,
+                   const std::vector<Event>& target_events = {}) {
+    ASSERT_OK(decided);
+    ASSERT_EQ(decided->report_events.size(), report_events.size());
+    for (size_t i = 0; i < report_events.size(); ++i) {
+      EXPECT_THAT(decided->report_events[i], EqualsEvent(report_events[i]));
+    }
+    ASSERT_EQ(decided->target_events.size(), target_events.size());
+    for (size_t i = 0; i < target_events.size(); ++i) {
+      EXPECT_THAT(decided->target_events[i], EqualsEvent(target_events[i]));
+    }
+  }
+  // Then: nothing is appended, and the report counts as a heartbeat (or a retry).
+  static void ThenHeartbeat(const absl::StatusOr<ReportDecision>& decided) {
+    ASSERT_OK(decided);
+    EXPECT_TRUE(decided->heartbeat);
+    EXPECT_THAT(decided->report_events, IsEmpty());
+    EXPECT_THAT(decided->target_events, IsEmpty());
+  }
+
+  v1::ServiceConfigured service_;
+  absl::Time now_ = kT0;
+  int64_t seq_ = 0;
+  v1::TargetState state_;
+  v1::TargetStatus status_;
+};
+
+// --- Which Targets take reports ---
+
+TEST_F(ReportDeciderTest, EveryCommandForAnUnregisteredTargetIsNotFound) {
+  EXPECT_THAT(When(SubmitReport{Report(kT0), kT0, std::nullopt}),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("fleet/edge-1")));
+  EXPECT_THAT(When(SetBoundReleases{{}, ""}), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(When(MarkStale{kT0, absl::Minutes(10)}), StatusIs(absl::StatusCode::kNotFound));
+}
+
+TEST_F(ReportDeciderTest, EveryCommandForAFinalizedTargetIsNotFound) {
+  Given({Registered(), DeletionRequested(), Finalized()});
+  EXPECT_THAT(When(SubmitReport{Report(kT0), kT0, std::nullopt}),
+              StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(When(SetBoundReleases{{}, "v2"}), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(When(MarkStale{kT0, absl::Minutes(10)}), StatusIs(absl::StatusCode::kNotFound));
+}
+
+TEST_F(ReportDeciderTest, ReportsAndBindingsForATargetBeingDeletedAreFailedPrecondition) {
+  Given({Registered(), DeletionRequested()});
+  EXPECT_THAT(When(SubmitReport{Report(kT0), kT0, std::nullopt}),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("being deleted")));
+  EXPECT_THAT(When(SetBoundReleases{{BoundRelease("apps", "web")}, "v2"}),
+              StatusIs(absl::StatusCode::kFailedPrecondition));
+}
+
+// --- SubmitReport ---
+
+TEST_F(ReportDeciderTest, AFirstReportIsAcceptedWithTheServicesReceiveTime) {
+  Given({Registered()});
+  const absl::Time received = kT0 + absl::Seconds(3);
+  const absl::StatusOr<ReportDecision> decided =
+      When(SubmitReport{Report(kT0), received, std::nullopt});
+  Then(decided, {Accepted(Report(kT0), received)});
+  EXPECT_FALSE(decided->heartbeat);
+}
+
+TEST_F(ReportDeciderTest, AnInvalidReportIsInvalidArgumentNamingTheFieldUnderReport) {
+  Given({Registered()});
+  v1::TargetReportSpec report = Report(kT0, {Release("Web", v1::RELEASE_PHASE_READY)});
+  EXPECT_THAT(When(SubmitReport{report, kT0, std::nullopt}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("report.releases[0].name")));
+}
+
+TEST_F(ReportDeciderTest, TheSameReportAgainIsARetryWithoutEventsOrError) {
+  Given({Registered()});
+  GivenAccepted(kT0);
+  ThenHeartbeat(When(SubmitReport{Report(kT0), kT0 + absl::Seconds(5), std::nullopt}));
+}
+
+TEST_F(ReportDeciderTest, TheSameReportWithALaterTimeIsAHeartbeat) {
+  Given({Registered()});
+  GivenAccepted(kT0);
+  now_ = kT0 + absl::Minutes(1);
+  ThenHeartbeat(When(SubmitReport{Report(now_), now_, std::nullopt}));
+}
+
+TEST_F(ReportDeciderTest, AHeartbeatSeenAlreadyIsARetryWithoutError) {
+  Given({Registered()});
+  GivenAccepted(kT0);
+  now_ = kT0 + absl::Minutes(1);
+  ThenHeartbeat(When(SubmitReport{Report(now_), now_, now_}));
+}
+
+TEST_F(ReportDeciderTest, AChangedReportIsAccepted) {
+  Given({Registered()});
+  GivenAccepted(kT0);
+  now_ = kT0 + absl::Minutes(1);
+  const v1::TargetReportSpec changed = Report(now_, {Release("web", v1::RELEASE_PHASE_DEGRADED)});
+  Then(When(SubmitReport{changed, now_, std::nullopt}), {Accepted(changed, now_)});
+}
+
+TEST_F(ReportDeciderTest, AReportNotLaterThanTheLastAcceptedIsFailedPrecondition) {
+  Given({Registered()});
+  GivenAccepted(kT0);
+  const v1::TargetReportSpec changed = Report(kT0, {Release("web", v1::RELEASE_PHASE_FAILED)});
+  EXPECT_THAT(
+      When(SubmitReport{changed, kT0, std::nullopt}),
+      StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("report.last_report_time")));
+  // Equal content with an older time is neither a retry nor a heartbeat.
+  EXPECT_THAT(When(SubmitReport{Report(kT0 - absl::Seconds(1)), kT0, std::nullopt}),
+              StatusIs(absl::StatusCode::kFailedPrecondition));
+}
+
+TEST_F(ReportDeciderTest, AReportMustBeLaterThanHeartbeatsNotYetInTheLog) {
+  Given({Registered()});
+  GivenAccepted(kT0);
+  now_ = kT0 + absl::Minutes(2);
+  const v1::TargetReportSpec changed =
+      Report(kT0 + absl::Minutes(1), {Release("web", v1::RELEASE_PHASE_FAILED)});
+  EXPECT_THAT(When(SubmitReport{changed, now_, kT0 + absl::Minutes(1)}),
+              StatusIs(absl::StatusCode::kFailedPrecondition));
+  Then(When(SubmitReport{changed, now_, kT0 + absl::Seconds(59)}), {Accepted(changed, now_)});
+}
+
+TEST_F(ReportDeciderTest, AReportMustBeLaterThanHeartbeatsInTheLog) {
+  Given({Registered()});
+  GivenAccepted(kT0);
+  Given({Liveness({Heartbeat(kT0 + absl::Minutes(5), kT0 + absl::Minutes(5))})});
+  now_ = kT0 + absl::Minutes(6);
+  const v1::TargetReportSpec changed =
+      Report(kT0 + absl::Minutes(4), {Release("web", v1::RELEASE_PHASE_FAILED)});
+  EXPECT_THAT(When(SubmitReport{changed, now_, std::nullopt}),
+              StatusIs(absl::StatusCode::kFailedPrecondition));
+}
+
+TEST_F(ReportDeciderTest, AReportTooFarAheadOfTheServersClockIsInvalidArgument) {
+  Given({Registered()});
+  EXPECT_THAT(When(SubmitReport{Report(now_ + absl::Minutes(6)), now_, std::nullopt}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("report.last_report_time")));
+}
+
+// --- Rollout confirmation ---
+
+TEST_F(ReportDeciderTest, AReadyReleaseWithTheCurrentTagConfirmsTheRolloutInTheTargetStream) {
+  Given({Registered()});
+  Given(CredentialIssued(1));
+  Given(CredentialIssued(2));
+  const v1::TargetReportSpec report =
+      Report(kT0, {Release("infra", v1::RELEASE_PHASE_PROGRESSING),
+                   Release("agent", v1::RELEASE_PHASE_READY, Revision(Tag(2)))});
+  Then(When(SubmitReport{report, kT0, std::nullopt}), {Accepted(report, kT0)},
+       {Confirmed(Revision(Tag(2)), Tag(2), {Secret(1).name()})});
+}
+
+TEST_F(ReportDeciderTest, ARolledBackReleaseWithTheCurrentTagConfirmsNothing) {
+  Given({Registered()});
+  Given(CredentialIssued(1));
+  Given(CredentialIssued(2));
+  v1::ReleaseStatus release = Release("agent", v1::RELEASE_PHASE_READY, Revision(Tag(2)));
+  v1::ReportCondition* remediated = release.add_helm_conditions();
+  remediated->set_type("Remediated");
+  remediated->set_status("True");
+  remediated->set_reason("RollbackSucceeded");
+  const v1::TargetReportSpec report = Report(kT0, {release});
+  Then(When(SubmitReport{report, kT0, std::nullopt}), {Accepted(report, kT0)});
+}
+
+TEST_F(ReportDeciderTest, AReleaseNotReadyOrWithAnOlderTagConfirmsNothing) {
+  Given({Registered()});
+  Given(CredentialIssued(1));
+  Given(CredentialIssued(2));
+  const v1::TargetReportSpec report =
+      Report(kT0, {Release("agent", v1::RELEASE_PHASE_DEGRADED, Revision(Tag(2))),
+                   Release("old", v1::RELEASE_PHASE_READY, Revision(Tag(1)))});
+  Then(When(SubmitReport{report, kT0, std::nullopt}), {Accepted(report, kT0)});
+}
+
+TEST_F(ReportDeciderTest, AReportWithoutACurrentCredentialIsAcceptedAndConfirmsNothing) {
+  Given({Registered()});
+  const v1::TargetReportSpec report =
+      Report(kT0, {Release("agent", v1::RELEASE_PHASE_READY, Revision(Tag(2)))});
+  Then(When(SubmitReport{report, kT0, std::nullopt}), {Accepted(report, kT0)});
+}
+
+TEST_F(ReportDeciderTest, AHeartbeatConfirmsNothingEvenWithTheCurrentTag) {
+  Given({Registered()});
+  Given(CredentialIssued(1));
+  const std::vector<v1::ReleaseStatus> releases = {
+      Release("agent", v1::RELEASE_PHASE_READY, Revision(Tag(2)))};
+  Given({Accepted(Report(kT0, releases), kT0)});
+  Given(CredentialIssued(2));
+  now_ = kT0 + absl::Minutes(1);
+  ThenHeartbeat(When(SubmitReport{Report(now_, releases), now_, std::nullopt}));
+}
+
+// --- SetBoundReleases ---
+
+TEST_F(ReportDeciderTest, BoundReleasesAreStoredOrderedByNamespaceThenName) {
+  Given({Registered()});
+  Then(When(SetBoundReleases{
+           {BoundRelease("b", "x"), BoundRelease("a", "z"), BoundRelease("a", "y")}, "2026.1"}),
+       {BoundSet({BoundRelease("a", "y"), BoundRelease("a", "z"), BoundRelease("b", "x")},
+                 "2026.1")});
+}
+
+TEST_F(ReportDeciderTest, TheSameBoundReleasesInAnotherOrderYieldNothingButANewVersionDoes) {
+  Given({Registered()});
+  Given({BoundSet({BoundRelease("a", "y"), BoundRelease("b", "x")}, "2026.1")});
+  Then(When(SetBoundReleases{{BoundRelease("b", "x"), BoundRelease("a", "y")}, "2026.1"}), {});
+  Then(When(SetBoundReleases{{BoundRelease("b", "x"), BoundRelease("a", "y")}, "2026.2"}),
+       {BoundSet({BoundRelease("a", "y"), BoundRelease("b", "x")}, "2026.2")});
+  Then(When(SetBoundReleases{{BoundRelease("a", "y")}, "2026.1"}),
+       {BoundSet({BoundRelease("a", "y")}, "2026.1")});
+}
+
+TEST_F(ReportDeciderTest, NoBoundReleasesWhenNoneAreBoundYieldsNothing) {
+  Given({Registered()});
+  Then(When(SetBoundReleases{{}, ""}), {});
+}
+
+TEST_F(ReportDeciderTest, InvalidBoundReleasesAreInvalidArgumentNamingTheField) {
+  Given({Registered()});
+  EXPECT_THAT(When(SetBoundReleases{{BoundRelease("a", "y"), BoundRelease("a", "Y")}, ""}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("releases[1].name")));
+  EXPECT_THAT(When(SetBoundReleases{{BoundRelease("a-", "y")}, ""}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("releases[0].namespace")));
+  EXPECT_THAT(
+      When(SetBoundReleases{
+          {BoundRelease("a", "y"), BoundRelease("b", "x"), BoundRelease("a", "y")}, ""}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               AllOf(HasSubstr("releases[2]"), HasSubstr("releases[0]"), HasSubstr("a/y"))));
+  EXPECT_THAT(When(SetBoundReleases{{}, "two words"}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("bootstrap_version")));
+  EXPECT_THAT(When(SetBoundReleases{{}, std::string(254, 'v')}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("bootstrap_version")));
+  Then(When(SetBoundReleases{{}, std::string(253, 'v')}), {BoundSet({}, std::string(253, 'v'))});
+}
+
+// --- MarkStale ---
+
+TEST_F(ReportDeciderTest, ATargetSilentForTheStalePeriodIsMarkedStale) {
+  Given({Registered()});
+  GivenAccepted(kT0);
+  now_ = kT0 + absl::Minutes(10);
+  Then(When(MarkStale{kT0, absl::Minutes(10)}), {Stale(kT0, 600)});
+}
+
+TEST_F(ReportDeciderTest, ATargetSilentForLessThanTheStalePeriodIsNotMarked) {
+  Given({Registered()});
+  GivenAccepted(kT0);
+  now_ = kT0 + absl::Minutes(10) - absl::Microseconds(1);
+  Then(When(MarkStale{kT0, absl::Minutes(10)}), {});
+}
+
+TEST_F(ReportDeciderTest, AHeartbeatNewerThanTheSchedulersViewPreventsTheMark) {
+  Given({Registered()});
+  GivenAccepted(kT0);
+  Given({Liveness({Heartbeat(kT0 + absl::Minutes(5), kT0 + absl::Minutes(5))})});
+  now_ = kT0 + absl::Minutes(20);
+  Then(When(MarkStale{kT0, absl::Minutes(10)}), {});
+  Then(When(MarkStale{kT0 + absl::Minutes(5), absl::Minutes(10)}),
+       {Stale(kT0 + absl::Minutes(5), 600)});
+}
+
+TEST_F(ReportDeciderTest, AStaleTargetOrOneThatNeverReportedIsNotMarkedAgain) {
+  Given({Registered()});
+  now_ = kT0 + absl::Hours(1);
+  Then(When(MarkStale{absl::UnixEpoch(), absl::Minutes(10)}), {});
+  GivenAccepted(kT0);
+  Given({Stale(kT0, 600)});
+  Then(When(MarkStale{kT0, absl::Minutes(10)}), {});
+}
+
+TEST_F(ReportDeciderTest, AStalePeriodThatIsNotPositiveIsInvalidArgument) {
+  Given({Registered()});
+  GivenAccepted(kT0);
+  EXPECT_THAT(When(MarkStale{kT0, absl::ZeroDuration()}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("stale_after")));
+}
+
+// --- RecordLiveness ---
+
+TEST_F(ReportDeciderTest, RecordLivenessIsNotDecidedPerTarget) {
+  Given({Registered()});
+  EXPECT_THAT(When(RecordLiveness{{Heartbeat(kT0, kT0)}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("DecideLiveness")));
+}
+
+v1::TargetState State(v1::TargetState::Phase phase, const std::string& uid) {
+  v1::TargetState state;
+  state.set_phase(phase);
+  state.set_target_uid(uid);
+  return state;
+}
+
+TEST(DecideLivenessTest, KeepsTheLatestEntryOfEachRegisteredTargetOfTheSameUidInNameOrder) {
+  const RecordLiveness command{{
+      Heartbeat(kT0 + absl::Seconds(2), kT0, kUid, "edge-3"),
+      Heartbeat(kT0 + absl::Seconds(1), kT0, kUid, "edge-1"),
+      Heartbeat(kT0 + absl::Seconds(3), kT0, kOtherUid, "edge-2"),  // another incarnation
+      Heartbeat(kT0 + absl::Seconds(4), kT0, kUid, "edge-4"),       // finalized
+      Heartbeat(kT0 + absl::Seconds(5), kT0, kUid, "edge-5"),       // never registered
+      Heartbeat(kT0 + absl::Seconds(6), kT0, kUid, "edge-1"),
+  }};
+  const std::vector<v1::TargetState> targets = {State(v1::TargetState::PHASE_ACTIVE, kUid),
+                                                State(v1::TargetState::PHASE_DELETING, kUid),
+                                                State(v1::TargetState::PHASE_ACTIVE, kUid),
+                                                State(v1::TargetState::PHASE_FINALIZED, kUid),
+                                                v1::TargetState(),
+                                                State(v1::TargetState::PHASE_DELETING, kUid)};
+  const std::vector<Event> decided = DecideLiveness(command, targets);
+  ASSERT_EQ(decided.size(), 1u);
+  EXPECT_THAT(decided[0], EqualsEvent(Liveness({command.entries[5], command.entries[0]})));
+}
+
+TEST(DecideLivenessTest, NoEntryLeftYieldsNoEvent) {
+  const RecordLiveness command{{Heartbeat(kT0, kT0, kOtherUid)}};
+  EXPECT_THAT(DecideLiveness(command, {State(v1::TargetState::PHASE_ACTIVE, kUid)}), IsEmpty());
+  EXPECT_THAT(DecideLiveness(RecordLiveness{}, {}), IsEmpty());
+}
+
+}  // namespace report_decider_test
+}  // namespace credledger::service

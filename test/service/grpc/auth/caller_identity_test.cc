@@ -1,0 +1,133 @@
+// Who the caller is: certificate identity, declared name on local connections, anonymous
+// otherwise (docs/api.md, "Caller identity"; service/grpc/auth/caller_identity.h).
+#include "service/grpc/auth/caller_identity.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test/support/status_matchers.h"
+
+namespace credledger::service {
+namespace caller_identity_test {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using testing::StatusIs;
+
+TEST(IsLocalPeerTest, LoopbackAndUnixPeersAreLocal) {
+  for (const char* peer : {"ipv4:127.0.0.1:50000", "ipv4:127.3.2.1:1", "ipv6:[::1]:50000",
+                           "ipv6:%5B::1%5D:50000", "ipv6:[::ffff:127.0.0.1]:2",
+                           "unix:/run/credledger.sock", "unix:", "unix-abstract:credledger"}) {
+    EXPECT_TRUE(IsLocalPeer(peer)) << peer;
+  }
+}
+
+TEST(IsLocalPeerTest, NetworkPeersAreNot) {
+  for (const char* peer :
+       {"ipv4:10.0.0.7:50000", "ipv4:128.0.0.1:1", "ipv4:1.127.0.0:1", "ipv6:[2001:db8::1]:50000",
+        "ipv6:%5B::2%5D:1", "ipv6:[::ffff:10.0.0.1]:2", "", "127.0.0.1:5"}) {
+    EXPECT_FALSE(IsLocalPeer(peer)) << peer;
+  }
+}
+
+CallerEvidence Certified(std::vector<std::string> uris, std::string subject) {
+  CallerEvidence evidence;
+  evidence.certificate_verified = true;
+  evidence.uri_sans = std::move(uris);
+  evidence.subject = std::move(subject);
+  evidence.peer = "ipv4:10.0.0.7:50000";
+  return evidence;
+}
+
+TEST(ResolveCallerTest, CertificateNamesTheCallerByFirstUriSanElseSubject) {
+  ASSERT_OK_AND_ASSIGN(Caller by_uri, ResolveCaller(Certified(
+                                          {"spiffe://corp/ops", "spiffe://corp/other"}, "CN=ops")));
+  EXPECT_EQ(by_uri.identity, "spiffe://corp/ops");
+  EXPECT_EQ(by_uri.authentication, kAuthCertificate);
+  ASSERT_OK_AND_ASSIGN(Caller by_subject, ResolveCaller(Certified({}, "CN=ops,O=platform")));
+  EXPECT_EQ(by_subject.identity, "CN=ops,O=platform");
+  EXPECT_THAT(ResolveCaller(Certified({}, "")),
+              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("neither a URI SAN")));
+}
+
+TEST(ResolveCallerTest, DeclaredNameMustMatchTheCertificate) {
+  CallerEvidence evidence = Certified({"spiffe://corp/ops"}, "CN=ops");
+  evidence.declared = "spiffe://corp/ops";
+  EXPECT_OK(ResolveCaller(evidence));
+  evidence.declared = "anonymous";  // the same as declaring nothing
+  EXPECT_OK(ResolveCaller(evidence));
+  evidence.declared = "admin";
+  EXPECT_THAT(ResolveCaller(evidence),
+              StatusIs(absl::StatusCode::kUnauthenticated,
+                       AllOf(HasSubstr("\"admin\" differs from the client certificate's "
+                                       "identity \"spiffe://corp/ops\""),
+                             HasSubstr("credledger-actor"))));
+}
+
+TEST(DeclaredNameTest, NothingEmptyAndAnonymousDeclareNoName) {
+  CallerEvidence evidence;
+  EXPECT_EQ(DeclaredName(evidence), "");
+  evidence.declared = "";
+  EXPECT_EQ(DeclaredName(evidence), "");
+  evidence.declared = "anonymous";
+  EXPECT_EQ(DeclaredName(evidence), "");
+  evidence.declared = "admin";
+  EXPECT_EQ(DeclaredName(evidence), "admin");
+}
+
+TEST(CertifiedCallerTest, ARefusedCallerIsKnownByAValidCertificateOnly) {
+  CallerEvidence impersonating = Certified({"spiffe://corp/ops"}, "CN=ops");
+  impersonating.declared = "admin";
+  const std::optional<Caller> known = CertifiedCaller(impersonating);
+  ASSERT_TRUE(known.has_value());
+  EXPECT_EQ(known->identity, "spiffe://corp/ops");
+  EXPECT_EQ(known->authentication, kAuthCertificate);
+
+  EXPECT_EQ(CertifiedCaller(Certified({}, "")), std::nullopt);
+  EXPECT_EQ(CertifiedCaller(Certified({}, "CN=Alice Smith")), std::nullopt);
+  EXPECT_EQ(CertifiedCaller(Certified({"credledger"}, "")), std::nullopt);
+  CallerEvidence declared_only;
+  declared_only.peer = "ipv4:10.0.0.7:50000";
+  declared_only.declared = "admin";
+  EXPECT_EQ(CertifiedCaller(declared_only), std::nullopt);
+}
+
+TEST(ResolveCallerTest, CertificateIdentityMustBeAValidActor) {
+  EXPECT_THAT(
+      ResolveCaller(Certified({}, "CN=Alice Smith")),
+      StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("client certificate identity")));
+  EXPECT_THAT(ResolveCaller(Certified({"credledger"}, "")),
+              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("reserved")));
+}
+
+TEST(ResolveCallerTest, LocalPeersMayDeclareAName) {
+  CallerEvidence evidence;
+  evidence.peer = "ipv4:127.0.0.1:50000";
+  ASSERT_OK_AND_ASSIGN(Caller nobody, ResolveCaller(evidence));
+  EXPECT_EQ(nobody.identity, "anonymous");
+  EXPECT_EQ(nobody.authentication, kAuthAnonymous);
+  evidence.declared = "alice";
+  ASSERT_OK_AND_ASSIGN(Caller alice, ResolveCaller(evidence));
+  EXPECT_EQ(alice.identity, "alice");
+  EXPECT_EQ(alice.authentication, kAuthDeclared);
+  evidence.declared = "credledger";
+  EXPECT_THAT(ResolveCaller(evidence),
+              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("reserved")));
+  evidence.declared = "two words";
+  EXPECT_THAT(ResolveCaller(evidence), StatusIs(absl::StatusCode::kUnauthenticated));
+}
+
+TEST(ResolveCallerTest, NetworkPeersWithoutCertificateAreAnonymousAndMayNotDeclare) {
+  CallerEvidence evidence;
+  evidence.peer = "ipv4:10.0.0.7:50000";
+  ASSERT_OK_AND_ASSIGN(Caller nobody, ResolveCaller(evidence));
+  EXPECT_EQ(nobody.identity, "anonymous");
+  evidence.declared = "anonymous";
+  EXPECT_OK(ResolveCaller(evidence));
+  evidence.declared = "alice";
+  EXPECT_THAT(ResolveCaller(evidence),
+              StatusIs(absl::StatusCode::kUnauthenticated,
+                       HasSubstr("honoured only on loopback or a unix socket")));
+}
+
+}  // namespace caller_identity_test
+}  // namespace credledger::service

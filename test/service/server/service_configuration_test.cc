@@ -1,0 +1,91 @@
+#include "service/server/service_configuration.h"
+
+#include "gtest/gtest.h"
+#include "service/server/server.h"
+#include "store/event_codec.h"
+#include "store/sqlite_event_store.h"
+#include "test/support/captured_log.h"
+#include "test/support/status_matchers.h"
+#include "test/support/temp_dir.h"
+
+namespace credledger::service {
+namespace service_configuration_test {
+
+v1::ServiceConfigured Config(const std::string& url, int64_t ttl) {
+  v1::ServiceConfigured c;
+  c.set_agent_apiserver_url(url);
+  c.set_agent_ca_sha256(url.empty() ? "" : "ab12");
+  c.set_agent_token_ttl_seconds(ttl);
+  c.set_credentials_enabled(!url.empty());
+  return c;
+}
+
+TEST(OpenEventLogTest, CreatingANewLogIsAWarningNamingThePathOpeningAnExistingOneIsNot) {
+  ::credledger::testing::TempDir dir;
+  const std::filesystem::path path = dir.path() / "fresh" / "credledger.db";
+  ::credledger::testing::CapturedLog log;
+  for (int start = 0; start < 2; ++start) {
+    absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> opened = OpenEventLog(
+        path, store::SqliteEventStoreOptions::Synchronous::kFull, common::RealClock::Default());
+    ASSERT_OK(opened);
+    (*opened)->Close();
+  }
+  const std::vector<nlohmann::json> lines = log.Lines(kNewEventLogMessage);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0]["level"], "warning");
+  EXPECT_EQ(lines[0]["db"], path.string());
+  // Opened read-only, a missing log is an error and nothing is created.
+  const std::filesystem::path other = dir.path() / "other.db";
+  EXPECT_FALSE(OpenEventLog(other, store::SqliteEventStoreOptions::Synchronous::kFull,
+                            common::RealClock::Default(), /*read_only=*/true)
+                   .ok());
+  EXPECT_FALSE(std::filesystem::exists(other));
+  EXPECT_EQ(log.Lines(kNewEventLogMessage).size(), 1u);
+}
+
+TEST(DecideServiceConfiguredTest, FirstConfigurationIsRecorded) {
+  EXPECT_TRUE(DecideServiceConfigured(std::nullopt, Config("https://a", 86400)).has_value());
+}
+
+TEST(DecideServiceConfiguredTest, UnchangedConfigurationEmitsNothing) {
+  EXPECT_FALSE(
+      DecideServiceConfigured(Config("https://a", 86400), Config("https://a", 86400)).has_value());
+}
+
+TEST(DecideServiceConfiguredTest, AnyChangedFieldIsRecorded) {
+  EXPECT_TRUE(
+      DecideServiceConfigured(Config("https://a", 86400), Config("https://a", 3600)).has_value());
+  EXPECT_TRUE(DecideServiceConfigured(Config("https://a", 86400), Config("", 86400)).has_value());
+}
+
+TEST(RecordServiceConfigurationTest, AppendsOnlyWhenTheConfigurationChangesAcrossRestarts) {
+  testing::TempDir dir;
+  store::SqliteEventStoreOptions options;
+  options.path = dir.path() / "events.db";
+  auto open = [&] {
+    auto s = store::SqliteEventStore::Open(options);
+    EXPECT_OK(s);
+    return *std::move(s);
+  };
+  {
+    auto store = open();
+    EXPECT_EQ(*RecordServiceConfiguration(*store, Config("https://a", 86400), "credledger"),
+              true);
+  }
+  {
+    auto store = open();  // restart, same flags
+    EXPECT_EQ(*RecordServiceConfiguration(*store, Config("https://a", 86400), "credledger"),
+              false);
+    EXPECT_EQ(*RecordServiceConfiguration(*store, Config("https://b", 86400), "credledger"),
+              true);
+    ASSERT_OK_AND_ASSIGN(auto events, store->ReadStream(kServiceStream, 0, 10));
+    ASSERT_EQ(events.size(), 2u);
+    ASSERT_OK_AND_ASSIGN(v1::Event last, store::EventCodec::Default().Decode(events[1]));
+    EXPECT_EQ(last.service_configured().agent_apiserver_url(), "https://b");
+    ASSERT_OK_AND_ASSIGN(auto meta, store::EventCodec::DecodeMetadata(events[1]));
+    EXPECT_EQ(meta.actor(), "credledger");
+  }
+}
+
+}  // namespace service_configuration_test
+}  // namespace credledger::service
