@@ -10,9 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "projections/credential_lifetimes.h"
+#include "projections/event_summary.h"
 #include "projections/target_state.h"
 #include "projections/target_status.h"
-#include "projections/timeline.h"
 #include "store/event_codec.h"
 
 namespace credledger::projections {

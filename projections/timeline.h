@@ -8,7 +8,8 @@
 // from the event's metadata. Heartbeats in `liveness` give an entry only when they end a
 // silence (the first heartbeat of the Target after a ReportingStale with no report in
 // between), so that the timeline shows each liveness gap and its end without listing every
-// heartbeat.
+// heartbeat. An entry's summary and subject fields are DescribeEvent's (event_summary.h,
+// which declares SummarizeEvent as well).
 //
 // Thread-safety: not thread-safe.
 #pragma once
@@ -20,6 +21,7 @@
 #include "absl/strings/string_view.h"
 #include "credledger/v1/events.pb.h"
 #include "credledger/v1/state.pb.h"
+#include "projections/event_summary.h"
 #include "store/event_store.h"
 
 namespace credledger::projections {
@@ -59,11 +61,6 @@ class TimelineBuilder {
   // spec.cluster of the identity as of the events applied so far; empty: the home cluster.
   std::string cluster_;
 };
-
-// What `event` says, as one sentence without secret material: the summary of its timeline
-// entry ("credential issued: Secret solar-agent-edge-1-3, tag ab12cd34ef, expires
-// 2026-12-02T10:00:00Z"); StateDiff reuses it. Times are RFC 3339 UTC.
-std::string SummarizeEvent(const v1::Event& event);
 
 // One timeline entry as one line of text: "<RFC 3339 UTC time, whole seconds>  seq <n>
 // <actor>  <event type>  <summary>", then " secret=<name>" and " tag=<tag>" when set, and a

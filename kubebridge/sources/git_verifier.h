@@ -81,8 +81,8 @@ bool SshPrivateKeyIsEncrypted(absl::string_view private_key);
 // naming the host and the fingerprint when the host key is unknown, mismatched or revoked;
 // kUnauthenticated when the server refused the credentials; kUnavailable for connection
 // failures and timeouts (the deadline is checked in libgit2's callbacks, see
-// git_verifier.cc); kFailedPrecondition for TLS verification failures; kCancelled; kUnknown
-// for other libgit2 errors (with libgit2's message).
+// git_remote_session.h); kFailedPrecondition for TLS verification failures; kCancelled;
+// kUnknown for other libgit2 errors (with libgit2's message).
 absl::StatusOr<GitVerifyResult> ListRemoteRefs(absl::string_view url,
                                                const GitCredentials& credentials,
                                                const GitVerifyOptions& options,

@@ -1,0 +1,55 @@
+// The flag values the audit and forensic subcommands share (audit_flags.h).
+#include "cli/audit_flags.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "cli/client_command.h"
+
+namespace credledger::service {
+
+absl::Status SplitTargetFlag(const std::string& value, std::string* target_namespace,
+                             std::string* name) {
+  if (SplitTarget(value, target_namespace, name)) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("--target: expected ", kTargetArg, ", got \"", value, "\""));
+}
+
+absl::StatusOr<absl::Time> ParseTimeFlag(absl::string_view flag, const std::string& value) {
+  absl::Time t;
+  std::string error;
+  if (!absl::ParseTime(absl::RFC3339_full, value, &t, &error)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", flag, ": expected an RFC 3339 time such as 2026-01-02T03:04:05Z, got \"", value,
+        "\""));
+  }
+  return t;
+}
+
+bool AbslParseFlag(absl::string_view text, FlagValueList* list, std::string* error) {
+  for (absl::string_view value : absl::StrSplit(text, ',')) {
+    if (value.empty()) {
+      *error = "empty value in the list";
+      return false;
+    }
+    list->values.emplace_back(value);
+  }
+  return true;
+}
+
+std::string AbslUnparseFlag(const FlagValueList& list) { return absl::StrJoin(list.values, ","); }
+
+absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenReadOnly(const std::string& path) {
+  store::SqliteEventStoreOptions options;
+  options.path = path;
+  options.read_only = true;
+  absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> opened =
+      store::SqliteEventStore::Open(options);
+  if (!opened.ok()) {
+    return absl::Status(opened.status().code(),
+                        absl::StrCat("--db ", path, ": ", opened.status().message()));
+  }
+  return opened;
+}
+
+}  // namespace credledger::service

@@ -1,0 +1,248 @@
+// SqliteEventStore::Transaction (sqlite_event_store_internal.h): what a command sees on the
+// writer thread; appends hash each event into the global and the stream's chain
+// (docs/log-format.md).
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "store/log_hash.h"
+#include "store/sqlite_event_rows.h"
+#include "store/sqlite_event_store_internal.h"
+
+namespace credledger::store {
+namespace {
+
+absl::Status ValidateRequest(const AppendRequest& request) {
+  if (request.request_id.empty()) {
+    return absl::InvalidArgumentError("request_id: must not be empty");
+  }
+  bool any = false;
+  for (const StreamAppend& s : request.streams) {
+    if (s.stream.empty()) return absl::InvalidArgumentError("stream: must not be empty");
+    for (const NewEvent& e : s.events) {
+      if (e.type.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("stream \"", s.stream, "\": event type must not be empty"));
+      }
+      if (e.schema_version < 1) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("stream \"", s.stream, "\": event schema_version must be >= 1"));
+      }
+      any = true;
+    }
+  }
+  if (!any) return absl::InvalidArgumentError("append: a request needs at least one event");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<SqliteEventStore::Transaction>>
+SqliteEventStore::Transaction::Create(SqliteEventStore* store) {
+  Connection& db = *store->writer_;
+  auto tx = std::unique_ptr<Transaction>(new Transaction(store));
+  ASSIGN_OR_RETURN(Statement insert,
+                   db.Prepare(absl::StrCat("INSERT INTO events (", kEventColumns,
+                                           ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)")));
+  ASSIGN_OR_RETURN(Statement stream_head,
+                   db.Prepare("SELECT stream_version, stream_hash FROM events WHERE stream = ? "
+                              "ORDER BY stream_version DESC LIMIT 1"));
+  ASSIGN_OR_RETURN(Statement by_id,
+                   db.Prepare(absl::StrCat("SELECT ", kEventColumns,
+                                           " FROM events WHERE event_id = ?")));
+  ASSIGN_OR_RETURN(Statement read_stream,
+                   db.Prepare(absl::StrCat("SELECT ", kEventColumns,
+                                           " FROM events WHERE stream = ? AND "
+                                           "stream_version >= ? ORDER BY stream_version")));
+  ASSIGN_OR_RETURN(Statement put_snapshot,
+                   db.Prepare("INSERT INTO projection_snapshots (projection, seq, "
+                              "schema_version, state) VALUES (?,?,?,?) ON CONFLICT "
+                              "(projection, seq) DO UPDATE SET schema_version = "
+                              "excluded.schema_version, state = excluded.state"));
+  tx->insert_.emplace(std::move(insert));
+  tx->stream_head_.emplace(std::move(stream_head));
+  tx->by_id_.emplace(std::move(by_id));
+  tx->read_stream_.emplace(std::move(read_stream));
+  ASSIGN_OR_RETURN(Statement put_checkpoint,
+                   db.Prepare("INSERT INTO checkpoints (seq, chain_hash, signed_at_us, "
+                              "key_id, signature) VALUES (?,?,?,?,?)"));
+  ASSIGN_OR_RETURN(Statement chain_at,
+                   db.Prepare("SELECT chain_hash, (SELECT IFNULL(MAX(seq), 0) FROM "
+                              "checkpoints) FROM events WHERE seq = ?"));
+  tx->put_snapshot_.emplace(std::move(put_snapshot));
+  tx->put_checkpoint_.emplace(std::move(put_checkpoint));
+  tx->chain_at_.emplace(std::move(chain_at));
+  return tx;
+}
+
+absl::StatusOr<std::vector<RecordedEvent>> SqliteEventStore::Transaction::ReadStream(
+    absl::string_view stream, int64_t from_version) {
+  Statement& stmt = *read_stream_;
+  stmt.Reset();
+  stmt.BindText(1, stream).Bind(2, from_version);
+  return CollectEvents(stmt);
+}
+
+absl::StatusOr<int64_t> SqliteEventStore::Transaction::StreamVersion(absl::string_view stream) {
+  ASSIGN_OR_RETURN(auto head, StreamHead(stream));
+  return head.first;
+}
+
+absl::StatusOr<std::vector<RecordedEvent>> SqliteEventStore::Transaction::FindRequest(
+    absl::string_view request_id) {
+  std::vector<RecordedEvent> events;
+  for (int64_t index = 0;; ++index) {
+    Statement& stmt = *by_id_;
+    stmt.Reset();
+    stmt.BindBlob(1, EventIdFor(request_id, index));
+    ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    events.push_back(ReadEventRow(stmt));
+  }
+  return events;
+}
+
+absl::StatusOr<AppendResult> SqliteEventStore::Transaction::Append(const AppendRequest& request) {
+  RETURN_IF_ERROR(ValidateRequest(request));
+  ASSIGN_OR_RETURN(std::vector<RecordedEvent> prior, FindRequest(request.request_id));
+  if (!prior.empty()) return AppendResult{std::move(prior), /*replayed=*/true};
+
+  // A nested savepoint makes this call atomic even when the command goes on after an error.
+  Head saved = store_->head_;
+  RETURN_IF_ERROR(store_->writer_->ExecCached("SAVEPOINT append", "append: savepoint"));
+  absl::StatusOr<AppendResult> result = AppendUnchecked(request);
+  if (result.ok()) {
+    RETURN_IF_ERROR(store_->writer_->ExecCached("RELEASE append", "append: release"));
+    return result;
+  }
+  store_->head_ = std::move(saved);
+  if (!sqlite3_get_autocommit(store_->writer_->raw())) {
+    store_->writer_->ExecCached("ROLLBACK TO append", "append: rollback").IgnoreError();
+    store_->writer_->ExecCached("RELEASE append", "append: release").IgnoreError();
+  }
+  return result;
+}
+
+absl::Status SqliteEventStore::Transaction::PutSnapshot(const Snapshot& snapshot) {
+  if (snapshot.projection.empty()) {
+    return absl::InvalidArgumentError("snapshot: projection must not be empty");
+  }
+  Statement& stmt = *put_snapshot_;
+  stmt.Reset();
+  stmt.BindText(1, snapshot.projection)
+      .Bind(2, snapshot.seq)
+      .Bind(3, snapshot.schema_version)
+      .BindBlob(4, snapshot.state);
+  return stmt.Run();
+}
+
+absl::Status SqliteEventStore::Transaction::PutCheckpoint(const v1::Checkpoint& checkpoint) {
+  if (checkpoint.key_id().empty() || checkpoint.signature().empty()) {
+    return absl::InvalidArgumentError("checkpoint: key_id and signature must be set");
+  }
+  Statement& at = *chain_at_;
+  at.Reset();
+  at.Bind(1, checkpoint.seq());
+  ASSIGN_OR_RETURN(bool row, at.Step());
+  if (!row) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("checkpoint: seq ", checkpoint.seq(), " is not an event of the log"));
+  }
+  const std::string chain_hash = at.ColumnBlob(0);
+  const int64_t newest = at.ColumnInt(1);
+  at.Reset();  // see StreamHead
+  if (chain_hash != checkpoint.chain_hash()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "checkpoint: chain_hash differs from the chain_hash of seq ", checkpoint.seq()));
+  }
+  if (checkpoint.seq() <= newest) {
+    return absl::InvalidArgumentError(absl::StrCat("checkpoint: seq ", checkpoint.seq(),
+                                                   " is not above the newest checkpoint's ",
+                                                   newest));
+  }
+  Statement& stmt = *put_checkpoint_;
+  stmt.Reset();
+  stmt.Bind(1, checkpoint.seq())
+      .BindBlob(2, checkpoint.chain_hash())
+      .Bind(3, checkpoint.signed_at_us())
+      .BindText(4, checkpoint.key_id())
+      .BindBlob(5, checkpoint.signature());
+  return stmt.Run();
+}
+
+absl::StatusOr<std::pair<int64_t, std::string>> SqliteEventStore::Transaction::StreamHead(
+    absl::string_view stream) {
+  Statement& stmt = *stream_head_;
+  stmt.Reset();
+  stmt.BindText(1, stream);
+  ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return std::make_pair(int64_t{-1}, ZeroHash());
+  auto head = std::make_pair(stmt.ColumnInt(0), stmt.ColumnBlob(1));
+  // A cached statement left on a row keeps the write connection's read transaction open
+  // after COMMIT, and SQLite can then never checkpoint the WAL, which grows without bound.
+  stmt.Reset();
+  return head;
+}
+
+absl::StatusOr<AppendResult> SqliteEventStore::Transaction::AppendUnchecked(
+    const AppendRequest& request) {
+  AppendResult result;
+  Head& head = store_->head_;
+  const int64_t now_us = absl::ToUnixMicros(store_->options_.clock->Now());
+  int64_t index = 0;
+  for (const StreamAppend& append : request.streams) {
+    ASSIGN_OR_RETURN(auto stream_head, StreamHead(append.stream));
+    auto [version, stream_hash] = std::move(stream_head);
+    if (!append.expected.is_any() && version != append.expected.required_version()) {
+      return absl::AbortedError(absl::StrCat(
+          "stream \"", append.stream, "\": expected version ",
+          append.expected.required_version(), ", found ", version,
+          " (another writer appended first; reload and retry)"));
+    }
+    for (const NewEvent& in : append.events) {
+      RecordedEvent e;
+      e.seq = head.seq + 1;
+      e.stream = append.stream;
+      e.stream_version = ++version;
+      e.event_id = EventIdFor(request.request_id, index++);
+      e.type = in.type;
+      e.schema_version = in.schema_version;
+      e.recorded_at_us = std::max(now_us, head.recorded_at_us + 1);
+      e.metadata = in.metadata;
+      e.payload = in.payload;
+      e.digest = EventDigest(e);
+      e.prev_chain_hash = head.chain_hash;
+      e.chain_hash = NextChainHash(head.chain_hash, e.digest);
+      e.stream_hash = NextChainHash(stream_hash, e.digest);
+      RETURN_IF_ERROR(Insert(e));
+      stream_hash = e.stream_hash;
+      head = {e.seq, e.chain_hash, e.recorded_at_us};
+      result.events.push_back(std::move(e));
+    }
+  }
+  return result;
+}
+
+absl::Status SqliteEventStore::Transaction::Insert(const RecordedEvent& e) {
+  Statement& stmt = *insert_;
+  stmt.Reset();
+  stmt.Bind(1, e.seq)
+      .BindText(2, e.stream)
+      .Bind(3, e.stream_version)
+      .BindText(4, e.type)
+      .Bind(5, e.schema_version)
+      .Bind(6, e.recorded_at_us)
+      .BindBlob(7, e.payload)
+      .BindBlob(8, e.event_id)
+      .BindBlob(9, e.metadata)
+      .BindBlob(10, e.digest)
+      .BindBlob(11, e.prev_chain_hash)
+      .BindBlob(12, e.chain_hash)
+      .BindBlob(13, e.stream_hash);
+  return stmt.Run();
+}
+
+}  // namespace credledger::store
