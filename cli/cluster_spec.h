@@ -74,7 +74,7 @@ std::vector<std::pair<const char*, const std::string*>> AgentlessFlags(
 std::vector<std::string> AgentlessFlagsGiven(const ClusterSpecFlags& flags);
 
 // Parses a spec file (format in the file comment) with the rules of spec_file.h: size
-// (1 MiB) and nesting checked first, exactly one non-empty YAML document.
+// (1 MiB) checked first, nesting bounded, exactly one non-empty YAML document.
 // Errors: kInvalidArgument for ParseSpecDocument's cases (over the limits, malformed YAML,
 // no or several documents, an empty one), unknown or duplicated keys (naming the path,
 // "agentless.auth.token.secretRef.name"), and values of the wrong shape.

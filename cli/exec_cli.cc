@@ -16,8 +16,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/credentials_env.h"
+#include "common/file_util.h"
 #include "common/status_macros.h"
-#include "kubebridge/client/file_util.h"
 
 namespace credledger::service {
 namespace {
@@ -55,7 +55,7 @@ absl::StatusOr<std::optional<std::string>> ReadCredentialFile(const std::filesys
   const std::filesystem::file_status target = std::filesystem::status(path, error);
   if (error) return FileError(path, error.message());
   if (!std::filesystem::is_regular_file(target)) return std::nullopt;
-  absl::StatusOr<std::string> content = kubebridge::ReadSmallFile(path, kMaxCredentialFileBytes);
+  absl::StatusOr<std::string> content = common::ReadSmallFile(path, kMaxCredentialFileBytes);
   if (!content.ok()) {
     return absl::Status(content.status().code(),
                         absl::StrCat("credential file ", content.status().message()));

@@ -77,7 +77,7 @@ struct SourceFlags {
 absl::StatusOr<v1::SourceSpec> SourceSpecFromFlags(const SourceFlags& flags);
 
 // Parses a source file (format in the file comment) with the rules of spec_file.h: size
-// (1 MiB) and nesting checked first, exactly one non-empty YAML document.
+// (1 MiB) checked first, nesting bounded, exactly one non-empty YAML document.
 // Errors: kInvalidArgument for ParseSpecDocument's cases (over the limits, malformed YAML,
 // no or several documents, an empty one), unknown or duplicated keys (naming the path,
 // "auth.sshKey.knownHostsRef.nme"), a kind other than git, helm or oci, insecureSkipVerify

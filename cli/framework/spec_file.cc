@@ -3,30 +3,31 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/file_util.h"
+#include "common/yaml_text.h"
 #include "google/protobuf/stubs/common.h"
-#include "kubebridge/client/file_util.h"
-#include "kubebridge/client/yaml_limits.h"
 
 namespace credledger::service {
 
 absl::Status ParseSpecDocument(absl::string_view yaml,
                                absl::FunctionRef<absl::Status(const YAML::Node& root)> parse) {
-  absl::Status status = kubebridge::CheckYamlLimits(yaml, kubebridge::kMaxConfigFileBytes,
-                                                    kubebridge::kMaxYamlDepth);
-  if (!status.ok()) return status;
-  if (!google::protobuf::internal::IsStructurallyValidUTF8(yaml.data(),
+  // Text over the size limit is refused for its size (by LoadAllYaml), not for its bytes.
+  if (yaml.size() <= common::kMaxConfigFileBytes &&
+      !google::protobuf::internal::IsStructurallyValidUTF8(yaml.data(),
                                                            static_cast<int>(yaml.size()))) {
     return absl::InvalidArgumentError("not valid UTF-8; a spec file is UTF-8 text");
   }
+  absl::StatusOr<std::vector<YAML::Node>> documents =
+      common::LoadAllYaml(yaml, common::kMaxConfigFileBytes);
+  if (!documents.ok()) return documents.status();
   try {
-    const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(yaml));
-    if (documents.empty()) {
+    if (documents->empty()) {
       return absl::InvalidArgumentError("no YAML document found; one is expected");
     }
     // Empty documents (a `---` followed by nothing or only comments, as editors and
     // generators leave at the end of a file; `~`; `null`) hold no spec and are skipped.
     std::vector<YAML::Node> specs;
-    for (const YAML::Node& document : documents) {
+    for (const YAML::Node& document : *documents) {
       if (!document.IsNull()) specs.push_back(document);
     }
     if (specs.empty()) {
@@ -44,7 +45,7 @@ absl::Status ParseSpecDocument(absl::string_view yaml,
 
 absl::Status ReadSpecDocument(const std::string& path,
                               absl::FunctionRef<absl::Status(const YAML::Node& root)> parse) {
-  absl::StatusOr<std::string> text = kubebridge::ReadSmallFile(path);
+  absl::StatusOr<std::string> text = common::ReadSmallFile(path);
   if (!text.ok()) return text.status();
   absl::Status status = ParseSpecDocument(*text, parse);
   if (status.ok()) return status;

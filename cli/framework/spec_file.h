@@ -1,9 +1,9 @@
 // Spec files: the YAML files that `-f` hands to the client commands (identity create|update,
 // cluster register, source verify). One reader for all of them, so that every command bounds,
 // loads and refuses input the same way:
-// - the file is read whole, at most 1 MiB (kubebridge::ReadSmallFile);
-// - size and nesting are checked before yaml-cpp sees the text
-//   (kubebridge/client/yaml_limits.h: yaml-cpp recurses without a depth limit);
+// - the file is read whole, at most 1 MiB (common::ReadSmallFile);
+// - the text is loaded by common/yaml_text.h: its size is checked before yaml-cpp sees it,
+//   and nesting deeper than yaml-cpp's limit of 499 levels is refused;
 // - the text holds exactly one non-empty YAML document: a second one after `---` would
 //   otherwise be ignored without a word. Empty documents (nothing or only comments after a
 //   `---`, as a file ending in `---` has; `~`; `null`) are skipped;
@@ -33,9 +33,9 @@ using SpecNodeParser = absl::StatusOr<Spec> (*)(const YAML::Node& root);
 // Loads `yaml`, the text of a spec file, and calls `parse` with the root node of its single
 // document; returns what `parse` returns.
 // Errors: kInvalidArgument for text over the limits ("larger than the limit of N bytes",
-// "nested deeper than N levels (line L)"), "not valid UTF-8; a spec file is UTF-8 text",
-// "not valid YAML: <yaml-cpp's message>" (also for
-// exceptions thrown inside `parse`), "no YAML document found; one is expected" (empty text or
+// "nested deeper than the limit of 499 levels"), "not valid UTF-8; a spec file is UTF-8 text",
+// "not valid YAML at line L, column C: <reason>", "not valid YAML: <yaml-cpp's message>"
+// (for exceptions thrown inside `parse`), "no YAML document found; one is expected" (empty text or
 // comments only), "N YAML documents found (separated by ---); one is expected"
 // (N counts the non-empty ones), "the document is empty; one mapping is expected" (only empty
 // documents: a lone `---`, `~` or `null`); `parse`'s errors.

@@ -3,9 +3,9 @@
 // values of the wrong shape are refused instead of converted. yaml-cpp keeps both entries of
 // a duplicated key and a lookup silently takes one, so every mapping is checked.
 //
-// REQUIRES: callers bound the text's size and nesting (kubebridge/client/yaml_limits.h) before
-// yaml-cpp parses it, and catch YAML::Exception around these calls; spec_file.h does both
-// for the spec files of the CLI.
+// REQUIRES: callers load the text with common/yaml_text.h (bounded size and nesting, yaml-cpp's
+// exceptions caught) and catch YAML::Exception around these calls; spec_file.h does both for
+// the spec files of the CLI.
 //
 // Thread-safety: pure functions.
 #pragma once

@@ -5,7 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "kubebridge/client/file_util.h"
+#include "common/file_util.h"
 
 namespace credledger::kubebridge {
 namespace {
@@ -58,7 +58,7 @@ absl::StatusOr<ConnectionConfig> LoadInClusterConfig(const InClusterEnvironment&
   config.server =
       absl::StrCat("https://", ipv6 ? "[" : "", env.service_host, ipv6 ? "]" : "", ":", port);
 
-  absl::StatusOr<std::string> ca = ReadSmallFile(env.service_account_dir / "ca.crt");
+  absl::StatusOr<std::string> ca = common::ReadSmallFile(env.service_account_dir / "ca.crt");
   if (!ca.ok()) return InClusterError(ca.status());
   if (ca->empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -67,7 +67,7 @@ absl::StatusOr<ConnectionConfig> LoadInClusterConfig(const InClusterEnvironment&
   config.ca_pem = *std::move(ca);
 
   config.token_file = env.service_account_dir / "token";
-  absl::StatusOr<std::string> token = ReadSmallFile(config.token_file);
+  absl::StatusOr<std::string> token = common::ReadSmallFile(config.token_file);
   if (!token.ok()) return InClusterError(token.status());
   config.token = std::string(absl::StripAsciiWhitespace(*token));
   if (config.token.empty()) {
@@ -75,7 +75,7 @@ absl::StatusOr<ConnectionConfig> LoadInClusterConfig(const InClusterEnvironment&
         absl::StrCat("in-cluster: \"", config.token_file.string(), "\" is empty"));
   }
 
-  absl::StatusOr<std::string> ns = ReadSmallFile(env.service_account_dir / "namespace");
+  absl::StatusOr<std::string> ns = common::ReadSmallFile(env.service_account_dir / "namespace");
   if (ns.ok()) {
     config.default_namespace = std::string(absl::StripAsciiWhitespace(*ns));
   } else if (!absl::IsNotFound(ns.status())) {

@@ -11,9 +11,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "common/file_util.h"
 #include "common/status_macros.h"
-#include "kubebridge/client/file_util.h"
-#include "kubebridge/client/yaml_limits.h"
+#include "common/yaml_text.h"
 #include "yaml-cpp/yaml.h"
 
 namespace credledger::kubebridge {
@@ -146,7 +146,7 @@ class KubeconfigParser {
       return decoded;
     }
     if (file.empty()) return std::string();
-    absl::StatusOr<std::string> content = ReadSmallFile(Resolve(file));
+    absl::StatusOr<std::string> content = common::ReadSmallFile(Resolve(file));
     if (!content.ok()) {
       return Error(content.status().code(), scope,
                    absl::StrCat(file_key, ": ", content.status().message()));
@@ -232,7 +232,7 @@ class KubeconfigParser {
     if (!token_file.empty()) {
       RETURN_IF_ERROR(CheckFileAllowed("tokenFile", scope));
       config.token_file = Resolve(token_file);
-      absl::StatusOr<std::string> token = ReadSmallFile(config.token_file);
+      absl::StatusOr<std::string> token = common::ReadSmallFile(config.token_file);
       if (!token.ok()) {
         return Error(token.status().code(), scope,
                      absl::StrCat("tokenFile: ", token.status().message()));
@@ -262,7 +262,7 @@ class KubeconfigParser {
 
 absl::StatusOr<ConnectionConfig> LoadKubeconfig(const std::filesystem::path& path,
                                                 absl::string_view context) {
-  absl::StatusOr<std::string> text = ReadSmallFile(path);
+  absl::StatusOr<std::string> text = common::ReadSmallFile(path);
   if (!text.ok()) {
     return absl::Status(text.status().code(), absl::StrCat("kubeconfig ", text.status().message()));
   }
@@ -274,14 +274,13 @@ absl::StatusOr<ConnectionConfig> ParseKubeconfig(absl::string_view yaml,
                                                  absl::string_view context,
                                                  KubeconfigFiles files) {
   KubeconfigParser parser(path, files);
-  absl::Status limits = CheckYamlLimits(yaml, kMaxConfigFileBytes, kMaxYamlDepth);
-  if (!limits.ok()) return parser.Invalid("", limits.message());
+  absl::StatusOr<YAML::Node> root = common::LoadYaml(yaml, common::kMaxConfigFileBytes);
+  if (!root.ok()) return parser.Invalid("", root.status().message());
   try {
-    YAML::Node root = YAML::Load(std::string(yaml));
-    return parser.Parse(root, context);
+    return parser.Parse(*root, context);
   } catch (const YAML::Exception& e) {
-    // The mark locates the problem; e.msg holds no document content.
-    return parser.Invalid("", absl::StrCat("invalid YAML at line ", e.mark.line + 1, ", column ",
+    // Thrown while reading the nodes; the mark locates the problem, e.msg holds no content.
+    return parser.Invalid("", absl::StrCat("not valid YAML at line ", e.mark.line + 1, ", column ",
                                            e.mark.column + 1, ": ", e.msg));
   } catch (const std::exception& e) {
     return parser.Invalid("", absl::StrCat("cannot parse: ", e.what()));

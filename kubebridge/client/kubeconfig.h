@@ -14,9 +14,9 @@
 // auth-provider plugins, basic auth, and impersonation (as, as-uid, as-groups,
 // as-user-extra). The message names the field, e.g. clusters[].cluster.proxy-url.
 //
-// The YAML is untrusted: its size and nesting are bounded before parsing (yaml_limits.h) and
-// every yaml-cpp exception is caught here. Error messages start with "kubeconfig <path>: "
-// and name the context, cluster or user and the field, e.g.
+// The YAML is untrusted: it is loaded by common/yaml_text.h, which bounds its size and
+// nesting, and every yaml-cpp exception is caught here. Error messages start with
+// "kubeconfig <path>: " and name the context, cluster or user and the field, e.g.
 //   kubeconfig /x/config: context "a": cluster "b" not found
 // They never contain a token, key or certificate.
 //
@@ -48,7 +48,7 @@ enum class KubeconfigFiles { kRead, kRefuse };
 
 // Parses kubeconfig text `yaml` as if read from `path` (used for messages and as the base
 // of relative paths; with kRead, files named inside are read from disk).
-// Errors: kInvalidArgument when the text is larger than 1 MiB, nested deeper than 64
+// Errors: kInvalidArgument when the text is larger than 1 MiB, nested deeper than 499
 // levels, not valid YAML, not a mapping, has no usable context, names a context, cluster
 // or user that is missing or duplicated, lacks the cluster's server, has a field of the
 // wrong type, bad base64 in a -data field, a certificate without its key (or the reverse),

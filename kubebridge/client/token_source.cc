@@ -15,11 +15,11 @@ absl::StatusOr<std::string> TokenSource::Token() {
   if (token_file_.empty()) return static_token_;
   absl::MutexLock lock(&mu_);
   absl::Status failure;
-  absl::StatusOr<FileStamp> stamp = StatFile(token_file_);
+  absl::StatusOr<common::FileStamp> stamp = common::StatFile(token_file_);
   if (!stamp.ok()) {
     failure = stamp.status();
   } else if (!stamp_.has_value() || *stamp_ != *stamp) {
-    absl::StatusOr<std::string> content = ReadSmallFile(token_file_);
+    absl::StatusOr<std::string> content = common::ReadSmallFile(token_file_);
     ++file_reads_;
     if (!content.ok()) {
       failure = content.status();

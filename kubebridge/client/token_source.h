@@ -19,7 +19,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "kubebridge/client/file_util.h"
+#include "common/file_util.h"
 
 namespace credledger::kubebridge {
 
@@ -43,7 +43,7 @@ class TokenSource {
   const std::string static_token_;
   const std::filesystem::path token_file_;
   mutable absl::Mutex mu_;
-  std::optional<FileStamp> stamp_ ABSL_GUARDED_BY(mu_);
+  std::optional<common::FileStamp> stamp_ ABSL_GUARDED_BY(mu_);
   std::string file_token_ ABSL_GUARDED_BY(mu_);
   int file_reads_ ABSL_GUARDED_BY(mu_) = 0;
 };

@@ -14,8 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
+#include "common/yaml_text.h"
 #include "kubebridge/client/curl_transport.h"
-#include "kubebridge/client/yaml_limits.h"
 #include "kubebridge/model/connection_errors.h"
 
 namespace credledger::kubebridge {
@@ -160,15 +160,15 @@ struct IndexSummary {
   std::vector<std::string> chart_urls;
 };
 
-// Parses `body` as a Helm repository index (bounded by `max_bytes` and kMaxYamlDepth).
+// Parses `body` as a Helm repository index (loaded by common::LoadYaml, at most `max_bytes`).
 // Errors: kInvalidArgument when it is not YAML, exceeds a bound, or is not a mapping with
 // apiVersion and entries (a mapping of chart names to lists of versions).
 absl::StatusOr<IndexSummary> ParseIndex(const std::string& body, size_t max_bytes) {
-  absl::Status limits = CheckYamlLimits(body, max_bytes, kMaxYamlDepth);
-  if (!limits.ok()) return Annotate(limits, "index.yaml");
+  absl::StatusOr<YAML::Node> loaded = common::LoadYaml(body, max_bytes);
+  if (!loaded.ok()) return Annotate(loaded.status(), "index.yaml");
+  const YAML::Node& root = *loaded;
   IndexSummary summary;
   try {
-    const YAML::Node root = YAML::Load(body);
     if (!root.IsMap() || !root["apiVersion"] || !root["entries"]) {
       return absl::InvalidArgumentError(
           "index.yaml is not a Helm repository index (a mapping with apiVersion and entries)");

@@ -8,10 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/field_error.h"
+#include "common/file_util.h"
 #include "common/status_macros.h"
+#include "common/yaml_text.h"
 #include "credledger/v1/api.pb.h"
-#include "kubebridge/client/file_util.h"
-#include "kubebridge/client/yaml_limits.h"
 
 namespace credledger::service {
 namespace {
@@ -80,14 +80,7 @@ AuthorizationPolicy AuthorizationPolicy::AllowAll() {
 }
 
 absl::StatusOr<AuthorizationPolicy> AuthorizationPolicy::Parse(absl::string_view yaml) {
-  RETURN_IF_ERROR(kubebridge::CheckYamlLimits(yaml, kubebridge::kMaxConfigFileBytes,
-                                              kubebridge::kMaxYamlDepth));
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml));
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("not valid YAML: ", e.what()));
-  }
+  ASSIGN_OR_RETURN(YAML::Node root, common::LoadYaml(yaml, common::kMaxConfigFileBytes));
   AuthorizationPolicy policy;
   try {
     RETURN_IF_ERROR(CheckKeys(root, "policy", {"identities"}));
@@ -125,7 +118,7 @@ absl::StatusOr<AuthorizationPolicy> AuthorizationPolicy::Parse(absl::string_view
 }
 
 absl::StatusOr<AuthorizationPolicy> AuthorizationPolicy::Load(const std::filesystem::path& path) {
-  ASSIGN_OR_RETURN(std::string text, kubebridge::ReadSmallFile(path));
+  ASSIGN_OR_RETURN(std::string text, common::ReadSmallFile(path));
   absl::StatusOr<AuthorizationPolicy> policy = Parse(text);
   if (!policy.ok()) {
     return absl::Status(policy.status().code(),

@@ -42,8 +42,9 @@ class AuthorizationPolicy {
 
   // Parses a policy document.
   // Errors: kInvalidArgument naming the path of the bad entry ("identities[1].rpcs[0]") and
-  // the rule: malformed YAML, a document over 1 MiB, unknown keys, a missing or duplicate
-  // name, an RPC that is not "<Service>/<Method>" or "<Service>/*" of credledger.v1.
+  // the rule: malformed YAML, a document over 1 MiB or nested deeper than 499 levels
+  // (common/yaml_text.h), unknown keys, a missing or duplicate name, an RPC that is not
+  // "<Service>/<Method>" or "<Service>/*" of credledger.v1.
   static absl::StatusOr<AuthorizationPolicy> Parse(absl::string_view yaml);
 
   // Reads and parses the file at `path`; errors are prefixed with the path.

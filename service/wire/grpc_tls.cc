@@ -8,15 +8,15 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/file_util.h"
 #include "common/pem.h"
 #include "common/status_macros.h"
-#include "kubebridge/client/file_util.h"
 
 namespace credledger::service {
 namespace {
 
 absl::StatusOr<std::string> ReadFlagFile(absl::string_view flag, const std::string& path) {
-  absl::StatusOr<std::string> bytes = kubebridge::ReadSmallFile(path);
+  absl::StatusOr<std::string> bytes = common::ReadSmallFile(path);
   if (!bytes.ok()) {
     return absl::Status(bytes.status().code(), absl::StrCat(flag, ": ", bytes.status().message()));
   }

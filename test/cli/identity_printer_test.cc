@@ -316,7 +316,7 @@ TEST(IdentitySpecInputTest, BadSpecFilesNameThePath) {
       // Regression: a second document was silently ignored.
       {"secretRef: {namespace: creds, name: aws}\n---\nsecretRef: {namespace: creds, name: gcp}\n",
        "2 YAML documents found (separated by ---); one is expected"},
-      {std::string(100, '[') + std::string(100, ']'), "nested deeper"},
+      {std::string(600, '[') + std::string(600, ']'), "nested deeper"},
       // Regression: of a key given twice, one value was silently dropped.
       {"allowedNamespaces:\n  list: [team-b]\n  list: [team-a]\n",
        "allowedNamespaces.list: duplicate key"},

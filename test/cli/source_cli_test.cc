@@ -285,7 +285,7 @@ TEST(ParseSourceSpecYamlTest, ErrorsNameThePath) {
       {"kind: git\nurl: [unterminated\n", "not valid YAML"},
       // Regression: a second document was silently ignored.
       {"kind: git\nurl: u\n---\nkind: helm\n", "2 YAML documents found"},
-      {std::string(200, '[') + std::string(200, ']') + "\n", "nested deeper than"},
+      {std::string(600, '[') + std::string(600, ']') + "\n", "nested deeper than"},
   };
   for (const auto& [yaml, expected] : cases) {
     EXPECT_THAT(ParseSourceSpecYaml(yaml),

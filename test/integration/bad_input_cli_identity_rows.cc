@@ -62,7 +62,7 @@ void AddCliIdentityRows(std::vector<BadInputCliRow>& rows) {
   rows.push_back(CliClientRow(create("aws", {"-f", CliInput("too-big.yaml")}), 1,
                               {"too-big.yaml\": larger than the limit of 1048576 bytes"}));
   rows.push_back(CliClientRow(create("aws", {"-f", CliInput("deep.yaml")}), 1,
-                              {"deep.yaml\": nested deeper than 64 levels"}));
+                              {"deep.yaml\": nested deeper than the limit of 499 levels"}));
   rows.push_back(
       CliClientRow(create("aws", {"-f", CliInput("invalid.yaml"), "--secret", "ops/aws"}), 2,
                    {"-f and the spec flags", "are exclusive"}));
@@ -144,7 +144,7 @@ void AddCliClusterAndSourceRows(std::vector<BadInputCliRow>& rows) {
   rows.push_back(CliClientRow({"cluster", "register", "edge-1", "-f", CliInput("invalid.yaml")}, 1,
                               {"invalid.yaml\": not valid YAML"}));
   rows.push_back(CliClientRow({"cluster", "register", "edge-1", "-f", CliInput("deep.yaml")}, 1,
-                              {"deep.yaml\": nested deeper than 64 levels"}));
+                              {"deep.yaml\": nested deeper than the limit of 499 levels"}));
   rows.push_back(CliClientRow({"cluster", "deregister", "Bad_Name"}, 1,
                               {"INVALID_ARGUMENT: name: \"Bad_Name\"", kCliNotLabel}));
   rows.push_back(CliClientRow({"cluster", "probe", ""}, 1, {"INVALID_ARGUMENT: name: required"}));

@@ -69,7 +69,7 @@ void AddCliDispatcherAndServerRows(std::vector<BadInputCliRow>& rows) {
   rows.push_back(CliOfflineRow({"serve", "--authorization-policy", CliInput("missing.yaml")}, 1,
                                {"--authorization-policy", "No such file or directory"}));
   rows.push_back(CliOfflineRow({"serve", "--kubeconfig", CliInput("kubeconfig-invalid.yaml")}, 1,
-                               {"kubeconfig", "invalid YAML"}));
+                               {"kubeconfig", "not valid YAML"}));
   rows.push_back(CliOfflineRow({"serve", "--signing-key", CliInput("not-a-key.pem")}, 1,
                                {"--signing-key", "not an unencrypted PEM"}));
   rows.push_back(CliOfflineRow({"serve", "--agent-ca-file", CliInput("missing.pem")}, 1,
@@ -99,11 +99,11 @@ void AddCliDispatcherAndServerRows(std::vector<BadInputCliRow>& rows) {
   rows.push_back(
       CliOfflineRow(agent_with({"--interval", "1x"}), 2, {"--interval", "expected a duration"}));
   rows.push_back(CliOfflineRow(agent_with({"--kubeconfig", CliInput("kubeconfig-invalid.yaml")}), 1,
-                               {"--kubeconfig", "invalid YAML"}));
+                               {"--kubeconfig", "not valid YAML"}));
   rows.push_back(
       CliOfflineRow(agent_with({"--kubeconfig", CliInput("kubeconfig-valid.yaml"),
                                 "--solar-kubeconfig", CliInput("kubeconfig-invalid.yaml")}),
-                    1, {"--solar-kubeconfig", "invalid YAML"}));
+                    1, {"--solar-kubeconfig", "not valid YAML"}));
   rows.push_back(CliOfflineRow(agent_with({"--kubeconfig", CliInput("missing.yaml")}), 1,
                                {"--kubeconfig", "No such file or directory"}));
 }

@@ -36,7 +36,7 @@ struct BadInputCliRow {
 //   unknown-key.yaml           an identity spec with an unknown key
 //   not-utf8.yaml              bytes that are not UTF-8
 //   too-big.yaml               a spec over the 1 MiB limit of spec files
-//   deep.yaml                  a spec nested deeper than 64 levels
+//   deep.yaml                  a spec nested deeper than the limit of 499 levels
 //   long-label.yaml            an identity spec whose label value has 64 characters
 //   cluster-bad-mode.yaml      a cluster spec with connectionMode "sideways"
 //   cluster-unknown-key.yaml   a cluster spec with an unknown key under agentless

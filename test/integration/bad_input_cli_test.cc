@@ -99,7 +99,7 @@ class BadInputCliTest : public ApiFixture {
     Write("not-utf8.yaml", "\xff\xfe\xfd bad\n");
     Write("too-big.yaml", absl::StrCat("# ", std::string(1 << 20, 'x'), "\n"));
     std::string deep = "secretRef:\n";
-    for (int i = 0; i < 70; ++i) absl::StrAppend(&deep, std::string(2 * i + 2, ' '), "a:\n");
+    for (int i = 0; i < 600; ++i) absl::StrAppend(&deep, std::string(2 * i + 2, ' '), "a:\n");
     Write("deep.yaml", deep);
     Write("long-label.yaml", absl::StrCat("secretRef: {namespace: ops, name: aws}\n"
                                           "allowedNamespaces:\n  selector:\n    matchLabels:\n"

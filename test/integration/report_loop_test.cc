@@ -16,7 +16,6 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "kubebridge/agent/report_collector.h"
-#include "kubebridge/client/file_util.h"
 #include "kubebridge/client/json_util.h"
 #include "kubebridge/client/kubeconfig.h"
 #include "kubebridge/credentials/agent_objects.h"

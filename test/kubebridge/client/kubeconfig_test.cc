@@ -7,8 +7,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test/support/file_text.h"
 #include "test/support/status_matchers.h"
+#include "test/support/temp_dir.h"
 
 namespace credledger::kubebridge {
 namespace kubeconfig_test {
@@ -167,7 +170,7 @@ TEST(KubeconfigTest, InvalidYamlReportsTheLine) {
   absl::Status status = LoadError("invalid.yaml", "");
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(
-      absl::StartsWith(status.message(), Prefix(kDir / "invalid.yaml") + "invalid YAML at line "))
+      absl::StartsWith(status.message(), Prefix(kDir / "invalid.yaml") + "not valid YAML at line "))
       << status;
 }
 
@@ -187,13 +190,28 @@ TEST(KubeconfigTest, OversizedInputIsRejectedBeforeParsing) {
             "kubeconfig /x/config: larger than the limit of 1048576 bytes");
 }
 
-TEST(KubeconfigTest, DeeplyNestedFlowInputIsRejectedBeforeParsing) {
-  // yaml-cpp would recurse once per bracket and could overflow the stack.
-  std::string yaml = "contexts: " + std::string(100000, '[');
-  absl::StatusOr<ConnectionConfig> config = ParseKubeconfig(yaml, "/x/config");
-  EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(config.status().message(),
-            "kubeconfig /x/config: nested deeper than 64 levels (line 1)");
+TEST(KubeconfigTest, DeeplyNestedFlowInputIsInvalidArgument) {
+  // yaml-cpp recurses once per bracket; its depth guard stops it before the stack runs out.
+  for (const std::string& yaml : {"contexts: " + std::string(100000, '['),
+                                  std::string(100000, '[') + std::string(100000, ']')}) {
+    absl::StatusOr<ConnectionConfig> config = ParseKubeconfig(yaml, "/x/config");
+    EXPECT_THAT(config, ::credledger::testing::StatusIs(
+                            absl::StatusCode::kInvalidArgument,
+                            "kubeconfig /x/config: nested deeper than the limit of 499 levels"));
+  }
+}
+
+TEST(KubeconfigTest, DeeplyNestedBlockKubeconfigFileIsInvalidArgumentNamingTheFile) {
+  // A kubeconfig whose users list nests 600 block mappings, read from disk.
+  std::string yaml = "apiVersion: v1\nusers:\n- name: u\n  user:\n";
+  for (int i = 0; i < 600; ++i) absl::StrAppend(&yaml, std::string(4 + i, ' '), "a:\n");
+  credledger::testing::TempDir dir;
+  const std::filesystem::path path = dir.path() / "config";
+  credledger::testing::WriteText(path, yaml);
+  EXPECT_THAT(LoadKubeconfig(path),
+              ::credledger::testing::StatusIs(
+                  absl::StatusCode::kInvalidArgument,
+                  Prefix(path) + "nested deeper than the limit of 499 levels"));
 }
 
 TEST(KubeconfigTest, DocumentThatIsNotAMappingIsRejected) {

@@ -214,9 +214,10 @@ TEST_F(HttpSourceCheckTest, InvalidIndexIsInvalidArgument) {
   server_->Respond("/list/index.yaml", 200, "- apiVersion\n- entries\n");
   server_->Respond("/shape/index.yaml", 200, "apiVersion: v1\nentries:\n  app: 3\n");
   server_->Respond("/deep/index.yaml", 200,
-                   "apiVersion: v1\nentries: " + std::string(200, '[') + std::string(200, ']'));
+                   "apiVersion: v1\nentries: " + std::string(600, '[') + std::string(600, ']'));
   EXPECT_THAT(Helm("/yaml").status(),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("is not valid YAML")));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("index.yaml: not valid YAML at line 3")));
   EXPECT_THAT(Helm("/other").status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("not a Helm repository index (a mapping with apiVersion and "
@@ -226,7 +227,8 @@ TEST_F(HttpSourceCheckTest, InvalidIndexIsInvalidArgument) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("entries.\"app\" is not a list of chart versions")));
   EXPECT_THAT(Helm("/deep").status(),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("nested deeper")));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("index.yaml: nested deeper than the limit of 499 levels")));
 }
 
 TEST_F(HttpSourceCheckTest, IndexLargerThanTheLimitIsRefused) {

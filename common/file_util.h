@@ -1,4 +1,5 @@
-// Small-file helpers for credentials and configuration files of the kube bridge.
+// Small-file helpers for credentials and configuration files (kubeconfigs, tokens, TLS
+// files, spec files, the authorization policy).
 //
 // Messages name the file and the OS error, never the content (the files hold tokens and keys).
 // Thread-safety: stateless functions.
@@ -11,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace credledger::kubebridge {
+namespace credledger::common {
 
 // 1 MiB: larger than any kubeconfig, certificate bundle or token we accept.
 inline constexpr size_t kMaxConfigFileBytes = size_t{1} << 20;
@@ -38,4 +39,4 @@ struct FileStamp {
 // Errors: kNotFound when it does not exist; kFailedPrecondition for other stat failures.
 absl::StatusOr<FileStamp> StatFile(const std::filesystem::path& path);
 
-}  // namespace credledger::kubebridge
+}  // namespace credledger::common

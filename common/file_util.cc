@@ -1,4 +1,4 @@
-#include "kubebridge/client/file_util.h"
+#include "common/file_util.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace credledger::kubebridge {
+namespace credledger::common {
 namespace {
 
 absl::Status ErrnoStatus(const std::filesystem::path& path, int error) {
@@ -67,4 +67,4 @@ absl::StatusOr<FileStamp> StatFile(const std::filesystem::path& path) {
   return stamp;
 }
 
-}  // namespace credledger::kubebridge
+}  // namespace credledger::common
