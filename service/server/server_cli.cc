@@ -14,6 +14,8 @@
 #include "common/dns_label.h"
 #include "common/status_macros.h"
 #include "kubebridge/client/lease_fence.h"
+#include "service/server/event_log.h"
+#include "service/server/serve_options.h"
 #include "service/server/server.h"
 #include "store/migrations.h"
 #include "store/sqlite.h"
@@ -153,8 +155,8 @@ class ServeCommand final : public Subcommand {
     kubebridge::Cancellation starting;
     std::atomic<int> signal_number{0};
     std::atomic<bool> lease_lost{false};
-    options.start_cancel = &starting;
-    options.on_lease_lost = [&lease_lost] {
+    options.lease.start_cancel = &starting;
+    options.lease.on_lost = [&lease_lost] {
       lease_lost = true;
       kill(getpid(), SIGTERM);
     };
@@ -164,7 +166,7 @@ class ServeCommand final : public Subcommand {
       signal_number = received;
       starting.Cancel();
     });
-    const std::string transport(TransportModeName(options.tls));
+    const std::string transport(TransportModeName(options.grpc.tls));
     absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(std::move(options));
     if (!server.ok()) {
       // Ends the signal thread. Directed at that thread alone: a process-wide signal could
@@ -190,38 +192,38 @@ class ServeCommand final : public Subcommand {
   // The options the flags give; Run adds the start-up cancellation and the lease-lost hook.
   ServeOptions Options() const {
     ServeOptions options;
-    options.db_path = db_;
-    options.listen_address = listen_;
-    options.tls.cert_file = tls_cert_;
-    options.tls.key_file = tls_key_;
-    options.tls.client_ca_file = tls_client_ca_;
-    options.port_file = port_file_;
-    options.lease_name = lease_name_;
-    options.lease_namespace = lease_namespace_;
-    options.lease_identity = lease_identity_;
-    options.lease_duration = lease_duration_;
-    options.http_listen = http_listen_;
-    options.http_port_file = http_port_file_;
-    options.agent_apiserver_url = agent_apiserver_url_;
-    options.agent_ca_file = agent_ca_file_;
-    options.agent_token_ttl = agent_token_ttl_;
-    options.kubeconfig = kubeconfig_;
-    options.kube_qps = kube_qps_;
-    options.kube_burst = static_cast<int>(kube_burst_);
-    options.resync_period = resync_period_;
-    options.cluster_probe_period = cluster_probe_period_;
-    options.cluster_probe_record_interval = cluster_probe_record_interval_;
-    options.synchronous = ParseSynchronous(synchronous_);
-    options.snapshot_every = snapshot_every_;
-    options.report_stale_after = report_stale_after_;
-    options.liveness_flush_interval = liveness_flush_interval_;
-    options.authorization_policy = authorization_policy_;
-    options.signing_key = signing_key_;
-    options.checkpoints.every_events = checkpoint_every_;
-    options.checkpoints.interval = checkpoint_interval_;
-    options.startup_verify_events = startup_verify_events_;
-    options.read_only = read_only_;
-    options.access_log = access_log_;
+    options.log.db_path = db_;
+    options.log.synchronous = ParseSynchronous(synchronous_);
+    options.log.snapshot_every = snapshot_every_;
+    options.log.startup_verify_events = startup_verify_events_;
+    options.log.read_only = read_only_;
+    options.grpc.listen_address = listen_;
+    options.grpc.tls.cert_file = tls_cert_;
+    options.grpc.tls.key_file = tls_key_;
+    options.grpc.tls.client_ca_file = tls_client_ca_;
+    options.grpc.port_file = port_file_;
+    options.grpc.access_log = access_log_;
+    options.grpc.authorization_policy = authorization_policy_;
+    options.http.listen_address = http_listen_;
+    options.http.port_file = http_port_file_;
+    options.credentials.agent_apiserver_url = agent_apiserver_url_;
+    options.credentials.agent_ca_file = agent_ca_file_;
+    options.credentials.agent_token_ttl = agent_token_ttl_;
+    options.kube.kubeconfig = kubeconfig_;
+    options.kube.qps = kube_qps_;
+    options.kube.burst = static_cast<int>(kube_burst_);
+    options.kube.resync_period = resync_period_;
+    options.kube.cluster_probe_period = cluster_probe_period_;
+    options.kube.cluster_probe_record_interval = cluster_probe_record_interval_;
+    options.reports.stale_after = report_stale_after_;
+    options.reports.liveness_flush_interval = liveness_flush_interval_;
+    options.audit.signing_key = signing_key_;
+    options.audit.checkpoints.every_events = checkpoint_every_;
+    options.audit.checkpoints.interval = checkpoint_interval_;
+    options.lease.name = lease_name_;
+    options.lease.namespace_name = lease_namespace_;
+    options.lease.identity = lease_identity_;
+    options.lease.duration = lease_duration_;
     return options;
   }
 

@@ -1,18 +1,20 @@
-// Server: the home cluster connection and the Lease fence (docs/operations.md,
-// "The Lease fence"; docs/design.md, "One writer"; server.h).
+// Server::AcquireLease and Server::ReleaseLease: the Lease fence of `credledger serve`
+// (docs/operations.md, "The Lease fence"; docs/design.md, "One writer").
 #include <unistd.h>
 
 #include <climits>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "common/uuid.h"
-#include "kubebridge/client/connection.h"
-#include "kubebridge/client/kubeconfig.h"
+#include "kubebridge/client/kube_client.h"
+#include "kubebridge/client/lease_fence.h"
 #include "service/server/server.h"
+#include "service/server/server_components.h"
 #include "service/server/startup_gates.h"
 
 namespace credledger::service {
@@ -30,54 +32,24 @@ absl::StatusOr<std::string> DefaultLeaseIdentity() {
 
 }  // namespace
 
-absl::Status Server::ConnectCluster(const v1::ServiceConfigured& config) {
-  absl::StatusOr<kubebridge::ConnectionConfig> connection;
-  kubebridge::InClusterEnvironment in_cluster = kubebridge::InClusterEnvironment::FromProcess();
-  if (!options_.kubeconfig.empty()) {
-    connection = kubebridge::LoadKubeconfig(options_.kubeconfig);
-  } else if (!in_cluster.service_host.empty()) {
-    connection = kubebridge::LoadInClusterConfig(in_cluster);
-  } else {
-    // A Lease fences the writer in a cluster: refused here, before the start logs that it
-    // serves without one.
-    if (!options_.lease_name.empty()) {
-      return absl::InvalidArgumentError(
-          "--lease-name: the Lease needs a cluster connection (--kubeconfig, KUBECONFIG or "
-          "in-cluster)");
-    }
-    // Commands are still decided and recorded; mint intents wait in the log until credledger
-    // runs with a cluster connection.
-    common::Log(config.credentials_enabled() ? common::LogLevel::kWarning : common::LogLevel::kInfo,
-                "no cluster connection (--kubeconfig, KUBECONFIG or in-cluster): serving the "
-                "API without the kube bridge; no Kubernetes object will be written");
-    return absl::OkStatus();
-  }
-  if (!connection.ok()) return connection.status();
-  kubebridge::KubeClientOptions client_options;
-  client_options.rate_limit = {options_.kube_qps, options_.kube_burst};
-  client_options.on_request = kube_requests_;
-  ASSIGN_OR_RETURN(kube_client_, kubebridge::KubeClient::New(*connection, client_options));
-  common::Log(common::LogLevel::kInfo, "kube bridge connected",
-              {{"cluster", connection->DebugString()}});
-  home_connection_ = *std::move(connection);
-  return absl::OkStatus();
-}
-
 absl::Status Server::AcquireLease() {
-  if (options_.lease_name.empty()) return absl::OkStatus();
-  // ConnectCluster refused a Lease without a cluster connection: home_connection_ is set.
+  const ServeOptions::Lease& options = options_.lease;
+  if (options.name.empty()) return absl::OkStatus();
+  // ConnectCluster refused a Lease without a cluster connection: home_connection is set.
   kubebridge::LeaseFenceOptions lease;
-  lease.name = options_.lease_name;
-  lease.namespace_name = options_.lease_namespace;
-  if (lease.namespace_name.empty()) lease.namespace_name = kube_client_->default_namespace();
+  lease.name = options.name;
+  lease.namespace_name = options.namespace_name;
+  if (lease.namespace_name.empty()) {
+    lease.namespace_name = bridge_->kube_client->default_namespace();
+  }
   if (lease.namespace_name.empty()) lease.namespace_name = "default";
-  lease.identity = options_.lease_identity;
+  lease.identity = options.identity;
   if (lease.identity.empty()) {
     ASSIGN_OR_RETURN(lease.identity, DefaultLeaseIdentity());
   }
-  lease.duration = options_.lease_duration;
-  lease.renew_deadline = options_.lease_duration * 2 / 3;
-  lease.retry_period = options_.lease_duration * 2 / 15;
+  lease.duration = options.duration;
+  lease.renew_deadline = options.duration * 2 / 3;
+  lease.retry_period = options.duration * 2 / 15;
   lease.clock = options_.clock;
   RETURN_IF_ERROR(kubebridge::ValidateLeaseFenceOptions(lease));
 
@@ -85,19 +57,21 @@ absl::Status Server::AcquireLease() {
   kubebridge::KubeClientOptions client_options;
   client_options.rate_limit = {.qps = 0, .burst = 1};
   client_options.request_timeout = lease.renew_deadline / 2;
-  client_options.on_request = kube_requests_;
-  ASSIGN_OR_RETURN(lease_client_, kubebridge::KubeClient::New(*home_connection_, client_options));
-  lease_ =
-      std::make_unique<kubebridge::LeaseFence>(lease_client_.get(), lease, options_.on_lease_lost);
-  readiness_.AddCheck("lease", [fence = lease_.get()] { return fence->Check(); });
+  client_options.on_request = operations_->kube_requests;
+  ASSIGN_OR_RETURN(lease_->client,
+                   kubebridge::KubeClient::New(*bridge_->home_connection, client_options));
+  lease_->fence =
+      std::make_unique<kubebridge::LeaseFence>(lease_->client.get(), lease, options.on_lost);
+  operations_->readiness.AddCheck("lease",
+                                  [fence = lease_->fence.get()] { return fence->Check(); });
   common::Log(common::LogLevel::kInfo, "waiting for the lease",
               {{"lease", absl::StrCat(lease.namespace_name, "/", lease.name)},
                {"identity", lease.identity}});
   kubebridge::Cancellation never;
   RETURN_IF_ERROR(
-      lease_->Acquire(options_.start_cancel != nullptr ? *options_.start_cancel : never));
-  lease_->Start();
-  readiness_.OpenGate(kLeaseGate);
+      lease_->fence->Acquire(options.start_cancel != nullptr ? *options.start_cancel : never));
+  lease_->fence->Start();
+  operations_->readiness.OpenGate(kLeaseGate);
   common::Log(common::LogLevel::kInfo, "holding the lease: this replica is the writer",
               {{"lease", absl::StrCat(lease.namespace_name, "/", lease.name)},
                {"identity", lease.identity}});
@@ -105,13 +79,13 @@ absl::Status Server::AcquireLease() {
 }
 
 void Server::ReleaseLease() {
-  if (lease_ == nullptr) return;
-  if (absl::Status released = lease_->Release(); !released.ok()) {
+  if (lease_->fence == nullptr) return;
+  if (absl::Status released = lease_->fence->Release(); !released.ok()) {
     common::Log(common::LogLevel::kWarning,
                 "lease not released; the next replica waits until it expires",
                 {{"error", released.ToString()}});
   }
-  lease_client_->Stop();
+  lease_->client->Stop();
 }
 
 }  // namespace credledger::service

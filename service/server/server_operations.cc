@@ -1,6 +1,6 @@
-// Server::StartOperations and Server::WireOperations: the metrics, the readiness checks and
-// the HTTP endpoint of `credledger serve` (docs/operations.md, "Metrics and health" and
-// "Metrics", which list every metric below).
+// Server::StartOperations, Server::WireOperations and Server::StopOperations: the metrics, the
+// readiness checks and the HTTP endpoint of `credledger serve` (docs/operations.md, "Metrics
+// and health" and "Metrics", which list every metric below).
 #include <functional>
 #include <string>
 #include <utility>
@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "service/server/server.h"
+#include "service/server/server_components.h"
 #include "service/server/startup_gates.h"
 
 namespace credledger::service {
@@ -99,70 +100,80 @@ absl::Status RegisterProjectionMetrics(common::MetricsRegistry& metrics,
 }  // namespace
 
 absl::Status Server::StartOperations() {
-  if (!options_.lease_name.empty() && !options_.read_only) {
-    readiness_.AddGate(kLeaseGate, "waiting to acquire the Lease");
+  Readiness& readiness = operations_->readiness;
+  common::MetricsRegistry& metrics = operations_->metrics;
+  if (!options_.lease.name.empty() && !options_.log.read_only) {
+    readiness.AddGate(kLeaseGate, "waiting to acquire the Lease");
   }
-  readiness_.AddGate(kLogGate, "opening and verifying the event log");
-  readiness_.AddGate(kProjectionsGate, "catching up with the head of the log");
-  readiness_.AddGate(kGrpcGate, "the gRPC API is not serving yet");
+  readiness.AddGate(kLogGate, "opening and verifying the event log");
+  readiness.AddGate(kProjectionsGate, "catching up with the head of the log");
+  readiness.AddGate(kGrpcGate, "the gRPC API is not serving yet");
   ASSIGN_OR_RETURN(common::MetricFamily<common::Gauge> * started,
-                   metrics_.AddGauge("credledger_start_time_seconds",
-                                     "Unix time at which this process started, in seconds."));
+                   metrics.AddGauge("credledger_start_time_seconds",
+                                    "Unix time at which this process started, in seconds."));
   started->WithLabels({}).Set(absl::ToUnixMicros(absl::Now()) / 1e6);
   ASSIGN_OR_RETURN(
       common::MetricFamily<common::Counter> * kube,
-      metrics_.AddCounter("credledger_kube_requests_total",
-                          "Kubernetes API request attempts by verb and HTTP status code "
-                          "(\"error\": no response).",
-                          {"verb", "code"}));
-  kube_requests_ = [kube](absl::string_view verb, int code) {
+      metrics.AddCounter("credledger_kube_requests_total",
+                         "Kubernetes API request attempts by verb and HTTP status code "
+                         "(\"error\": no response).",
+                         {"verb", "code"}));
+  operations_->kube_requests = [kube](absl::string_view verb, int code) {
     kube->WithLabels({std::string(verb), code == 0 ? "error" : absl::StrCat(code)}).Increment();
   };
-  if (options_.http_listen.empty()) return absl::OkStatus();
-  ASSIGN_OR_RETURN(http_server_,
-                   OperationsHttpServer::Start(options_.http_listen, &metrics_, &readiness_));
-  if (!options_.http_port_file.empty()) {
-    absl::Status written = common::WriteFileAtomically(options_.http_port_file,
-                                                       absl::StrCat(http_server_->port(), "\n"));
+  if (options_.http.listen_address.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(operations_->http_server,
+                   OperationsHttpServer::Start(options_.http.listen_address, &metrics, &readiness));
+  const int port = operations_->http_server->port();
+  if (!options_.http.port_file.empty()) {
+    absl::Status written =
+        common::WriteFileAtomically(options_.http.port_file, absl::StrCat(port, "\n"));
     if (!written.ok()) {
       return absl::InternalError(absl::StrCat("--http-port-file: ", written.message()));
     }
   }
   common::Log(common::LogLevel::kInfo, "serving /metrics, /healthz and /readyz over HTTP",
-              {{"port", absl::StrCat(http_server_->port())}});
+              {{"port", absl::StrCat(port)}});
   return absl::OkStatus();
 }
 
 absl::Status Server::WireOperations() {
-  RETURN_IF_ERROR(RegisterLogMetrics(metrics_, store_.get()));
+  common::MetricsRegistry& metrics = operations_->metrics;
+  RETURN_IF_ERROR(RegisterLogMetrics(metrics, log_->store.get()));
   std::vector<Controller> controllers;
-  if (const kubebridge::CredentialBridge* b = bridge_.get(); b != nullptr) {
+  if (const kubebridge::CredentialBridge* b = bridge_->credential_bridge.get(); b != nullptr) {
     controllers.push_back({"credential_bridge", [b] { return b->reconcile_errors(); },
                            [b] { return b->QueueDepth(); }});
   }
-  if (const kubebridge::MirrorBridge* b = mirror_bridge_.get(); b != nullptr) {
+  if (const kubebridge::MirrorBridge* b = bridge_->mirror_bridge.get(); b != nullptr) {
     controllers.push_back({"mirror_bridge", [b] { return b->reconcile_errors(); },
                            [b] { return b->QueueDepth(); }});
   }
-  if (const kubebridge::ClusterBridge* b = connections_->cluster_bridge(); b != nullptr) {
+  ConnectionServices* connections = bridge_->connections.get();
+  if (const kubebridge::ClusterBridge* b = connections->cluster_bridge(); b != nullptr) {
     controllers.push_back({"cluster_prober", [b] { return b->reconcile_errors(); }, nullptr});
   }
-  RETURN_IF_ERROR(RegisterControllerMetrics(metrics_, std::move(controllers)));
+  RETURN_IF_ERROR(RegisterControllerMetrics(metrics, std::move(controllers)));
   RETURN_IF_ERROR(
-      RegisterProjectionMetrics(metrics_, projector_.get(), status_projector_.get()));
+      RegisterProjectionMetrics(metrics, log_->projector.get(), log_->status_projector.get()));
   // A projection that stopped at an event it cannot fold serves stale answers.
-  readiness_.AddCheck(
-      "projectors", [credentials = projector_.get(), status = status_projector_.get(),
-                     identities = identity_projector_.get(),
-                     clusters = connections_->cluster_projector()]() -> absl::Status {
+  operations_->readiness.AddCheck(
+      "projectors", [credentials = log_->projector.get(), status = log_->status_projector.get(),
+                     identities = log_->identity_projector.get(),
+                     clusters = connections->cluster_projector()]() -> absl::Status {
         for (const absl::Status& stopped :
              {credentials->status(), status->status(), identities->status(), clusters->status()}) {
           if (!stopped.ok()) return stopped;
         }
         return absl::OkStatus();
       });
-  readiness_.OpenGate(kGrpcGate);
+  operations_->readiness.OpenGate(kGrpcGate);
   return absl::OkStatus();
+}
+
+void Server::StopOperations() {
+  if (operations_->http_server != nullptr) operations_->http_server->Stop();
+  operations_->http_server.reset();
 }
 
 }  // namespace credledger::service

@@ -60,9 +60,13 @@
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
 #include "credledger/v1/api.grpc.pb.h"
+#include "kubebridge/credentials/credential_bridge.h"
+#include "projections/credential_projector.h"
+#include "projections/status_projector.h"
 #include "projections/target_state.h"
 #include "service/api/target_api.h"
 #include "service/server/server.h"
+#include "store/event_store.h"
 #include "test/bench/size_flag.h"
 #include "test/kubeapi/api_server.h"
 #include "test/kubeapi/request_recorder.h"
@@ -186,16 +190,16 @@ class FleetBench {
   // Starts a Server on the bench's database with `resync_period`.
   std::unique_ptr<Server> StartServer(absl::Duration resync_period) const {
     ServeOptions options;
-    options.db_path = dir_.path() / "credledger.db";
-    options.listen_address = "127.0.0.1:0";
-    options.synchronous = store::SqliteEventStoreOptions::Synchronous::kFull;
-    options.kubeconfig = api_->kubeconfig_path();
-    options.kube_qps = kFleetKubeQps;
-    options.kube_burst = kFleetKubeBurst;
-    options.agent_apiserver_url = api_->url();
-    options.agent_ca_file = api_->ca_path();
-    options.resync_period = resync_period;
-    options.access_log = false;
+    options.log.db_path = dir_.path() / "credledger.db";
+    options.grpc.listen_address = "127.0.0.1:0";
+    options.log.synchronous = store::SqliteEventStoreOptions::Synchronous::kFull;
+    options.kube.kubeconfig = api_->kubeconfig_path();
+    options.kube.qps = kFleetKubeQps;
+    options.kube.burst = kFleetKubeBurst;
+    options.credentials.agent_apiserver_url = api_->url();
+    options.credentials.agent_ca_file = api_->ca_path();
+    options.kube.resync_period = resync_period;
+    options.grpc.access_log = false;
     absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(std::move(options));
     if (!server.ok()) FleetDie("serve", server.status());
     return *std::move(server);

@@ -65,11 +65,15 @@
 #include "common/clock.h"
 #include "common/histogram.h"
 #include "credledger/v1/api.grpc.pb.h"
+#include "projections/credential_projector.h"
 #include "projections/proto_time.h"
+#include "projections/status_projector.h"
 #include "service/api/report_api.h"
 #include "service/api/target_api.h"
+#include "service/bus/command_bus.h"
 #include "service/server/server.h"
 #include "service/wire/grpc_status.h"
+#include "store/event_store.h"
 #include "test/bench/grpc_ratio_reporter.h"
 #include "test/bench/size_flag.h"
 #include "test/support/temp_dir.h"
@@ -157,11 +161,11 @@ struct GrpcBench {
       names.push_back(absl::StrCat("edge-", i));
     }
     ServeOptions options;
-    options.db_path = dir.path() / "credledger.db";
-    options.listen_address = "127.0.0.1:0";
-    options.synchronous = store::SqliteEventStoreOptions::Synchronous::kFull;
+    options.log.db_path = dir.path() / "credledger.db";
+    options.grpc.listen_address = "127.0.0.1:0";
+    options.log.synchronous = store::SqliteEventStoreOptions::Synchronous::kFull;
     // One stderr line per call would swamp the output; the figures exclude access logging.
-    options.access_log = false;
+    options.grpc.access_log = false;
     absl::StatusOr<std::unique_ptr<Server>> started = Server::Start(options);
     if (!started.ok()) Die("serve", started.status());
     server = *std::move(started);

@@ -44,7 +44,9 @@ std::vector<std::string> ValuesOf(const std::multimap<grpc::string_ref, grpc::st
 
 class AccessLogIntegrationTest : public ApiFixture {
  protected:
-  void Configure(service::ServeOptions& options) override { options.access_log = access_log_; }
+  void Configure(service::ServeOptions& options) override {
+    options.grpc.access_log = access_log_;
+  }
 
   // The access-log lines of `rpc` so far.
   std::vector<nlohmann::json> LinesOf(const std::string& rpc) {

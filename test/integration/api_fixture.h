@@ -13,6 +13,7 @@
 #include "credledger/v1/api.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "service/server/server.h"
+#include "store/event_store.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 
@@ -33,16 +34,16 @@ class ApiFixture : public ::testing::Test {
 
   void StartServer() {
     service::ServeOptions options;
-    options.db_path = dir_.path() / "var" / "credledger.db";
-    options.listen_address = "127.0.0.1:0";
-    options.port_file = dir_.path() / "port";
-    options.agent_apiserver_url = kAgentUrl;
-    options.agent_ca_file = dir_.path() / "ca.pem";
-    options.agent_token_ttl = absl::Hours(24);
-    options.authorization_policy = policy_file_;
+    options.log.db_path = dir_.path() / "var" / "credledger.db";
+    options.grpc.listen_address = "127.0.0.1:0";
+    options.grpc.port_file = dir_.path() / "port";
+    options.credentials.agent_apiserver_url = kAgentUrl;
+    options.credentials.agent_ca_file = dir_.path() / "ca.pem";
+    options.credentials.agent_token_ttl = absl::Hours(24);
+    options.grpc.authorization_policy = policy_file_;
     // Refused calls are recorded at shutdown only, so a minute ending during a test does not
     // move the head the test watches.
-    options.denial_record_interval = absl::InfiniteDuration();
+    options.grpc.denial_record_interval = absl::InfiniteDuration();
     Configure(options);
     auto server = service::Server::Start(options);
     ASSERT_OK(server);

@@ -35,9 +35,9 @@ class AuditApiIntegrationTest : public ApiFixture {
   }
 
   void Configure(service::ServeOptions& options) override {
-    options.signing_key = dir_.path() / "signing-key.pem";
-    options.checkpoints.every_events = 2;
-    options.read_only = read_only_;
+    options.audit.signing_key = dir_.path() / "signing-key.pem";
+    options.audit.checkpoints.every_events = 2;
+    options.log.read_only = read_only_;
   }
 
   std::filesystem::path db() const { return dir_.path() / "var" / "credledger.db"; }
@@ -109,8 +109,8 @@ TEST_F(AuditApiIntegrationTest, ATamperedTailRefusesTheStartAndReadOnlyServesItF
                       "x'0a00' WHERE seq = ", head, ";"));
 
   service::ServeOptions options;
-  options.db_path = db();
-  options.listen_address = "127.0.0.1:0";
+  options.log.db_path = db();
+  options.grpc.listen_address = "127.0.0.1:0";
   Configure(options);
   EXPECT_THAT(service::Server::Start(options),
               StatusIs(absl::StatusCode::kFailedPrecondition,

@@ -25,6 +25,7 @@
 #include "kubebridge/credentials/agent_objects.h"
 #include "service/server/server.h"
 #include "store/event_codec.h"
+#include "store/event_store.h"
 #include "test/kubeapi/api_server.h"
 #include "test/kubebridge/local_https_server.h"
 #include "test/support/rbac_objects.h"
@@ -97,11 +98,11 @@ class ConnectionIntegrationTest : public ::testing::Test {
                                       "user: svc}\ncurrent-context: home\n";
 
     service::ServeOptions options;
-    options.db_path = dir_.path() / "var" / "credledger.db";
-    options.listen_address = "127.0.0.1:0";
-    options.kubeconfig = kube / "config";
-    options.kube_qps = 1000;
-    options.kube_burst = 1000;
+    options.log.db_path = dir_.path() / "var" / "credledger.db";
+    options.grpc.listen_address = "127.0.0.1:0";
+    options.kube.kubeconfig = kube / "config";
+    options.kube.qps = 1000;
+    options.kube.burst = 1000;
     ASSERT_OK_AND_ASSIGN(server_, service::Server::Start(options));
     channel_ = grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials());
     clusters_ = v1::ClusterService::NewStub(channel_);

@@ -19,7 +19,9 @@
 #include "gtest/gtest.h"
 #include "service/credledger_main.h"
 #include "service/server/server.h"
+#include "service/server/tls_file_guard.h"
 #include "store/event_codec.h"
+#include "store/event_store.h"
 #include "store/sqlite_event_store.h"
 #include "test/integration/await_tls_file_guard.h"
 #include "test/kubeapi/tls_material.h"
@@ -87,14 +89,14 @@ class GrpcTlsTest : public ::testing::Test {
   // Starts the server with TLS on `listen`, mutual when `mutual`.
   void Start(bool mutual, const std::string& listen = "127.0.0.1:0") {
     service::ServeOptions options;
-    options.db_path = dir_.path() / "credledger.db";
-    options.listen_address = listen;
-    options.tls.cert_file = PathOf("server.pem");
-    options.tls.key_file = PathOf("server-key.pem");
-    if (mutual) options.tls.client_ca_file = PathOf("clients.pem");
-    options.tls.reload_interval = absl::Seconds(1);
-    options.authorization_policy = dir_.path() / "policy.yaml";
-    options.denial_record_interval = absl::InfiniteDuration();
+    options.log.db_path = dir_.path() / "credledger.db";
+    options.grpc.listen_address = listen;
+    options.grpc.tls.cert_file = PathOf("server.pem");
+    options.grpc.tls.key_file = PathOf("server-key.pem");
+    if (mutual) options.grpc.tls.client_ca_file = PathOf("clients.pem");
+    options.grpc.tls.reload_interval = absl::Seconds(1);
+    options.grpc.authorization_policy = dir_.path() / "policy.yaml";
+    options.grpc.denial_record_interval = absl::InfiniteDuration();
     ASSERT_OK_AND_ASSIGN(server_, service::Server::Start(options));
     target_ = absl::StrCat("localhost:", server_->port());
   }
@@ -356,8 +358,8 @@ TEST_F(GrpcTlsTest, CliCallsThatCannotConnectGetAHintNamingTheFlagsToCheck) {
 
   // TLS flags against a plaintext server, and no server at all.
   service::ServeOptions options;
-  options.db_path = dir_.path() / "plaintext.db";
-  options.listen_address = "127.0.0.1:0";
+  options.log.db_path = dir_.path() / "plaintext.db";
+  options.grpc.listen_address = "127.0.0.1:0";
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<service::Server> plaintext, service::Server::Start(options));
   const std::string plaintext_target = absl::StrCat("127.0.0.1:", plaintext->port());
   EXPECT_THAT(failure(plaintext_target, {"--tls-ca", PathOf("ca.pem")}),
@@ -370,23 +372,23 @@ TEST_F(GrpcTlsTest, CliCallsThatCannotConnectGetAHintNamingTheFlagsToCheck) {
 
 TEST_F(GrpcTlsTest, BadServerFilesFailTheStartNamingTheFlag) {
   service::ServeOptions options;
-  options.db_path = dir_.path() / "credledger.db";
-  options.listen_address = "127.0.0.1:0";
-  options.tls.cert_file = PathOf("server.pem");
-  options.tls.key_file = PathOf("ops-key.pem");
+  options.log.db_path = dir_.path() / "credledger.db";
+  options.grpc.listen_address = "127.0.0.1:0";
+  options.grpc.tls.cert_file = PathOf("server.pem");
+  options.grpc.tls.key_file = PathOf("ops-key.pem");
   EXPECT_THAT(service::Server::Start(options).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("--tls-key: the key does not belong to the certificate")));
-  options.tls.key_file = PathOf("ca.pem");
+  options.grpc.tls.key_file = PathOf("ca.pem");
   EXPECT_THAT(service::Server::Start(options).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("--tls-key: the file holds no unencrypted PEM private key")));
-  options.tls.key_file = PathOf("server-key.pem");
-  options.tls.client_ca_file = PathOf("missing.pem");
+  options.grpc.tls.key_file = PathOf("server-key.pem");
+  options.grpc.tls.client_ca_file = PathOf("missing.pem");
   EXPECT_THAT(service::Server::Start(options).status(),
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("--tls-client-ca:")));
   // Refused before the log is opened: no database was created (or migrated).
-  EXPECT_FALSE(std::filesystem::exists(options.db_path));
+  EXPECT_FALSE(std::filesystem::exists(options.log.db_path));
 }
 
 TEST_F(GrpcTlsTest, ReloadedFilesThatFailTheChecksLeaveTheLastGoodCertificateInUse) {

@@ -17,6 +17,7 @@
 #include "kubebridge/client/kube_client.h"
 #include "kubebridge/client/kubeconfig.h"
 #include "service/server/server.h"
+#include "store/event_store.h"
 #include "test/kubeapi/api_server.h"
 #include "test/support/captured_log.h"
 #include "test/support/status_matchers.h"
@@ -47,13 +48,13 @@ class LeaseIntegrationTest : public ::testing::Test {
 
   service::ServeOptions Options(const std::string& replica) {
     service::ServeOptions options;
-    options.db_path = dir_.path() / replica / "credledger.db";
-    options.listen_address = "127.0.0.1:0";
-    options.kubeconfig = api_->kubeconfig_path();
-    options.lease_name = "credledger";
-    options.lease_namespace = "default";
-    options.lease_identity = replica;
-    options.lease_duration = absl::Seconds(3);
+    options.log.db_path = dir_.path() / replica / "credledger.db";
+    options.grpc.listen_address = "127.0.0.1:0";
+    options.kube.kubeconfig = api_->kubeconfig_path();
+    options.lease.name = "credledger";
+    options.lease.namespace_name = "default";
+    options.lease.identity = replica;
+    options.lease.duration = absl::Seconds(3);
     return options;
   }
 
@@ -100,9 +101,9 @@ TEST_F(LeaseIntegrationTest, TheNextReplicaStartsWhenTheFirstReleasesTheLease) {
 
   kubebridge::Cancellation cancel;
   service::ServeOptions second_options = Options("replica-b");
-  second_options.start_cancel = &cancel;
-  second_options.http_listen = "127.0.0.1:0";
-  second_options.http_port_file = dir_.path() / "replica-b-http-port";
+  second_options.lease.start_cancel = &cancel;
+  second_options.http.listen_address = "127.0.0.1:0";
+  second_options.http.port_file = dir_.path() / "replica-b-http-port";
   absl::Notification second_started;
   absl::StatusOr<std::unique_ptr<service::Server>> second;
   std::thread starter([&] {
@@ -113,7 +114,7 @@ TEST_F(LeaseIntegrationTest, TheNextReplicaStartsWhenTheFirstReleasesTheLease) {
   // and its /readyz says what it waits for.
   EXPECT_FALSE(second_started.WaitForNotificationWithTimeout(absl::Seconds(2)));
   EXPECT_EQ(Holder(), "replica-a");
-  EXPECT_EQ(Readyz(second_options.http_port_file),
+  EXPECT_EQ(Readyz(second_options.http.port_file),
             "503 not ready: lease: waiting to acquire the Lease\n");
 
   first->Shutdown();  // releases the Lease
@@ -129,7 +130,7 @@ TEST_F(LeaseIntegrationTest, TheNextReplicaStartsWhenTheFirstReleasesTheLease) {
 TEST_F(LeaseIntegrationTest, AReplicaThatSeesAnotherHolderStopsWriting) {
   absl::Notification lost;
   service::ServeOptions options = Options("replica-a");
-  options.on_lease_lost = [&lost] { lost.Notify(); };
+  options.lease.on_lost = [&lost] { lost.Notify(); };
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<service::Server> server, service::Server::Start(options));
   ASSERT_TRUE(Register(*server, "edge-1").ok());
   const int64_t head = server->event_store()->HeadSeq();
@@ -152,7 +153,7 @@ TEST_F(LeaseIntegrationTest, AReplicaThatSeesAnotherHolderStopsWriting) {
 // a start that went on.
 TEST_F(LeaseIntegrationTest, ALeaseWithoutAClusterConnectionIsRefused) {
   service::ServeOptions options = Options("replica-a");
-  options.kubeconfig.clear();
+  options.kube.kubeconfig.clear();
   CapturedLog log;
   EXPECT_THAT(service::Server::Start(options).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,

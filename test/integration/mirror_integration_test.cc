@@ -21,10 +21,13 @@
 #include "kubebridge/client/kube_client.h"
 #include "kubebridge/client/kubeconfig.h"
 #include "kubebridge/credentials/agent_objects.h"
+#include "kubebridge/mirrors/mirror_bridge.h"
+#include "projections/identity_projector.h"
 #include "projections/identity_state.h"
 #include "projections/mirror_naming.h"
 #include "service/server/server.h"
 #include "store/event_codec.h"
+#include "store/event_store.h"
 #include "test/kubeapi/api_server.h"
 #include "test/support/rbac_objects.h"
 #include "test/support/status_matchers.h"
@@ -93,12 +96,12 @@ class MirrorIntegrationTest : public ::testing::Test {
 
     std::ofstream(dir_.path() / "policy.yaml") << kPolicy;
     service::ServeOptions options;
-    options.db_path = dir_.path() / "var" / "credledger.db";
-    options.listen_address = "127.0.0.1:0";
-    options.kubeconfig = api_->kubeconfig_path();
-    options.kube_qps = 1000;
-    options.kube_burst = 1000;
-    options.authorization_policy = dir_.path() / "policy.yaml";
+    options.log.db_path = dir_.path() / "var" / "credledger.db";
+    options.grpc.listen_address = "127.0.0.1:0";
+    options.kube.kubeconfig = api_->kubeconfig_path();
+    options.kube.qps = 1000;
+    options.kube.burst = 1000;
+    options.grpc.authorization_policy = dir_.path() / "policy.yaml";
     ASSERT_OK_AND_ASSIGN(server_, service::Server::Start(options));
     channel_ = grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials());
     stub_ = v1::IdentityService::NewStub(channel_);

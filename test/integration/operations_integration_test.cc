@@ -22,8 +22,11 @@
 #include "credledger/v1/api.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "projections/credential_projector.h"
 #include "projections/target_state.h"
+#include "service/server/event_log.h"
 #include "service/server/server.h"
+#include "store/event_store.h"
 #include "test/kubeapi/api_server.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
@@ -85,15 +88,15 @@ class OperationsIntegrationTest : public ::testing::Test {
 
   service::ServeOptions Options() {
     service::ServeOptions options;
-    options.db_path = dir_.path() / "var" / "credledger.db";
-    options.listen_address = "127.0.0.1:0";
-    options.http_listen = "127.0.0.1:0";
-    options.http_port_file = dir_.path() / "http-port";
-    options.kubeconfig = api_->kubeconfig_path();
-    options.kube_qps = 1000;
-    options.kube_burst = 1000;
-    options.agent_apiserver_url = api_->url();
-    options.agent_ca_file = api_->ca_path();
+    options.log.db_path = dir_.path() / "var" / "credledger.db";
+    options.grpc.listen_address = "127.0.0.1:0";
+    options.http.listen_address = "127.0.0.1:0";
+    options.http.port_file = dir_.path() / "http-port";
+    options.kube.kubeconfig = api_->kubeconfig_path();
+    options.kube.qps = 1000;
+    options.kube.burst = 1000;
+    options.credentials.agent_apiserver_url = api_->url();
+    options.credentials.agent_ca_file = api_->ca_path();
     return options;
   }
 
@@ -218,17 +221,17 @@ TEST_F(OperationsIntegrationTest, ReadyzIs503UntilTheLogIsOpenThen200) {
   service::ServeOptions options = Options();
   {
     // An empty log (schema only), so that the start must append ServiceConfigured.
-    ASSERT_OK_AND_ASSIGN(auto store, service::OpenEventLog(options.db_path, options.synchronous,
-                                                           options.clock));
+    ASSERT_OK_AND_ASSIGN(auto store, service::OpenEventLog(options.log.db_path,
+                                                           options.log.synchronous, options.clock));
   }
   sqlite3* blocker = nullptr;
-  ASSERT_EQ(sqlite3_open(options.db_path.c_str(), &blocker), SQLITE_OK);
+  ASSERT_EQ(sqlite3_open(options.log.db_path.c_str(), &blocker), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(blocker, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
 
   absl::StatusOr<std::unique_ptr<service::Server>> started;
   std::thread start([&] { started = service::Server::Start(options); });
   const absl::Time give_up = absl::Now() + kWait;
-  while (!std::filesystem::exists(options.http_port_file) && absl::Now() < give_up) {
+  while (!std::filesystem::exists(options.http.port_file) && absl::Now() < give_up) {
     absl::SleepFor(absl::Milliseconds(5));
   }
   const std::string health = Answer(Get("/healthz"));

@@ -31,6 +31,8 @@
 #include "kubebridge/client/kube_client.h"
 #include "kubebridge/client/kubeconfig.h"
 #include "kubebridge/credentials/agent_objects.h"
+#include "projections/credential_projector.h"
+#include "projections/identity_projector.h"
 #include "projections/identity_state.h"
 #include "projections/target_state.h"
 #include "service/server/server.h"
@@ -147,17 +149,17 @@ class RbacManifestTest : public ::testing::Test {
     api_->faults().Add(namespace_list);
 
     service::ServeOptions options;
-    options.db_path = dir_.path() / "var" / "credledger.db";
-    options.listen_address = "127.0.0.1:0";
-    options.kubeconfig = dir_.path() / "credledger-kubeconfig";
-    options.kube_qps = 1000;
-    options.kube_burst = 1000;
-    options.agent_apiserver_url = api_->url();
+    options.log.db_path = dir_.path() / "var" / "credledger.db";
+    options.grpc.listen_address = "127.0.0.1:0";
+    options.kube.kubeconfig = dir_.path() / "credledger-kubeconfig";
+    options.kube.qps = 1000;
+    options.kube.burst = 1000;
+    options.credentials.agent_apiserver_url = api_->url();
     // The Lease fence as the deployment runs it; a short lease renews (updates) within the
     // test.
-    options.lease_name = "credledger";
-    options.lease_namespace = account_ns_;
-    options.lease_duration = absl::Seconds(3);
+    options.lease.name = "credledger";
+    options.lease.namespace_name = account_ns_;
+    options.lease.duration = absl::Seconds(3);
     ASSERT_OK_AND_ASSIGN(server_, service::Server::Start(options));
     channel_ = grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials());
   }

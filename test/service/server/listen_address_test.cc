@@ -4,7 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "service/server/server.h"
+#include "service/server/serve_options.h"
 #include "test/support/status_matchers.h"
 
 namespace credledger::service {
@@ -60,92 +60,92 @@ TEST(ListenAddressTest, MalformedAddressesNameTheRule) {
 
 TEST(ServeOptionsTest, TokenTtlBelowTenMinutesIsRefused) {
   ServeOptions options;
-  options.agent_token_ttl = absl::Minutes(9);
+  options.credentials.agent_token_ttl = absl::Minutes(9);
   EXPECT_THAT(ValidateServeOptions(options),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "--agent-token-ttl: 9m is below the minimum of 10m"));
-  options.agent_token_ttl = absl::Minutes(10);
+  options.credentials.agent_token_ttl = absl::Minutes(10);
   EXPECT_OK(ValidateServeOptions(options));
-  options.listen_address = "0.0.0.0:7443";
+  options.grpc.listen_address = "0.0.0.0:7443";
   EXPECT_THAT(ValidateServeOptions(options),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--listen:")));
-  options.tls.cert_file = "server.pem";
-  options.tls.key_file = "server-key.pem";
+  options.grpc.tls.cert_file = "server.pem";
+  options.grpc.tls.key_file = "server-key.pem";
   EXPECT_OK(ValidateServeOptions(options));
 }
 
 TEST(ServeOptionsTest, TlsKeyOrClientCaWithoutCertificateIsRefused) {
   ServeOptions options;
-  options.tls.key_file = "server-key.pem";
+  options.grpc.tls.key_file = "server-key.pem";
   EXPECT_THAT(ValidateServeOptions(options),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--tls-cert:")));
-  options.tls.key_file.clear();
-  options.tls.client_ca_file = "clients.pem";
+  options.grpc.tls.key_file.clear();
+  options.grpc.tls.client_ca_file = "clients.pem";
   EXPECT_THAT(ValidateServeOptions(options),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--tls-cert:")));
-  options.tls.cert_file = "server.pem";
+  options.grpc.tls.cert_file = "server.pem";
   EXPECT_THAT(ValidateServeOptions(options),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--tls-key:")));
 }
 
 TEST(ServeOptionsTest, TokenTtlAboveAYearResyncBelowASecondAndBadRateLimitsAreRefused) {
   ServeOptions options;
-  options.agent_token_ttl = absl::Hours(24 * 366);
+  options.credentials.agent_token_ttl = absl::Hours(24 * 366);
   EXPECT_THAT(ValidateServeOptions(options),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("above the maximum")));
   options = ServeOptions();
-  options.resync_period = absl::ZeroDuration();
+  options.kube.resync_period = absl::ZeroDuration();
   EXPECT_THAT(ValidateServeOptions(options),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--resync-period:")));
   options = ServeOptions();
-  options.kube_burst = 0;
+  options.kube.burst = 0;
   EXPECT_THAT(ValidateServeOptions(options),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--kube-burst")));
   options = ServeOptions();
-  options.kube_qps = 0;
+  options.kube.qps = 0;
   EXPECT_THAT(ValidateServeOptions(options),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--kube-qps")));
 }
 
 TEST(ServeOptionsTest, ServiceConfigurationHashesTheCaFileAndNamesAnUnreadableOne) {
   ServeOptions options;
-  options.agent_apiserver_url = "https://agents.example:6443";
-  options.agent_ca_file = "/nonexistent/ca.pem";
+  options.credentials.agent_apiserver_url = "https://agents.example:6443";
+  options.credentials.agent_ca_file = "/nonexistent/ca.pem";
   EXPECT_THAT(ServiceConfigurationFor(options),
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("--agent-ca-file")));
-  options.agent_ca_file.clear();
+  options.credentials.agent_ca_file.clear();
   ASSERT_OK_AND_ASSIGN(v1::ServiceConfigured config, ServiceConfigurationFor(options));
   EXPECT_TRUE(config.credentials_enabled());
   EXPECT_EQ(config.agent_token_ttl_seconds(), 86400);
   EXPECT_EQ(config.agent_ca_sha256(), "");
   EXPECT_EQ(config.connection_hash().size(), 10u);
-  options.agent_apiserver_url.clear();
+  options.credentials.agent_apiserver_url.clear();
   ASSERT_OK_AND_ASSIGN(config, ServiceConfigurationFor(options));
   EXPECT_FALSE(config.credentials_enabled());
 }
 
 TEST(ServeOptionsTest, ReportPeriodsOutsideTheirBoundsAreRefused) {
   ServeOptions options;
-  options.liveness_flush_interval = absl::Milliseconds(50);
+  options.reports.liveness_flush_interval = absl::Milliseconds(50);
   EXPECT_THAT(ValidateServeOptions(options),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "--liveness-flush-interval: 50ms is outside 100ms..1m"));
-  options.liveness_flush_interval = absl::Minutes(2);
+  options.reports.liveness_flush_interval = absl::Minutes(2);
   EXPECT_THAT(ValidateServeOptions(options),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("--liveness-flush-interval: 2m is outside")));
   options = ServeOptions();
-  options.report_stale_after = absl::Milliseconds(500);
-  options.liveness_flush_interval = absl::Milliseconds(100);
+  options.reports.stale_after = absl::Milliseconds(500);
+  options.reports.liveness_flush_interval = absl::Milliseconds(100);
   EXPECT_THAT(ValidateServeOptions(options),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "--report-stale-after: 500ms is below the minimum of 1s"));
   options = ServeOptions();
-  options.report_stale_after = absl::Seconds(2);
+  options.reports.stale_after = absl::Seconds(2);
   EXPECT_THAT(ValidateServeOptions(options),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "--report-stale-after: 2s is shorter than --liveness-flush-interval (5s)"));
-  options.liveness_flush_interval = absl::Seconds(2);
+  options.reports.liveness_flush_interval = absl::Seconds(2);
   EXPECT_OK(ValidateServeOptions(options));
 }
 

@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "service/server/server.h"
+#include "service/server/serve_options.h"
 #include "test/support/status_matchers.h"
 
 namespace credledger::service {
@@ -52,13 +52,13 @@ TEST(HttpListenAddressTest, RefusesMissingPartsAndBadPortsNamingTheFlag) {
 
 TEST(ServeOptionsHttpTest, HttpListenIsCheckedAndMayUseEveryInterface) {
   ServeOptions options;
-  options.http_listen = "0.0.0.0:9464";
+  options.http.listen_address = "0.0.0.0:9464";
   EXPECT_OK(ValidateServeOptions(options));
-  options.http_listen = "9464";
+  options.http.listen_address = "9464";
   EXPECT_THAT(ValidateServeOptions(options),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--http-listen")));
-  options.http_listen.clear();
-  options.http_port_file = "http-port";
+  options.http.listen_address.clear();
+  options.http.port_file = "http-port";
   EXPECT_THAT(ValidateServeOptions(options),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "--http-port-file: requires --http-listen"));

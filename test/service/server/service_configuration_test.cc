@@ -1,7 +1,7 @@
 #include "service/server/service_configuration.h"
 
 #include "gtest/gtest.h"
-#include "service/server/server.h"
+#include "service/server/event_log.h"
 #include "store/event_codec.h"
 #include "store/sqlite_event_store.h"
 #include "test/support/captured_log.h"

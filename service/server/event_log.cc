@@ -1,0 +1,43 @@
+// OpenEventLog (event_log.h).
+#include "service/server/event_log.h"
+
+#include <system_error>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+
+namespace credledger::service {
+
+absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenEventLog(
+    const std::filesystem::path& db_path, store::SqliteEventStoreOptions::Synchronous synchronous,
+    common::Clock* clock, bool read_only, std::function<absl::Status()> write_fence) {
+  if (db_path.has_parent_path() && !read_only) {
+    std::error_code error;
+    std::filesystem::create_directories(db_path.parent_path(), error);
+    if (error) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "--db: cannot create \"", db_path.parent_path().string(), "\": ", error.message()));
+    }
+  }
+  // No file, or an empty one (SQLite makes a new database of it).
+  std::error_code missing;
+  const bool creates = !read_only && (!std::filesystem::exists(db_path, missing) ||
+                                      std::filesystem::file_size(db_path, missing) == 0);
+  store::SqliteEventStoreOptions options;
+  options.path = db_path;
+  options.synchronous = synchronous;
+  options.clock = clock;
+  options.read_only = read_only;
+  options.write_fence = std::move(write_fence);
+  absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> log =
+      store::SqliteEventStore::Open(options);
+  if (log.ok() && creates) {
+    // Expected once, at the first start; at any later start a mistyped --db or a volume that
+    // is not mounted would otherwise go unnoticed behind an empty fleet.
+    common::Log(common::LogLevel::kWarning, kNewEventLogMessage, {{"db", db_path.string()}});
+  }
+  return log;
+}
+
+}  // namespace credledger::service

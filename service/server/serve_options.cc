@@ -1,0 +1,136 @@
+// ValidateServeOptions and ServiceConfigurationFor (serve_options.h).
+#include "service/server/serve_options.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "common/sha256.h"
+#include "common/status_macros.h"
+#include "projections/target_state.h"
+#include "service/server/listen_address.h"
+#include "service/server/operations_http_server.h"
+
+namespace credledger::service {
+namespace {
+
+absl::StatusOr<std::string> ReadFile(absl::string_view flag, const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int error = errno;
+    const std::string message = absl::StrCat(flag, ": cannot read \"", path.string(),
+                                             "\": ", std::strerror(error));
+    if (error == ENOENT) return absl::NotFoundError(message);
+    return absl::FailedPreconditionError(message);
+  }
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+}  // namespace
+
+absl::Status ValidateServeOptions(const ServeOptions& options) {
+  if (options.log.db_path.empty()) return absl::InvalidArgumentError("--db: required");
+  const absl::Duration token_ttl = options.credentials.agent_token_ttl;
+  if (token_ttl < kMinAgentTokenTtl) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--agent-token-ttl: ", absl::FormatDuration(token_ttl), " is below the minimum of ",
+        absl::FormatDuration(kMinAgentTokenTtl)));
+  }
+  if (token_ttl > kMaxAgentTokenTtl) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--agent-token-ttl: ", absl::FormatDuration(token_ttl), " is above the maximum of ",
+        absl::FormatDuration(kMaxAgentTokenTtl)));
+  }
+  const ServeOptions::Kube& kube = options.kube;
+  if (kube.resync_period < absl::Seconds(1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--resync-period: ", absl::FormatDuration(kube.resync_period),
+        " is below the minimum of 1s"));
+  }
+  if (kube.cluster_probe_period < absl::Seconds(1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--cluster-probe-period: ", absl::FormatDuration(kube.cluster_probe_period),
+        " is below the minimum of 1s"));
+  }
+  if (kube.cluster_probe_record_interval < kube.cluster_probe_period) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--cluster-probe-record-interval: ",
+        absl::FormatDuration(kube.cluster_probe_record_interval),
+        " is below --cluster-probe-period (", absl::FormatDuration(kube.cluster_probe_period),
+        ")"));
+  }
+  if (!(kube.qps > 0) || kube.burst < 1) {
+    return absl::InvalidArgumentError(
+        "--kube-qps must be > 0 and --kube-burst >= 1");
+  }
+  const ServeOptions::Reports& reports = options.reports;
+  if (reports.liveness_flush_interval < absl::Milliseconds(100) ||
+      reports.liveness_flush_interval > absl::Minutes(1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--liveness-flush-interval: ", absl::FormatDuration(reports.liveness_flush_interval),
+        " is outside 100ms..1m"));
+  }
+  if (reports.stale_after < absl::Seconds(1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--report-stale-after: ", absl::FormatDuration(reports.stale_after),
+        " is below the minimum of 1s"));
+  }
+  if (reports.stale_after < reports.liveness_flush_interval) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--report-stale-after: ", absl::FormatDuration(reports.stale_after),
+        " is shorter than --liveness-flush-interval (",
+        absl::FormatDuration(reports.liveness_flush_interval), ")"));
+  }
+  const CheckpointPolicy& checkpoints = options.audit.checkpoints;
+  if (checkpoints.every_events < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--checkpoint-every: ", checkpoints.every_events, " is below 1"));
+  }
+  if (checkpoints.interval < absl::Milliseconds(10)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--checkpoint-interval: ", absl::FormatDuration(checkpoints.interval),
+        " is below the minimum of 10ms"));
+  }
+  if (options.log.startup_verify_events < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--startup-verify-events: ", options.log.startup_verify_events, " is below 1"));
+  }
+  if (options.log.snapshot_every < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--snapshot-every: ", options.log.snapshot_every, " is negative; 0 disables snapshots"));
+  }
+  if (!options.http.listen_address.empty()) {
+    RETURN_IF_ERROR(ParseHttpListenAddress(options.http.listen_address).status());
+  } else if (!options.http.port_file.empty()) {
+    return absl::InvalidArgumentError("--http-port-file: requires --http-listen");
+  }
+  RETURN_IF_ERROR(CheckServerTlsFlags(options.grpc.tls));
+  return CheckListenAddress("--listen", options.grpc.listen_address,
+                            WantsTls(options.grpc.tls));
+}
+
+absl::StatusOr<v1::ServiceConfigured> ServiceConfigurationFor(const ServeOptions& options) {
+  const ServeOptions::Credentials& credentials = options.credentials;
+  std::string ca_bundle;
+  if (!credentials.agent_ca_file.empty()) {
+    ASSIGN_OR_RETURN(ca_bundle, ReadFile("--agent-ca-file", credentials.agent_ca_file));
+  }
+  v1::ServiceConfigured config;
+  config.set_agent_apiserver_url(credentials.agent_apiserver_url);
+  if (!credentials.agent_ca_file.empty()) {
+    config.set_agent_ca_sha256(common::HexEncode(common::Sha256Of(ca_bundle)));
+  }
+  config.set_agent_token_ttl_seconds(absl::ToInt64Seconds(credentials.agent_token_ttl));
+  config.set_credentials_enabled(!credentials.agent_apiserver_url.empty());
+  config.set_connection_hash(
+      projections::ConnectionHash(credentials.agent_apiserver_url, ca_bundle));
+  return config;
+}
+
+}  // namespace credledger::service

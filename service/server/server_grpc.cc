@@ -1,0 +1,184 @@
+// Server::LoadTls, LoadAuthorizationPolicy, StartApis, StartGrpc and StopGrpc: the gRPC API of
+// `credledger serve`: TLS, the authorization policy, the API objects, the gRPC services over
+// them with health checking and reflection, the access log, the denial recorder and the port
+// file (docs/api.md, "Transport", "Authorization" and "Refused calls in the log";
+// docs/operations.md, "TLS certificates" and "Access log").
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/atomic_file.h"
+#include "common/log.h"
+#include "common/status_macros.h"
+#include "kubebridge/client/access_review.h"
+#include "service/grpc/access_log_interceptor.h"
+#include "service/server/server.h"
+#include "service/server/server_components.h"
+#include "service/wire/grpc_tls.h"
+
+namespace credledger::service {
+namespace {
+
+// How long in-flight calls may run once shutdown has begun.
+constexpr absl::Duration kShutdownGrace = absl::Seconds(5);
+
+// Writes the --port-file `path` so that a reader never sees a partial file.
+absl::Status WritePortFile(const std::filesystem::path& path, int port) {
+  absl::Status written = common::WriteFileAtomically(path, absl::StrCat(port, "\n"));
+  if (written.ok()) return written;
+  return absl::InternalError(absl::StrCat("--port-file: ", written.message()));
+}
+
+// "<host>:<port>" with the bound port in place of the requested one; unix addresses as given.
+std::string DialAddress(const std::string& listen, int port) {
+  if (absl::StartsWith(listen, "unix")) return listen;
+  return absl::StrCat(listen.substr(0, listen.rfind(':')), ":", port);
+}
+
+// Access reviews over the kube bridge's cluster connection.
+class KubeAccessReviewer final : public SecretAccessReviewer {
+ public:
+  explicit KubeAccessReviewer(kubebridge::KubeClient* client) : client_(client) {}
+  absl::StatusOr<bool> Review(const v1::AccessReview& review) override {
+    return kubebridge::ReviewSecretAccess(*client_, review);
+  }
+
+ private:
+  kubebridge::KubeClient* client_;
+};
+
+}  // namespace
+
+absl::Status Server::LoadTls() {
+  grpc_->credentials = grpc::InsecureServerCredentials();
+  if (!WantsTls(options_.grpc.tls)) return absl::OkStatus();
+  ASSIGN_OR_RETURN(grpc_->tls_files, TlsFileGuard::Start(options_.grpc.tls));
+  ASSIGN_OR_RETURN(grpc_->credentials, ServerTlsCredentials(grpc_->tls_files->staged()));
+  return operations_->metrics.AddCallback(
+      "credledger_tls_reloads_total",
+      "Re-reads of the TLS files that found them changed and valid (result=\"published\") "
+      "or failing the checks (result=\"refused\"; the last good files stay in use).",
+      common::MetricType::kCounter, {"result"}, [guard = grpc_->tls_files.get()] {
+        return std::vector<common::MetricSample>{
+            {{"published"}, static_cast<double>(guard->published())},
+            {{"refused"}, static_cast<double>(guard->refused())}};
+      });
+}
+
+absl::Status Server::LoadAuthorizationPolicy() {
+  if (options_.grpc.authorization_policy.empty()) {
+    common::Log(common::LogLevel::kWarning,
+                "no --authorization-policy: every caller may call every RPC, including "
+                "PushReport, which can release credential Secrets");
+    return absl::OkStatus();
+  }
+  absl::StatusOr<AuthorizationPolicy> policy =
+      AuthorizationPolicy::Load(options_.grpc.authorization_policy);
+  if (!policy.ok()) {
+    return absl::Status(policy.status().code(), absl::StrCat("--authorization-policy: ",
+                                                             policy.status().message()));
+  }
+  grpc_->policy = *std::move(policy);
+  return absl::OkStatus();
+}
+
+void Server::StartApis() {
+  grpc_->target_api = std::make_unique<TargetApi>(log_->bus.get(), log_->projector.get(),
+                                                options_.clock, options_.grpc.target_api);
+  if (bridge_->kube_client != nullptr) {
+    grpc_->access_reviewer = std::make_unique<KubeAccessReviewer>(bridge_->kube_client.get());
+  }
+  grpc_->identity_api = std::make_unique<IdentityApi>(
+      log_->identity_bus.get(), log_->identity_projector.get(), &grpc_->policy,
+      grpc_->access_reviewer.get(), options_.clock, IdentityApi::Options{},
+      bridge_->connections->cluster_projector());
+  grpc_->report_api = std::make_unique<ReportApi>(
+      reports_->ingest.get(), log_->status_projector.get(), options_.grpc.report_api);
+  const audit::SigningKey* key =
+      audit_->signing_key.has_value() ? &*audit_->signing_key : nullptr;
+  grpc_->audit_api = std::make_unique<AuditApi>(log_->store.get(), key, options_.clock);
+}
+
+absl::Status Server::StartGrpc() {
+  const ServeOptions::Grpc& options = options_.grpc;
+  const bool read_only = options_.log.read_only;
+  // Read-only serving appends nothing: refusals are returned to the caller only.
+  grpc_->authorizer = std::make_unique<CallAuthorizer>(
+      &grpc_->policy, read_only ? nullptr : &grpc_->denials, options_.clock);
+  if (!read_only) {
+    grpc_->denial_recorder = std::make_unique<DenialRecorder>(
+        &grpc_->denials, log_->store.get(), options_.clock, options.denial_record_interval);
+    grpc_->denial_recorder->Start();
+  }
+  grpc_->target_service = std::make_unique<TargetGrpcService>(grpc_->target_api.get(),
+                                                            grpc_->authorizer.get());
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(options.listen_address, grpc_->credentials, &port_);
+  if (options.access_log) {
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> logs;
+    logs.push_back(NewAccessLogInterceptorFactory());
+    builder.experimental().SetInterceptorCreators(std::move(logs));
+  }
+  builder.RegisterService(grpc_->target_service.get());
+  grpc_->report_service =
+      std::make_unique<ReportGrpcService>(grpc_->report_api.get(), grpc_->authorizer.get());
+  builder.RegisterService(grpc_->report_service.get());
+  grpc_->audit_service =
+      std::make_unique<AuditGrpcService>(grpc_->audit_api.get(), grpc_->authorizer.get());
+  builder.RegisterService(grpc_->audit_service.get());
+  grpc_->identity_service =
+      std::make_unique<IdentityGrpcService>(grpc_->identity_api.get(), grpc_->authorizer.get());
+  builder.RegisterService(grpc_->identity_service.get());
+  bridge_->connections->RegisterServices(builder, grpc_->authorizer.get());
+  grpc_->server = builder.BuildAndStart();
+  if (grpc_->server == nullptr) {
+    return absl::UnavailableError(
+        absl::StrCat("--listen: cannot listen on \"", options.listen_address, "\""));
+  }
+  if (absl::StartsWith(options.listen_address, "unix")) port_ = 0;
+  grpc::HealthCheckServiceInterface* health = grpc_->server->GetHealthCheckService();
+  for (const char* service :
+       {v1::TargetService::service_full_name(), v1::ReportService::service_full_name(),
+        v1::AuditService::service_full_name(), v1::IdentityService::service_full_name(),
+        v1::ClusterService::service_full_name(), v1::SourceService::service_full_name()}) {
+    health->SetServingStatus(service, true);
+  }
+  address_ = DialAddress(options.listen_address, port_);
+  if (!options.port_file.empty()) RETURN_IF_ERROR(WritePortFile(options.port_file, port_));
+  return absl::OkStatus();
+}
+
+void Server::StopGrpc() {
+  if (grpc_->target_api != nullptr) grpc_->target_api->Stop();
+  if (grpc_->report_api != nullptr) grpc_->report_api->Stop();
+  if (grpc_->server != nullptr) {
+    grpc_->server->GetHealthCheckService()->Shutdown();
+    grpc_->server->Shutdown(absl::ToChronoTime(absl::Now() + kShutdownGrace));
+    grpc_->server->Wait();
+  }
+  grpc_->server.reset();
+  grpc_->target_service.reset();
+  grpc_->report_service.reset();
+  grpc_->audit_service.reset();
+  grpc_->identity_service.reset();
+  // No call is refused any more: the last minutes of refusals go into the log.
+  if (grpc_->denial_recorder != nullptr) grpc_->denial_recorder->Stop();
+  grpc_->denial_recorder.reset();
+  grpc_->authorizer.reset();
+  grpc_->report_api.reset();
+  grpc_->audit_api.reset();
+  grpc_->identity_api.reset();
+  grpc_->access_reviewer.reset();
+  grpc_->target_api.reset();
+}
+
+}  // namespace credledger::service

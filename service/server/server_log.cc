@@ -1,0 +1,62 @@
+// Server::OpenLog, RecordConfiguration, StartProjections and StopLog: the event log of
+// `credledger serve`, the projectors that fold it and the buses that append to it
+// (docs/design.md, "The event log", "Configuration events" and "Projections").
+#include <functional>
+#include <memory>
+#include <utility>
+
+#include "common/status_macros.h"
+#include "service/server/event_log.h"
+#include "service/server/server.h"
+#include "service/server/server_components.h"
+#include "service/server/service_configuration.h"
+
+namespace credledger::service {
+
+absl::Status Server::OpenLog() {
+  // Behind the Lease's fence: no write once the Lease may have passed to another replica.
+  std::function<absl::Status()> write_fence;
+  if (lease_->fence != nullptr) {
+    write_fence = [fence = lease_->fence.get()] { return fence->Check(); };
+  }
+  ASSIGN_OR_RETURN(log_->store,
+                   OpenEventLog(options_.log.db_path, options_.log.synchronous, options_.clock,
+                                options_.log.read_only, std::move(write_fence)));
+  return absl::OkStatus();
+}
+
+absl::Status Server::RecordConfiguration(const v1::ServiceConfigured& config) {
+  if (options_.log.read_only) return absl::OkStatus();
+  return RecordServiceConfiguration(*log_->store, config, "credledger").status();
+}
+
+absl::Status Server::StartProjections() {
+  projections::CredentialProjector::Options projector_options;
+  projector_options.snapshot_every = options_.log.snapshot_every;
+  ASSIGN_OR_RETURN(log_->projector,
+                   projections::CredentialProjector::Start(log_->store.get(), projector_options));
+  log_->bus = std::make_unique<TargetCommandBus>(log_->store.get());
+  projections::IdentityProjector::Options identity_options;
+  identity_options.snapshot_every = options_.log.snapshot_every;
+  identity_options.change_history = projections::kIdentityChangeHistory;
+  ASSIGN_OR_RETURN(log_->identity_projector,
+                   projections::IdentityProjector::Start(log_->store.get(), identity_options));
+  log_->identity_bus = std::make_unique<IdentityCommandBus>(log_->store.get());
+  projections::StatusProjector::Options status_options;
+  status_options.snapshot_every = options_.log.snapshot_every;
+  ASSIGN_OR_RETURN(log_->status_projector,
+                   projections::StatusProjector::Start(log_->store.get(), status_options));
+  return absl::OkStatus();
+}
+
+void Server::StopLog() {
+  log_->bus.reset();
+  log_->identity_bus.reset();
+  log_->identity_projector.reset();
+  log_->status_projector.reset();
+  log_->projector.reset();
+  if (log_->store != nullptr) log_->store->Close();
+  log_->store.reset();
+}
+
+}  // namespace credledger::service

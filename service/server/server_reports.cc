@@ -1,0 +1,34 @@
+// Server::StartReports and Server::StopReports: the report path of `credledger serve`: the
+// report bus, the heartbeats waiting in memory, the ingest every report goes through and the
+// scheduler that records heartbeats and marks silent Targets stale (docs/reports.md,
+// "Ingest", "Liveness and staleness" and "Service flags").
+#include <memory>
+
+#include "service/server/server.h"
+#include "service/server/server_components.h"
+
+namespace credledger::service {
+
+void Server::StartReports() {
+  reports_->bus = std::make_unique<ReportCommandBus>(log_->store.get());
+  reports_->liveness = std::make_unique<LivenessBuffer>();
+  reports_->ingest = std::make_unique<ReportIngest>(reports_->bus.get(), reports_->liveness.get(),
+                                                    log_->projector.get(), options_.clock);
+  ReportScheduler::Options scheduler_options;
+  scheduler_options.period = options_.reports.liveness_flush_interval;
+  scheduler_options.stale_after = options_.reports.stale_after;
+  reports_->scheduler = std::make_unique<ReportScheduler>(
+      reports_->bus.get(), reports_->liveness.get(), log_->projector.get(),
+      log_->status_projector.get(), options_.clock, scheduler_options);
+  if (!options_.log.read_only) reports_->scheduler->Start();
+}
+
+void Server::StopReports() {
+  if (reports_->scheduler != nullptr) reports_->scheduler->Stop();
+  reports_->scheduler.reset();
+  reports_->ingest.reset();
+  reports_->liveness.reset();
+  reports_->bus.reset();
+}
+
+}  // namespace credledger::service
