@@ -53,9 +53,9 @@ absl::StatusOr<std::string> ReadFile(absl::string_view flag, const std::filesyst
 
 // Writes the --port-file `path` so that a reader never sees a partial file.
 absl::Status WriteFileAtomically(const std::filesystem::path& path, absl::string_view text) {
-  absl::Status written = common::WriteFileAtomically(path, text);
+  absl::Status written = common::WriteFileAtomically(path, text, {.label = "--port-file"});
   if (written.ok()) return written;
-  return absl::InternalError(absl::StrCat("--port-file: ", written.message()));
+  return absl::InternalError(written.message());
 }
 
 // "<host>:<port>" with the bound port in place of the requested one; unix addresses as given.

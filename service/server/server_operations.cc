@@ -122,11 +122,10 @@ absl::Status Server::StartOperations() {
   ASSIGN_OR_RETURN(http_server_,
                    OperationsHttpServer::Start(options_.http_listen, &metrics_, &readiness_));
   if (!options_.http_port_file.empty()) {
-    absl::Status written = common::WriteFileAtomically(options_.http_port_file,
-                                                       absl::StrCat(http_server_->port(), "\n"));
-    if (!written.ok()) {
-      return absl::InternalError(absl::StrCat("--http-port-file: ", written.message()));
-    }
+    absl::Status written = common::WriteFileAtomically(
+        options_.http_port_file, absl::StrCat(http_server_->port(), "\n"),
+        {.label = "--http-port-file"});
+    if (!written.ok()) return absl::InternalError(written.message());
   }
   common::Log(common::LogLevel::kInfo, "serving /metrics, /healthz and /readyz over HTTP",
               {{"port", absl::StrCat(http_server_->port())}});
