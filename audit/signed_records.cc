@@ -1,7 +1,7 @@
 #include "audit/signed_records.h"
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "common/quote_cut.h"
 #include "store/log_hash.h"
 
 namespace credledger::audit {
@@ -11,6 +11,9 @@ using store::AppendLengthPrefixed;
 using store::AppendLengthPrefixedInt;
 
 constexpr size_t kChainHashBytes = 32;
+// Longest part of a key id read from a signed record quoted in a message (a real one has 16
+// characters).
+constexpr size_t kShownKeyIdBytes = 64;
 
 std::string FilterSigningBytes(const v1::ExportFilter& filter) {
   std::string out;
@@ -34,8 +37,10 @@ std::string EmbeddedCheckpoint(const v1::ExportTrailer& trailer) {
   return out;
 }
 
-// A key id read from a signed record, printable whatever bytes it holds.
-std::string Printable(absl::string_view key_id) { return absl::CHexEscape(key_id); }
+// A key id read from a signed record, quoted for a message whatever bytes it holds.
+std::string Quoted(absl::string_view key_id) {
+  return common::QuoteCut(key_id, kShownKeyIdBytes);
+}
 
 }  // namespace
 
@@ -86,7 +91,7 @@ absl::Status VerifyCheckpoint(const KeyRing& keys, const v1::Checkpoint& checkpo
   if (key == nullptr) {
     return absl::PermissionDeniedError(
         absl::StrCat("checkpoint at seq ", checkpoint.seq(), " is signed by key ",
-                     Printable(checkpoint.key_id()), ", ", NotByAnyOf(keys)));
+                     Quoted(checkpoint.key_id()), ", ", NotByAnyOf(keys)));
   }
   if (!key->Verify(CheckpointSigningBytes(checkpoint), checkpoint.signature())) {
     return absl::PermissionDeniedError(
@@ -131,7 +136,7 @@ absl::Status VerifyTrailer(const KeyRing& keys, const v1::ExportTrailer& trailer
   const PublicKey* key = keys.Find(trailer.key_id());
   if (key == nullptr) {
     return absl::PermissionDeniedError(absl::StrCat(
-        "the export trailer is signed by key ", Printable(trailer.key_id()), ", ",
+        "the export trailer is signed by key ", Quoted(trailer.key_id()), ", ",
         NotByAnyOf(keys)));
   }
   if (!key->Verify(TrailerSigningBytes(trailer), trailer.signature())) {

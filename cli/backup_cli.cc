@@ -11,9 +11,10 @@ namespace {
 constexpr char kBackupDescription[] =
     "Copies the event log to a new file while `credledger serve` keeps running. The copy\n"
     "holds every event committed when it began, is written beside --to first, checked with\n"
-    "SQLite's quick_check, synced, and only then renamed to --to: the file is either absent\n"
-    "or complete. Check it with `credledger verify --db <copy> --public-key <key>`; restore\n"
-    "it by stopping the service and putting it in place of --db (docs/operations.md).\n"
+    "SQLite's quick_check, synced, and only then renamed to --to, never over a file that\n"
+    "appeared there meanwhile: the file is either absent or complete. Check it with\n"
+    "`credledger verify --db <copy> --public-key <key>`; restore it by stopping the service\n"
+    "and putting it in place of --db (docs/operations.md).\n"
     "\n"
     "Example:\n"
     "  credledger backup --db /var/lib/credledger/credledger.db \\\n"

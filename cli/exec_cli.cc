@@ -11,16 +11,20 @@
 #include <optional>
 #include <system_error>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/credentials_env.h"
 #include "common/file_util.h"
+#include "common/quote_cut.h"
 #include "common/status_macros.h"
 
 namespace credledger::service {
 namespace {
+
+// Longest part of a variable name, and of the command, quoted on stderr.
+constexpr size_t kShownNameBytes = 128;
+constexpr size_t kShownCommandBytes = 300;
 
 absl::Status DirError(const std::filesystem::path& dir, const std::error_code& error) {
   std::string message =
@@ -71,9 +75,10 @@ std::vector<char*> CStrings(std::vector<std::string>& strings) {
   return pointers;
 }
 
-std::string EscapedList(const std::vector<std::string>& names) {
+// `names`, each quoted, joined by ", ".
+std::string QuotedList(const std::vector<std::string>& names) {
   return absl::StrJoin(names, ", ", [](std::string* out, const std::string& name) {
-    absl::StrAppend(out, absl::CHexEscape(name));
+    absl::StrAppend(out, common::QuoteCut(name, kShownNameBytes));
   });
 }
 
@@ -83,22 +88,22 @@ void ReportFiltered(const CredentialsEnvironment& environment, const std::string
                     std::ostream& err) {
   std::vector<std::string> groups;
   if (!environment.removed_from_files.empty()) {
-    groups.push_back(absl::StrCat("from files: ", EscapedList(environment.removed_from_files)));
+    groups.push_back(absl::StrCat("from files: ", QuotedList(environment.removed_from_files)));
   }
   if (!environment.removed_inherited.empty()) {
-    groups.push_back(absl::StrCat("inherited: ", EscapedList(environment.removed_inherited)));
+    groups.push_back(absl::StrCat("inherited: ", QuotedList(environment.removed_inherited)));
   }
   if (!groups.empty()) {
-    err << "exec: not passed to " << absl::CHexEscape(command)
+    err << "exec: not passed to " << common::QuoteCut(command, kShownCommandBytes)
         << " (TF_/KUBE_ variables): " << absl::StrJoin(groups, "; ") << "\n";
   }
   if (!environment.ignored_files.empty()) {
     err << "exec: files ignored, the caller's value (if any) is kept: "
-        << EscapedList(environment.ignored_files) << "\n";
+        << QuotedList(environment.ignored_files) << "\n";
   }
   if (!environment.skipped.empty()) {
     err << "exec: skipped keys that cannot be environment variables: "
-        << EscapedList(environment.skipped) << "\n";
+        << QuotedList(environment.skipped) << "\n";
   }
 }
 

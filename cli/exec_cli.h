@@ -3,11 +3,12 @@
 // mirror Secret), minus the keys that could steer Terraform or the Kubernetes client
 // (credentials_env.h; docs/mirrors.md, "Delivery to workloads").
 //
-// Stderr names what was filtered, values never: "exec: not passed to CMD (TF_/KUBE_
-// variables): from files: TF_VAR_x; inherited: TF_LOG" and "exec: files ignored, the
-// caller's value (if any) is kept: TF_INPUT". Exit codes when CMD does not run: 2 for usage
-// errors, 1 when DIR cannot be read, 127 when CMD is not found and 126 when it cannot be
-// executed (as a POSIX shell reports them). Once CMD runs, the exit code is CMD's.
+// Stderr names what was filtered, values never, each name quoted as common::QuoteCut does:
+// `exec: not passed to "CMD" (TF_/KUBE_ variables): from files: "TF_VAR_x"; inherited:
+// "TF_LOG"` and `exec: files ignored, the caller's value (if any) is kept: "TF_INPUT"`. Exit
+// codes when CMD does not run: 2 for usage errors, 1 when DIR cannot be read, 127 when CMD is
+// not found and 126 when it cannot be executed (as a POSIX shell reports them). Once CMD
+// runs, the exit code is CMD's.
 //
 // Thread-safety: not thread-safe; one command per process run.
 #pragma once

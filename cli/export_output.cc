@@ -1,9 +1,5 @@
 #include "cli/export_output.h"
 
-#include <fcntl.h>
-#include <stdio.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -12,13 +8,24 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "common/atomic_file.h"
+#include "common/quote_cut.h"
 
 namespace credledger::service {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string Quoted(const std::string& path) { return absl::StrCat("\"", path, "\""); }
+// Longest part of a path quoted in a message.
+constexpr size_t kShownPathBytes = 300;
+
+std::string Quoted(const std::string& path) { return common::QuoteCut(path, kShownPathBytes); }
+
+// How the .partial is created and moved: mode 0644 less the umask; the move replaces an
+// existing export only with `overwrite`.
+common::FileWriteOptions WriteOptions(bool overwrite) {
+  return {.label = "--output", .mode = 0644, .replace = overwrite};
+}
 
 absl::Status OsError(absl::string_view what, const std::string& path) {
   return absl::FailedPreconditionError(
@@ -39,16 +46,6 @@ bool IsSystemPath(const std::string& path) {
   std::error_code ignored;
   const std::string absolute = fs::absolute(path, ignored).lexically_normal().string();
   return absl::StartsWith(absolute, "/dev/") || absl::StartsWith(absolute, "/proc/");
-}
-
-// Moves `from` to `to` unless something is at `to`: renameat2(RENAME_NOREPLACE), or where the
-// file system lacks it, a hard link then unlink. errno is set when it returns false.
-bool RenameNoReplace(const std::string& from, const std::string& to) {
-  if (renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return true;
-  if (errno != EINVAL && errno != ENOSYS) return false;
-  if (link(from.c_str(), to.c_str()) != 0) return false;
-  unlink(from.c_str());
-  return true;
 }
 
 }  // namespace
@@ -75,13 +72,10 @@ absl::StatusOr<std::unique_ptr<ExportOutput>> ExportOutput::Open(const std::stri
                      " exists; pass --overwrite to replace it once the new export is complete, "
                      "or choose another path"));
   }
-  // O_EXCL: never a file another export writes, never through a symbolic link.
-  const int fd = open(partial.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    if (errno == EEXIST) return PartialExists(partial);  // created meanwhile
-    return OsError("create", partial);
-  }
-  close(fd);
+  // Exclusively: never a file another export writes, never through a symbolic link.
+  const absl::Status created = common::CreateNewFile(partial, WriteOptions(overwrite));
+  if (absl::IsAlreadyExists(created)) return PartialExists(partial);  // created meanwhile
+  if (!created.ok()) return created;
   auto output = std::unique_ptr<ExportOutput>(new ExportOutput(file, partial, overwrite));
   output->file_.open(partial, std::ios::binary | std::ios::out);
   if (!output->file_) {
@@ -108,24 +102,14 @@ absl::Status ExportOutput::Commit() {
         absl::StrCat("--output: writing ", Quoted(written_), " failed"));
   }
   if (written_ == path_) return absl::OkStatus();
-  if (overwrite_) {
-    std::error_code renamed;
-    fs::rename(written_, path_, renamed);
-    if (renamed) {
-      return absl::FailedPreconditionError(absl::StrCat("--output: cannot move ", Quoted(written_),
-                                                        " to ", Quoted(path_), ": ",
-                                                        renamed.message()));
-    }
-    return absl::OkStatus();
-  }
-  if (RenameNoReplace(written_, path_)) return absl::OkStatus();
-  if (errno == EEXIST) {
+  const absl::Status moved = common::MoveIntoPlace(written_, path_, WriteOptions(overwrite_));
+  if (absl::IsAlreadyExists(moved)) {
     return absl::AlreadyExistsError(
         absl::StrCat("--output: ", Quoted(path_),
                      " appeared during the export and is left as it is; the complete export is in ",
                      Quoted(written_)));
   }
-  return OsError(absl::StrCat("move ", Quoted(written_), " to"), path_);
+  return moved;
 }
 
 }  // namespace credledger::service

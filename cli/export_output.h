@@ -1,8 +1,8 @@
 // ExportOutput: where `credledger export --output PATH` writes (docs/audit.md, "Export").
 //
 // A regular file (or a path where nothing is yet) is written through PATH.partial, created
-// exclusively, and moved to PATH only once the export is complete, so that a failed or
-// interrupted export never replaces an earlier good one and two exports never share a
+// exclusively, and synced and moved to PATH only once the export is complete, so that a failed
+// or interrupted export never replaces an earlier good one and two exports never share a
 // .partial. An existing PATH (a dangling symbolic link included) is an earlier export, audit
 // evidence: it is replaced only with `overwrite`, and without it the move refuses a file that
 // appeared meanwhile. A PATH.partial that exists is an interrupted export kept to resume from:
@@ -41,10 +41,11 @@ class ExportOutput {
   // `keep_partial` (events were written) and the output goes through one; otherwise removes
   // the .partial, if any, and returns "".
   std::string Abandon(bool keep_partial);
-  // Ends a complete export: flushes, and moves the .partial to the file it stands for.
-  // Errors: kFailedPrecondition when a write or the move failed; kAlreadyExists when a file
-  // appeared at PATH during the export and `overwrite` was false (the export stays complete
-  // in PATH.partial, which the message names).
+  // Ends a complete export: flushes, syncs the .partial and moves it to the file it stands
+  // for, then syncs the folder (common/atomic_file.h, MoveIntoPlace).
+  // Errors: kFailedPrecondition when a write failed; kUnavailable when a sync or the move
+  // failed; kAlreadyExists when a file appeared at PATH during the export and `overwrite` was
+  // false (the export stays complete in PATH.partial, which the message names).
   absl::Status Commit();
 
  private:

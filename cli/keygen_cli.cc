@@ -1,12 +1,9 @@
 #include "cli/keygen_cli.h"
 
-#include <fcntl.h>
 #include <openssl/crypto.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <string>
 #include <system_error>
@@ -14,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "audit/signing_key.h"
 #include "cli/framework/file_path_flag.h"
+#include "common/atomic_file.h"
 #include "common/status_macros.h"
 
 namespace credledger::service {
@@ -27,42 +25,23 @@ absl::Status ExistsError(absl::string_view flag, const std::string& path) {
       absl::StrCat(flag, ": ", path, " exists; remove it or choose another path"));
 }
 
-// Whether anything, a dangling symbolic link included, is at `path` (as O_EXCL sees it).
+// Whether anything, a dangling symbolic link included, is at `path` (as the writer sees it).
 bool Exists(const std::string& path) {
   std::error_code error;
   return std::filesystem::exists(std::filesystem::symlink_status(path, error));
 }
 
-// Creates `path` with exactly `mode` and writes `text` to it. The file is created with that
-// mode (never more permissive, even before the write) and refused when it exists. On a
-// failure after creating it the partial file is removed.
-// Errors: kAlreadyExists when `path` exists; kFailedPrecondition when it cannot be created
-// or written. Messages name `flag` and the path.
+// Writes `text` as the new file `path` with exactly `mode` (never more permissive, even before
+// the write), through the shared writer: a file that appears meanwhile is refused, and a
+// failure leaves no file behind.
+// Errors: kAlreadyExists when `path` exists; kFailedPrecondition when it cannot be created;
+// kUnavailable when it cannot be written. Messages name `flag` and the path.
 absl::Status WriteNewFile(absl::string_view flag, const std::string& path,
                           absl::string_view text, mode_t mode) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-  if (fd < 0) {
-    if (errno == EEXIST) return ExistsError(flag, path);
-    return absl::FailedPreconditionError(
-        absl::StrCat(flag, ": cannot create ", path, ": ", std::strerror(errno)));
-  }
-  // The umask may have removed bits from `mode`; set it exactly.
-  int error = fchmod(fd, mode) == 0 ? 0 : errno;
-  for (size_t written = 0; error == 0 && written < text.size();) {
-    const ssize_t n = write(fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      error = errno;
-    } else {
-      written += static_cast<size_t>(n);
-    }
-  }
-  if (error == 0 && fsync(fd) != 0) error = errno;
-  if (close(fd) != 0 && error == 0) error = errno;
-  if (error == 0) return absl::OkStatus();
-  unlink(path.c_str());
-  return absl::FailedPreconditionError(
-      absl::StrCat(flag, ": cannot write ", path, ": ", std::strerror(error)));
+  absl::Status written = common::WriteFileAtomically(
+      path, text, {.label = flag, .mode = mode, .exact_mode = true, .replace = false});
+  if (absl::IsAlreadyExists(written)) return ExistsError(flag, path);
+  return written;
 }
 
 class KeygenCommand final : public Subcommand {
@@ -99,7 +78,7 @@ class KeygenCommand final : public Subcommand {
   // pair is left behind. REQUIRES: CheckFlags passed.
   absl::StatusOr<std::string> WriteKeyPair() const {
     // Checked up front so that neither file is written when the other one exists; the
-    // O_EXCL creation below still refuses a file that appears in between.
+    // writer below still refuses a file that appears in between.
     if (Exists(private_key_)) return ExistsError("--private-key", private_key_);
     if (Exists(public_key_)) return ExistsError("--public-key", public_key_);
     absl::StatusOr<audit::SigningKey> key = audit::SigningKey::Generate();

@@ -4,9 +4,9 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "nlohmann/json.hpp"
 
 namespace credledger::common {
 namespace {
@@ -28,31 +28,9 @@ void SetLogSinkForTesting(LogSink* sink) {
 }
 
 std::string JsonQuote(absl::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          absl::StrAppendFormat(&out, "\\u%04x", static_cast<unsigned char>(c));
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
-  return out;
+  return nlohmann::json(std::string(text))
+      .dump(/*indent=*/-1, /*indent_char=*/' ', /*ensure_ascii=*/false,
+            nlohmann::json::error_handler_t::replace);
 }
 
 void Log(LogLevel level, absl::string_view message, std::initializer_list<LogField> fields) {

@@ -39,8 +39,8 @@ class LogSink {
 // alive until it is replaced.
 void SetLogSinkForTesting(LogSink* sink);
 
-// `text` as a JSON string literal, quotes included (control characters, quotes and
-// backslashes escaped; other bytes as given).
+// `text` as a JSON string literal, quotes included, as nlohmann-json writes it (quotes,
+// backslashes and control characters escaped; invalid UTF-8 replaced by U+FFFD).
 std::string JsonQuote(absl::string_view text);
 
 }  // namespace credledger::common

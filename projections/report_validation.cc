@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/dns_label.h"
 #include "common/field_error.h"
-#include "common/log.h"
+#include "common/quote_cut.h"
 #include "common/rfc3339.h"
 #include "common/status_macros.h"
 #include "projections/timestamp_validation.h"
@@ -23,10 +23,7 @@ using google::protobuf::RepeatedPtrField;
 constexpr size_t kShownBytes = 64;
 
 // `value` quoted for a message, cut after kShownBytes.
-std::string Shown(absl::string_view value) {
-  if (value.size() <= kShownBytes) return common::JsonQuote(value);
-  return absl::StrCat(common::JsonQuote(value.substr(0, kShownBytes)), "...");
-}
+std::string Shown(absl::string_view value) { return common::QuoteCut(value, kShownBytes); }
 
 absl::Status MaxBytes(absl::string_view path, absl::string_view value, size_t max) {
   if (value.size() <= max) return absl::OkStatus();

@@ -1,37 +1,18 @@
 #include "store/backup.h"
 
-#include <fcntl.h>
 #include <sqlite3.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <system_error>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "common/atomic_file.h"
 #include "common/status_macros.h"
 #include "store/sqlite.h"
 
 namespace credledger::store {
-namespace {
-
-// fsyncs the file or folder at `path`.
-absl::Status SyncPath(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || ::fsync(fd) != 0) {
-    const int error = errno;
-    if (fd >= 0) ::close(fd);
-    return absl::UnavailableError(
-        absl::StrCat("backup: cannot sync \"", path.string(), "\": ", std::strerror(error)));
-  }
-  ::close(fd);
-  return absl::OkStatus();
-}
-
-}  // namespace
 
 absl::StatusOr<BackupResult> BackupDatabase(const std::filesystem::path& source,
                                             const std::filesystem::path& destination) {
@@ -89,16 +70,10 @@ absl::StatusOr<BackupResult> BackupDatabase(const std::filesystem::path& source,
   // Closing checkpoints the copy's write-ahead log into the file itself.
   to->reset();
   from.reset();
-  RETURN_IF_ERROR(SyncPath(temporary));
-  std::filesystem::rename(temporary, destination, error);
-  if (error) {
-    return absl::UnavailableError(
-        absl::StrCat("backup: cannot rename to \"", destination.string(), "\": ", error.message()));
-  }
+  // Synced, moved without replacing a file that appeared meanwhile, and the folder synced.
+  RETURN_IF_ERROR(
+      common::MoveIntoPlace(temporary, destination, {.label = "backup", .replace = false}));
   std::move(remove_temporary).Cancel();
-  const std::filesystem::path folder =
-      destination.has_parent_path() ? destination.parent_path() : std::filesystem::path(".");
-  RETURN_IF_ERROR(SyncPath(folder));
   result.bytes = static_cast<int64_t>(std::filesystem::file_size(destination, error));
   return result;
 }

@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/log.h"
+#include "common/quote_cut.h"
 #include "common/rfc3339.h"
 #include "common/status_macros.h"
 #include "kubebridge/credentials/agent_objects.h"
@@ -20,6 +20,9 @@ namespace credledger::kubebridge {
 namespace {
 
 using nlohmann::json;
+
+// Longest part of a refused value quoted in a message.
+constexpr size_t kShownValueBytes = 64;
 
 absl::Status WrongType(absl::string_view path, absl::string_view expected, const json& value) {
   return absl::InvalidArgumentError(
@@ -69,7 +72,8 @@ absl::StatusOr<std::optional<google::protobuf::Timestamp>> ReadTime(const json& 
   if (Member(object, key) == nullptr) return std::nullopt;
   absl::Time t;
   if (!ParseKubeTime(text, &t)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ".", key, ": ", common::JsonQuote(text),
+    return absl::InvalidArgumentError(absl::StrCat(path, ".", key, ": ",
+                                                   common::QuoteCut(text, kShownValueBytes),
                                                    " is not an RFC 3339 time"));
   }
   return projections::ToProto(t);
@@ -130,7 +134,8 @@ absl::Status DecodePhase(const json& item, const std::string& path, v1::ReleaseS
   for (int p = v1::RELEASE_PHASE_PENDING; p <= v1::ReleasePhase_MAX; ++p) {
     known.push_back(projections::PhaseName(static_cast<v1::ReleasePhase>(p)));
   }
-  return absl::InvalidArgumentError(absl::StrCat(path, ".phase: ", common::JsonQuote(name),
+  return absl::InvalidArgumentError(absl::StrCat(path, ".phase: ",
+                                                 common::QuoteCut(name, kShownValueBytes),
                                                  " is not one of ", absl::StrJoin(known, ", ")));
 }
 

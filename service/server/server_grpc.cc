@@ -31,9 +31,10 @@ constexpr absl::Duration kShutdownGrace = absl::Seconds(5);
 
 // Writes the --port-file `path` so that a reader never sees a partial file.
 absl::Status WritePortFile(const std::filesystem::path& path, int port) {
-  absl::Status written = common::WriteFileAtomically(path, absl::StrCat(port, "\n"));
+  absl::Status written =
+      common::WriteFileAtomically(path, absl::StrCat(port, "\n"), {.label = "--port-file"});
   if (written.ok()) return written;
-  return absl::InternalError(absl::StrCat("--port-file: ", written.message()));
+  return absl::InternalError(written.message());
 }
 
 // "<host>:<port>" with the bound port in place of the requested one; unix addresses as given.

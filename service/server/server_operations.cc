@@ -126,11 +126,9 @@ absl::Status Server::StartOperations() {
                    OperationsHttpServer::Start(options_.http.listen_address, &metrics, &readiness));
   const int port = operations_->http_server->port();
   if (!options_.http.port_file.empty()) {
-    absl::Status written =
-        common::WriteFileAtomically(options_.http.port_file, absl::StrCat(port, "\n"));
-    if (!written.ok()) {
-      return absl::InternalError(absl::StrCat("--http-port-file: ", written.message()));
-    }
+    absl::Status written = common::WriteFileAtomically(
+        options_.http.port_file, absl::StrCat(port, "\n"), {.label = "--http-port-file"});
+    if (!written.ok()) return absl::InternalError(written.message());
   }
   common::Log(common::LogLevel::kInfo, "serving /metrics, /healthz and /readyz over HTTP",
               {{"port", absl::StrCat(port)}});

@@ -1,6 +1,5 @@
 #include "service/server/tls_file_guard.h"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -16,6 +15,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "common/atomic_file.h"
 #include "common/log.h"
 #include "common/status_macros.h"
 
@@ -33,30 +33,17 @@ fs::path GenerationDir(const fs::path& dir, int64_t generation) {
   return dir / absl::StrCat("gen-", generation);
 }
 
-// Creates `path` (which must not exist) with `mode` and writes `bytes` to it.
+constexpr absl::string_view kCopiesLabel = "TLS file copies";
+
+// The guard's errors are kInternal (TlsFileGuard::Start).
+absl::Status Internal(const absl::Status& status) {
+  return status.ok() ? status : absl::InternalError(status.message());
+}
+
+// Writes the new copy `path` with `mode` less the umask (common/atomic_file.h).
 absl::Status WriteCopy(const fs::path& path, const std::string& bytes, mode_t mode) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-  if (fd < 0) {
-    return absl::InternalError(
-        absl::StrCat("TLS file copy ", path.string(), ": ", std::strerror(errno)));
-  }
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int error = errno;
-      close(fd);
-      return absl::InternalError(
-          absl::StrCat("TLS file copy ", path.string(), ": ", std::strerror(error)));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (close(fd) != 0) {
-    return absl::InternalError(
-        absl::StrCat("TLS file copy ", path.string(), ": ", std::strerror(errno)));
-  }
-  return absl::OkStatus();
+  return Internal(common::WriteFileAtomically(
+      path, bytes, {.label = kCopiesLabel, .mode = mode, .replace = false}));
 }
 
 constexpr absl::string_view kDirPrefix = "credledger-tls-";
@@ -165,15 +152,16 @@ absl::Status TlsFileGuard::Publish(const FileSet& set) {
   if (!files_.client_ca_file.empty()) {
     RETURN_IF_ERROR(WriteCopy(gen / kCaName, set.ca, 0644));
   }
-  // A relative link, renamed over the old one: readers see the old set or the new one.
+  // A relative link, moved over the old one: readers see the old set or the new one.
   const fs::path link_tmp = dir_ / absl::StrCat(kCurrentLink, ".tmp");
   fs::remove(link_tmp, ec);
   fs::create_directory_symlink(gen.filename(), link_tmp, ec);
-  if (!ec) fs::rename(link_tmp, dir_ / kCurrentLink, ec);
   if (ec) {
     return absl::InternalError(
         absl::StrCat("TLS file copies: cannot switch to ", gen.string(), ": ", ec.message()));
   }
+  RETURN_IF_ERROR(
+      Internal(common::MoveIntoPlace(link_tmp, dir_ / kCurrentLink, {.label = kCopiesLabel})));
   // Keep this generation and the one before it.
   if (next > 2) fs::remove_all(GenerationDir(dir_, next - 2), ec);
   generation_ = next;

@@ -314,7 +314,8 @@ TEST_F(SignedRecordsTest, TrailerSignedByAnotherKeyNamesBothKeyIds) {
   v1::ExportTrailer trailer = SignedTrailer(*key_);
   EXPECT_THAT(VerifyTrailer(other_->public_key(), trailer),
               StatusIs(absl::StatusCode::kPermissionDenied,
-                       AllOf(HasSubstr("export trailer is signed by key " + key_->key_id()),
+                       AllOf(HasSubstr("export trailer is signed by key \"" + key_->key_id() +
+                                       "\", "),
                              HasSubstr(other_->key_id()))));
 }
 
@@ -337,12 +338,22 @@ TEST_F(SignedRecordsTest, UnsignedTrailerFails) {
                        HasSubstr("the export trailer is not signed")));
 }
 
-TEST_F(SignedRecordsTest, ForeignKeyIdIsPrintedEscaped) {
+TEST_F(SignedRecordsTest, ForeignKeyIdIsQuotedEscaped) {
   v1::ExportTrailer trailer = SignedTrailer(*key_);
   trailer.set_key_id("evil\nline");
   absl::Status status = VerifyTrailer(key_->public_key(), trailer);
-  EXPECT_THAT(status, StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr("evil\\nline")));
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kPermissionDenied,
+                               HasSubstr("signed by key \"evil\\nline\", ")));
   EXPECT_THAT(std::string(status.message()), ::testing::Not(HasSubstr("\n")));
+}
+
+TEST_F(SignedRecordsTest, ALongForeignKeyIdIsCutWithItsLength) {
+  ASSERT_OK_AND_ASSIGN(v1::Checkpoint checkpoint, SignCheckpoint(*key_, 9, Hash('\x09'), 1));
+  checkpoint.set_key_id("\xff" + std::string(200, 'a'));
+  EXPECT_THAT(VerifyCheckpoint(other_->public_key(), checkpoint),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       HasSubstr("is signed by key \"\\xff" + std::string(60, 'a') +
+                                 "...\" (201 bytes), ")));
 }
 
 }  // namespace signed_records_test

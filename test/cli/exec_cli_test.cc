@@ -157,9 +157,10 @@ TEST_F(ExecCliTest, ReplacesTheProcessWithTheCommandAndTheCredentialEnvironment)
             std::cout, std::cerr));
       },
       ::testing::ExitedWithCode(0),
-      "^exec: not passed to /usr/bin/env \\(TF_/KUBE_ variables\\): from files: TF_VAR_region; "
-      "inherited: TF_WORKSPACE\n"
-      "exec: files ignored, the caller's value \\(if any\\) is kept: KUBE_NAMESPACE, TF_INPUT\n$");
+      "^exec: not passed to \"/usr/bin/env\" \\(TF_/KUBE_ variables\\): from files: "
+      "\"TF_VAR_region\"; inherited: \"TF_WORKSPACE\"\n"
+      "exec: files ignored, the caller's value \\(if any\\) is kept: \"KUBE_NAMESPACE\", "
+      "\"TF_INPUT\"\n$");
 
   std::ifstream in(output, std::ios::binary);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

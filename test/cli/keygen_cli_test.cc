@@ -1,10 +1,7 @@
 // `credledger keygen`: the key pair it writes, file modes, refusal to overwrite, and --help.
 #include "cli/keygen_cli.h"
 
-#include <sys/stat.h>
-
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -14,43 +11,21 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "service/credledger_main.h"
+#include "test/support/file_mode.h"
+#include "test/support/file_text.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 
 namespace credledger::service {
 namespace keygen_cli_test {
 
+using ::credledger::testing::ModeOf;
+using ::credledger::testing::ReadText;
+using ::credledger::testing::ScopedUmask;
+using ::credledger::testing::WriteText;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::TempDir;
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void WriteFile(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-mode_t ModeOf(const std::filesystem::path& path) {
-  struct stat info {};
-  EXPECT_EQ(stat(path.c_str(), &info), 0) << path;
-  return info.st_mode & 07777;
-}
-
-// Sets the process umask for one test and restores it.
-class ScopedUmask {
- public:
-  explicit ScopedUmask(mode_t mask) : previous_(umask(mask)) {}
-  ~ScopedUmask() { umask(previous_); }
-
- private:
-  mode_t previous_;
-};
 
 class KeygenCliTest : public ::testing::Test {
  protected:
@@ -88,14 +63,14 @@ TEST_F(KeygenCliTest, WritesAMatchingKeyPairAndPrintsItsKeyId) {
 
 TEST_F(KeygenCliTest, EachRunWritesANewKey) {
   ASSERT_EQ(Keygen(), kExitOk) << err_.str();
-  const std::string first = ReadFile(public_path_);
+  const std::string first = ReadText(public_path_);
   const std::filesystem::path other_private = dir_.path() / "other.pem";
   const std::filesystem::path other_public = dir_.path() / "other.pub.pem";
   ASSERT_EQ(Run({"keygen", "--private-key", other_private.string(), "--public-key",
                  other_public.string()}),
             kExitOk)
       << err_.str();
-  EXPECT_NE(ReadFile(other_public), first);
+  EXPECT_NE(ReadText(other_public), first);
 }
 
 TEST_F(KeygenCliTest, PrivateKeyIsOwnerOnlyAndPublicKeyWorldReadableWhateverTheUmask) {
@@ -116,22 +91,22 @@ TEST_F(KeygenCliTest, PrivateKeyIsOwnerOnlyAndPublicKeyWorldReadableWhateverTheU
 }
 
 TEST_F(KeygenCliTest, RefusesToOverwriteAnExistingPrivateKey) {
-  WriteFile(private_path_, "precious\n");
+  WriteText(private_path_, "precious\n");
   EXPECT_EQ(Keygen(), kExitFailure);
   EXPECT_THAT(err_.str(), HasSubstr("error: "));
   EXPECT_THAT(err_.str(), HasSubstr(private_path_.string() +
                                     " exists; remove it or choose another path"));
-  EXPECT_EQ(ReadFile(private_path_), "precious\n");
+  EXPECT_EQ(ReadText(private_path_), "precious\n");
   EXPECT_FALSE(std::filesystem::exists(public_path_));
   EXPECT_EQ(out_.str(), "");
 }
 
 TEST_F(KeygenCliTest, RefusesToOverwriteAnExistingPublicKeyAndWritesNoPrivateKey) {
-  WriteFile(public_path_, "precious\n");
+  WriteText(public_path_, "precious\n");
   EXPECT_EQ(Keygen(), kExitFailure);
   EXPECT_THAT(err_.str(), HasSubstr(public_path_.string() +
                                     " exists; remove it or choose another path"));
-  EXPECT_EQ(ReadFile(public_path_), "precious\n");
+  EXPECT_EQ(ReadText(public_path_), "precious\n");
   EXPECT_FALSE(std::filesystem::exists(private_path_));
 }
 

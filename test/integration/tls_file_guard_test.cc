@@ -3,7 +3,6 @@
 // counted, and the last good copies stay in use.
 #include "service/server/tls_file_guard.h"
 
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +19,7 @@
 #include "test/integration/await_tls_file_guard.h"
 #include "test/kubeapi/tls_material.h"
 #include "test/support/captured_log.h"
+#include "test/support/file_mode.h"
 #include "test/support/file_text.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
@@ -32,12 +32,6 @@ using ::testing::Not;
 
 constexpr char kNotReloaded[] =
     "TLS files not reloaded; new connections keep the last good certificate";
-
-mode_t ModeOf(const std::filesystem::path& path) {
-  struct stat st {};
-  EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
-  return st.st_mode & 0777;
-}
 
 class TlsFileGuardTest : public ::testing::Test {
  protected:

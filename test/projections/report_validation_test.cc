@@ -248,7 +248,8 @@ TEST(ValidateReportContentTest, LongValuesAreCutInMessages) {
   v1::TargetReportSpec report = ValidReport();
   report.mutable_preflight_checks(0)->set_type("x" + std::string(300, 'y'));
   absl::Status status = ValidateReportContent(report, "spec");
-  EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("\"...")));
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument,
+                               HasSubstr("\"x" + std::string(63, 'y') + "...\" (301 bytes)")));
   EXPECT_LT(status.message().size(), 200u);
 }
 

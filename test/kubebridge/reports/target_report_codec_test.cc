@@ -191,6 +191,11 @@ TEST(DecodeTargetReportTest, RejectsBadValuesNamingTheFullFieldPath) {
        "spec.releases[1].phase: \"Running\" is not one of Pending, Progressing, Ready, "
        "Degraded, Failed"},
       {"/spec/releases/1/phase", "ready", "spec.releases[1].phase: \"ready\" is not one of"},
+      {"/spec/releases/1/phase", "Re\x1b[2Jady",
+       "spec.releases[1].phase: \"Re\\x1b[2Jady\" is not one of"},
+      {"/spec/lastReportTime", std::string(300, '9'),
+       "spec.lastReportTime: \"" + std::string(64, '9') +
+           "...\" (300 bytes) is not an RFC 3339 time"},
       {"/spec/releases/0/revision", true,
        "spec.releases[0].revision: expected a string, got boolean"},
       {"/spec/releases/0/helmConditions/1/lastTransitionTime", "2026-13-01T00:00:00Z",
