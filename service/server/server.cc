@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "common/sha256.h"
 #include "common/status_macros.h"
+#include "common/url.h"
 #include "kubebridge/client/access_review.h"
 #include "kubebridge/client/kubeconfig.h"
 #include "projections/target_state.h"
@@ -59,9 +60,11 @@ absl::Status WriteFileAtomically(const std::filesystem::path& path, absl::string
 }
 
 // "<host>:<port>" with the bound port in place of the requested one; unix addresses as given.
+// REQUIRES: `listen` passed CheckListenAddress.
 std::string DialAddress(const std::string& listen, int port) {
   if (absl::StartsWith(listen, "unix")) return listen;
-  return absl::StrCat(listen.substr(0, listen.rfind(':')), ":", port);
+  const absl::StatusOr<common::HostPort> split = common::SplitHostPort(listen, /*min_port=*/0);
+  return split.ok() ? common::JoinHostPort(split->host, port) : listen;
 }
 
 // Access reviews over the kube bridge's cluster connection.
