@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/file_util.h"
+#include "common/url.h"
 
 namespace credledger::kubebridge {
 namespace {
@@ -54,9 +55,7 @@ absl::StatusOr<ConnectionConfig> LoadInClusterConfig(const InClusterEnvironment&
   }
   ConnectionConfig config;
   config.source = "in-cluster";
-  bool ipv6 = env.service_host.find(':') != std::string::npos;
-  config.server =
-      absl::StrCat("https://", ipv6 ? "[" : "", env.service_host, ipv6 ? "]" : "", ":", port);
+  config.server = absl::StrCat("https://", common::JoinHostPort(env.service_host, port));
 
   absl::StatusOr<std::string> ca = common::ReadSmallFile(env.service_account_dir / "ca.crt");
   if (!ca.ok()) return InClusterError(ca.status());

@@ -13,6 +13,7 @@
 #include "common/rfc3339.h"
 #include "common/sha256.h"
 #include "common/status_macros.h"
+#include "common/url.h"
 #include "kubebridge/client/curl_transport.h"
 #include "kubebridge/client/status_mapping.h"
 #include "kubebridge/clusters/static_authenticators.h"
@@ -25,35 +26,26 @@ namespace {
 constexpr char kExecCredentialApiVersion[] = "client.authentication.k8s.io/v1";
 constexpr char kExecCredentialKind[] = "ExecCredential";
 
-// The provider's URL split for CurlTransport: `server` is "https://host[:port]", `target`
-// the path and query sent ("/" when the URL has no path), `display` the URL without its
-// query for messages.
+// The provider's URL (common::ParseUrl) split for CurlTransport: `server` is
+// "https://host[:port]", `target` the path and query sent ("/" when the URL has no path),
+// `display` the URL without its query for messages.
 struct ProviderUrl {
   std::string server;
   std::string target;
   std::string display;
 };
 
-absl::StatusOr<ProviderUrl> ParseProviderUrl(absl::string_view url) {
-  constexpr absl::string_view kScheme = "https://";
-  const auto invalid = [] {
+absl::StatusOr<ProviderUrl> ParseProviderUrl(absl::string_view text) {
+  const absl::StatusOr<common::Url> url = common::ParseUrl(text);
+  if (!url.ok() || url->scheme != "https" || url->user.has_value() || url->fragment.has_value()) {
     return absl::InvalidArgumentError(
         "execPlugin.url must be https://host[:port][/path][?query] (no user info, fragment "
         "or spaces): credentials are only fetched over TLS");
-  };
-  if (!absl::StartsWithIgnoreCase(url, kScheme)) return invalid();
-  for (char c : url) {
-    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f || c == '#') return invalid();
   }
-  absl::string_view rest = url.substr(kScheme.size());
-  const size_t authority_end = std::min(rest.find_first_of("/?"), rest.size());
-  const absl::string_view authority = rest.substr(0, authority_end);
-  if (authority.empty() || absl::StrContains(authority, '@')) return invalid();
   ProviderUrl out;
-  out.server = absl::StrCat(kScheme, authority);
-  absl::string_view target = rest.substr(authority_end);
-  out.target = absl::StartsWith(target, "/") ? std::string(target) : absl::StrCat("/", target);
-  out.display = absl::StrCat(out.server, out.target.substr(0, out.target.find('?')));
+  out.server = absl::StrCat("https://", url->Authority());
+  out.display = absl::StrCat(out.server, url->path);
+  out.target = url->query.has_value() ? absl::StrCat(url->path, "?", *url->query) : url->path;
   return out;
 }
 

@@ -59,9 +59,10 @@ class ExecPluginAuthenticator final : public ClusterAuthenticator {
   explicit ExecPluginAuthenticator(ExecPluginOptions options = {});
 
   // Errors: UnsupportedError when auth.exec_plugin is unset; kInvalidArgument when the URL
-  // is not https://host[:port][/path][?query] (user info and fragments are refused) or
-  // agentless.server is empty; resolver errors (prefixed with the reference's field), and
-  // kInvalidArgument for a provider token that is empty after trimming whitespace;
+  // is not https://host[:port][/path][?query] as libcurl reads it (user info, fragments and
+  // ports outside 1-65535 are refused) or agentless.server is empty; resolver errors
+  // (prefixed with the reference's field), and kInvalidArgument for a provider token that is
+  // empty after trimming whitespace;
   // kUnavailable when the provider cannot be reached or answers 429/5xx;
   // kFailedPrecondition when its certificate does not verify; kPermissionDenied /
   // kUnauthenticated for 403 / 401; other non-200 answers get the code status_mapping.h

@@ -144,11 +144,8 @@ int OnCredentials(git_credential** out, const char*, const char*, unsigned int a
 // trailing line break (and blanks) that server messages end in.
 std::string Scrub(std::string message, const RemoteUrl& remote, const GitCredentials& c) {
   absl::StrReplaceAll({{remote.raw, remote.display}}, &message);
-  const size_t colon = remote.userinfo.find(':');
-  const std::string url_password =
-      colon == std::string::npos ? "" : remote.userinfo.substr(colon + 1);
   for (const std::string* secret :
-       {&url_password, &c.password, &c.token, &c.passphrase, &c.private_key}) {
+       {&remote.password, &c.password, &c.token, &c.passphrase, &c.private_key}) {
     if (!secret->empty()) absl::StrReplaceAll({{*secret, "<redacted>"}}, &message);
   }
   return std::string(absl::StripTrailingAsciiWhitespace(message));

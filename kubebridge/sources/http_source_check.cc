@@ -4,16 +4,17 @@
 
 #include <algorithm>
 #include <exception>
+#include <initializer_list>
 #include <memory>
 #include <set>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
+#include "common/url.h"
 #include "common/yaml_text.h"
 #include "kubebridge/client/curl_transport.h"
 #include "kubebridge/model/connection_errors.h"
@@ -24,62 +25,53 @@ namespace {
 // Largest /v2/ answer read from a registry (its body is not used).
 constexpr size_t kMaxRegistryBodyBytes = size_t{1} << 20;
 
-// An absolute URL split into the parts the checks use. Userinfo is dropped on parsing.
-struct Url {
-  std::string scheme;  // lowercased; empty when the text has no "://"
-  std::string host;    // lowercased; IPv6 literals keep their brackets
-  int port = 0;        // explicit port, else the scheme's default (443, or 80 for http)
-  std::string rest;    // everything after the authority: path, query, fragment
-  std::string display;  // the text without its userinfo part, for messages
+// A source URL (common::ParseUrl) with what the checks use of it.
+struct SourceUrl {
+  std::string host;  // lowercased, without an IPv6 address's brackets
+  int port = 0;      // explicit port, else the scheme's default (443, or 80 for http)
+  std::string path;  // "/" when the URL has none
+  bool query_or_fragment = false;
+  std::string display;  // the URL without its userinfo, for messages
 
-  // "host" for port 443, else "host:port".
+  // "host" for port 443, else "host:port"; an IPv6 address in brackets.
   std::string HostLabel() const {
-    return port == 443 ? host : absl::StrCat(host, ":", port);
+    return port == 443 ? common::BracketedHost(host) : common::JoinHostPort(host, port);
   }
 };
 
-// Splits `text` ("scheme://[userinfo@]host[:port][rest]").
-// Errors: kInvalidArgument for an empty host or a port that is not 1..65535.
-absl::StatusOr<Url> ParseUrl(absl::string_view text) {
-  Url url;
-  size_t scheme_end = text.find("://");
-  if (scheme_end == absl::string_view::npos) {
-    url.display = std::string(text);
-    return url;
-  }
-  url.scheme = absl::AsciiStrToLower(text.substr(0, scheme_end));
-  size_t authority_start = scheme_end + 3;
-  size_t authority_end = text.find_first_of("/?#", authority_start);
-  if (authority_end == absl::string_view::npos) authority_end = text.size();
-  absl::string_view authority = text.substr(authority_start, authority_end - authority_start);
-  size_t at = authority.rfind('@');
-  if (at != absl::string_view::npos) authority.remove_prefix(at + 1);
-  url.rest = std::string(text.substr(authority_end));
-  url.display = absl::StrCat(text.substr(0, authority_start), authority, url.rest);
+// What the checks use of `url`.
+SourceUrl FromParts(const common::Url& url) {
+  SourceUrl out;
+  out.host = absl::AsciiStrToLower(url.host);
+  out.port = url.port.value_or(url.scheme == "http" ? 80 : 443);
+  out.path = url.path;
+  out.query_or_fragment = url.query.has_value() || url.fragment.has_value();
+  out.display = url.without_userinfo;
+  return out;
+}
 
-  absl::string_view host = authority;
-  absl::string_view port;
-  size_t bracket = authority.rfind(']');
-  size_t colon = authority.rfind(':');
-  if (colon != absl::string_view::npos && (bracket == absl::string_view::npos || colon > bracket)) {
-    host = authority.substr(0, colon);
-    port = authority.substr(colon + 1);
-  }
-  if (host.empty()) {
-    return UnsupportedError(absl::StrCat("URL \"", url.display, "\" has no host"));
-  }
-  url.host = absl::AsciiStrToLower(host);
-  url.port = url.scheme == "http" ? 80 : 443;
-  if (!port.empty() && (!std::all_of(port.begin(), port.end(), absl::ascii_isdigit) ||
-                        !absl::SimpleAtoi(port, &url.port) || url.port < 1 || url.port > 65535)) {
+// `text` split for a `what` ("helm repository") that takes the schemes `schemes` (written
+// as `supported` in messages).
+// Errors: UnsupportedError for a URL libcurl cannot read (no host, a bad port; the message
+// quotes it without what may be a userinfo) and for another scheme, or none.
+absl::StatusOr<SourceUrl> ParseSourceUrl(absl::string_view text, absl::string_view what,
+                                         std::initializer_list<absl::string_view> schemes,
+                                         absl::string_view supported) {
+  const absl::StatusOr<common::Url> url = common::ParseUrl(text);
+  if (!url.ok() && common::UrlFaultOf(url.status()) != common::UrlFault::kNoScheme) {
     return UnsupportedError(
-        absl::StrCat("URL \"", url.display, "\" has an invalid port \"", port, "\""));
+        absl::StrCat("URL \"", common::RedactUnparsedUrl(text), "\" ", url.status().message()));
   }
-  return url;
+  if (!url.ok() || std::find(schemes.begin(), schemes.end(), url->scheme) == schemes.end()) {
+    return UnsupportedError(absl::StrCat(
+        what, " \"", url.ok() ? url->without_userinfo : common::RedactUnparsedUrl(text),
+        "\": only ", supported, " URLs are supported"));
+  }
+  return FromParts(*url);
 }
 
 // "https://host[:port]" of `url`, the origin every request goes to.
-std::string HttpsOrigin(const Url& url) { return absl::StrCat("https://", url.HostLabel()); }
+std::string HttpsOrigin(const SourceUrl& url) { return absl::StrCat("https://", url.HostLabel()); }
 
 // The error of an answer that is not a pass, for request `what` ("GET <url>").
 absl::Status HttpError(absl::string_view what, int code, const HttpSourceCredentials& creds) {
@@ -198,49 +190,38 @@ absl::StatusOr<IndexSummary> ParseIndex(const std::string& body, size_t max_byte
   return summary;
 }
 
-// The hosts other than `repository`'s that `chart_urls` point to, sorted. Relative URLs
-// are on the repository host; "//host/..." is on `host` (resolved against the repository's
-// scheme, as Helm does); unparsable URLs are skipped.
-std::set<std::string> OtherHosts(const Url& repository,
+// The hosts other than `repository`'s that `chart_urls` point to, sorted. Chart URLs are
+// read against the repository's URL `repository_text`, as Helm reads them (a relative URL is
+// on the repository's host, "//host/..." on `host` with the repository's scheme); unparsable
+// URLs are skipped.
+std::set<std::string> OtherHosts(absl::string_view repository_text, const SourceUrl& repository,
                                  const std::vector<std::string>& chart_urls) {
   std::set<std::string> hosts;
   for (const std::string& text : chart_urls) {
-    std::string absolute = text;
-    if (absl::StartsWith(text, "//")) {
-      absolute = absl::StrCat(repository.scheme, ":", text);
-    } else if (text.find("://") == std::string::npos) {
-      continue;
-    }
-    absl::StatusOr<Url> url = ParseUrl(absolute);
+    const absl::StatusOr<common::Url> url = common::ResolveUrl(repository_text, text);
     if (!url.ok()) continue;
-    if (url->host != repository.host || url->port != repository.port) {
-      hosts.insert(url->HostLabel());
+    const SourceUrl chart = FromParts(*url);
+    if (chart.host != repository.host || chart.port != repository.port) {
+      hosts.insert(chart.HostLabel());
     }
   }
   return hosts;
 }
 
 // A Helm repository URL: https:// with a host, without a query or fragment.
-absl::StatusOr<Url> HelmUrl(absl::string_view url_text) {
-  ASSIGN_OR_RETURN(Url url, ParseUrl(url_text));
-  const std::string prefix = absl::StrCat("helm repository \"", url.display, "\"");
-  if (url.scheme != "https") {
-    return UnsupportedError(absl::StrCat(prefix, ": only https:// URLs are supported"));
-  }
-  if (url.rest.find_first_of("?#") != std::string::npos) {
-    return UnsupportedError(absl::StrCat(prefix, ": a repository URL has no query or fragment"));
+absl::StatusOr<SourceUrl> HelmUrl(absl::string_view url_text) {
+  ASSIGN_OR_RETURN(SourceUrl url,
+                   ParseSourceUrl(url_text, "helm repository", {"https"}, "https://"));
+  if (url.query_or_fragment) {
+    return UnsupportedError(absl::StrCat("helm repository \"", url.display,
+                                         "\": a repository URL has no query or fragment"));
   }
   return url;
 }
 
 // An OCI registry URL: oci:// or https:// with a host.
-absl::StatusOr<Url> OciUrl(absl::string_view url_text) {
-  ASSIGN_OR_RETURN(Url url, ParseUrl(url_text));
-  if (url.scheme != "oci" && url.scheme != "https") {
-    return UnsupportedError(absl::StrCat("oci registry \"", url.display,
-                                         "\": only oci:// and https:// URLs are supported"));
-  }
-  return url;
+absl::StatusOr<SourceUrl> OciUrl(absl::string_view url_text) {
+  return ParseSourceUrl(url_text, "oci registry", {"oci", "https"}, "oci:// and https://");
 }
 
 std::string Plural(int n, absl::string_view noun) {
@@ -257,9 +238,9 @@ absl::StatusOr<HttpSourceCheck> VerifyHelmRepository(absl::string_view url_text,
                                                      const HttpSourceCredentials& credentials,
                                                      const HttpSourceOptions& options,
                                                      Cancellation* cancel) {
-  ASSIGN_OR_RETURN(Url url, HelmUrl(url_text));
+  ASSIGN_OR_RETURN(SourceUrl url, HelmUrl(url_text));
   std::string prefix = absl::StrCat("helm repository \"", url.display, "\"");
-  std::string path_prefix = url.rest;
+  std::string path_prefix = url.path;
   while (!path_prefix.empty() && path_prefix.back() == '/') path_prefix.pop_back();
   std::string origin_and_prefix = HttpsOrigin(url) + path_prefix;
   std::string what = absl::StrCat(prefix, ": GET ", origin_and_prefix, "/index.yaml");
@@ -274,7 +255,7 @@ absl::StatusOr<HttpSourceCheck> VerifyHelmRepository(absl::string_view url_text,
   check.message = absl::StrCat("index.yaml lists ", Plural(index->charts, "chart"), " (",
                                Plural(index->versions, "version"), ")");
   if (credentials.kind != HttpSourceCredentials::Kind::kNone) {
-    for (const std::string& host : OtherHosts(url, index->chart_urls)) {
+    for (const std::string& host : OtherHosts(url_text, url, index->chart_urls)) {
       check.notes.push_back(
           absl::StrCat("chart URLs point to ", host, ", which would also receive the credentials"));
     }
@@ -286,7 +267,7 @@ absl::StatusOr<HttpSourceCheck> VerifyOciRegistry(absl::string_view url_text,
                                                   const HttpSourceCredentials& credentials,
                                                   const HttpSourceOptions& options,
                                                   Cancellation* cancel) {
-  ASSIGN_OR_RETURN(Url url, OciUrl(url_text));
+  ASSIGN_OR_RETURN(SourceUrl url, OciUrl(url_text));
   std::string prefix = absl::StrCat("oci registry \"", url.display, "\"");
   std::string origin = HttpsOrigin(url);
   std::string what = absl::StrCat(prefix, ": GET ", origin, "/v2/");

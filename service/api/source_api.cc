@@ -9,6 +9,7 @@
 #include "common/dns_label.h"
 #include "common/field_error.h"
 #include "common/status_macros.h"
+#include "common/url.h"
 #include "kubebridge/model/connection_errors.h"
 #include "service/api/target_api.h"
 #include "service/bus/prior_request.h"
@@ -22,44 +23,16 @@ namespace {
 constexpr char kPasswordMessage[] =
     "source.url: must not contain a password; put credentials in auth";
 
-// The position of "://" after a scheme (RFC 3986: a letter, then letters, digits, '+', '-'
-// and '.'), or npos when `url` does not start with one ("git@host:a://b" does not).
-size_t SchemeEnd(absl::string_view url) {
-  const size_t end = url.find("://");
-  if (end == absl::string_view::npos || end == 0 || !absl::ascii_isalpha(url[0])) {
-    return absl::string_view::npos;
-  }
-  for (char c : url.substr(0, end)) {
-    if (!absl::ascii_isalnum(c) && c != '+' && c != '-' && c != '.') return absl::string_view::npos;
-  }
-  return end;
-}
-
-// The position of the userinfo's end ('@') in a scheme://authority URL, or npos; sets
-// `*authority_start`.
-size_t UserinfoEnd(absl::string_view url, size_t* authority_start) {
-  const size_t scheme_end = SchemeEnd(url);
-  if (scheme_end == absl::string_view::npos) return absl::string_view::npos;
-  *authority_start = scheme_end + 3;
-  const absl::string_view authority =
-      url.substr(*authority_start, url.find_first_of("/?#", *authority_start) - *authority_start);
-  const size_t at = authority.rfind('@');
-  return at == absl::string_view::npos ? at : *authority_start + at;
-}
-
-bool IsSshScheme(absl::string_view url) {
-  const std::string scheme = absl::AsciiStrToLower(url.substr(0, SchemeEnd(url)));
+bool IsSshScheme(absl::string_view scheme) {
   return scheme == "ssh" || scheme == "git+ssh" || scheme == "ssh+git";
 }
 
 // Whether `url` is an SSH address: an ssh:// (git+ssh://, ssh+git://) URL, or an scp-like
-// "[user@]host:path" with no '/' before its first ':' (git's rule; anything else without a
-// scheme is a local path).
+// "[user@]host:path" (anything else without a scheme is a local path; common::ScpAddress).
+// REQUIRES: `url` passed ValidateSourceUrl.
 bool IsSshUrl(absl::string_view url) {
-  if (SchemeEnd(url) != absl::string_view::npos) return IsSshScheme(url);
-  const size_t colon = url.find(':');
-  return colon != absl::string_view::npos &&
-         url.substr(0, colon).find('/') == absl::string_view::npos;
+  const absl::StatusOr<common::Url> parsed = common::ParseUrl(url);
+  return parsed.ok() ? IsSshScheme(parsed->scheme) : !common::SplitScpAddress(url).local_path;
 }
 
 // A Secret or ConfigMap the source names, by the field that names it.
@@ -239,10 +212,11 @@ std::string SourceStream(absl::string_view source_namespace, absl::string_view n
 }
 
 std::string RecordedSourceUrl(absl::string_view url) {
-  size_t authority_start = 0;
-  const size_t at = UserinfoEnd(url, &authority_start);
-  if (at == absl::string_view::npos || IsSshScheme(url)) return std::string(url);
-  return absl::StrCat(url.substr(0, authority_start), url.substr(at + 1));
+  const absl::StatusOr<common::Url> parsed = common::ParseUrl(url);
+  if (!parsed.ok() || !parsed->user.has_value() || IsSshScheme(parsed->scheme)) {
+    return std::string(url);
+  }
+  return parsed->without_userinfo;
 }
 
 absl::Status ValidateSourceUrl(absl::string_view url) {
@@ -262,18 +236,13 @@ absl::Status ValidateSourceUrl(absl::string_view url) {
           "and percent-encode other characters");
     }
   }
-  size_t authority_start = 0;
-  absl::string_view userinfo;
-  if (const size_t at = UserinfoEnd(url, &authority_start); at != absl::string_view::npos) {
-    userinfo = url.substr(authority_start, at - authority_start);
-  } else if (SchemeEnd(url) == absl::string_view::npos) {
-    const size_t first_at = url.find('@');
-    if (first_at != absl::string_view::npos &&
-        url.substr(0, first_at).find('/') == absl::string_view::npos) {
-      userinfo = url.substr(0, first_at);
-    }
+  // A URL libcurl cannot read is refused unquoted: where its userinfo ends is unknown.
+  const absl::StatusOr<common::Url> parsed = common::ParseUrl(url);
+  if (!parsed.ok() && common::UrlFaultOf(parsed.status()) != common::UrlFault::kNoScheme) {
+    return common::FieldError("source.url", parsed.status().message());
   }
-  if (userinfo.find(':') != absl::string_view::npos) {
+  if (parsed.ok() ? parsed->password.has_value()
+                  : common::SplitScpAddress(url).password.has_value()) {
     return absl::InvalidArgumentError(kPasswordMessage);
   }
   // Not quoted: a query may hold a token.

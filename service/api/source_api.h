@@ -57,21 +57,24 @@ inline constexpr size_t kMaxSourceAuthTypeBytes = 63;
 // "source/<namespace>/<name>".
 std::string SourceStream(absl::string_view source_namespace, absl::string_view name);
 
-// The URL a SourceVerified event records: `url` without the userinfo ("user@") of a
-// scheme://authority URL, since an HTTPS user name can itself be a token; the login name of
-// ssh:// (also git+ssh://, ssh+git://) and scp-like "user@host:path" URLs is kept, being part
-// of the address and not a secret. REQUIRES: `url` passed ValidateSourceUrl (no password).
+// The URL a SourceVerified event records: `url` without the userinfo ("user@") of a URL
+// (common::Url::without_userinfo, as libcurl writes it back), since an HTTPS user name can
+// itself be a token; the login name of ssh:// (also git+ssh://, ssh+git://) and scp-like
+// "user@host:path" URLs is kept, being part of the address and not a secret; a URL without
+// userinfo is recorded as given. REQUIRES: `url` passed ValidateSourceUrl (no password).
 std::string RecordedSourceUrl(absl::string_view url);
 
 // Checks source.url: non-empty, at most 2048 bytes, no whitespace or control characters
-// (bytes 0x00-0x20 and 0x7f), no password, and no query or fragment: no '?' or '#' anywhere
-// (a query can carry a credential, and the URL is recorded). A password is a ':' in the
-// userinfo: the part of a scheme://authority URL's authority before its last '@' (the scheme
-// as RFC 3986 has it), or for any other URL (scp-like "git@host:path") the part before the
-// first '@' when no '/' precedes it. That rule may refuse a rare scp-like path with an '@' before its first '/'
-// ("host:a@b"); it never lets a "user:password@" through.
-// Errors: kInvalidArgument naming source.url; for a password exactly "source.url: must not
-// contain a password; put credentials in auth". Neither a password nor a query is quoted.
+// (bytes 0x00-0x20 and 0x7f), ASCII, a URL libcurl reads (common::ParseUrl) unless it has no
+// scheme (an scp-like address or a local path, common::ScpAddress), no password, and no
+// query or fragment: no '?' or '#' anywhere (a query can carry a credential, and the URL is
+// recorded). A password is what follows a ':' in the userinfo: of a URL as libcurl reads it,
+// or, without a scheme, the part before the first '@' when no '/' precedes it. That rule may
+// refuse a rare scp-like path with an '@' before its first '/' ("host:a@b"); it never lets a
+// "user:password@" through.
+// Errors: kInvalidArgument naming source.url; for a URL libcurl cannot read its rule ("has no
+// host", "has an invalid port (...)"); for a password exactly "source.url: must not contain a
+// password; put credentials in auth". Neither a password nor a query is quoted.
 absl::Status ValidateSourceUrl(absl::string_view url);
 
 // Checks a VerifySourceRequest's shape (not the actor): request_id (printable ASCII, at most

@@ -9,13 +9,13 @@
 #include "common/field_error.h"
 #include "common/quote_cut.h"
 #include "common/status_macros.h"
+#include "common/url.h"
 #include "kubebridge/model/cluster_auth_names.h"
 #include "service/decide/reference_validation.h"
 
 namespace credledger::service {
 namespace {
 
-constexpr absl::string_view kHttpsScheme = "https://";
 // Longest auth type accepted.
 constexpr size_t kMaxAuthTypeBytes = 63;
 // Why a URL must be ASCII: it is shown to operators, and terminals act on some non-ASCII
@@ -217,18 +217,19 @@ absl::Status ValidateHttpsUrl(absl::string_view field, absl::string_view value) 
                      ": it could carry a credential, and the spec is "
                      "recorded in the log"));
   }
-  const size_t scheme_end = value.find("://");
-  const absl::string_view rest =
-      scheme_end == absl::string_view::npos ? value : value.substr(scheme_end + 3);
-  const absl::string_view authority = rest.substr(0, rest.find('/'));
-  if (absl::StrContains(authority, '@')) {
+  const absl::StatusOr<common::Url> url = common::ParseUrl(value);
+  if (!url.ok() && common::UrlFaultOf(url.status()) != common::UrlFault::kNoScheme) {
+    return common::FieldError(field, url.status().message());
+  }
+  if (url.ok() && url->user.has_value()) {
     return common::FieldError(field, "must not contain userinfo (user@ or user:password@)");
   }
-  if (!absl::StartsWithIgnoreCase(value, kHttpsScheme)) {
-    return common::FieldError(field, absl::StrCat(common::QuoteCut(value, kMaxShownClusterBytes),
-                                                  " is not an https:// URL"));
+  if (!url.ok() || url->scheme != "https") {
+    return common::FieldError(
+        field, absl::StrCat(common::QuoteCut(url.ok() ? value : common::RedactUnparsedUrl(value),
+                                             kMaxShownClusterBytes),
+                            " is not an https:// URL"));
   }
-  if (authority.empty() || authority[0] == ':') return common::FieldError(field, "has no host");
   return absl::OkStatus();
 }
 

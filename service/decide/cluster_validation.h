@@ -47,10 +47,12 @@ absl::Status ValidateClusterName(absl::string_view field, absl::string_view name
 // Errors: kInvalidArgument naming the field path and the rule.
 absl::Status ValidateClusterSpec(const v1::ClusterSpec& spec);
 
-// `value` is an https:// URL with a host, at most kMaxClusterUrlBytes bytes, without
+// `value` is an https:// URL as libcurl reads one (common::ParseUrl) with a host and, when it
+// names a port, a port from 1 to 65535; at most kMaxClusterUrlBytes bytes of ASCII, without
 // userinfo ("user@"), a query ("?...") or a fragment ("#..."), and without whitespace or
 // control characters. A query, fragment or userinfo could carry a credential and a cluster
-// spec is recorded in the log: they are refused without quoting the value.
+// spec is recorded in the log: they are refused without quoting the value, and so is a URL
+// libcurl cannot read ("has no host", "has an invalid port (...)").
 // Errors: kInvalidArgument naming `field` ("<field>: required" when empty).
 absl::Status ValidateHttpsUrl(absl::string_view field, absl::string_view value);
 

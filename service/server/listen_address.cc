@@ -6,10 +6,14 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "service/wire/host_port.h"
+#include "common/quote_cut.h"
+#include "common/url.h"
 
 namespace credledger::service {
 namespace {
+
+// Longest part of a refused address quoted in an error.
+constexpr size_t kMaxShownAddressBytes = 200;
 
 bool IsLoopbackHost(absl::string_view host) {
   if (host == "localhost") return true;
@@ -35,14 +39,17 @@ absl::Status CheckListenAddress(absl::string_view field, absl::string_view addre
     }
     return absl::OkStatus();
   }
-  absl::StatusOr<HostPort> split = SplitHostPort(field, address, /*min_port=*/0);
-  if (!split.ok()) return split.status();
-  const absl::string_view host = split->host;
-  if (host.empty()) {
+  const absl::StatusOr<common::HostPort> split = common::SplitHostPort(address, /*min_port=*/0);
+  if (common::UrlFaultOf(split.status()) == common::UrlFault::kNoHost) {
     return absl::InvalidArgumentError(absl::StrCat(
         field, ": \"", address, "\" names no host (0.0.0.0 or [::] listens on every address)"));
   }
-  if (!tls && !IsLoopbackHost(host)) {
+  if (!split.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ": ",
+                                                   common::QuoteCut(address, kMaxShownAddressBytes),
+                                                   " ", split.status().message()));
+  }
+  if (!tls && !IsLoopbackHost(split->host)) {
     return absl::InvalidArgumentError(absl::StrCat(
         field, ": \"", address,
         "\" is not a loopback address; without TLS credledger listens only on loopback "

@@ -4,15 +4,14 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <utility>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "common/metric_text.h"
 #include "common/terminal_text.h"
+#include "common/url.h"
 
 namespace credledger::service {
 namespace {
@@ -40,38 +39,13 @@ absl::Status BadAddress(absl::string_view address, absl::string_view rule) {
 }  // namespace
 
 absl::StatusOr<HttpListenAddress> ParseHttpListenAddress(absl::string_view address) {
-  HttpListenAddress parsed;
-  absl::string_view port;
-  if (absl::StartsWith(address, "[")) {
-    const size_t close = address.find(']');
-    if (close == absl::string_view::npos) return BadAddress(address, "has no closing ']'");
-    parsed.host = std::string(address.substr(1, close - 1));
-    if (address.substr(close + 1, 1) != ":") {
-      return BadAddress(address, "needs a port after the host, e.g. [::]:9464");
-    }
-    port = address.substr(close + 2);
-  } else {
-    const size_t colon = address.rfind(':');
-    if (colon == absl::string_view::npos) {
-      return BadAddress(address, "needs host:port, e.g. 0.0.0.0:9464");
-    }
-    parsed.host = std::string(address.substr(0, colon));
-    if (parsed.host.find(':') != std::string::npos) {
-      return BadAddress(address, "needs brackets around an IPv6 host, e.g. [::]:9464");
-    }
-    port = address.substr(colon + 1);
+  absl::StatusOr<common::HostPort> split = common::SplitHostPort(address, /*min_port=*/0);
+  if (!split.ok()) {
+    return BadAddress(address, absl::StrCat(split.status().message(),
+                                            "; e.g. 0.0.0.0:9464 or [::]:9464, port 0 lets "
+                                            "the kernel choose"));
   }
-  if (parsed.host.empty()) {
-    return BadAddress(address, "needs a host (0.0.0.0 for every IPv4 interface)");
-  }
-  const bool digits = !port.empty() && port.size() <= 5 &&
-                      std::all_of(port.begin(), port.end(), [](char c) {
-                        return absl::ascii_isdigit(static_cast<unsigned char>(c));
-                      });
-  if (!digits || !absl::SimpleAtoi(port, &parsed.port) || parsed.port > 65535) {
-    return BadAddress(address, "needs a port from 0 to 65535 (0 lets the kernel choose)");
-  }
-  return parsed;
+  return HttpListenAddress{std::move(split->host), split->port};
 }
 
 OperationsHttpServer::OperationsHttpServer(const common::MetricsRegistry* registry,

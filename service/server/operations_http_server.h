@@ -29,15 +29,16 @@ class Server;
 
 namespace credledger::service {
 
-// "host:port" or "[ipv6]:port" of --http-listen, split: host without brackets, port 0-65535
-// (0 lets the kernel choose).
+// "host:port" or "[ipv6]:port" of --http-listen, split (common::SplitHostPort): host without
+// brackets, port 0-65535 (0 lets the kernel choose).
 struct HttpListenAddress {
   std::string host;
   int port = 0;
 };
 
-// Errors: kInvalidArgument naming --http-listen for a missing host or port, a port that is
-// not a number in 0-65535, or an unclosed bracket.
+// Errors: kInvalidArgument naming --http-listen and quoting `address`, with the rule of
+// common::SplitHostPort: a missing or malformed host (an IPv6 address without brackets, an
+// unclosed bracket), a missing port, or one that is not a number in 0-65535.
 absl::StatusOr<HttpListenAddress> ParseHttpListenAddress(absl::string_view address);
 
 class OperationsHttpServer {

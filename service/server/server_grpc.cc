@@ -17,6 +17,7 @@
 #include "common/atomic_file.h"
 #include "common/log.h"
 #include "common/status_macros.h"
+#include "common/url.h"
 #include "kubebridge/client/access_review.h"
 #include "service/grpc/access_log_interceptor.h"
 #include "service/server/server.h"
@@ -38,9 +39,11 @@ absl::Status WritePortFile(const std::filesystem::path& path, int port) {
 }
 
 // "<host>:<port>" with the bound port in place of the requested one; unix addresses as given.
+// REQUIRES: `listen` passed CheckListenAddress.
 std::string DialAddress(const std::string& listen, int port) {
   if (absl::StartsWith(listen, "unix")) return listen;
-  return absl::StrCat(listen.substr(0, listen.rfind(':')), ":", port);
+  const absl::StatusOr<common::HostPort> split = common::SplitHostPort(listen, /*min_port=*/0);
+  return split.ok() ? common::JoinHostPort(split->host, port) : listen;
 }
 
 // Access reviews over the kube bridge's cluster connection.

@@ -16,8 +16,8 @@ inline constexpr char kServerAddressForms[] =
     "path> or unix-abstract:<name>";
 
 // Accepts the gRPC target forms a credledger server listens on (listen_address.h):
-//   <host>:<port> and [<IPv6 address>]:<port>  port 1-65535; a host of one or more bytes
-//                                              without ':', '/', '[', ']', '@' or spaces
+//   <host>:<port> and [<IPv6 address>]:<port>  port 1-65535, without leading zeros; a host
+//                                              as libcurl reads a URL's (common::SplitHostPort)
 //   dns:[//<authority>/]<host>:<port>          the same after gRPC's dns scheme
 //   unix:<path>, unix:///<absolute path>      a non-empty socket path
 //   unix-abstract:<name>                      a non-empty name

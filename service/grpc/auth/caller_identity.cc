@@ -6,11 +6,12 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "common/quote_cut.h"
 #include "common/status_macros.h"
+#include "common/url.h"
 #include "service/api/target_api.h"
-#include "service/decide/validation.h"
 #include "service/decide/validation.h"
 
 namespace credledger::service {
@@ -22,19 +23,12 @@ namespace {
 constexpr char kPeerUriProperty[] = "peer_uri";
 constexpr char kSubjectProperty[] = "x509_subject";
 
-// The host of a gRPC peer address "ipv4:<a.b.c.d>:<port>" or "ipv6:[<addr>]:<port>" (the
-// brackets may come URI-escaped as %5B and %5D).
+// The host of a gRPC peer address after its "ipv4:" or "ipv6:": "<a.b.c.d>:<port>" or
+// "[<addr>]:<port>" (the brackets may come URI-escaped as %5B and %5D); "" when it is neither.
 std::string PeerHost(absl::string_view address) {
-  std::string host(address);
-  const size_t port = host.rfind(':');
-  if (port != std::string::npos) host.resize(port);
-  if (absl::StartsWith(host, "%5B") && absl::EndsWith(host, "%5D")) {
-    return host.substr(3, host.size() - 6);
-  }
-  if (absl::StartsWith(host, "[") && absl::EndsWith(host, "]")) {
-    return host.substr(1, host.size() - 2);
-  }
-  return host;
+  const absl::StatusOr<common::HostPort> split = common::SplitHostPort(
+      absl::StrReplaceAll(address, {{"%5B", "["}, {"%5D", "]"}}), /*min_port=*/0);
+  return split.ok() ? split->host : "";
 }
 
 absl::Status CheckActor(absl::string_view what, absl::string_view identity) {

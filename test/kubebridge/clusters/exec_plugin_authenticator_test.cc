@@ -453,6 +453,32 @@ TEST_F(ExecPluginAuthenticatorTest, AProviderUrlMustBeHttpsWithoutUserInfo) {
   EXPECT_TRUE(provider_.requests().empty());
 }
 
+// Stricter than the hand-written split, which sent any authority to the transport: a port
+// outside 1-65535 or a host libcurl cannot read is refused before any call.
+TEST_F(ExecPluginAuthenticatorTest, AProviderUrlWithABadPortOrHostIsRefusedBeforeAnyCall) {
+  ExecPluginAuthenticator authenticator(options_);
+  for (const char* url : {"https://127.0.0.1:99999/x", "https://127.0.0.1:0/x",
+                          "https://bad!host/x", "https://[::1/x"}) {
+    SCOPED_TRACE(url);
+    request_.spec.mutable_agentless()->mutable_auth()->mutable_exec_plugin()->set_url(url);
+    EXPECT_THAT(Authenticate(authenticator),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("https://")));
+  }
+  EXPECT_EQ(authenticator.provider_calls(), 0);
+}
+
+// Looser than refusing every '#': libcurl drops an empty fragment, which is never sent.
+TEST_F(ExecPluginAuthenticatorTest, AnEmptyFragmentIsDropped) {
+  RespondWithAdminToken(absl::Hours(1));
+  request_.spec.mutable_agentless()->mutable_auth()->mutable_exec_plugin()->set_url(
+      provider_.Url(absl::StrCat(kProviderPath, "#")));
+  ExecPluginAuthenticator authenticator(options_);
+  ASSERT_OK(Authenticate(authenticator));
+  const std::vector<ProviderRequest> seen = provider_.requests();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].path, kProviderPath);
+}
+
 TEST_F(ExecPluginAuthenticatorTest, AnUpperCaseSchemeAndNoPathPostToTheRoot) {
   RespondWithAdminToken(absl::Hours(1));
   std::string url = provider_.Url("");

@@ -332,6 +332,22 @@ TEST(GitVerifierTest, MalformedPortAndBearerTokenWithLineBreakAreInvalidArgument
                                AllOf(HasSubstr("line break"), Not(HasSubstr("X-Injected")))));
 }
 
+// A URL libcurl cannot read is named without what precedes its last '@'.
+TEST(GitVerifierTest, AMalformedUrlIsInvalidWithoutEchoingTheUserinfo) {
+  EXPECT_THAT(ListRemoteRefs("https://robot:pw-Kq71@git.example:99999/r.git", {}, {}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("git remote ...@git.example:99999/r.git: has an invalid "
+                                       "port"),
+                             Not(HasSubstr("pw-Kq71")), Not(HasSubstr("robot")))));
+}
+
+// A scheme is what libcurl reads as one: "git@host:a://b" is an scp-like address whose path
+// is "a://b" (it was taken for the scheme "git@host:a" before), as the API reads it.
+TEST(GitVerifierTest, AnScpLikeAddressWhosePathHoldsASchemeIsSsh) {
+  EXPECT_OK(CheckGitRemote("git@git.example:a://b", GitCredentials::Kind::kSshKey));
+  EXPECT_OK(CheckGitRemote("git@[::1]:org/r.git", GitCredentials::Kind::kSshKey));
+}
+
 TEST(GitVerifierTest, ElapsedDeadlineIsUnavailableBeforeConnecting) {
   GitVerifyOptions options;
   options.timeout = absl::ZeroDuration();

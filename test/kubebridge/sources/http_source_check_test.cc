@@ -18,6 +18,7 @@ namespace credledger::kubebridge {
 namespace http_source_check_test {
 
 using ::credledger::testing::StatusIs;
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -285,6 +286,30 @@ TEST(HttpSourceUrlTest, TheUrlChecksDecideWithoutARequest) {
   }
   EXPECT_OK(CheckOciRegistryUrl("oci://registry.example/team/app"));
   EXPECT_OK(CheckOciRegistryUrl("https://registry.example"));
+}
+
+// The URL in messages is the one libcurl writes back without its userinfo: a bare host gets
+// "/" as its path, and the scheme is lowercased.
+TEST(HttpSourceUrlTest, MessagesNameTheUrlAsLibcurlWritesIt) {
+  EXPECT_THAT(CheckOciRegistryUrl("HTTP://robot@corp@registry.example"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       "oci registry \"http://registry.example/\": only oci:// and https:// URLs "
+                       "are supported"));
+}
+
+// A URL libcurl cannot read is named without what precedes its last '@'.
+TEST(HttpSourceUrlTest, AMalformedUrlIsUnsupportedWithoutEchoingTheUserinfo) {
+  const absl::Status status = CheckHelmRepositoryUrl("https://robot:pw-Kq71@charts.example:0/x");
+  EXPECT_TRUE(IsUnsupported(status)) << status;
+  EXPECT_THAT(status.message(),
+              AllOf(HasSubstr("URL \"...@charts.example:0/x\" has an invalid port"),
+                    Not(HasSubstr("pw-Kq71")), Not(HasSubstr("robot"))));
+}
+
+// Looser than refusing every '#': libcurl drops an empty fragment, which is never sent.
+TEST(HttpSourceUrlTest, AnEmptyFragmentIsDropped) {
+  EXPECT_OK(CheckHelmRepositoryUrl("https://charts.example/stable#"));
+  EXPECT_TRUE(IsUnsupported(CheckHelmRepositoryUrl("https://charts.example/stable#x")));
 }
 
 TEST_F(HttpSourceCheckTest, UserinfoIsNeverSentNorEchoed) {

@@ -315,6 +315,28 @@ TEST_F(SourceApiTest, UserNamesScpLikeAddressesAndColonsOutsideTheUserinfoAreNoP
   }
 }
 
+// Stricter than the hand-written split, which let a malformed URL through to be recorded as
+// a failed verification: a URL libcurl cannot read is refused, unquoted, since where its
+// userinfo ends (and so whether it holds a password) is unknown.
+TEST_F(SourceApiTest, AUrlLibcurlCannotReadIsRefusedWithoutEchoingIt) {
+  EXPECT_THAT(ValidateSourceUrl("https://robot@git.example.com:99999/org/repo.git"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "source.url: has an invalid port (a port is a number 1-65535)"));
+  EXPECT_THAT(ValidateSourceUrl("oci://robot@[registry]/app"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "source.url: has no IPv6 address in its brackets"));
+  EXPECT_THAT(ValidateSourceUrl("https://robot@:443/charts"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "source.url: has no host"));
+}
+
+// A URL that loses its user name is recorded as libcurl writes it back: a bare host gets "/"
+// as its path; a URL without userinfo is recorded as given.
+TEST_F(SourceApiTest, TheRecordedUrlWithoutItsUserIsTheOneLibcurlWrites) {
+  EXPECT_EQ(RecordedSourceUrl("HTTPS://ghp_tok3n@charts.example.com"),
+            "https://charts.example.com/");
+  EXPECT_EQ(RecordedSourceUrl("HTTPS://charts.example.com"), "HTTPS://charts.example.com");
+}
+
 TEST_F(SourceApiTest, TheRecordedUrlDropsAnHttpsUserNameAndKeepsAnSshLogin) {
   EXPECT_EQ(RecordedSourceUrl("https://ghp_tok3n@github.com/org/repo.git"),
             "https://github.com/org/repo.git");

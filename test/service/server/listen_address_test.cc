@@ -58,6 +58,23 @@ TEST(ListenAddressTest, MalformedAddressesNameTheRule) {
   }
 }
 
+// Stricter than the hand-written split, which took the text before the last ':' for the
+// host and checked it only without TLS: an IPv6 address needs its brackets and a host must be
+// one libcurl reads, with TLS too.
+TEST(ListenAddressTest, WithTlsAMalformedHostIsRefused) {
+  EXPECT_THAT(CheckListenAddress("--listen", "::1:7443", /*tls=*/true),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("goes in brackets")));
+  EXPECT_THAT(CheckListenAddress("--listen", "bad!host:7443", /*tls=*/true),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("has no valid host")));
+  EXPECT_THAT(CheckListenAddress("--listen", "127.0.0.1:07443", /*tls=*/true),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("0-65535")));
+}
+
+// Looser: libcurl writes "127.1" as 127.0.0.1, the address the resolver gives gRPC for it.
+TEST(ListenAddressTest, AShortIpv4LoopbackAddressIsLoopback) {
+  EXPECT_OK(CheckListenAddress("--listen", "127.1:7443", /*tls=*/false));
+}
+
 TEST(ServeOptionsTest, TokenTtlBelowTenMinutesIsRefused) {
   ServeOptions options;
   options.credentials.agent_token_ttl = absl::Minutes(9);

@@ -63,6 +63,20 @@ TEST(ServerAddressTest, EmptyOrMalformedHostsAreRefused) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("DNS authority")));
 }
 
+// Stricter than the hand-written split, which took any bytes but separators and spaces for
+// a host and any decimal digits for a port: the host is one libcurl reads, and a port has one
+// spelling.
+TEST(ServerAddressTest, HostsLibcurlRefusesAndZeroPaddedPortsAreRefused) {
+  for (const char* address : {"a$b:7443", "bad!host:7443", "dns:///a*b:7443"}) {
+    EXPECT_THAT(CheckServerAddress("--server", address),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("has no valid host")))
+        << address;
+  }
+  EXPECT_THAT(
+      CheckServerAddress("--server", "localhost:07443"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("a port is a number 1-65535")));
+}
+
 TEST(ServerAddressTest, UrlsAreRefusedAsUrlsNotAsBadIpv6Hosts) {
   for (const char* address :
        {"http://localhost:7443", "https://credledger.example.com:443", "grpc://127.0.0.1:7443"}) {
