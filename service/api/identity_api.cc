@@ -16,6 +16,16 @@
 namespace credledger::service {
 namespace {
 
+// True when `key` already answered `command` for identity `name`, so the bus would replay it.
+// Errors: CommandBus::FindAnswer's.
+absl::StatusOr<bool> Answered(IdentityCommandBus& bus, const IdentityCommand& command,
+                              const std::string& name, const RequestKey& key) {
+  ASSIGN_OR_RETURN(
+      const auto prior,
+      bus.FindAnswer(command, {.identity = name, .request_id = key.id, .request_digest = key.digest}));
+  return prior.has_value();
+}
+
 constexpr char kNoReviewerMessage[] =
     "identity changes that need an access review require a cluster connection "
     "(--kubeconfig or in-cluster)";
@@ -152,7 +162,7 @@ absl::StatusOr<v1::IdentityChangeResponse> IdentityApi::CreateIdentity(
   RETURN_IF_ERROR(projections::ValidateIdentitySpec(command.spec));
   ASSIGN_OR_RETURN(const std::string resolved, ResolveActor(actor));
   const RequestKey key = NormalizedKey(request, command.spec);
-  ASSIGN_OR_RETURN(const bool answered, bus_->Answered(command, request.name(), key));
+  ASSIGN_OR_RETURN(const bool answered, Answered(*bus_, command, request.name(), key));
   // A retry of an answered request is replayed as it was decided then, without checking
   // the cluster or reviewing access again.
   if (!answered) {
@@ -171,11 +181,11 @@ absl::StatusOr<v1::IdentityChangeResponse> IdentityApi::UpdateIdentity(
   RETURN_IF_ERROR(projections::ValidateIdentitySpec(command.spec));
   ASSIGN_OR_RETURN(const std::string resolved, ResolveActor(actor));
   const RequestKey key = NormalizedKey(request, command.spec);
-  ASSIGN_OR_RETURN(const bool answered, bus_->Answered(command, request.name(), key));
+  ASSIGN_OR_RETURN(const bool answered, Answered(*bus_, command, request.name(), key));
   if (answered) return Run(command, request.name(), key, resolved);  // replayed, as in Create
   RETURN_IF_ERROR(CheckCluster(command.spec));
   // An identity that is not active needs no review: the decider refuses the update.
-  ASSIGN_OR_RETURN(const v1::IdentityState current, bus_->LoadState(request.name()));
+  ASSIGN_OR_RETURN(const v1::IdentityState current, bus_->LoadState({.identity = request.name()}));
   if (current.phase() == v1::IdentityState::PHASE_ACTIVE &&
       projections::NeedsAccessReview(current.spec(), command.spec)) {
     ASSIGN_OR_RETURN(command.review, ReviewAccess(command.spec.secret_ref(), resolved));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/status_macros.h"
 #include "projections/proto_time.h"
 
 namespace credledger::service {
@@ -33,21 +34,21 @@ absl::StatusOr<ReportIngest::PushResult> ReportIngest::Push(absl::string_view ta
   if (!result.ok()) return result.status();
 
   PushResult out;
-  out.heartbeat = result->heartbeat;
+  out.heartbeat = result->note.heartbeat;
   out.replayed = result->replayed;
   if (!result->events.empty()) out.seq = result->events.back().seq;
-  out.released_secrets = result->released_secrets;
+  ASSIGN_OR_RETURN(out.released_secrets, ReleasedSecrets(result->events));
   // A heartbeat refreshes liveness only when its lastReportTime is new: a retry of the last
   // report (the same object read again, a client retry) says nothing about the agent now.
   const absl::Time report_time = projections::FromProto(report.last_report_time());
   const absl::Time last_known =
-      std::max(projections::FromProto(result->status.last_report_time()),
+      std::max(projections::FromProto(result->state.status.last_report_time()),
                floor.value_or(absl::InfinitePast()));
-  if (result->heartbeat && !result->replayed && report_time > last_known) {
+  if (result->note.heartbeat && !result->replayed && report_time > last_known) {
     v1::LivenessEntry entry;
     entry.set_namespace_(std::string(target_namespace));
     entry.set_name(std::string(name));
-    entry.set_target_uid(result->status.target_uid());
+    entry.set_target_uid(result->state.status.target_uid());
     *entry.mutable_received_at() = projections::ToProto(context.now);
     *entry.mutable_last_report_time() = report.last_report_time();
     liveness_->Record(entry);

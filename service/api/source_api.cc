@@ -14,6 +14,7 @@
 #include "service/api/target_api.h"
 #include "service/bus/prior_request.h"
 #include "service/decide/reference_validation.h"
+#include "service/decide/source_decider.h"
 #include "service/decide/validation.h"
 #include "store/event_codec.h"
 
@@ -190,10 +191,10 @@ v1::VerifySourceRequest WithDefaults(const v1::VerifySourceRequest& request) {
   return defaulted;
 }
 
-v1::Event SourceVerifiedEvent(const v1::SourceSpec& source,
-                              kubebridge::SourceVerification verification) {
-  v1::Event event;
-  v1::SourceVerified& verified = *event.mutable_source_verified();
+RecordSourceVerified SourceVerifiedOf(const v1::SourceSpec& source,
+                                      kubebridge::SourceVerification verification) {
+  RecordSourceVerified command;
+  v1::SourceVerified& verified = command.verified;
   verified.set_kind(source.kind());
   verified.set_url(RecordedSourceUrl(source.url()));
   verified.set_auth_type(source.auth().type());
@@ -202,14 +203,10 @@ v1::Event SourceVerifiedEvent(const v1::SourceSpec& source,
   for (std::string& note : verification.notes) verified.add_notes(std::move(note));
   verified.set_host_key_fingerprint(std::move(verification.host_key_fingerprint));
   verified.set_insecure_skip_verify(source.tls().insecure_skip_verify());
-  return event;
+  return command;
 }
 
 }  // namespace
-
-std::string SourceStream(absl::string_view source_namespace, absl::string_view name) {
-  return absl::StrCat("source/", source_namespace, "/", name);
-}
 
 std::string RecordedSourceUrl(absl::string_view url) {
   const absl::StatusOr<common::Url> parsed = common::ParseUrl(url);
@@ -262,7 +259,7 @@ absl::Status ValidateVerifySourceRequest(const v1::VerifySourceRequest& request)
 }
 
 SourceApi::SourceApi(store::EventStore* store, SourceVerifyFunction verify, bool has_home_cluster)
-    : store_(store), verify_(std::move(verify)), has_home_cluster_(has_home_cluster) {}
+    : bus_(store), verify_(std::move(verify)), has_home_cluster_(has_home_cluster) {}
 
 absl::StatusOr<v1::VerifySourceResponse> SourceApi::VerifySource(
     const v1::VerifySourceRequest& request, absl::string_view actor,
@@ -271,15 +268,10 @@ absl::StatusOr<v1::VerifySourceResponse> SourceApi::VerifySource(
   ASSIGN_OR_RETURN(const std::string resolved, ResolveActor(actor));
   const v1::VerifySourceRequest defaulted = WithDefaults(request);
   const v1::SourceSpec& source = defaulted.source();
-  const std::string stream = SourceStream(source.namespace_(), request.name());
   const RequestKey key = KeyOf(defaulted);
-
-  std::optional<std::vector<store::RecordedEvent>> prior;
-  RETURN_IF_ERROR(store_->Execute([&](store::WriteTransaction& tx) -> absl::Status {
-    ASSIGN_OR_RETURN(prior,
-                     FindPriorRequest(tx, key.id, key.digest, stream, kVerifySourceCommand));
-    return absl::OkStatus();
-  }));
+  const SourceCommandContext context{source.namespace_(), request.name(), resolved, key.id,
+                                     key.digest};
+  ASSIGN_OR_RETURN(const auto prior, bus_.FindAnswer(RecordSourceVerified(), context));
   if (prior.has_value()) return ResponseFrom(*prior, /*replayed=*/true);
 
   if (const std::vector<Reference> refs = References(source); !has_home_cluster_ && !refs.empty()) {
@@ -290,27 +282,9 @@ absl::StatusOr<v1::VerifySourceResponse> SourceApi::VerifySource(
         "(--kubeconfig or in-cluster)"));
   }
 
-  const v1::Event event = SourceVerifiedEvent(source, verify_(source, cancel));
-  const v1::EventMetadata metadata =
-      CommandMetadata(resolved, key.id, key.digest, kVerifySourceCommand);
-  ASSIGN_OR_RETURN(store::NewEvent encoded, store::EventCodec::Default().Encode(event, metadata));
-  std::vector<store::RecordedEvent> recorded;
-  bool replayed = false;
-  RETURN_IF_ERROR(store_->Execute([&](store::WriteTransaction& tx) -> absl::Status {
-    ASSIGN_OR_RETURN(prior,
-                     FindPriorRequest(tx, key.id, key.digest, stream, kVerifySourceCommand));
-    if (prior.has_value()) {
-      recorded = *std::move(prior);
-      replayed = true;
-      return absl::OkStatus();
-    }
-    ASSIGN_OR_RETURN(
-        store::AppendResult appended,
-        tx.Append({key.id, {{stream, store::ExpectedVersion::Any(), {encoded}}}}));
-    recorded = std::move(appended.events);
-    return absl::OkStatus();
-  }));
-  return ResponseFrom(recorded, replayed);
+  ASSIGN_OR_RETURN(SourceCommandBus::Result result,
+                   bus_.Execute(SourceVerifiedOf(source, verify_(source, cancel)), context));
+  return ResponseFrom(result.events, result.replayed);
 }
 
 }  // namespace credledger::service

@@ -17,7 +17,8 @@
 //     cluster connection to read it from;
 //  5. runs the verifier with the defaulted source outside the writer, so a slow remote
 //     never holds up other commands;
-//  6. appends ONE SourceVerified event to stream source/<namespace>/<name>, with actor,
+//  6. appends ONE SourceVerified event to stream source/<namespace>/<name> through the
+//     SourceCommandBus (service/bus/source_command_bus.h), with actor,
 //     request id and command "VerifySource" in its metadata. Should a concurrent call with
 //     the same request id have appended first, that call's event is the answer (replayed)
 //     and this outcome is dropped.
@@ -43,19 +44,15 @@
 #include "credledger/v1/connection.pb.h"
 #include "kubebridge/client/cancellation.h"
 #include "kubebridge/sources/source_verifier.h"
+#include "service/bus/source_command_bus.h"
 #include "store/event_store.h"
 
 namespace credledger::service {
 
-// The command name in the metadata of SourceVerified events.
-inline constexpr char kVerifySourceCommand[] = "VerifySource";
 // Longest source URL accepted, in bytes.
 inline constexpr size_t kMaxSourceUrlBytes = 2048;
 // Longest auth type accepted, in bytes (unknown types are accepted and recorded).
 inline constexpr size_t kMaxSourceAuthTypeBytes = 63;
-
-// "source/<namespace>/<name>".
-std::string SourceStream(absl::string_view source_namespace, absl::string_view name);
 
 // The URL a SourceVerified event records: `url` without the userinfo ("user@") of a URL
 // (common::Url::without_userinfo, as libcurl writes it back), since an HTTPS user name can
@@ -125,7 +122,7 @@ class SourceApi {
                                                         kubebridge::Cancellation* cancel = nullptr);
 
  private:
-  store::EventStore* const store_;
+  SourceCommandBus bus_;
   const SourceVerifyFunction verify_;
   const bool has_home_cluster_;
 };

@@ -32,7 +32,7 @@
 #include "credledger/v1/api.pb.h"
 #include "projections/credential_projector.h"
 #include "service/api/target_watch.h"
-#include "service/bus/command_bus.h"
+#include "service/bus/target_command_bus.h"
 #include "service/bus/prior_request.h"
 #include "service/decide/validation.h"
 

@@ -29,7 +29,7 @@ BridgeClusterSink::BridgeClusterSink(ClusterCommandBus* bus, common::Clock* cloc
 
 absl::StatusOr<v1::ClusterState> BridgeClusterSink::RecordProbe(const std::string& name,
                                                                 const v1::ClusterProbed& probe) {
-  absl::StatusOr<v1::ClusterState> state = bus_->LoadState(name);
+  absl::StatusOr<v1::ClusterState> state = bus_->LoadState({.cluster = std::string(name)});
   if (!state.ok()) return state.status();
   // A cluster never registered has no name in its state yet; the id names it anyway.
   state->set_name(name);

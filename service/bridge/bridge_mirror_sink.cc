@@ -20,7 +20,7 @@ absl::StatusOr<v1::IdentityState> BridgeMirrorSink::Record(
 }
 
 absl::StatusOr<v1::IdentityState> BridgeMirrorSink::Load(const std::string& identity) {
-  return bus_->LoadState(identity);
+  return bus_->LoadState({.identity = std::string(identity)});
 }
 
 }  // namespace credledger::service

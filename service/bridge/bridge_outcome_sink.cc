@@ -22,7 +22,9 @@ absl::StatusOr<v1::TargetState> BridgeOutcomeSink::Record(const std::string& tar
 
 absl::StatusOr<v1::TargetState> BridgeOutcomeSink::Load(const std::string& target_namespace,
                                                         const std::string& name) {
-  return bus_->LoadState(target_namespace, name, service_);
+  return bus_->LoadState({.target_namespace = std::string(target_namespace),
+                         .target_name = std::string(name),
+                         .service = service_});
 }
 
 }  // namespace credledger::service

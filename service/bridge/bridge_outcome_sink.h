@@ -7,7 +7,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
 #include "kubebridge/model/outcomes.h"
-#include "service/bus/command_bus.h"
+#include "service/bus/target_command_bus.h"
 #include "service/decide/validation.h"
 
 namespace credledger::service {

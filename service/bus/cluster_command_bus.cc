@@ -1,30 +1,34 @@
 #include "service/bus/cluster_command_bus.h"
 
-#include <string>
+#include <utility>
 
+#include "common/status_macros.h"
 #include "projections/cluster_state.h"
 
 namespace credledger::service {
 
-absl::Status FoldClusterEvents(const std::vector<store::RecordedEvent>& events,
-                               v1::ClusterState& state) {
-  return FoldStreamEvents<v1::ClusterState, &projections::EvolveCluster>(events, state);
+BusStreams ClusterBusDecider::Streams(const ClusterCommand&,
+                                      const ClusterCommandContext& context) const {
+  std::string stream = projections::ClusterStream(context.cluster);
+  return {stream, {{std::move(stream)}}};
 }
 
-ClusterCommandBus::ClusterCommandBus(store::EventStore* store) : bus_(store) {}
-
-absl::StatusOr<ClusterCommandResult> ClusterCommandBus::Execute(
-    const ClusterCommand& command, const ClusterCommandContext& context) {
-  return bus_.Execute(context.cluster, projections::ClusterStream(context.cluster),
-                      ClusterCommandName(command), context.actor, context.request_id,
-                      context.request_digest,
-                      [&](const v1::ClusterState& state) {
-                        return DecideCluster(command, state, context);
-                      });
+void ClusterBusDecider::Evolve(v1::ClusterState& state, v1::Event& event,
+                               const projections::EventPosition& at,
+                               const ClusterCommandContext&) const {
+  projections::EvolveCluster(state, event, at);
 }
 
-absl::StatusOr<v1::ClusterState> ClusterCommandBus::LoadState(absl::string_view name) {
-  return bus_.LoadState(std::string(name), projections::ClusterStream(name));
+std::string ClusterBusDecider::Name(const ClusterCommand& command) const {
+  return ClusterCommandName(command);
+}
+
+absl::StatusOr<Decision<NoNote>> ClusterBusDecider::Decide(const ClusterCommand& command,
+                                                           const v1::ClusterState& state,
+                                                           const ClusterCommandContext& context,
+                                                           NoReads&) const {
+  ASSIGN_OR_RETURN(std::vector<v1::Event> events, DecideCluster(command, state, context));
+  return Decision<NoNote>{{{projections::ClusterStream(context.cluster), std::move(events)}}};
 }
 
 }  // namespace credledger::service

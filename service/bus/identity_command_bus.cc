@@ -1,38 +1,35 @@
 #include "service/bus/identity_command_bus.h"
 
-#include <string>
+#include <utility>
 
+#include "common/status_macros.h"
 #include "projections/identity_state.h"
 #include "service/decide/identity_decider.h"
 
 namespace credledger::service {
 
-absl::Status FoldIdentityEvents(const std::vector<store::RecordedEvent>& events,
-                               v1::IdentityState& state) {
-  return FoldStreamEvents<v1::IdentityState, &projections::EvolveIdentity>(events, state);
+BusStreams IdentityBusDecider::Streams(const IdentityCommand&,
+                                       const IdentityCommandContext& context) const {
+  std::string stream = projections::IdentityStream(context.identity);
+  return {stream, {{std::move(stream)}}};
 }
 
-IdentityCommandBus::IdentityCommandBus(store::EventStore* store) : bus_(store) {}
-
-absl::StatusOr<IdentityCommandResult> IdentityCommandBus::Execute(
-    const IdentityCommand& command, const IdentityCommandContext& context) {
-  return bus_.Execute(context.identity, projections::IdentityStream(context.identity),
-                      IdentityCommandName(command), context.actor, context.request_id,
-                      context.request_digest,
-                      [&](const v1::IdentityState& state) {
-                        return DecideIdentity(command, state, context);
-                      });
+void IdentityBusDecider::Evolve(v1::IdentityState& state, v1::Event& event,
+                                const projections::EventPosition& at,
+                                const IdentityCommandContext&) const {
+  projections::EvolveIdentity(state, event, at);
 }
 
-absl::StatusOr<bool> IdentityCommandBus::Answered(const IdentityCommand& command,
-                                                  absl::string_view identity,
-                                                  const RequestKey& request) {
-  return bus_.Answered(projections::IdentityStream(identity), IdentityCommandName(command),
-                       request.id, request.digest);
+std::string IdentityBusDecider::Name(const IdentityCommand& command) const {
+  return IdentityCommandName(command);
 }
 
-absl::StatusOr<v1::IdentityState> IdentityCommandBus::LoadState(absl::string_view name) {
-  return bus_.LoadState(std::string(name), projections::IdentityStream(name));
+absl::StatusOr<Decision<NoNote>> IdentityBusDecider::Decide(const IdentityCommand& command,
+                                                            const v1::IdentityState& state,
+                                                            const IdentityCommandContext& context,
+                                                            NoReads&) const {
+  ASSIGN_OR_RETURN(std::vector<v1::Event> events, DecideIdentity(command, state, context));
+  return Decision<NoNote>{{{projections::IdentityStream(context.identity), std::move(events)}}};
 }
 
 }  // namespace credledger::service

@@ -27,15 +27,10 @@
 #include "absl/synchronization/mutex.h"
 #include "credledger/v1/events.pb.h"
 #include "projections/target_state.h"
+#include "service/bus/fold_cache.h"
 #include "store/event_store.h"
 
 namespace credledger::service {
-
-// The position of the last event of a stream that a fold includes.
-struct StreamPosition {
-  int64_t version = -1;     // -1: none
-  std::string stream_hash;  // 32 raw bytes; empty when version is -1
-};
 
 class LivenessIndex {
  public:

@@ -53,8 +53,23 @@ v1::EventMetadata CommandMetadata(absl::string_view actor, absl::string_view req
   return metadata;
 }
 
-v1::EventMetadata CommandMetadata(const CommandContext& context, absl::string_view command) {
-  return CommandMetadata(context.actor, context.request_id, context.request_digest, command);
+std::string CorrelationIdOf(const v1::Event& event) {
+  switch (event.kind_case()) {
+    case v1::Event::kCredentialMintRequested:
+      return event.credential_mint_requested().attempt_id();
+    case v1::Event::kStaleCredentialsDeleted:
+      return event.stale_credentials_deleted().attempt_id();
+    case v1::Event::kCredentialSecretCreated:
+      return event.credential_secret_created().attempt_id();
+    case v1::Event::kCredentialIssued:
+      return event.credential_issued().attempt_id();
+    case v1::Event::kCredentialMintFailed:
+      return event.credential_mint_failed().attempt_id();
+    case v1::Event::kCredentialMintAbandoned:
+      return event.credential_mint_abandoned().attempt_id();
+    default:
+      return "";
+  }
 }
 
 }  // namespace credledger::service

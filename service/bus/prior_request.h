@@ -12,7 +12,6 @@
 #include "absl/strings/string_view.h"
 #include "credledger/v1/events.pb.h"
 #include "google/protobuf/message.h"
-#include "service/decide/target_commands.h"
 #include "store/event_store.h"
 
 namespace credledger::service {
@@ -52,8 +51,9 @@ absl::StatusOr<std::optional<std::vector<store::RecordedEvent>>> FindPriorReques
 v1::EventMetadata CommandMetadata(absl::string_view actor, absl::string_view request_id,
                                   absl::string_view request_digest, absl::string_view command);
 
-// CommandMetadata(context.actor, context.request_id, context.request_digest, command) for a
-// Target command.
-v1::EventMetadata CommandMetadata(const CommandContext& context, absl::string_view command);
+// The correlation id of `event` in its metadata: the attempt id of a credential mint step
+// (CredentialMintRequested through CredentialMintAbandoned; docs/credentials.md); empty for
+// every other event.
+std::string CorrelationIdOf(const v1::Event& event);
 
 }  // namespace credledger::service

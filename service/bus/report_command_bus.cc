@@ -1,23 +1,107 @@
 #include "service/bus/report_command_bus.h"
 
-#include <optional>
 #include <utility>
+#include <variant>
 
-#include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "projections/report_streams.h"
-#include "projections/target_state.h"
-#include "service/bus/prior_request.h"
+#include "projections/target_status.h"
 #include "service/decide/report_decider.h"
 #include "store/event_codec.h"
 
 namespace credledger::service {
-namespace {
 
-using Events = std::vector<store::RecordedEvent>;
+ReportBusDecider::ReportBusDecider() : liveness_(std::make_shared<LivenessIndex>()) {}
 
-// The Secrets released by the RolloutConfirmed events among `events`.
-absl::StatusOr<std::vector<std::string>> ReleasedSecrets(const Events& events) {
+BusStreams ReportBusDecider::Streams(const ReportCommand& command,
+                                     const CommandContext& context) const {
+  if (std::holds_alternative<RecordLiveness>(command)) return {projections::kLivenessStream, {}};
+  std::string report = projections::ReportStream(context.target_namespace, context.target_name);
+  return {report,
+          {{projections::TargetStream(context.target_namespace, context.target_name)},
+           {report}}};
+}
+
+void ReportBusDecider::Evolve(ReportFolds& folds, v1::Event& event,
+                              const projections::EventPosition& at,
+                              const CommandContext& context) const {
+  projections::EvolveTarget(folds.state, event, at, context.service);
+  projections::EvolveStatus(folds.status, event, at);
+}
+
+std::string ReportBusDecider::Name(const ReportCommand& command) const {
+  return CommandName(command);
+}
+
+absl::StatusOr<Decision<ReportNote>> ReportBusDecider::Decide(const ReportCommand& command,
+                                                              const ReportFolds& folds,
+                                                              const CommandContext& context,
+                                                              Reads& reads) const {
+  if (const auto* liveness = std::get_if<RecordLiveness>(&command)) {
+    return Decision<ReportNote>{
+        {{projections::kLivenessStream, DecideLiveness(*liveness, reads.targets)}}};
+  }
+  ASSIGN_OR_RETURN(ReportDecision decision,
+                   DecideReport(command, folds.state, folds.status, context));
+  Decision<ReportNote> out;
+  out.note.heartbeat = decision.heartbeat;
+  out.appends.push_back({projections::ReportStream(context.target_namespace, context.target_name),
+                         std::move(decision.report_events)});
+  out.appends.push_back({projections::TargetStream(context.target_namespace, context.target_name),
+                         std::move(decision.target_events)});
+  return out;
+}
+
+std::string ReportBusDecider::FoldScope(const CommandContext& context) const {
+  return context.service.SerializeAsString();
+}
+
+absl::Status ReportBusDecider::Prepare(store::EventStore& store, const ReportCommand&,
+                                       const CommandContext&) const {
+  return liveness_->CatchUp(store);
+}
+
+absl::StatusOr<ReportBusDecider::Reads> ReportBusDecider::Open(
+    store::WriteTransaction& tx, const ReportCommand& command, const CommandContext& context,
+    const FoldReader<ReportFolds, ReportCommand, CommandContext>& fold) const {
+  ASSIGN_OR_RETURN(LivenessIndex::View view, liveness_->Open(tx));
+  Reads reads{std::move(view), {}};
+  const auto* liveness = std::get_if<RecordLiveness>(&command);
+  if (liveness == nullptr) return reads;
+  reads.targets.reserve(liveness->entries.size());
+  for (const v1::LivenessEntry& entry : liveness->entries) {
+    CommandContext target = context;
+    target.target_namespace = entry.namespace_();
+    target.target_name = entry.name();
+    ASSIGN_OR_RETURN(ReportFolds folds, fold(MarkStale{}, target));
+    reads.targets.push_back(std::move(folds.state));
+  }
+  return reads;
+}
+
+std::vector<SideInput<ReportFolds>> ReportBusDecider::SideInputs(
+    const Reads& reads, const CommandContext& context) const {
+  std::optional<LivenessIndex::Seen> seen =
+      reads.view.Find(context.target_namespace, context.target_name);
+  if (!seen.has_value()) return {};
+  const int64_t seq = seen->at.seq;
+  return {{seq, [seen = *std::move(seen)](ReportFolds& folds) {
+             projections::ApplyLiveness(folds.status, seen.entry, seen.at);
+           }}};
+}
+
+absl::Status ReportBusDecider::Appended(Reads& reads,
+                                        const std::vector<store::RecordedEvent>& events) const {
+  for (const store::RecordedEvent& event : events) {
+    if (event.stream == projections::kLivenessStream) RETURN_IF_ERROR(reads.view.Add(event));
+  }
+  return absl::OkStatus();
+}
+
+void ReportBusDecider::Publish(const Reads& reads) const { liveness_->Publish(reads.view); }
+
+absl::StatusOr<std::vector<std::string>> ReleasedSecrets(
+    const std::vector<store::RecordedEvent>& events) {
   std::vector<std::string> released;
   for (const store::RecordedEvent& recorded : events) {
     ASSIGN_OR_RETURN(v1::Event event, store::EventCodec::Default().Decode(recorded));
@@ -27,126 +111,6 @@ absl::StatusOr<std::vector<std::string>> ReleasedSecrets(const Events& events) {
     }
   }
   return released;
-}
-
-store::ExpectedVersion Expect(const StreamPosition& position) {
-  return position.version < 0 ? store::ExpectedVersion::NoStream()
-                              : store::ExpectedVersion::Exactly(position.version);
-}
-
-absl::StatusOr<store::StreamAppend> Encode(const std::string& stream,
-                                           store::ExpectedVersion expected,
-                                           const std::vector<v1::Event>& events,
-                                           const v1::EventMetadata& metadata) {
-  store::StreamAppend append{stream, expected, {}};
-  for (const v1::Event& event : events) {
-    ASSIGN_OR_RETURN(store::NewEvent encoded, store::EventCodec::Default().Encode(event, metadata));
-    append.events.push_back(std::move(encoded));
-  }
-  return append;
-}
-
-}  // namespace
-
-ReportCommandBus::ReportCommandBus(store::EventStore* store) : store_(store) {}
-
-absl::StatusOr<ReportCommandResult> ReportCommandBus::Execute(const ReportCommand& command,
-                                                              const CommandContext& context) {
-  if (context.request_id.empty()) {
-    return absl::InvalidArgumentError("request_id: required on every mutating call");
-  }
-  RETURN_IF_ERROR(liveness_.CatchUp(*store_));
-  if (const auto* liveness = std::get_if<RecordLiveness>(&command)) {
-    return ExecuteLiveness(*liveness, context);
-  }
-  return ExecuteForTarget(command, context);
-}
-
-absl::StatusOr<ReportCommandResult> ReportCommandBus::ExecuteForTarget(
-    const ReportCommand& command, const CommandContext& context) {
-  const std::string report_stream =
-      projections::ReportStream(context.target_namespace, context.target_name);
-  const std::string target_stream =
-      projections::TargetStream(context.target_namespace, context.target_name);
-  const std::string name = CommandName(command);
-  ReportCommandResult result;
-  std::optional<LivenessIndex::View> view;
-  std::optional<TargetFolds> folds;
-  RETURN_IF_ERROR(store_->Execute([&](store::WriteTransaction& tx) -> absl::Status {
-    ASSIGN_OR_RETURN(view, liveness_.Open(tx));
-    ASSIGN_OR_RETURN(folds, folds_.Load(tx, context.target_namespace, context.target_name,
-                                        context.service, *view));
-    ASSIGN_OR_RETURN(std::optional<Events> prior,
-                     FindPriorRequest(tx, context.request_id, context.request_digest, report_stream, name));
-    if (prior.has_value()) {
-      ASSIGN_OR_RETURN(result.released_secrets, ReleasedSecrets(*prior));
-      result.events = *std::move(prior);
-      result.replayed = true;
-      result.status = folds->status;
-      return absl::OkStatus();
-    }
-
-    ASSIGN_OR_RETURN(ReportDecision decision,
-                     DecideReport(command, folds->state, folds->status, context));
-    result.heartbeat = decision.heartbeat;
-    if (!decision.report_events.empty()) {
-      const v1::EventMetadata metadata = CommandMetadata(context, name);
-      store::AppendRequest request{context.request_id, {}};
-      ASSIGN_OR_RETURN(request.streams.emplace_back(), Encode(report_stream, Expect(folds->report),
-                                                              decision.report_events, metadata));
-      if (!decision.target_events.empty()) {
-        ASSIGN_OR_RETURN(
-            request.streams.emplace_back(),
-            Encode(target_stream, Expect(folds->target), decision.target_events, metadata));
-      }
-      ASSIGN_OR_RETURN(store::AppendResult appended, tx.Append(request));
-      RETURN_IF_ERROR(ReportFoldCache::Advance(*folds, appended.events, context.service));
-      ASSIGN_OR_RETURN(result.released_secrets, ReleasedSecrets(appended.events));
-      result.events = std::move(appended.events);
-    }
-    result.status = folds->status;
-    return absl::OkStatus();
-  }));
-  // The batch is durable: what the command read and appended may be kept.
-  liveness_.Publish(*view);
-  folds_.Publish(*folds, context.service);
-  return result;
-}
-
-absl::StatusOr<ReportCommandResult> ReportCommandBus::ExecuteLiveness(
-    const RecordLiveness& command, const CommandContext& context) {
-  const std::string name = CommandName(command);
-  ReportCommandResult result;
-  std::optional<LivenessIndex::View> view;
-  RETURN_IF_ERROR(store_->Execute([&](store::WriteTransaction& tx) -> absl::Status {
-    ASSIGN_OR_RETURN(view, liveness_.Open(tx));
-    ASSIGN_OR_RETURN(std::optional<Events> prior,
-                     FindPriorRequest(tx, context.request_id, context.request_digest,
-                                      projections::kLivenessStream, name));
-    if (prior.has_value()) {
-      result.events = *std::move(prior);
-      result.replayed = true;
-      return absl::OkStatus();
-    }
-    std::vector<v1::TargetState> targets;
-    targets.reserve(command.entries.size());
-    for (const v1::LivenessEntry& entry : command.entries) {
-      ASSIGN_OR_RETURN(targets.emplace_back(),
-                       folds_.LoadState(tx, entry.namespace_(), entry.name(), context.service));
-    }
-    const std::vector<v1::Event> decided = DecideLiveness(command, targets);
-    if (decided.empty()) return absl::OkStatus();
-    ASSIGN_OR_RETURN(store::StreamAppend append,
-                     Encode(projections::kLivenessStream, store::ExpectedVersion::Any(), decided,
-                            CommandMetadata(context, name)));
-    ASSIGN_OR_RETURN(store::AppendResult appended,
-                     tx.Append({context.request_id, {std::move(append)}}));
-    for (const store::RecordedEvent& event : appended.events) RETURN_IF_ERROR(view->Add(event));
-    result.events = std::move(appended.events);
-    return absl::OkStatus();
-  }));
-  liveness_.Publish(*view);
-  return result;
 }
 
 }  // namespace credledger::service

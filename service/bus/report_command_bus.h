@@ -1,92 +1,122 @@
-// ReportCommandBus: runs report commands through the single writer (docs/design.md,
-// "Group commit" and "Deciders"; docs/reports.md, "Ingest" and "Rollups").
+// ReportCommandBus: the command bus of the report side (docs/reports.md, "Ingest", "Rollups"
+// and "Liveness and staleness"; docs/architecture.md, "One command bus").
 //
-// For a command addressed to a Target, inside the writer's transaction: the Target's folds
-// are loaded (its target-stream state, and its status over the target, report and liveness
-// events in seq order); a request id seen before returns its original events; otherwise the
-// report decider runs and its events for the report stream and the target stream (a rollout
-// confirmation) are appended in one atomic append, under the exact versions both streams
-// were read at. RecordLiveness appends one LivenessObserved to stream `liveness` with the
-// entries whose Target is still registered with the entry's uid.
+// A command addressed to a Target (SubmitReport, SetBoundReleases, MarkStale) addresses
+// `report/<namespace>/<name>` and folds two streams, the Target's `target/...` stream and its
+// report stream, into ReportFolds: the Target's state (projections::EvolveTarget) and its
+// status (projections::EvolveStatus over both streams, plus projections::ApplyLiveness for the
+// Target's newest liveness entry, merged at its seq as a side input). The report decider's
+// events for both streams (a changed report and the rollout confirmation it proves) are
+// appended together, each under the version folded.
 //
-// Cost: folding whole streams per command would grow with history, so the bus keeps, per
-// Target it has served, the folds and the position (stream_version, stream_hash) of the
-// last event of each stream they include, and, for the whole fleet, the newest liveness entry
-// of each Target. Inside the transaction each cached position is checked against the stored
-// event (tx.ReadStream from the cached version) and only the events after it are folded; a
-// position that does not match refolds the stream from the start. The caches are updated
-// only after the store reports the batch durable, so a batch rolled back after a command
-// decided never reaches them. Memory is proportional to the number of Targets (one folded
-// state and status each, plus one liveness entry), not to history. A heartbeat costs one
-// transaction with a few single-row reads and no append.
+// RecordLiveness addresses stream `liveness` and folds nothing: it reads the state of every
+// Target its entries name (folded in the same transaction from this bus's kept folds) and
+// appends one LivenessObserved under ExpectedVersion::Any, the stream being shared by every
+// batch.
 //
-// Liveness: a status includes, of all liveness entries of its Target, only the newest one
-// (merged at its seq). Everything a decision reads (Reporting, last_seen_at,
-// last_report_time) is then exact; only Reporting.last_transition_time can be later than in
-// the status projection, when heartbeats alone brought a stale Target back. The newest
-// entries are read once per process from the liveness stream (paged, outside any
-// transaction), then kept up to date from the stream's tail.
+// The parameters of the bus this kind sets (service/bus/bus_decider.h): its note (whether a
+// report was a heartbeat), its reads (the liveness index's view of the transaction, and the
+// Targets' states for a batch), its side input and its fold scope (the service configuration).
 //
-// RecordLiveness checks each entry's Target by its cached target-stream state plus the
-// events after it (one indexed read per entry; a full fold of the short target stream for a
-// Target not served yet). The flusher sends at most one batch per interval, so a batch of
-// thousands of entries costs thousands of single-row reads every few seconds.
+// The newest liveness entry of every Target is kept in a LivenessIndex, read once per process
+// from the liveness stream (paged, outside the writer: Prepare) and then kept current from the
+// stream's tail inside each transaction; it is updated only after the store reports the batch
+// durable. Memory: one fold per Target a command addressed, one liveness entry per Target that
+// ever sent a heartbeat. A heartbeat costs one transaction with a few single-row reads and no
+// append.
 //
-// Thread-safety: Execute may be called from any thread.
+// Thread-safety: as CommandBus.
 #pragma once
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "credledger/v1/events.pb.h"
 #include "credledger/v1/state.pb.h"
+#include "projections/target_state.h"
+#include "service/bus/bus_decider.h"
+#include "service/bus/command_bus.h"
 #include "service/bus/liveness_index.h"
-#include "service/bus/report_fold_cache.h"
 #include "service/decide/report_commands.h"
 #include "service/decide/target_commands.h"
 #include "store/event_store.h"
 
 namespace credledger::service {
 
-struct ReportCommandResult {
-  // The events the command appended (report stream first, then target stream), or on a
-  // retried request id the ones it appended then.
-  std::vector<store::RecordedEvent> events;
-  bool replayed = false;
-  // The report was a heartbeat or a retry: nothing was appended (ReportDecision::heartbeat).
-  bool heartbeat = false;
-  // Superseded credential Secrets a rollout confirmation among `events` released.
-  std::vector<std::string> released_secrets;
-  // The Target's status after the command (the current one on a replay or when nothing was
-  // appended); empty for RecordLiveness.
+// The folds a report decision reads: the Target's state and its status.
+struct ReportFolds {
+  v1::TargetState state;
   v1::TargetStatus status;
 };
 
-class ReportCommandBus {
+// What a report decision says beyond its events.
+struct ReportNote {
+  // The report was a heartbeat or a retry: nothing was appended (ReportDecision::heartbeat).
+  bool heartbeat = false;
+};
+
+// The bus decider of the report side (service/bus/bus_decider.h).
+class ReportBusDecider : public BusDeciderDefaults<ReportFolds> {
  public:
-  // `store` is not owned and must outlive the bus.
-  explicit ReportCommandBus(store::EventStore* store);
+  using Command = ReportCommand;
+  using Context = CommandContext;
+  using State = ReportFolds;
+  using Note = ReportNote;
+  // The liveness view of the transaction and, for RecordLiveness, the state of each entry's
+  // Target in entry order.
+  struct Reads {
+    LivenessIndex::View view;
+    std::vector<v1::TargetState> targets;
+  };
 
-  // Runs `command` for the Target named in `context` (RecordLiveness: for stream
-  // `liveness`; the context's Target names are ignored).
-  // Errors: the decider's (kNotFound, kFailedPrecondition, kInvalidArgument); kInvalidArgument
-  // for an empty request id; kFailedPrecondition when the request id was already used for
-  // another stream or command; kDataLoss when a stored event does not decode; store errors
-  // (kAborted on a concurrent append, kUnavailable when the log cannot be written).
-  absl::StatusOr<ReportCommandResult> Execute(const ReportCommand& command,
-                                              const CommandContext& context);
+  // With a liveness index of its own.
+  ReportBusDecider();
 
-  store::EventStore* store() const { return store_; }
+  // RecordLiveness: addresses `liveness`, folds nothing. Others: address the Target's report
+  // stream and fold its target and report streams.
+  BusStreams Streams(const ReportCommand& command, const CommandContext& context) const;
+  void Evolve(ReportFolds& folds, v1::Event& event, const projections::EventPosition& at,
+              const CommandContext& context) const;
+  std::string Name(const ReportCommand& command) const;
+  // DecideLiveness for RecordLiveness, DecideReport for the others.
+  // Errors: DecideReport's.
+  absl::StatusOr<Decision<ReportNote>> Decide(const ReportCommand& command,
+                                              const ReportFolds& folds,
+                                              const CommandContext& context, Reads& reads) const;
+  std::string FoldScope(const CommandContext& context) const;
+
+  // Catches the liveness index up before the first command. Errors: store read errors.
+  absl::Status Prepare(store::EventStore& store, const ReportCommand& command,
+                       const CommandContext& context) const;
+  // The liveness view of `tx`, and the Targets' states of a RecordLiveness.
+  // Errors: store read errors; kDataLoss when an event does not decode.
+  absl::StatusOr<Reads> Open(store::WriteTransaction& tx, const ReportCommand& command,
+                             const CommandContext& context,
+                             const FoldReader<ReportFolds, ReportCommand, CommandContext>& fold)
+      const;
+  // The Target's newest liveness entry in the view, at its seq.
+  std::vector<SideInput<ReportFolds>> SideInputs(const Reads& reads,
+                                                 const CommandContext& context) const;
+  // Takes the LivenessObserved a RecordLiveness appended into the view.
+  absl::Status Appended(Reads& reads, const std::vector<store::RecordedEvent>& events) const;
+  // Keeps what the view read and added. REQUIRES: its transaction is durable.
+  void Publish(const Reads& reads) const;
 
  private:
-  absl::StatusOr<ReportCommandResult> ExecuteForTarget(const ReportCommand& command,
-                                                       const CommandContext& context);
-  absl::StatusOr<ReportCommandResult> ExecuteLiveness(const RecordLiveness& command,
-                                                      const CommandContext& context);
-
-  store::EventStore* store_;
-  LivenessIndex liveness_;
-  ReportFoldCache folds_;
+  std::shared_ptr<LivenessIndex> liveness_;
 };
+
+using ReportCommandBus = CommandBus<ReportBusDecider>;
+// What a report command gave; `state.status` is the Target's status after it (the current one
+// on a replay or when nothing was appended; empty for RecordLiveness).
+using ReportCommandResult = ReportCommandBus::Result;
+
+// The superseded credential Secrets the RolloutConfirmed events among `events` released.
+// Errors: kDataLoss when an event does not decode.
+absl::StatusOr<std::vector<std::string>> ReleasedSecrets(
+    const std::vector<store::RecordedEvent>& events);
 
 }  // namespace credledger::service

@@ -49,14 +49,15 @@ using ClusterCommand = std::variant<RegisterCluster, DeregisterCluster, RecordPr
 std::string ClusterCommandName(const ClusterCommand& command);
 
 // What every cluster command carries besides its own fields.
+// Every field is defaulted, so an initializer names only what it sets.
 struct ClusterCommandContext {
-  std::string cluster;  // the cluster's name
-  absl::Time now;
-  std::string actor;
-  std::string request_id;
+  std::string cluster = {};  // the cluster's name
+  absl::Time now = {};
+  std::string actor = {};
+  std::string request_id = {};
   // RequestDigest of the client's request (service/bus/prior_request.h); empty for the service's
   // own commands.
-  std::string request_digest = {};  // defaulted, so aggregate initializers may omit it
+  std::string request_digest = {};
 };
 
 // Decides `command` against `state`:

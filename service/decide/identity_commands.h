@@ -51,14 +51,15 @@ using IdentityCommand = std::variant<CreateIdentity, UpdateIdentity, DeleteIdent
 std::string IdentityCommandName(const IdentityCommand& command);
 
 // What every identity command carries besides its own fields.
+// Every field is defaulted, so an initializer names only what it sets.
 struct IdentityCommandContext {
-  std::string identity;  // the identity's name
-  absl::Time now;
-  std::string actor;
-  std::string request_id;
+  std::string identity = {};  // the identity's name
+  absl::Time now = {};
+  std::string actor = {};
+  std::string request_id = {};
   // RequestDigest of the client's request (service/bus/prior_request.h); empty for the service's
   // own commands.
-  std::string request_digest = {};  // defaulted, so aggregate initializers may omit it
+  std::string request_digest = {};
 };
 
 }  // namespace credledger::service

@@ -60,16 +60,17 @@ std::string CommandName(const TargetCommand& command);
 
 // What every command carries besides its own fields: the Target it addresses, when and by
 // whom it was issued, and the service configuration in force.
+// Every field is defaulted, so an initializer names only what it sets.
 struct CommandContext {
-  std::string target_namespace;
-  std::string target_name;
-  absl::Time now;
-  std::string actor;
-  std::string request_id;
-  v1::ServiceConfigured service;
+  std::string target_namespace = {};
+  std::string target_name = {};
+  absl::Time now = {};
+  std::string actor = {};
+  std::string request_id = {};
+  v1::ServiceConfigured service = {};
   // RequestDigest of the client's request (service/bus/prior_request.h); empty for the service's
   // own commands.
-  std::string request_digest = {};  // defaulted, so aggregate initializers may omit it
+  std::string request_digest = {};
 };
 
 }  // namespace credledger::service

@@ -57,7 +57,10 @@ class MirrorBridge;
 namespace credledger::service {
 
 class ConnectionServices;
-class TargetCommandBus;
+template <typename Decider>
+class CommandBus;
+struct TargetBusDecider;
+using TargetCommandBus = CommandBus<TargetBusDecider>;
 class TlsFileGuard;
 
 // The components (server_components.h).

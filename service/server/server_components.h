@@ -37,7 +37,7 @@
 #include "service/bridge/bridge_mirror_sink.h"
 #include "service/bridge/bridge_outcome_sink.h"
 #include "service/bridge/bridge_report_sink.h"
-#include "service/bus/command_bus.h"
+#include "service/bus/target_command_bus.h"
 #include "service/bus/identity_command_bus.h"
 #include "service/bus/report_command_bus.h"
 #include "service/grpc/audit_grpc_service.h"

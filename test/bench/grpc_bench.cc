@@ -70,7 +70,7 @@
 #include "projections/status_projector.h"
 #include "service/api/report_api.h"
 #include "service/api/target_api.h"
-#include "service/bus/command_bus.h"
+#include "service/bus/target_command_bus.h"
 #include "service/server/server.h"
 #include "service/wire/grpc_status.h"
 #include "store/event_store.h"

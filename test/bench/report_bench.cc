@@ -48,7 +48,7 @@
 #include "service/api/liveness_buffer.h"
 #include "service/api/report_ingest.h"
 #include "service/api/report_scheduler.h"
-#include "service/bus/command_bus.h"
+#include "service/bus/target_command_bus.h"
 #include "service/bus/report_command_bus.h"
 #include "store/sqlite_event_store.h"
 #include "test/bench/size_flag.h"

@@ -21,7 +21,7 @@
 #include "kubebridge/credentials/credential_bridge.h"
 #include "projections/target_state.h"
 #include "service/bridge/bridge_outcome_sink.h"
-#include "service/bus/command_bus.h"
+#include "service/bus/target_command_bus.h"
 #include "service/server/service_configuration.h"
 #include "store/sqlite_event_store.h"
 #include "test/kubeapi/api_server.h"

@@ -17,7 +17,7 @@
 #include "projections/proto_time.h"
 #include "projections/target_state.h"
 #include "service/bridge/bridge_outcome_sink.h"
-#include "service/bus/command_bus.h"
+#include "service/bus/target_command_bus.h"
 #include "service/server/service_configuration.h"
 #include "store/event_codec.h"
 #include "store/sqlite_event_store.h"

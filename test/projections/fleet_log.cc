@@ -85,7 +85,7 @@ svc::CommandContext FleetDriver::NextContext(const std::string& ns, const std::s
 
 absl::StatusOr<v1::TargetState> FleetDriver::State(const std::string& ns,
                                                    const std::string& name) {
-  return bus_.LoadState(ns, name, service_);
+  return bus_.LoadState({.target_namespace = ns, .target_name = name, .service = service_});
 }
 
 std::string FleetDriver::NewSecretUid() {

@@ -12,7 +12,7 @@
 #include "common/clock.h"
 #include "gtest/gtest.h"
 #include "projections/credential_projection.h"
-#include "service/bus/command_bus.h"
+#include "service/bus/target_command_bus.h"
 #include "service/bus/report_command_bus.h"
 #include "service/decide/target_commands.h"
 #include "store/event_store.h"

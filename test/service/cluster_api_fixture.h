@@ -43,7 +43,7 @@ class ClusterApiFixture : public IdentityApiFixture {
                                              kubebridge::Cancellation* cancel) {
     probed_.push_back(name);
     if (cancel == nullptr) return absl::InternalError("the probe got no cancellation");
-    absl::StatusOr<v1::ClusterState> state = cluster_bus_->LoadState(name);
+    absl::StatusOr<v1::ClusterState> state = cluster_bus_->LoadState({.cluster = name});
     if (!state.ok()) return state.status();
     v1::ClusterProbed outcome = outcome_;
     outcome.set_spec_version(state->spec_version());

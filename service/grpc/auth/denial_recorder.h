@@ -16,13 +16,12 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
+#include "service/bus/access_command_bus.h"
+#include "service/decide/access_decider.h"
 #include "service/grpc/auth/denial_ledger.h"
 #include "store/event_store.h"
 
 namespace credledger::service {
-
-// The stream of CallsDenied events.
-inline constexpr char kAccessStream[] = "access";
 
 class DenialRecorder {
  public:
@@ -51,7 +50,7 @@ class DenialRecorder {
   void Loop();
 
   DenialLedger* const ledger_;
-  store::EventStore* const store_;
+  AccessCommandBus bus_;
   common::Clock* const clock_;
   const absl::Duration interval_;
   absl::Mutex mu_;

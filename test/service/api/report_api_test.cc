@@ -15,7 +15,7 @@
 #include "projections/proto_time.h"
 #include "service/api/liveness_buffer.h"
 #include "service/api/report_ingest.h"
-#include "service/bus/command_bus.h"
+#include "service/bus/target_command_bus.h"
 #include "service/bus/report_command_bus.h"
 #include "service/server/service_configuration.h"
 #include "store/sqlite_event_store.h"

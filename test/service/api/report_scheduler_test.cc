@@ -13,7 +13,7 @@
 #include "gtest/gtest.h"
 #include "projections/proto_time.h"
 #include "service/api/report_ingest.h"
-#include "service/bus/command_bus.h"
+#include "service/bus/target_command_bus.h"
 #include "store/event_codec.h"
 #include "store/sqlite_event_store.h"
 #include "test/kubebridge/await_sleepers.h"

@@ -4,7 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "service/bus/command_bus.h"
+#include "service/bus/target_command_bus.h"
 #include "service/server/service_configuration.h"
 #include "store/sqlite_event_store.h"
 #include "test/support/status_matchers.h"

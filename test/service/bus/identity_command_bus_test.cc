@@ -116,7 +116,7 @@ TEST_F(IdentityCommandBusTest, TheReturnedStateIsTheFoldOfTheStream) {
   CreateAndBind();
   ASSERT_OK_AND_ASSIGN(IdentityCommandResult result,
                        Run(ApplyMirrorOutcomes{{Written(kHash1)}}, "req-2"));
-  ASSERT_OK_AND_ASSIGN(v1::IdentityState loaded, bus_->LoadState("aws"));
+  ASSERT_OK_AND_ASSIGN(v1::IdentityState loaded, bus_->LoadState({.identity = "aws"}));
   EXPECT_EQ(result.state.SerializeAsString(), loaded.SerializeAsString());
   EXPECT_EQ(result.state.stream_version(), 2);
   ASSERT_NE(projections::FindIdentityNamespace(loaded, "team-a"), nullptr);
@@ -124,7 +124,7 @@ TEST_F(IdentityCommandBusTest, TheReturnedStateIsTheFoldOfTheStream) {
 }
 
 TEST_F(IdentityCommandBusTest, LoadStateOfAnUnknownIdentityIsTheEmptyState) {
-  ASSERT_OK_AND_ASSIGN(v1::IdentityState state, bus_->LoadState("nobody"));
+  ASSERT_OK_AND_ASSIGN(v1::IdentityState state, bus_->LoadState({.identity = "nobody"}));
   EXPECT_EQ(state.phase(), v1::IdentityState::PHASE_UNSPECIFIED);
 }
 

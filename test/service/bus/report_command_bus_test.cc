@@ -15,7 +15,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "projections/proto_time.h"
-#include "service/bus/command_bus.h"
+#include "service/bus/target_command_bus.h"
 #include "store/event_codec.h"
 #include "store/sqlite_event_store.h"
 #include "test/support/forwarding_event_store.h"
@@ -55,6 +55,13 @@ class RollingBackStore final : public testing::ForwardingEventStore {
  private:
   bool armed_ = false;
 };
+
+// The Secrets the rollout confirmations among the result's events released.
+std::vector<std::string> Released(const ReportCommandResult& result) {
+  absl::StatusOr<std::vector<std::string>> released = ReleasedSecrets(result.events);
+  EXPECT_TRUE(released.ok()) << released.status();
+  return released.ok() ? *released : std::vector<std::string>();
+}
 
 v1::SecretRef Secret(int suffix) {
   v1::SecretRef s;
@@ -149,7 +156,7 @@ TEST_F(ReportCommandBusTest, AnAcceptedReportAppendsOneEventWithItsMetadata) {
   ASSERT_OK_AND_ASSIGN(ReportCommandResult result,
                        Submit(Report(clock_.Now(), v1::RELEASE_PHASE_READY), "req-1"));
   ASSERT_EQ(result.events.size(), 1u);
-  EXPECT_FALSE(result.heartbeat);
+  EXPECT_FALSE(result.note.heartbeat);
   EXPECT_FALSE(result.replayed);
   EXPECT_EQ(result.events[0].stream, "report/fleet/edge-1");
   EXPECT_EQ(result.events[0].stream_version, 0);
@@ -158,9 +165,9 @@ TEST_F(ReportCommandBusTest, AnAcceptedReportAppendsOneEventWithItsMetadata) {
   EXPECT_EQ(metadata.actor(), "alice");
   EXPECT_EQ(metadata.request_id(), "req-1");
   EXPECT_EQ(metadata.command(), "SubmitReport");
-  EXPECT_EQ(result.status.reporting().status(), "True");
-  EXPECT_EQ(result.status.releases_ready().status(), "True");
-  EXPECT_EQ(result.status.last_seq(), result.events[0].seq);
+  EXPECT_EQ(result.state.status.reporting().status(), "True");
+  EXPECT_EQ(result.state.status.releases_ready().status(), "True");
+  EXPECT_EQ(result.state.status.last_seq(), result.events[0].seq);
 }
 
 TEST_F(ReportCommandBusTest, AHeartbeatAppendsNothing) {
@@ -170,7 +177,7 @@ TEST_F(ReportCommandBusTest, AHeartbeatAppendsNothing) {
   clock_.Advance(absl::Minutes(1));
   ASSERT_OK_AND_ASSIGN(ReportCommandResult result,
                        Submit(Report(clock_.Now(), v1::RELEASE_PHASE_READY), "req-2"));
-  EXPECT_TRUE(result.heartbeat);
+  EXPECT_TRUE(result.note.heartbeat);
   EXPECT_THAT(result.events, IsEmpty());
   EXPECT_EQ(sqlite_->HeadSeq(), head);
 }
@@ -187,7 +194,7 @@ TEST_F(ReportCommandBusTest, ARetriedRequestIdReplaysAndAReusedOneIsRefused) {
   EXPECT_TRUE(again.replayed);
   ASSERT_EQ(again.events.size(), 1u);
   EXPECT_EQ(again.events[0].event_id, first.events[0].event_id);
-  EXPECT_EQ(again.status.reporting().status(), "True");
+  EXPECT_EQ(again.state.status.reporting().status(), "True");
 
   EXPECT_THAT(Run(SetBoundReleases{{}, "v2"}, "req-1"),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("SubmitReport")));
@@ -222,21 +229,22 @@ TEST_F(ReportCommandBusTest, ARolloutIsConfirmedInTheTargetStreamAtomicallyWithT
   ASSERT_OK_AND_ASSIGN(v1::Event confirmed, store::EventCodec::Default().Decode(result.events[1]));
   ASSERT_TRUE(confirmed.has_rollout_confirmed());
   EXPECT_EQ(confirmed.rollout_confirmed().revision(), revision);
-  EXPECT_THAT(result.released_secrets, ElementsAre(Secret(1).name()));
+  EXPECT_THAT(Released(result), ElementsAre(Secret(1).name()));
   ASSERT_OK_AND_ASSIGN(v1::EventMetadata metadata,
                        store::EventCodec::DecodeMetadata(result.events[1]));
   EXPECT_EQ(metadata.request_id(), "req-1");
   EXPECT_EQ(metadata.command(), "SubmitReport");
 
   // The target decider now sees the older Secret released.
-  ASSERT_OK_AND_ASSIGN(v1::TargetState state, targets_->LoadState("fleet", "edge-1", service_));
+  ASSERT_OK_AND_ASSIGN(v1::TargetState state, targets_->LoadState(
+                           {.target_namespace = "fleet", .target_name = "edge-1", .service = service_}));
   EXPECT_EQ(state.credentials(0).phase(), v1::CredentialRecord::PHASE_RELEASED);
 
   // A replay reports the released Secrets again.
   ASSERT_OK_AND_ASSIGN(ReportCommandResult again,
                        Submit(Report(clock_.Now(), v1::RELEASE_PHASE_READY, revision), "req-1"));
   EXPECT_TRUE(again.replayed);
-  EXPECT_THAT(again.released_secrets, ElementsAre(Secret(1).name()));
+  EXPECT_THAT(Released(again), ElementsAre(Secret(1).name()));
 }
 
 TEST_F(ReportCommandBusTest, ARolledBackReleaseWithTheNewTagConfirmsNothing) {
@@ -250,7 +258,7 @@ TEST_F(ReportCommandBusTest, ARolledBackReleaseWithTheNewTagConfirmsNothing) {
   remediated->set_reason("RollbackSucceeded");
   ASSERT_OK_AND_ASSIGN(ReportCommandResult result, Submit(report, "req-1"));
   ASSERT_EQ(result.events.size(), 1u);
-  EXPECT_THAT(result.released_secrets, IsEmpty());
+  EXPECT_THAT(Released(result), IsEmpty());
   ASSERT_OK_AND_ASSIGN(auto target_after, Stream("target/fleet/edge-1"));
   EXPECT_EQ(target_after.size(), target_before.size());
 }
@@ -299,14 +307,14 @@ TEST_F(ReportCommandBusTest, StalenessIsMeasuredFromTheNewestLoggedHeartbeatAlso
   ASSERT_OK_AND_ASSIGN(ReportCommandResult early,
                        Run(MarkStale{reported, absl::Minutes(10)}, "stale-1"));
   EXPECT_THAT(early.events, IsEmpty());
-  EXPECT_EQ(projections::FromProto(early.status.last_seen_at()), heartbeat);
+  EXPECT_EQ(projections::FromProto(early.state.status.last_seen_at()), heartbeat);
 
   ReportCommandBus restarted(store_.get());
   ASSERT_OK_AND_ASSIGN(
       ReportCommandResult stale,
       restarted.Execute(MarkStale{heartbeat, absl::Minutes(10)}, Context("edge-1", "stale-2")));
   ASSERT_EQ(stale.events.size(), 1u);
-  EXPECT_EQ(stale.status.reporting().reason(), "Stale");
+  EXPECT_EQ(stale.state.status.reporting().reason(), "Stale");
 }
 
 TEST_F(ReportCommandBusTest, TheStatusOfTheCachedPathEqualsAFreshFoldOfTheLog) {
@@ -323,8 +331,8 @@ TEST_F(ReportCommandBusTest, TheStatusOfTheCachedPathEqualsAFreshFoldOfTheLog) {
   ASSERT_OK(Target(RequestRotation{"r1"}));
   ASSERT_OK_AND_ASSIGN(ReportCommandResult cached,
                        Submit(Report(clock_.Now(), v1::RELEASE_PHASE_READY), "req-3"));
-  EXPECT_EQ(cached.status.phase_counts().ready(), 1);
-  EXPECT_EQ(cached.status.phase_counts().pending(), 1);
+  EXPECT_EQ(cached.state.status.phase_counts().ready(), 1);
+  EXPECT_EQ(cached.state.status.phase_counts().pending(), 1);
 
   // A MarkStale that finds the Target not silent appends nothing and returns the status.
   const MarkStale no_op{absl::UnixEpoch(), absl::Minutes(10)};
@@ -332,8 +340,8 @@ TEST_F(ReportCommandBusTest, TheStatusOfTheCachedPathEqualsAFreshFoldOfTheLog) {
   ASSERT_OK_AND_ASSIGN(ReportCommandResult folded, fresh.Execute(no_op, Context("edge-1", "s-1")));
   ASSERT_OK_AND_ASSIGN(ReportCommandResult again, Run(no_op, "s-2"));
   EXPECT_THAT(folded.events, IsEmpty());
-  EXPECT_EQ(folded.status.SerializeAsString(), cached.status.SerializeAsString());
-  EXPECT_EQ(again.status.SerializeAsString(), cached.status.SerializeAsString());
+  EXPECT_EQ(folded.state.status.SerializeAsString(), cached.state.status.SerializeAsString());
+  EXPECT_EQ(again.state.status.SerializeAsString(), cached.state.status.SerializeAsString());
 }
 
 TEST_F(ReportCommandBusTest, ReportsAppendedByAnotherWriterAreFoldedBeforeDeciding) {
@@ -348,8 +356,8 @@ TEST_F(ReportCommandBusTest, ReportsAppendedByAnotherWriterAreFoldedBeforeDecidi
   clock_.Advance(absl::Seconds(10));
   ASSERT_OK_AND_ASSIGN(ReportCommandResult heartbeat,
                        Submit(Report(clock_.Now(), v1::RELEASE_PHASE_READY), "req-3"));
-  EXPECT_TRUE(heartbeat.heartbeat);
-  EXPECT_EQ(heartbeat.status.releases_ready().status(), "True");
+  EXPECT_TRUE(heartbeat.note.heartbeat);
+  EXPECT_EQ(heartbeat.state.status.releases_ready().status(), "True");
   ASSERT_OK_AND_ASSIGN(ReportCommandResult changed,
                        Submit(Report(clock_.Now(), v1::RELEASE_PHASE_FAILED), "req-4"));
   ASSERT_EQ(changed.events.size(), 1u);
@@ -383,7 +391,7 @@ TEST_F(ReportCommandBusTest, ARolledBackBatchDoesNotPoisonTheCache) {
   clock_.Advance(absl::Minutes(10));
   ASSERT_OK_AND_ASSIGN(
       ReportCommandResult stale,
-      Run(MarkStale{projections::FromProto(accepted.status.last_seen_at()), absl::Minutes(10)},
+      Run(MarkStale{projections::FromProto(accepted.state.status.last_seen_at()), absl::Minutes(10)},
           "stale-1"));
   EXPECT_EQ(stale.events.size(), 1u);
 }

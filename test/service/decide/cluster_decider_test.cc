@@ -287,9 +287,9 @@ TEST_F(ClusterCommandBusTest, ACommandAppendsToTheClusterStreamWithItsMetadata) 
   EXPECT_EQ(registered.state.phase(), ClusterState::PHASE_ACTIVE);
   EXPECT_EQ(registered.state.seq(), registered.events[0].seq);
 
-  ASSERT_OK_AND_ASSIGN(ClusterState loaded, bus_->LoadState(kCluster));
+  ASSERT_OK_AND_ASSIGN(ClusterState loaded, bus_->LoadState({.cluster = kCluster}));
   EXPECT_EQ(loaded.SerializeAsString(), registered.state.SerializeAsString());
-  ASSERT_OK_AND_ASSIGN(ClusterState unknown, bus_->LoadState("edge-9"));
+  ASSERT_OK_AND_ASSIGN(ClusterState unknown, bus_->LoadState({.cluster = "edge-9"}));
   EXPECT_EQ(unknown.phase(), ClusterState::PHASE_UNSPECIFIED);
 }
 
@@ -344,7 +344,7 @@ TEST_F(ClusterCommandBusTest, ACachedFoldSeesTheEventsAnotherWriterAppendedSince
 
 TEST_F(ClusterCommandBusTest, TheSinkRecordsAProbeAsTheServiceUnderAnIdDerivedFromTheState) {
   ASSERT_OK(Run(RegisterCluster{TokenSpec()}, "r1"));
-  ASSERT_OK_AND_ASSIGN(const ClusterState before, bus_->LoadState(kCluster));
+  ASSERT_OK_AND_ASSIGN(const ClusterState before, bus_->LoadState({.cluster = kCluster}));
   ASSERT_OK_AND_ASSIGN(ClusterState after, sink_->RecordProbe(kCluster, Succeeded(0)));
   EXPECT_EQ(after.reachable().status(), "True");
 

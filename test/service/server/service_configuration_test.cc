@@ -1,6 +1,7 @@
 #include "service/server/service_configuration.h"
 
 #include "gtest/gtest.h"
+#include "service/decide/service_decider.h"
 #include "service/server/event_log.h"
 #include "store/event_codec.h"
 #include "store/sqlite_event_store.h"
@@ -41,21 +42,6 @@ TEST(OpenEventLogTest, CreatingANewLogIsAWarningNamingThePathOpeningAnExistingOn
                    .ok());
   EXPECT_FALSE(std::filesystem::exists(other));
   EXPECT_EQ(log.Lines(kNewEventLogMessage).size(), 1u);
-}
-
-TEST(DecideServiceConfiguredTest, FirstConfigurationIsRecorded) {
-  EXPECT_TRUE(DecideServiceConfigured(std::nullopt, Config("https://a", 86400)).has_value());
-}
-
-TEST(DecideServiceConfiguredTest, UnchangedConfigurationEmitsNothing) {
-  EXPECT_FALSE(
-      DecideServiceConfigured(Config("https://a", 86400), Config("https://a", 86400)).has_value());
-}
-
-TEST(DecideServiceConfiguredTest, AnyChangedFieldIsRecorded) {
-  EXPECT_TRUE(
-      DecideServiceConfigured(Config("https://a", 86400), Config("https://a", 3600)).has_value());
-  EXPECT_TRUE(DecideServiceConfigured(Config("https://a", 86400), Config("", 86400)).has_value());
 }
 
 TEST(RecordServiceConfigurationTest, AppendsOnlyWhenTheConfigurationChangesAcrossRestarts) {

@@ -1,7 +1,7 @@
 // Tests of TargetCommandBus on a real SQLite store (docs/design.md, "Idempotency",
 // "Group commit" and "Deciders"): request-id idempotency, rejected commands appending
 // nothing, and what the appended events carry.
-#include "service/bus/command_bus.h"
+#include "service/bus/target_command_bus.h"
 
 #include <memory>
 #include <string>
@@ -213,7 +213,8 @@ TEST_F(CommandBusTest, AppendedEventsCarryActorRequestIdAndTheMintAttemptAsCorre
 TEST_F(CommandBusTest, TheReturnedStateIsTheFoldOfTheStream) {
   ASSERT_OK(Run(RegisterTarget{kUid, true}, "edge-1", "req-1"));
   ASSERT_OK_AND_ASSIGN(CommandResult result, Run(RequestRotation{"r1"}, "edge-1", "req-2"));
-  ASSERT_OK_AND_ASSIGN(v1::TargetState loaded, bus_->LoadState("fleet", "edge-1", service_));
+  ASSERT_OK_AND_ASSIGN(v1::TargetState loaded, bus_->LoadState(
+                           {.target_namespace = "fleet", .target_name = "edge-1", .service = service_}));
   EXPECT_EQ(result.state.SerializeAsString(), loaded.SerializeAsString());
   EXPECT_EQ(result.state.pending_request_value(), "r1");
   EXPECT_EQ(result.state.stream_version(), 2);

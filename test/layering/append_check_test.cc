@@ -1,0 +1,96 @@
+#include "test/layering/append_check.h"
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test/support/temp_dir.h"
+
+namespace credledger::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+void WriteSource(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+// The real tree: no library outside service/bus/ and store/ reaches the writer.
+TEST(AppendCheckTest, OnlyTheCommandBusAndTheStoreReachTheWriter) {
+  std::ifstream in(CREDLEDGER_LAYER_FILE);
+  ASSERT_TRUE(in) << CREDLEDGER_LAYER_FILE;
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<Layers> layers = ParseLayers(text.str());
+  ASSERT_TRUE(layers.ok()) << layers.status();
+  ASSERT_GT(layers->folder_of.count("credledger_service_api"), 0u);
+  const std::vector<std::string> violations = FindAppendViolations(*layers, CREDLEDGER_SOURCE_DIR);
+  EXPECT_THAT(violations, IsEmpty()) << absl::StrJoin(violations, "\n");
+}
+
+constexpr char kDirectAppend[] =
+    "absl::Status Record(store::EventStore* store_) {\n"
+    "  return store_->Execute([&](store::WriteTransaction& tx) {\n"
+    "    return tx.Append(request).status();\n"
+    "  });\n"
+    "}\n";
+
+TEST(AppendCheckTest, ADirectAppendIsReportedWithItsLines) {
+  EXPECT_THAT(FindAppendsIn(kDirectAppend),
+              ElementsAre(HasSubstr("2: names WriteTransaction"), HasSubstr("2: calls Execute")));
+}
+
+TEST(AppendCheckTest, TheWritersOtherNamesAndReceiversAreReported) {
+  EXPECT_THAT(FindAppendsIn("store::AppendRequest request;\n"
+                            "log_->store->Append(std::move(request));\n"
+                            "bus.store()->Execute(std::move(command));\n"
+                            "store::Command command = Make();\n"),
+              ElementsAre(HasSubstr("1: names AppendRequest"), HasSubstr("2: calls Append"),
+                          HasSubstr("3: calls Execute"), HasSubstr("4: names store::Command")));
+}
+
+TEST(AppendCheckTest, CommentsLiteralsAndOtherExecutesAreNotReported) {
+  EXPECT_THAT(FindAppendsIn("// store_->Execute(...) under a WriteTransaction\n"
+                            "/* StreamAppend\n   store_->Append( */\n"
+                            "Log(\"store_->Execute( failed\");\n"
+                            "const char* raw = R\"x(store_->Execute( \"WriteTransaction\")x\";\n"
+                            "char quote = '\"'; int n = 1'000;\n"
+                            "client_->Execute(\"get\", request);\n"
+                            "bus_->Execute(command, context);\n"
+                            "store_->SaveCheckpoint(checkpoint);\n"),
+              IsEmpty());
+}
+
+TEST(AppendCheckTest, BlankingKeepsLinesAndColumns) {
+  const std::string text = "a // b\n\"c\" d\n";
+  EXPECT_EQ(BlankCommentsAndLiterals(text), "a     \n    d\n");
+}
+
+constexpr char kLayers[] =
+    "library bus service/bus\n"
+    "library store store\n"
+    "library api service/api\n"
+    "library tests test/service\n";
+
+TEST(AppendCheckTest, OnlyFoldersOutsideTheBusAndTheStoreAreChecked) {
+  TempDir root;
+  WriteSource(root.path() / "service/bus/command_bus.h", kDirectAppend);
+  WriteSource(root.path() / "store/event_store.cc", kDirectAppend);
+  WriteSource(root.path() / "test/service/fixture.h", kDirectAppend);
+  WriteSource(root.path() / "service/api/source_api.cc", kDirectAppend);
+  absl::StatusOr<Layers> layers = ParseLayers(kLayers);
+  ASSERT_TRUE(layers.ok()) << layers.status();
+  EXPECT_THAT(FindAppendViolations(*layers, root.path()),
+              ElementsAre(HasSubstr("service/api/source_api.cc:2: names WriteTransaction"),
+                          HasSubstr("service/api/source_api.cc:2: calls Execute")));
+}
+
+}  // namespace
+}  // namespace credledger::testing
