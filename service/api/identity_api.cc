@@ -20,9 +20,9 @@ namespace {
 // Errors: CommandBus::FindAnswer's.
 absl::StatusOr<bool> Answered(IdentityCommandBus& bus, const IdentityCommand& command,
                               const std::string& name, const RequestKey& key) {
-  ASSIGN_OR_RETURN(
-      const auto prior,
-      bus.FindAnswer(command, {.identity = name, .request_id = key.id, .request_digest = key.digest}));
+  const IdentityCommandContext context{
+      .identity = name, .request_id = key.id, .request_digest = key.digest};
+  ASSIGN_OR_RETURN(const auto prior, bus.FindAnswer(command, context));
   return prior.has_value();
 }
 

@@ -1,12 +1,11 @@
 #include "test/layering/append_check.h"
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test/support/file_text.h"
 #include "test/support/temp_dir.h"
 
 namespace credledger::testing {
@@ -17,18 +16,11 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-void WriteSource(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path) << text;
-}
-
 // The real tree: no library outside service/bus/ and store/ reaches the writer.
 TEST(AppendCheckTest, OnlyTheCommandBusAndTheStoreReachTheWriter) {
-  std::ifstream in(CREDLEDGER_LAYER_FILE);
-  ASSERT_TRUE(in) << CREDLEDGER_LAYER_FILE;
-  std::stringstream text;
-  text << in.rdbuf();
-  absl::StatusOr<Layers> layers = ParseLayers(text.str());
+  const std::string text = ReadText(CREDLEDGER_LAYER_FILE);
+  ASSERT_FALSE(text.empty()) << CREDLEDGER_LAYER_FILE;
+  absl::StatusOr<Layers> layers = ParseLayers(text);
   ASSERT_TRUE(layers.ok()) << layers.status();
   ASSERT_GT(layers->folder_of.count("credledger_service_api"), 0u);
   const std::vector<std::string> violations = FindAppendViolations(*layers, CREDLEDGER_SOURCE_DIR);
@@ -81,10 +73,10 @@ constexpr char kLayers[] =
 
 TEST(AppendCheckTest, OnlyFoldersOutsideTheBusAndTheStoreAreChecked) {
   TempDir root;
-  WriteSource(root.path() / "service/bus/command_bus.h", kDirectAppend);
-  WriteSource(root.path() / "store/event_store.cc", kDirectAppend);
-  WriteSource(root.path() / "test/service/fixture.h", kDirectAppend);
-  WriteSource(root.path() / "service/api/source_api.cc", kDirectAppend);
+  WriteTextCreatingFolders(root.path() / "service/bus/command_bus.h", kDirectAppend);
+  WriteTextCreatingFolders(root.path() / "store/event_store.cc", kDirectAppend);
+  WriteTextCreatingFolders(root.path() / "test/service/fixture.h", kDirectAppend);
+  WriteTextCreatingFolders(root.path() / "service/api/source_api.cc", kDirectAppend);
   absl::StatusOr<Layers> layers = ParseLayers(kLayers);
   ASSERT_TRUE(layers.ok()) << layers.status();
   EXPECT_THAT(FindAppendViolations(*layers, root.path()),

@@ -1,12 +1,11 @@
 #include "test/layering/include_layers.h"
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test/support/file_text.h"
 #include "test/support/temp_dir.h"
 
 namespace credledger::testing {
@@ -17,11 +16,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-void Write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path) << text;
-}
-
 Layers Parse(const std::string& text) {
   absl::StatusOr<Layers> layers = ParseLayers(text);
   EXPECT_TRUE(layers.ok()) << layers.status();
@@ -30,11 +24,9 @@ Layers Parse(const std::string& text) {
 
 // The real tree against the link lines CMake wrote at configure time.
 TEST(IncludeLayersTest, EveryProductIncludeIsOnTheIncludingLibrarysLinkLine) {
-  std::ifstream in(CREDLEDGER_LAYER_FILE);
-  ASSERT_TRUE(in) << CREDLEDGER_LAYER_FILE;
-  std::stringstream text;
-  text << in.rdbuf();
-  const Layers layers = Parse(text.str());
+  const std::string text = ReadText(CREDLEDGER_LAYER_FILE);
+  ASSERT_FALSE(text.empty()) << CREDLEDGER_LAYER_FILE;
+  const Layers layers = Parse(text);
   ASSERT_GT(layers.folder_of.size(), 20u);
   const std::vector<std::string> violations = FindLayerViolations(layers, CREDLEDGER_SOURCE_DIR);
   EXPECT_THAT(violations, IsEmpty()) << absl::StrJoin(violations, "\n");
@@ -51,17 +43,17 @@ constexpr char kTwoLayers[] =
 
 TEST(IncludeLayersTest, AnIncludeDownTheLinkLineIsAllowed) {
   TempDir root;
-  Write(root.path() / "lib/lower/a.h", "#include <string>\n");
-  Write(root.path() / "lib/upper/b.cc",
+  WriteTextCreatingFolders(root.path() / "lib/lower/a.h", "#include <string>\n");
+  WriteTextCreatingFolders(root.path() / "lib/upper/b.cc",
         "#include \"lib/upper/b.h\"\n#include \"lib/lower/a.h\"\n#include \"yaml-cpp/yaml.h\"\n");
-  Write(root.path() / "lib/upper/b.h", "#pragma once\n");
+  WriteTextCreatingFolders(root.path() / "lib/upper/b.h", "#pragma once\n");
   EXPECT_THAT(FindLayerViolations(Parse(kTwoLayers), root.path()), IsEmpty());
 }
 
 TEST(IncludeLayersTest, AnIncludeUpTheLinkLineIsReported) {
   TempDir root;
-  Write(root.path() / "lib/upper/b.h", "#pragma once\n");
-  Write(root.path() / "lib/lower/a.cc", "#include \"lib/upper/b.h\"\n");
+  WriteTextCreatingFolders(root.path() / "lib/upper/b.h", "#pragma once\n");
+  WriteTextCreatingFolders(root.path() / "lib/lower/a.cc", "#include \"lib/upper/b.h\"\n");
   EXPECT_THAT(FindLayerViolations(Parse(kTwoLayers), root.path()),
               ElementsAre("lib/lower/a.cc: includes lib/upper/b.h, which upper provides; lower "
                           "does not link it"));
@@ -69,7 +61,8 @@ TEST(IncludeLayersTest, AnIncludeUpTheLinkLineIsReported) {
 
 TEST(IncludeLayersTest, AThirdPartyHeaderNotOnTheLinkLineIsReported) {
   TempDir root;
-  Write(root.path() / "lib/lower/a.cc", "#include <curl/curl.h>\n#include <sqlite3.h>\n");
+  WriteTextCreatingFolders(root.path() / "lib/lower/a.cc",
+                           "#include <curl/curl.h>\n#include <sqlite3.h>\n");
   EXPECT_THAT(FindLayerViolations(Parse(kTwoLayers), root.path()),
               ElementsAre(HasSubstr("curl/curl.h, which CURL::libcurl provides"),
                           HasSubstr("sqlite3.h, which SQLite::SQLite3 provides")));
@@ -77,7 +70,7 @@ TEST(IncludeLayersTest, AThirdPartyHeaderNotOnTheLinkLineIsReported) {
 
 TEST(IncludeLayersTest, AGeneratedLibraryGivesWhatItLinks) {
   TempDir root;
-  Write(root.path() / "lib/lower/a.cc",
+  WriteTextCreatingFolders(root.path() / "lib/lower/a.cc",
         "#include \"credledger/v1/events.pb.h\"\n#include \"google/protobuf/message.h\"\n");
   Layers layers = Parse(kTwoLayers);
   layers.folder_of["credledger_proto"] = "-";
@@ -87,8 +80,8 @@ TEST(IncludeLayersTest, AGeneratedLibraryGivesWhatItLinks) {
 
 TEST(IncludeLayersTest, AHeaderOfAFolderWithoutALibraryIsReported) {
   TempDir root;
-  Write(root.path() / "loose/c.h", "#pragma once\n");
-  Write(root.path() / "lib/lower/a.cc", "#include \"loose/c.h\"\n");
+  WriteTextCreatingFolders(root.path() / "loose/c.h", "#pragma once\n");
+  WriteTextCreatingFolders(root.path() / "lib/lower/a.cc", "#include \"loose/c.h\"\n");
   EXPECT_THAT(FindLayerViolations(Parse(kTwoLayers), root.path()),
               ElementsAre(HasSubstr("which ?loose provides")));
 }

@@ -22,4 +22,10 @@ inline void WriteText(const std::filesystem::path& path, const std::string& text
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
 }
 
+// WriteText after creating the missing folders of `path`.
+inline void WriteTextCreatingFolders(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  WriteText(path, text);
+}
+
 }  // namespace credledger::testing

@@ -19,7 +19,7 @@
 #include "test/support/test_event_log.h"
 
 namespace credledger::service {
-namespace command_bus_test {
+namespace target_command_bus_test {
 
 using ::credledger::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -29,7 +29,7 @@ using ::testing::IsEmpty;
 constexpr char kUid[] = "6f1c2a9e-0b7d-4e52-9c3a-1d2e3f405162";
 constexpr char kOtherUid[] = "a0b1c2d3-e4f5-4a6b-8c7d-9e0f1a2b3c4d";
 
-class CommandBusTest : public ::testing::Test {
+class TargetCommandBusTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_OK_AND_ASSIGN(store_, ::credledger::testing::OpenTestEventLog(dir_.path(), &clock_));
@@ -56,7 +56,7 @@ class CommandBusTest : public ::testing::Test {
   v1::ServiceConfigured service_;
 };
 
-TEST_F(CommandBusTest, ARetriedRequestIdReturnsTheOriginalEventsAndAppendsNothing) {
+TEST_F(TargetCommandBusTest, ARetriedRequestIdReturnsTheOriginalEventsAndAppendsNothing) {
   ASSERT_OK_AND_ASSIGN(CommandResult first, Run(RegisterTarget{kUid, true}, "edge-1", "req-1"));
   ASSERT_EQ(first.events.size(), 2u);  // TargetRegistered, CredentialMintRequested
   EXPECT_FALSE(first.replayed);
@@ -76,7 +76,7 @@ TEST_F(CommandBusTest, ARetriedRequestIdReturnsTheOriginalEventsAndAppendsNothin
 
 // Regression: a request id reused with another command on the same Target was answered with
 // the first command's events, so the second command silently did nothing.
-TEST_F(CommandBusTest, ARequestIdReusedForAnotherCommandIsFailedPrecondition) {
+TEST_F(TargetCommandBusTest, ARequestIdReusedForAnotherCommandIsFailedPrecondition) {
   ASSERT_OK(Run(RegisterTarget{kUid, true}, "edge-1", "req-1"));
   const int64_t head = store_->HeadSeq();
   EXPECT_THAT(Run(RequestRotation{"r1"}, "edge-1", "req-1"),
@@ -87,7 +87,7 @@ TEST_F(CommandBusTest, ARequestIdReusedForAnotherCommandIsFailedPrecondition) {
 
 // A client retry must repeat its request exactly: the digest of the first request is
 // recorded and a different one under the same id is refused instead of answered as a replay.
-TEST_F(CommandBusTest, ARequestIdReusedWithADifferentRequestIsFailedPrecondition) {
+TEST_F(TargetCommandBusTest, ARequestIdReusedWithADifferentRequestIsFailedPrecondition) {
   ASSERT_OK(Run(RegisterTarget{kUid, true}, "edge-1", "req-0"));
   CommandContext first = Context("edge-1", "req-1");
   first.request_digest = std::string(64, 'a');
@@ -114,7 +114,7 @@ TEST_F(CommandBusTest, ARequestIdReusedWithADifferentRequestIsFailedPrecondition
 
 // Events of the service's own commands, and events recorded before digests existed, carry
 // no digest; a retry under their id is still answered as a replay.
-TEST_F(CommandBusTest, AnEmptyDigestOnEitherSideIsNotCompared) {
+TEST_F(TargetCommandBusTest, AnEmptyDigestOnEitherSideIsNotCompared) {
   ASSERT_OK_AND_ASSIGN(CommandResult first, Run(RegisterTarget{kUid, true}, "edge-1", "req-1"));
   CommandContext with_digest = Context("edge-1", "req-1");
   with_digest.request_digest = std::string(64, 'c');
@@ -130,7 +130,7 @@ TEST_F(CommandBusTest, AnEmptyDigestOnEitherSideIsNotCompared) {
   EXPECT_TRUE(undigested.replayed);
 }
 
-TEST_F(CommandBusTest, ARetryAfterLaterCommandsReturnsTheOriginalEventsAndTheCurrentState) {
+TEST_F(TargetCommandBusTest, ARetryAfterLaterCommandsReturnsTheOriginalEventsAndTheCurrentState) {
   ASSERT_OK_AND_ASSIGN(CommandResult first, Run(RegisterTarget{kUid, true}, "edge-1", "req-1"));
   ASSERT_OK(Run(Revoke{"lost"}, "edge-1", "req-2"));
   const int64_t head = store_->HeadSeq();
@@ -143,7 +143,7 @@ TEST_F(CommandBusTest, ARetryAfterLaterCommandsReturnsTheOriginalEventsAndTheCur
   EXPECT_EQ(store_->HeadSeq(), head);
 }
 
-TEST_F(CommandBusTest, ARequestIdReusedForAnotherTargetIsFailedPrecondition) {
+TEST_F(TargetCommandBusTest, ARequestIdReusedForAnotherTargetIsFailedPrecondition) {
   ASSERT_OK(Run(RegisterTarget{kUid, true}, "edge-1", "req-1"));
   const int64_t head = store_->HeadSeq();
   EXPECT_THAT(Run(RegisterTarget{kOtherUid, true}, "edge-2", "req-1"),
@@ -154,7 +154,7 @@ TEST_F(CommandBusTest, ARequestIdReusedForAnotherTargetIsFailedPrecondition) {
   EXPECT_THAT(edge2, IsEmpty());
 }
 
-TEST_F(CommandBusTest, RejectedCommandsAppendNothingAndLeaveTheRequestIdUnused) {
+TEST_F(TargetCommandBusTest, RejectedCommandsAppendNothingAndLeaveTheRequestIdUnused) {
   ASSERT_OK(Run(RegisterTarget{kUid, true}, "edge-1", "req-1"));
   const int64_t head = store_->HeadSeq();
 
@@ -175,13 +175,13 @@ TEST_F(CommandBusTest, RejectedCommandsAppendNothingAndLeaveTheRequestIdUnused) 
   EXPECT_GT(store_->HeadSeq(), head);
 }
 
-TEST_F(CommandBusTest, AMissingRequestIdIsInvalidArgumentNamingRequestId) {
+TEST_F(TargetCommandBusTest, AMissingRequestIdIsInvalidArgumentNamingRequestId) {
   EXPECT_THAT(Run(RegisterTarget{kUid, true}, "edge-1", ""),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("request_id")));
   EXPECT_EQ(store_->HeadSeq(), 0);
 }
 
-TEST_F(CommandBusTest, ACommandAlreadySatisfiedAppendsNothing) {
+TEST_F(TargetCommandBusTest, ACommandAlreadySatisfiedAppendsNothing) {
   ASSERT_OK(Run(RegisterTarget{kUid, true}, "edge-1", "req-1"));
   const int64_t head = store_->HeadSeq();
   ASSERT_OK_AND_ASSIGN(CommandResult again, Run(RegisterTarget{kUid, true}, "edge-1", "req-2"));
@@ -191,7 +191,7 @@ TEST_F(CommandBusTest, ACommandAlreadySatisfiedAppendsNothing) {
   EXPECT_EQ(store_->HeadSeq(), head);
 }
 
-TEST_F(CommandBusTest, AppendedEventsCarryActorRequestIdAndTheMintAttemptAsCorrelation) {
+TEST_F(TargetCommandBusTest, AppendedEventsCarryActorRequestIdAndTheMintAttemptAsCorrelation) {
   ASSERT_OK_AND_ASSIGN(CommandResult result, Run(RegisterTarget{kUid, true}, "edge-1", "req-1"));
   ASSERT_EQ(result.events.size(), 2u);
   const store::EventCodec& codec = store::EventCodec::Default();
@@ -210,7 +210,7 @@ TEST_F(CommandBusTest, AppendedEventsCarryActorRequestIdAndTheMintAttemptAsCorre
   EXPECT_EQ(mint.request_id(), "req-1");
 }
 
-TEST_F(CommandBusTest, TheReturnedStateIsTheFoldOfTheStream) {
+TEST_F(TargetCommandBusTest, TheReturnedStateIsTheFoldOfTheStream) {
   ASSERT_OK(Run(RegisterTarget{kUid, true}, "edge-1", "req-1"));
   ASSERT_OK_AND_ASSIGN(CommandResult result, Run(RequestRotation{"r1"}, "edge-1", "req-2"));
   ASSERT_OK_AND_ASSIGN(v1::TargetState loaded, bus_->LoadState(
@@ -220,7 +220,7 @@ TEST_F(CommandBusTest, TheReturnedStateIsTheFoldOfTheStream) {
   EXPECT_EQ(result.state.stream_version(), 2);
 }
 
-TEST_F(CommandBusTest, ConcurrentCommandsForOneTargetAreAllDecidedAgainstTheLatestState) {
+TEST_F(TargetCommandBusTest, ConcurrentCommandsForOneTargetAreAllDecidedAgainstTheLatestState) {
   ASSERT_OK(Run(RegisterTarget{kUid, true}, "edge-1", "req-0"));
   constexpr int kThreads = 8;
   std::vector<absl::Status> results(kThreads);
@@ -245,5 +245,20 @@ TEST_F(CommandBusTest, ConcurrentCommandsForOneTargetAreAllDecidedAgainstTheLate
   EXPECT_EQ(rotations, kThreads);
 }
 
-}  // namespace command_bus_test
+// The bus keeps each Target's fold: events another writer appended since are folded before
+// deciding, so the command is decided against them and appended under the stream's head.
+TEST_F(TargetCommandBusTest, EventsAnotherBusAppendedAreFoldedBeforeDeciding) {
+  ASSERT_OK(Run(RegisterTarget{kUid, true}, "edge-1", "req-0"));
+  TargetCommandBus other(store_.get());
+  ASSERT_OK(other.Execute(RequestRotation{"r1"}, Context("edge-1", "req-1")));
+  ASSERT_OK(other.Execute(RequestRotation{"r2"}, Context("edge-1", "req-2")));
+  ASSERT_OK_AND_ASSIGN(CommandResult result, Run(RequestRotation{"r3"}, "edge-1", "req-3"));
+  ASSERT_OK_AND_ASSIGN(auto events, store_->ReadStream("target/fleet/edge-1", 0, 100));
+  EXPECT_EQ(result.state.stream_version(), events.back().stream_version);
+  EXPECT_EQ(result.events.back().seq, events.back().seq);
+  ASSERT_OK_AND_ASSIGN(v1::TargetState loaded, other.LoadState(Context("edge-1", "")));
+  EXPECT_EQ(loaded.SerializeAsString(), result.state.SerializeAsString());
+}
+
+}  // namespace target_command_bus_test
 }  // namespace credledger::service

@@ -12,13 +12,12 @@
 namespace credledger::service {
 namespace service_configuration_test {
 
-v1::ServiceConfigured Config(const std::string& url, int64_t ttl) {
-  v1::ServiceConfigured c;
-  c.set_agent_apiserver_url(url);
-  c.set_agent_ca_sha256(url.empty() ? "" : "ab12");
-  c.set_agent_token_ttl_seconds(ttl);
-  c.set_credentials_enabled(!url.empty());
-  return c;
+// A configuration with agent API server `url`.
+v1::ServiceConfigured AgentsAt(const std::string& url) {
+  v1::ServiceConfigured configured;
+  configured.set_agent_apiserver_url(url);
+  configured.set_agent_token_ttl_seconds(86400);
+  return configured;
 }
 
 TEST(OpenEventLogTest, CreatingANewLogIsAWarningNamingThePathOpeningAnExistingOneIsNot) {
@@ -55,14 +54,14 @@ TEST(RecordServiceConfigurationTest, AppendsOnlyWhenTheConfigurationChangesAcros
   };
   {
     auto store = open();
-    EXPECT_EQ(*RecordServiceConfiguration(*store, Config("https://a", 86400), "credledger"),
+    EXPECT_EQ(*RecordServiceConfiguration(*store, AgentsAt("https://a"), "credledger"),
               true);
   }
   {
     auto store = open();  // restart, same flags
-    EXPECT_EQ(*RecordServiceConfiguration(*store, Config("https://a", 86400), "credledger"),
+    EXPECT_EQ(*RecordServiceConfiguration(*store, AgentsAt("https://a"), "credledger"),
               false);
-    EXPECT_EQ(*RecordServiceConfiguration(*store, Config("https://b", 86400), "credledger"),
+    EXPECT_EQ(*RecordServiceConfiguration(*store, AgentsAt("https://b"), "credledger"),
               true);
     ASSERT_OK_AND_ASSIGN(auto events, store->ReadStream(kServiceStream, 0, 10));
     ASSERT_EQ(events.size(), 2u);
