@@ -76,6 +76,7 @@ class CommandBus {
     Fold<State> fold;
     std::optional<typename Decider::Reads> reads;
     RETURN_IF_ERROR(store_->Execute([&](store::WriteTransaction& tx) -> absl::Status {
+      result = Result();
       const StreamReader reader = InTransaction(tx);
       ASSIGN_OR_RETURN(reads, decider_.Open(tx, command, context, FoldsIn(reader)));
       ASSIGN_OR_RETURN(fold, Load(streams, scope, reader, decider_.SideInputs(*reads, context),
@@ -89,7 +90,6 @@ class CommandBus {
       if (prior.has_value()) {
         result.events = *std::move(prior);
         result.replayed = true;
-        result.state = fold.state;
         return absl::OkStatus();
       }
       ASSIGN_OR_RETURN(auto decision, decider_.Decide(command, fold.state, context, *reads));
@@ -104,12 +104,13 @@ class CommandBus {
         RETURN_IF_ERROR(decider_.Appended(*reads, appended.events));
         result.events = std::move(appended.events);
       }
-      result.state = fold.state;
       return absl::OkStatus();
     }));
-    // The batch is durable: what the command read and appended may be kept.
+    // The batch is durable: what the command read and appended may be kept. The copies are
+    // made here, outside the writer.
     decider_.Publish(*reads);
     folds_.Publish(streams.addressed, scope, fold);
+    result.state = std::move(fold.state);
     return result;
   }
 
