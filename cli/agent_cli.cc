@@ -17,7 +17,7 @@
 #include "kubebridge/client/kube_client.h"
 #include "kubebridge/client/kubeconfig.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 constexpr char kDescription[] =
@@ -153,4 +153,4 @@ void AddAgentCommands(Dispatcher& d) {
          [] { return std::make_unique<AgentCommand>(); }, kDescription});
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

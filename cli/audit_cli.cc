@@ -4,7 +4,7 @@
 #include "cli/forensic_cli.h"
 #include "cli/verify_cli.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 void AddAuditCommands(Dispatcher& d) {
   AddExportCommand(d);
@@ -12,4 +12,4 @@ void AddAuditCommands(Dispatcher& d) {
   AddForensicCommands(d);
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -15,9 +15,9 @@
 
 #include "cli/framework/subcommands.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // Adds export, verify, replay, timeline, diff and valid-credentials to `dispatcher`.
 void AddAuditCommands(Dispatcher& dispatcher);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

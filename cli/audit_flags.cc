@@ -6,7 +6,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/client_command.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 absl::Status SplitTargetFlag(const std::string& value, std::string* target_namespace,
                              std::string* name) {
@@ -52,4 +52,4 @@ absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenReadOnly(const std:
   return opened;
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

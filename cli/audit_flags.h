@@ -15,7 +15,7 @@
 #include "absl/time/time.h"
 #include "store/sqlite_event_store.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // Splits the value of a --target flag. Errors: kInvalidArgument unless <namespace>/<name>.
 absl::Status SplitTargetFlag(const std::string& value, std::string* target_namespace,
@@ -42,4 +42,4 @@ std::string AbslUnparseFlag(const FlagValueList& list);
 // SqliteEventStore::Open's, with the message naming `--db`.
 absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenReadOnly(const std::string& path);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

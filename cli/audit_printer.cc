@@ -9,7 +9,7 @@
 #include "common/rfc3339.h"
 #include "projections/proto_time.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 // Hex characters of the CA bundle hash shown; enough to tell bundles apart by eye.
@@ -106,4 +106,4 @@ std::string FormatExportSummary(audit::ExportFormat format, const ExportTally& t
   return out;
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

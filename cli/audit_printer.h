@@ -14,7 +14,7 @@
 #include "audit/export_format.h"
 #include "credledger/v1/api.pb.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // One line (with its newline) naming the service configuration then in force:
 // "service: credentials enabled, agent API server <url>, CA sha256 <first 12 hex>..., token
@@ -53,4 +53,4 @@ struct ExportTally {
 std::string FormatExportSummary(audit::ExportFormat format, const ExportTally& tally,
                                 const v1::ExportTrailer& trailer);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -5,7 +5,7 @@
 #include "cli/framework/file_path_flag.h"
 #include "store/backup.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 constexpr char kBackupDescription[] =
@@ -53,4 +53,4 @@ void AddBackupCommands(Dispatcher& d) {
          [] { return std::make_unique<BackupCommand>(); }, kBackupDescription});
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -10,7 +10,7 @@
 #include "service/decide/validation.h"
 #include "service/decide/validation.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 // Deadline of one unary call.
@@ -24,7 +24,8 @@ int CheckRequestIdFlag(bool given, const std::string& value, std::ostream& err) 
     return ReportUsageError("--request-id is given but empty; leave it out to have one generated",
                             err);
   }
-  const absl::Status valid = ValidateClientRequestId("--request-id", value, kMaxRequestIdBytes);
+  const absl::Status valid =
+      service::ValidateClientRequestId("--request-id", value, service::kMaxRequestIdBytes);
   return valid.ok() ? kExitOk : ReportUsageError(valid.message(), err);
 }
 
@@ -80,4 +81,4 @@ int ClientCommand::Print(const google::protobuf::Message& message, const std::st
   return kExitOk;
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

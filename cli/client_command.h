@@ -24,7 +24,7 @@
 #include "service/wire/grpc_status.h"
 #include "service/wire/request_id.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // The positional argument that names one Target.
 inline constexpr char kTargetArg[] = "<namespace>/<name>";
@@ -74,8 +74,8 @@ class ClientCommand : public Subcommand {
     grpc::ClientContext context;
     const std::string request_id = Prepare(context, /*unary=*/true);
     Stub stub(*channel);
-    return WithCallRequestId(
-        connection_.Explain(FromGrpcStatus((stub.*method)(&context, request, response))),
+    return service::WithCallRequestId(
+        connection_.Explain(service::FromGrpcStatus((stub.*method)(&context, request, response))),
         request_id);
   }
   // Calls server-streaming RPC `method` and prints every item as Print does, with
@@ -104,7 +104,8 @@ class ClientCommand : public Subcommand {
     }
     const grpc::Status status = reader->Finish();
     if (!status.ok()) {
-      return ReportError(WithCallRequestId(connection_.Explain(FromGrpcStatus(status)), request_id),
+      return ReportError(service::WithCallRequestId(
+                             connection_.Explain(service::FromGrpcStatus(status)), request_id),
                          err);
     }
     return kExitOk;
@@ -188,4 +189,4 @@ class MutationCommand : public ClientCommand {
   std::string request_id_;
 };
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -15,7 +15,7 @@
 #include "service/wire/request_id.h"
 #include "service/wire/server_address.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 std::string EnvOrEmpty(const char* name) {
@@ -73,7 +73,7 @@ ClientConnection::ClientConnection()
 void ClientConnection::DefineFlags(FlagSet& flags) {
   flags_ = &flags;
   flags.Add("server", &server_,
-            absl::StrCat("credledger API address: ", kServerAddressForms,
+            absl::StrCat("credledger API address: ", service::kServerAddressForms,
                          " (the default comes from $CREDLEDGER_SERVER when set)"));
   flags.Add("as", &actor_,
             "the identity to act as; honoured on loopback or a unix socket, or when it equals "
@@ -87,7 +87,7 @@ void ClientConnection::DefineFlags(FlagSet& flags) {
 }
 
 absl::Status ClientConnection::CheckFlags() const {
-  RETURN_IF_ERROR(CheckServerAddress("--server", server_));
+  RETURN_IF_ERROR(service::CheckServerAddress("--server", server_));
   // An empty value (an unset shell variable, say) would silently mean plaintext or no
   // client certificate.
   for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"tls-ca", &tls_ca_},
@@ -98,7 +98,7 @@ absl::Status ClientConnection::CheckFlags() const {
           absl::StrCat("--", flag, ": must not be empty; leave the flag out for its default"));
     }
   }
-  RETURN_IF_ERROR(CheckClientTlsFlags({tls_ca_, tls_cert_, tls_key_}));
+  RETURN_IF_ERROR(service::CheckClientTlsFlags({tls_ca_, tls_cert_, tls_key_}));
   if (actor_.empty()) {
     // An empty --as (an unset shell variable, say) would silently call as someone else.
     if (flags_ != nullptr && flags_->Given("as")) {
@@ -108,7 +108,7 @@ absl::Status ClientConnection::CheckFlags() const {
     }
     return absl::OkStatus();
   }
-  return ValidateToken("--as", actor_, kMaxActorBytes);
+  return service::ValidateToken("--as", actor_, service::kMaxActorBytes);
 }
 
 bool ClientConnection::tls() const { return !tls_ca_.empty() || !tls_cert_.empty(); }
@@ -118,14 +118,14 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> ClientConnection::Channel() const
     return grpc::CreateChannel(server_, grpc::InsecureChannelCredentials());
   }
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> credentials,
-                   ClientTlsCredentials({tls_ca_, tls_cert_, tls_key_}));
+                   service::ClientTlsCredentials({tls_ca_, tls_cert_, tls_key_}));
   return grpc::CreateChannel(server_, credentials);
 }
 
 std::string ClientConnection::Declare(grpc::ClientContext& context) const {
-  if (!actor_.empty()) context.AddMetadata(kActorMetadataKey, actor_);
-  std::string request_id = NewCallRequestId();
-  context.AddMetadata(kRequestIdMetadataKey, request_id);
+  if (!actor_.empty()) context.AddMetadata(service::kActorMetadataKey, actor_);
+  std::string request_id = service::NewCallRequestId();
+  context.AddMetadata(service::kRequestIdMetadataKey, request_id);
   return request_id;
 }
 
@@ -136,4 +136,4 @@ absl::Status ClientConnection::Explain(const absl::Status& failure) const {
   return absl::Status(failure.code(), absl::StrCat(failure.message(), "; hint: ", hint));
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -26,7 +26,7 @@
 #include "absl/strings/string_view.h"
 #include "cli/framework/flag_set.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // The server address used when --server is not given: $CREDLEDGER_SERVER when set and
 // non-empty, else "127.0.0.1:7443".
@@ -78,4 +78,4 @@ class ClientConnection {
   bool tls() const;
 };
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

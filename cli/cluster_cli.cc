@@ -15,7 +15,7 @@
 #include "kubebridge/model/cluster_auth_names.h"
 #include "kubebridge/model/connection_errors.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 using ClusterStub = v1::ClusterService::Stub;
@@ -251,4 +251,4 @@ void AddClusterCommands(Dispatcher& d) {
          [] { return std::make_unique<ClusterListCommand>(); }});
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -32,7 +32,7 @@
 #include "cli/framework/subcommands.h"
 #include "credledger/v1/api.pb.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // Adds "cluster register|deregister|probe|get|list" to `dispatcher`.
 void AddClusterCommands(Dispatcher& dispatcher);
@@ -43,4 +43,4 @@ void AddClusterCommands(Dispatcher& dispatcher);
 // kExitFailure for any other condition.
 int ProbeClusterExitCode(const v1::ClusterView& view);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -10,7 +10,7 @@
 #include "cli/text_fields.h"
 #include "service/offline/cluster_view.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 // Width of the labels of LabeledLine.
@@ -160,7 +160,7 @@ std::string FormatClusterChangeText(absl::string_view verb,
     absl::StrAppend(&summary, " (seq ", response.seq(), ")");
   }
   return absl::StrCat(summary, "\n",
-                      FormatClusterText(ToClusterView(response.cluster(), std::nullopt)));
+                      FormatClusterText(service::ToClusterView(response.cluster(), std::nullopt)));
 }
 
 std::string FormatClusterTable(const google::protobuf::RepeatedPtrField<v1::ClusterView>& views) {
@@ -195,4 +195,4 @@ std::string FormatClusterTable(const google::protobuf::RepeatedPtrField<v1::Clus
   return out;
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

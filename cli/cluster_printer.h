@@ -12,7 +12,7 @@
 #include "credledger/v1/api.pb.h"
 #include "credledger/v1/connection.pb.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // The Kubernetes-style name of a connection mode: "inCluster", "agentless", or
 // "unspecified".
@@ -42,4 +42,4 @@ std::string FormatClusterChangeText(absl::string_view verb,
 // are shown whole), columns are separated by two spaces, and an empty value is "-".
 std::string FormatClusterTable(const google::protobuf::RepeatedPtrField<v1::ClusterView>& views);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -30,7 +30,7 @@
 #include "absl/strings/string_view.h"
 #include "credledger/v1/connection.pb.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // The values of --connection-mode and of the file's connectionMode.
 inline constexpr char kInCluster[] = "inCluster";
@@ -90,4 +90,4 @@ absl::StatusOr<v1::ClusterSpec> ParseClusterSpecNode(const YAML::Node& root);
 absl::StatusOr<v1::ClusterConnectionMode> ParseConnectionMode(absl::string_view field,
                                                               absl::string_view mode);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -8,7 +8,7 @@
 #include "cli/framework/yaml_fields.h"
 #include "common/status_macros.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 // Sets `*out` from entry `key` of mapping `parent` when it is present.
@@ -121,4 +121,4 @@ absl::StatusOr<v1::ClusterSpec> ParseClusterSpecYaml(absl::string_view yaml) {
   return ParseSpecYaml(yaml, &ParseClusterSpecNode);
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -13,7 +13,7 @@
 #include "kubebridge/model/cluster_auth_names.h"
 #include "service/decide/cluster_validation.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 // `text` split at '/' into `min` to `max` non-empty parts.
@@ -76,7 +76,7 @@ absl::Status CheckAuthBlockFlags(const ClusterSpecFlags& flags) {
   }
   // Before the block flags: `--auth-type Token --token-secret t` is a misspelt type, not a
   // token flag given with another type.
-  RETURN_IF_ERROR(ValidateAuthTypeCase("--auth-type", flags.auth_type));
+  RETURN_IF_ERROR(service::ValidateAuthTypeCase("--auth-type", flags.auth_type));
   for (const AuthBlockFlag& block : kAuthBlockFlags) {
     if (!(flags.*block.value).empty() && flags.auth_type != block.type) {
       return absl::InvalidArgumentError(
@@ -166,7 +166,7 @@ absl::StatusOr<v1::ClusterSpec> ClusterSpecFromFlags(const ClusterSpecFlags& fla
     ASSIGN_OR_RETURN(*agentless.mutable_ca_ref(), ObjectKeyRefFlag("--ca-ref", flags.ca_ref));
   }
   RETURN_IF_ERROR(AuthFromFlags(flags, *agentless.mutable_auth()));
-  if (flags.api_server.empty() && AuthTypeNeedsServer(flags.auth_type)) {
+  if (flags.api_server.empty() && service::AuthTypeNeedsServer(flags.auth_type)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--api-server: required with --auth-type ", flags.auth_type, " (the https:// URL of "
         "the cluster's API server)"));
@@ -174,4 +174,4 @@ absl::StatusOr<v1::ClusterSpec> ClusterSpecFromFlags(const ClusterSpecFlags& fla
   return spec;
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 bool IsCallerSet(absl::string_view name) {
@@ -64,4 +64,4 @@ CredentialsEnvironment BuildCredentialsEnvironment(
   return out;
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

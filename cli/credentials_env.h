@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // The variables the caller sets itself; their values come only from the inherited
 // environment.
@@ -52,4 +52,4 @@ CredentialsEnvironment BuildCredentialsEnvironment(
     const std::vector<std::string>& inherited,
     const std::vector<std::pair<std::string, std::string>>& files);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -19,7 +19,7 @@
 #include "common/quote_cut.h"
 #include "common/status_macros.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 // Longest part of a variable name, and of the command, quoted on stderr.
@@ -187,4 +187,4 @@ void AddExecCommands(Dispatcher& dispatcher) {
        "127 when <command> is not found, 126 when it cannot be executed.\n"});
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -22,7 +22,7 @@
 #include "absl/status/statusor.h"
 #include "cli/framework/subcommands.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // Largest credential file read: 1 MiB, the most a Kubernetes Secret holds in total.
 inline constexpr size_t kMaxCredentialFileBytes = size_t{1} << 20;
@@ -43,4 +43,4 @@ void AddExecCommands(Dispatcher& dispatcher);
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ReadCredentialsDir(
     const std::filesystem::path& dir);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -23,7 +23,7 @@
 #include "service/wire/request_id.h"
 #include "store/event_codec.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 // Package of the event types; --type accepts names without it.
@@ -148,8 +148,8 @@ class ExportCommand final : public Subcommand {
     if (!target_.empty()) {
       std::string target_namespace, name;
       RETURN_IF_ERROR(SplitTargetFlag(target_, &target_namespace, &name));
-      RETURN_IF_ERROR(ValidateDnsLabel("--target namespace", target_namespace));
-      RETURN_IF_ERROR(ValidateDnsLabel("--target name", name));
+      RETURN_IF_ERROR(service::ValidateDnsLabel("--target namespace", target_namespace));
+      RETURN_IF_ERROR(service::ValidateDnsLabel("--target name", name));
       filter.set_stream(absl::StrCat("target/", target_namespace, "/", name));
     }
     for (const std::string& type : types_.values) {
@@ -209,7 +209,8 @@ class ExportCommand final : public Subcommand {
     if (!failure.ok()) context.TryCancel();
     const grpc::Status status = reader->Finish();
     if (!failure.ok()) return failure;
-    RETURN_IF_ERROR(WithCallRequestId(connection_.Explain(FromGrpcStatus(status)), request_id));
+    RETURN_IF_ERROR(service::WithCallRequestId(connection_.Explain(service::FromGrpcStatus(status)),
+                                               request_id));
     if (!has_trailer) return absl::DataLossError("the server ended the export without a trailer");
     return absl::OkStatus();
   }
@@ -253,4 +254,4 @@ void AddExportCommand(Dispatcher& d) {
          [] { return std::make_unique<ExportCommand>(); }, kExportDescription});
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -6,9 +6,9 @@
 
 #include "cli/framework/subcommands.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // Adds "export" to `dispatcher`.
 void AddExportCommand(Dispatcher& dispatcher);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -11,7 +11,7 @@
 #include "common/atomic_file.h"
 #include "common/quote_cut.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 namespace fs = std::filesystem;
@@ -112,4 +112,4 @@ absl::Status ExportOutput::Commit() {
   return moved;
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

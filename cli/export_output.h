@@ -21,7 +21,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 class ExportOutput {
  public:
@@ -58,4 +58,4 @@ class ExportOutput {
   std::ofstream file_;
 };
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

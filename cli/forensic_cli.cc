@@ -24,9 +24,10 @@
 #include "service/offline/audit_api.h"
 #include "store/sqlite_event_store.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
+using service::AuditApi;
 using AuditStub = v1::AuditService::Stub;
 
 // A point of the log: a value made only of digits is a seq, any other an RFC 3339 time.
@@ -314,4 +315,4 @@ void AddForensicCommands(Dispatcher& d) {
          kValidCredentialsDescription});
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -12,9 +12,9 @@
 
 #include "cli/framework/subcommands.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // Adds replay, timeline, diff and valid-credentials to `dispatcher`, in this order.
 void AddForensicCommands(Dispatcher& dispatcher);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

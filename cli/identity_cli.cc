@@ -20,7 +20,7 @@
 #include "credledger/v1/api.grpc.pb.h"
 #include "kubebridge/mirrors/consumer_pod_spec.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 using IdentityStub = v1::IdentityService::Stub;
@@ -461,4 +461,4 @@ void AddIdentityCommands(Dispatcher& d) {
          "0440). Needs no server.\n"});
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -46,7 +46,7 @@
 #include "cli/framework/subcommands.h"
 #include "credledger/v1/identity.pb.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // Adds "identity create|update|delete|get|list|bind|unbind|mirrors|pod-spec" to
 // `dispatcher`.
@@ -85,4 +85,4 @@ absl::StatusOr<v1::IdentitySpec> ParseIdentitySpecYaml(absl::string_view yaml);
 // Errors: kInvalidArgument when it has not three or four non-empty '/'-separated parts.
 absl::StatusOr<v1::OwnerReference> ParseOwner(absl::string_view text);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

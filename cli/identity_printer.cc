@@ -9,7 +9,7 @@
 #include "cli/text_fields.h"
 #include "service/offline/mirror_view.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 // Width of the labels of LabeledLine.
@@ -82,7 +82,7 @@ std::string NamespaceText(const v1::IdentityState& identity, const v1::IdentityN
   if (ns.has_mirror()) {
     mirror =
         absl::StrCat(ns.mirror().secret().name(), ", hash ", ShortHash(ns.mirror().source_hash()),
-                     ", ", MirrorIsCurrent(identity, ns.mirror()) ? "current" : "stale");
+                     ", ", service::MirrorIsCurrent(identity, ns.mirror()) ? "current" : "stale");
   }
   absl::StrAppendFormat(&out, "    %-20s %s\n", "mirror:", mirror);
   absl::StrAppend(&out, ConditionLine("IdentityAllowed", ns.identity_allowed()),
@@ -198,4 +198,4 @@ std::string FormatMirrorRow(const v1::MirrorView& mirror) {
       owners.empty() ? "-" : absl::StrJoin(owners, ", "));
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -13,7 +13,7 @@
 #include "credledger/v1/identity.pb.h"
 #include "credledger/v1/state.pb.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // Characters of a source hash shown in text output.
 inline constexpr size_t kShownHashChars = 12;
@@ -48,4 +48,4 @@ std::string FormatIdentityRow(const v1::IdentityState& identity);
 std::string FormatMirrorTableHeader();
 std::string FormatMirrorRow(const v1::MirrorView& mirror);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -14,7 +14,7 @@
 #include "common/atomic_file.h"
 #include "common/status_macros.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 constexpr mode_t kPrivateKeyMode = 0600;
@@ -118,4 +118,4 @@ void AddKeygenCommands(Dispatcher& dispatcher) {
                   0, [] { return std::make_unique<KeygenCommand>(); }, kKeygenDescription});
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

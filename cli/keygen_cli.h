@@ -4,9 +4,9 @@
 
 #include "cli/framework/subcommands.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // Adds `keygen` to `dispatcher`.
 void AddKeygenCommands(Dispatcher& dispatcher);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

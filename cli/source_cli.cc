@@ -18,7 +18,7 @@
 #include "kubebridge/model/connection_errors.h"
 #include "kubebridge/sources/source_verifier.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 using SourceStub = v1::SourceService::Stub;
@@ -379,4 +379,4 @@ void AddSourceCommands(Dispatcher& dispatcher) {
                   kSourceVerifyDescription});
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -43,7 +43,7 @@
 #include "credledger/v1/api.pb.h"
 #include "credledger/v1/connection.pb.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // Adds "source verify" to `dispatcher`.
 void AddSourceCommands(Dispatcher& dispatcher);
@@ -89,4 +89,4 @@ absl::StatusOr<v1::SourceSpec> ParseSourceSpecYaml(absl::string_view yaml);
 // any other reason.
 int VerifySourceExitCode(const v1::VerifySourceResponse& response);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

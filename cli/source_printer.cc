@@ -6,7 +6,7 @@
 #include "kubebridge/model/connection_errors.h"
 #include "service/decide/reference_validation.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 // Width of the labels of LabeledLine.
@@ -40,7 +40,7 @@ std::string FormatVerifySourceText(const v1::VerifySourceRequest& request,
                                    const v1::VerifySourceResponse& response) {
   const v1::SourceVerified& result = response.result();
   const std::string& ns = request.source().namespace_();
-  std::string out = absl::StrCat("source ", ns.empty() ? kDefaultSourceNamespace : ns, "/",
+  std::string out = absl::StrCat("source ", ns.empty() ? service::kDefaultSourceNamespace : ns, "/",
                                  request.name(), ": ", result.reason());
   if (response.replayed()) {
     absl::StrAppend(&out, " (request already answered, nothing appended; seq ", response.seq(),
@@ -69,4 +69,4 @@ std::string FormatVerifySourceText(const v1::VerifySourceRequest& request,
   return out;
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -13,7 +13,7 @@
 #include "credledger/v1/api.pb.h"
 #include "credledger/v1/connection.pb.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // "git", "helm", "oci"; "unspecified" for SOURCE_KIND_UNSPECIFIED and unknown values. The
 // names the CLI accepts for --kind and `kind:`.
@@ -34,4 +34,4 @@ absl::string_view SourceKindName(v1::SourceKind kind);
 std::string FormatVerifySourceText(const v1::VerifySourceRequest& request,
                                    const v1::VerifySourceResponse& response);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

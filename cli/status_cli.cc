@@ -8,7 +8,7 @@
 #include "cli/status_printer.h"
 #include "credledger/v1/api.grpc.pb.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 using ReportStub = v1::ReportService::Stub;
@@ -130,4 +130,4 @@ void AddStatusCommands(Dispatcher& d) {
          [] { return std::make_unique<FleetCommand>(); }});
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -20,9 +20,9 @@
 
 #include "cli/framework/subcommands.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // Adds "status" and "fleet" to `dispatcher`.
 void AddStatusCommands(Dispatcher& dispatcher);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -8,7 +8,7 @@
 #include "cli/target_printer.h"
 #include "cli/text_fields.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 // Width of the labels of LabeledLine.
@@ -161,4 +161,4 @@ std::string FormatFleetWatchItem(const v1::WatchFleetResponse& item) {
   return absl::StrCat(out, "\n");
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

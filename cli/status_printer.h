@@ -10,7 +10,7 @@
 
 #include "credledger/v1/api.pb.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // A multi-line description of one Target's rollup: identity, the three conditions, report
 // and liveness times, bootstrap version, bound releases, capacity and last seq, then a
@@ -31,4 +31,4 @@ std::string FormatFleetSummary(const v1::FleetSummary& summary, int64_t seq);
 // snapshot "<seq> end-of-snapshot" followed by the summary.
 std::string FormatFleetWatchItem(const v1::WatchFleetResponse& item);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -14,7 +14,7 @@
 #include "service/decide/validation.h"
 #include "service/wire/grpc_status.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 using TargetStub = v1::TargetService::Stub;
@@ -211,4 +211,4 @@ void AddTargetCommands(Dispatcher& d) {
          [] { return std::make_unique<WatchCommand>(); }});
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

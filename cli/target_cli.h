@@ -9,9 +9,9 @@
 
 #include "cli/framework/subcommands.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // Adds "target register|delete|rotate|revoke|lift|confirm|get|list|watch" to `dispatcher`.
 void AddTargetCommands(Dispatcher& dispatcher);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -9,7 +9,7 @@
 #include "cli/text_fields.h"
 #include "projections/proto_time.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 // Width of the labels of LabeledLine.
@@ -102,4 +102,4 @@ absl::StatusOr<std::string> ToJson(const google::protobuf::Message& message) {
   return json;
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "credledger/v1/api.pb.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // RFC 3339 in UTC to the second ("2026-01-01T00:00:00Z"); "-" for an unset time.
 std::string FormatTimestamp(const google::protobuf::Timestamp& t, bool set);
@@ -35,4 +35,4 @@ std::string FormatWatchItem(const v1::WatchTargetsResponse& item);
 // Errors: kInternal when protobuf refuses the conversion.
 absl::StatusOr<std::string> ToJson(const google::protobuf::Message& message);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

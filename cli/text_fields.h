@@ -10,7 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // "  <label>:" padded with spaces to `width` + 3 columns, then " <value>\n"; a label longer
 // than `width` - 1 characters pushes the value right.
@@ -23,4 +23,4 @@ inline std::string OrDash(absl::string_view value) {
   return value.empty() ? "-" : std::string(value);
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

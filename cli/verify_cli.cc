@@ -20,7 +20,7 @@
 #include "common/status_macros.h"
 #include "store/sqlite_event_store.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 class AuditVerifyCommand final : public Subcommand {
@@ -105,4 +105,4 @@ void AddVerifyCommand(Dispatcher& d) {
          [] { return std::make_unique<AuditVerifyCommand>(); }, kAuditVerifyDescription});
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

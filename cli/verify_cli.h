@@ -6,9 +6,9 @@
 
 #include "cli/framework/subcommands.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // Adds "verify" to `dispatcher`.
 void AddVerifyCommand(Dispatcher& dispatcher);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -14,19 +14,19 @@
 
 namespace credledger::service {
 
-Dispatcher CredledgerDispatcher() {
-  Dispatcher dispatcher("credledger");
+cli::Dispatcher CredledgerDispatcher() {
+  cli::Dispatcher dispatcher("credledger");
   AddServerCommands(dispatcher);
-  AddAgentCommands(dispatcher);
-  AddTargetCommands(dispatcher);
-  AddIdentityCommands(dispatcher);
-  AddClusterCommands(dispatcher);
-  AddSourceCommands(dispatcher);
-  AddStatusCommands(dispatcher);
-  AddAuditCommands(dispatcher);
-  AddBackupCommands(dispatcher);
-  AddKeygenCommands(dispatcher);
-  AddExecCommands(dispatcher);
+  cli::AddAgentCommands(dispatcher);
+  cli::AddTargetCommands(dispatcher);
+  cli::AddIdentityCommands(dispatcher);
+  cli::AddClusterCommands(dispatcher);
+  cli::AddSourceCommands(dispatcher);
+  cli::AddStatusCommands(dispatcher);
+  cli::AddAuditCommands(dispatcher);
+  cli::AddBackupCommands(dispatcher);
+  cli::AddKeygenCommands(dispatcher);
+  cli::AddExecCommands(dispatcher);
   return dispatcher;
 }
 

@@ -12,7 +12,7 @@ namespace credledger::service {
 
 // A dispatcher with every `credledger` subcommand: serve, migrate, target ..., identity
 // ..., exec.
-Dispatcher CredledgerDispatcher();
+cli::Dispatcher CredledgerDispatcher();
 
 // Runs `credledger` with `args` (argv without the program name); returns the exit code.
 int CredledgerMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

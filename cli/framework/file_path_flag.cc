@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/quote_cut.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace {
 
 // Longest part of a refused path quoted in an error.
@@ -31,4 +31,4 @@ absl::Status CheckFilePathFlag(absl::string_view flag, const std::string& path) 
   return absl::OkStatus();
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

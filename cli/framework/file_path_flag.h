@@ -11,7 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // Checks that `path` can name a file: it does not end in '/', is not an existing directory,
 // and its folder exists (the path as given, relative to the working directory; no writer of
@@ -22,4 +22,4 @@ namespace credledger::service {
 // "<flag>: \"<folder>\" is not an existing folder; create it first".
 absl::Status CheckFilePathFlag(absl::string_view flag, const std::string& path);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 void FlagSet::AddChoice(absl::string_view name, std::string* value,
                         std::vector<std::string> choices, absl::string_view help) {
@@ -144,4 +144,4 @@ std::string FlagSet::Help() const {
   return out;
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

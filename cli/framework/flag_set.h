@@ -24,7 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 class FlagSet {
  public:
@@ -111,4 +111,4 @@ class FlagSet {
   size_t positional_before_terminator_ = 0;
 };
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

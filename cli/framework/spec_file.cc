@@ -7,7 +7,7 @@
 #include "common/yaml_text.h"
 #include "google/protobuf/stubs/common.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 absl::Status ParseSpecDocument(absl::string_view yaml,
                                absl::FunctionRef<absl::Status(const YAML::Node& root)> parse) {
@@ -52,4 +52,4 @@ absl::Status ReadSpecDocument(const std::string& path,
   return absl::Status(status.code(), absl::StrCat("\"", path, "\": ", status.message()));
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

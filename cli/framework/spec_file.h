@@ -24,7 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // Turns the root node of a spec document into `Spec`; errors name the path of the field.
 template <typename Spec>
@@ -79,4 +79,4 @@ absl::StatusOr<Spec> ReadSpecFile(const std::string& path, SpecNodeParser<Spec> 
   return spec;
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

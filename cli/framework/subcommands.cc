@@ -11,7 +11,7 @@
 #include "common/terminal_text.h"
 #include "google/protobuf/stubs/common.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 int ReportError(const absl::Status& status, std::ostream& err) {
   err << "error: " << absl::StatusCodeToString(status.code()) << ": "
@@ -205,4 +205,4 @@ int Dispatcher::Run(const std::vector<std::string>& args, std::ostream& out,
   return command->Run(*positional, out, err);
 }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

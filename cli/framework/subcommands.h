@@ -24,7 +24,7 @@
 #include "absl/strings/string_view.h"
 #include "cli/framework/flag_set.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
@@ -104,4 +104,4 @@ class Dispatcher {
   std::vector<SubcommandSpec> specs_;
 };
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

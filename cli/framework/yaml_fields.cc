@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 absl::Status YamlInvalid(absl::string_view path, absl::string_view rule) {
   return absl::InvalidArgumentError(absl::StrCat(path, ": ", rule));
@@ -58,4 +58,4 @@ absl::StatusOr<bool> YamlBool(const YAML::Node& node, absl::string_view path) {
 
 bool YamlPresent(const YAML::Node& node) { return node.IsDefined() && !node.IsNull(); }
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -19,7 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 
 // kInvalidArgument "<path>: <rule>".
 absl::Status YamlInvalid(absl::string_view path, absl::string_view rule);
@@ -53,4 +53,4 @@ absl::StatusOr<bool> YamlBool(const YAML::Node& node, absl::string_view path);
 // True when the mapping entry `node` is present with a non-null value.
 bool YamlPresent(const YAML::Node& node);
 
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -33,9 +33,9 @@ std::string EnvOr(const char* name, const std::string& fallback) {
   return value != nullptr && *value != '\0' ? std::string(value) : fallback;
 }
 
-class ServeCommand final : public Subcommand {
+class ServeCommand final : public cli::Subcommand {
  public:
-  void DefineFlags(FlagSet& flags) override {
+  void DefineFlags(cli::FlagSet& flags) override {
     flags_ = &flags;
     flags.Add("db", &db_, "event log database file (its folder is created when missing)");
     flags.Add("listen", &listen_,
@@ -121,9 +121,9 @@ class ServeCommand final : public Subcommand {
   // ignored, which hides a mistyped or forgotten --lease-name.
   absl::Status CheckFlags() const override {
     RETURN_IF_ERROR(ValidateServeOptions(Options()));
-    if (!port_file_.empty()) RETURN_IF_ERROR(CheckFilePathFlag("--port-file", port_file_));
+    if (!port_file_.empty()) RETURN_IF_ERROR(cli::CheckFilePathFlag("--port-file", port_file_));
     if (!http_port_file_.empty()) {
-      RETURN_IF_ERROR(CheckFilePathFlag("--http-port-file", http_port_file_));
+      RETURN_IF_ERROR(cli::CheckFilePathFlag("--http-port-file", http_port_file_));
     }
     if (lease_name_.empty()) {
       for (const char* flag : {"lease-namespace", "lease-identity", "lease-duration"}) {
@@ -174,7 +174,7 @@ class ServeCommand final : public Subcommand {
       // runs inside a larger process such as a test) and end the whole process.
       if (signal_number.load() == 0) pthread_kill(signals.native_handle(), SIGTERM);
       signals.join();
-      return ReportError(server.status(), err);
+      return cli::ReportError(server.status(), err);
     }
     out << "credledger serving on " << (*server)->address() << " (" << transport << ")"
         << std::endl;
@@ -185,7 +185,7 @@ class ServeCommand final : public Subcommand {
       err << "credledger: " << strsignal(signal_number.load()) << ", shutting down\n";
     }
     (*server)->Shutdown();
-    return lease_lost.load() ? kExitFailure : kExitOk;
+    return lease_lost.load() ? cli::kExitFailure : cli::kExitOk;
   }
 
  private:
@@ -259,12 +259,12 @@ class ServeCommand final : public Subcommand {
   int64_t startup_verify_events_ = 10000;
   bool read_only_ = false;
   bool access_log_ = true;
-  const FlagSet* flags_ = nullptr;  // the flags DefineFlags declared, to ask which were given
+  const cli::FlagSet* flags_ = nullptr;  // the flags DefineFlags declared, to ask which were given
 };
 
-class MigrateCommand final : public Subcommand {
+class MigrateCommand final : public cli::Subcommand {
  public:
-  void DefineFlags(FlagSet& flags) override {
+  void DefineFlags(cli::FlagSet& flags) override {
     flags.Add("db", &db_, "event log database file (created when missing)");
   }
   absl::Status CheckFlags() const override {
@@ -274,9 +274,9 @@ class MigrateCommand final : public Subcommand {
 
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
     absl::StatusOr<int64_t> version = Migrate();
-    if (!version.ok()) return ReportError(version.status(), err);
+    if (!version.ok()) return cli::ReportError(version.status(), err);
     out << "schema version " << *version << " (" << db_ << ")\n";
-    return kExitOk;
+    return cli::kExitOk;
   }
 
  private:
@@ -297,7 +297,7 @@ class MigrateCommand final : public Subcommand {
 
 }  // namespace
 
-void AddServerCommands(Dispatcher& d) {
+void AddServerCommands(cli::Dispatcher& d) {
   d.Add({"serve", "", "run the credledger service until SIGINT or SIGTERM", 0, 0,
          [] { return std::make_unique<ServeCommand>(); }});
   d.Add({"migrate", "", "create or migrate the database, print its schema version", 0, 0,

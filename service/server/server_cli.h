@@ -16,6 +16,6 @@
 namespace credledger::service {
 
 // Adds "serve" and "migrate" to `dispatcher`.
-void AddServerCommands(Dispatcher& dispatcher);
+void AddServerCommands(cli::Dispatcher& dispatcher);
 
 }  // namespace credledger::service

@@ -13,7 +13,7 @@
 #include "service/credledger_main.h"
 #include "test/kubebridge/api_server_fixture.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace agent_cli_test {
 
 using ::testing::HasSubstr;
@@ -28,7 +28,7 @@ struct CliRun {
 CliRun Cli(std::vector<std::string> args) {
   std::ostringstream out, err;
   CliRun run;
-  run.code = CredledgerDispatcher().Run(args, out, err);
+  run.code = service::CredledgerDispatcher().Run(args, out, err);
   run.out = out.str();
   run.err = err.str();
   return run;
@@ -138,4 +138,4 @@ TEST_F(AgentOnceTest, OnceExitsNonZeroWhenThePushFails) {
 }
 
 }  // namespace agent_cli_test
-}  // namespace credledger::service
+}  // namespace credledger::cli

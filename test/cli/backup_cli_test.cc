@@ -13,7 +13,7 @@
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace backup_cli_test {
 
 using ::testing::HasSubstr;
@@ -26,7 +26,7 @@ struct CliRun {
 
 CliRun Credledger(const std::vector<std::string>& args) {
   std::ostringstream out, err;
-  const int code = CredledgerMain(args, out, err);
+  const int code = service::CredledgerMain(args, out, err);
   return {code, out.str(), err.str()};
 }
 
@@ -69,4 +69,4 @@ TEST(BackupCliTest, ToIsRequired) {
 }
 
 }  // namespace backup_cli_test
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -6,7 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace client_connection_test {
 
 using ::testing::HasSubstr;
@@ -71,4 +71,4 @@ TEST(ConnectionHintTest, OtherMessagesAndTlsMessagesWithoutTlsGetNone) {
 }
 
 }  // namespace client_connection_test
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -24,10 +24,20 @@
 #include "service/grpc/cluster_grpc_service.h"
 #include "test/service/cluster_api_fixture.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace cluster_cli_test {
 
 using google::protobuf::util::MessageDifferencer;
+using service::AuthorizationPolicy;
+using service::CallAuthorizer;
+using service::ClusterApiFixture;
+using service::ClusterGrpcService;
+using service::Failed;
+using service::InClusterSpec;
+using service::kEdgeServer;
+using service::KubeconfigSpec;
+using service::Succeeded;
+using service::TokenSpec;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -795,4 +805,4 @@ TEST_F(ClusterCliTest, HelpDescribesTheSpecFile) {
 }
 
 }  // namespace cluster_cli_test
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -12,7 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace credentials_env_test {
 
 using ::testing::ElementsAre;
@@ -119,4 +119,4 @@ TEST(CredentialsEnvironmentSkipTest, NamesThatCannotBeVariablesAreSkipped) {
 }
 
 }  // namespace credentials_env_test
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -22,7 +22,7 @@
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace exec_cli_test {
 
 using ::testing::Contains;
@@ -55,7 +55,7 @@ class ExecCliTest : public ::testing::Test {
   int Run(std::vector<std::string> args) {
     out_.str("");
     err_.str("");
-    return CredledgerMain(args, out_, err_);
+    return service::CredledgerMain(args, out_, err_);
   }
 
   testing::TempDir dir_;
@@ -152,7 +152,7 @@ TEST_F(ExecCliTest, ReplacesTheProcessWithTheCommandAndTheCredentialEnvironment)
         ::setenv("TF_INPUT", "0", 1);
         ::setenv("KUBE_NAMESPACE", "team-a", 1);
         ::setenv("SHARED", "inherited", 1);
-        std::_Exit(CredledgerMain(
+        std::_Exit(service::CredledgerMain(
             {"exec", "--credentials-dir", creds.string(), "--", "/usr/bin/env", "--null"},
             std::cout, std::cerr));
       },
@@ -175,4 +175,4 @@ TEST_F(ExecCliTest, ReplacesTheProcessWithTheCommandAndTheCredentialEnvironment)
 }
 
 }  // namespace exec_cli_test
-}  // namespace credledger::service
+}  // namespace credledger::cli

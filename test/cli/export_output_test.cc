@@ -14,7 +14,7 @@
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace export_output_test {
 
 using ::credledger::testing::ReadText;
@@ -147,4 +147,4 @@ TEST_F(ExportOutputTest, AFolderThatDoesNotExistCannotBeCreated) {
 }
 
 }  // namespace export_output_test
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -22,9 +22,12 @@
 #include "service/grpc/identity_grpc_service.h"
 #include "test/service/identity_api_fixture.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace identity_printer_test {
 
+using service::IdentityApiFixture;
+using service::IdentityGrpcService;
+using service::kOwnerUid1;
 using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::ElementsAre;
@@ -376,7 +379,7 @@ class IdentityCliTest : public IdentityApiFixture {
     args.push_back("--as=alice");
     out_.str("");
     err_.str("");
-    return CredledgerMain(args, out_, err_);
+    return service::CredledgerMain(args, out_, err_);
   }
 
   std::string WriteFile(const std::string& name, const std::string& text) {
@@ -510,14 +513,15 @@ TEST_F(IdentityCliTest, BindRefusesAnOwnerUidThatIsNotAUuid) {
 TEST_F(IdentityCliTest, PodSpecRunsLocallyAndPrintsTheFragment) {
   out_.str("");
   std::ostringstream err;
-  ASSERT_EQ(CredledgerMain({"identity", "pod-spec", "aws", "--container", "terraform"}, out_, err),
+  ASSERT_EQ(service::CredledgerMain({"identity", "pod-spec", "aws", "--container", "terraform"},
+                                    out_, err),
             0)
       << err.str();
   const nlohmann::json printed = nlohmann::json::parse(out_.str(), nullptr, false);
   EXPECT_EQ(printed, kubebridge::ConsumerPodSpec("aws", "terraform"));
-  EXPECT_EQ(CredledgerMain({"identity", "pod-spec", "Bad_Name"}, out_, err), 2);
+  EXPECT_EQ(service::CredledgerMain({"identity", "pod-spec", "Bad_Name"}, out_, err), 2);
   EXPECT_THAT(err.str(), HasSubstr("name:"));
 }
 
 }  // namespace identity_printer_test
-}  // namespace credledger::service
+}  // namespace credledger::cli

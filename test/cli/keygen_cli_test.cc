@@ -16,7 +16,7 @@
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace keygen_cli_test {
 
 using ::credledger::testing::ModeOf;
@@ -32,7 +32,7 @@ class KeygenCliTest : public ::testing::Test {
   int Run(const std::vector<std::string>& args) {
     out_.str("");
     err_.str("");
-    return CredledgerDispatcher().Run(args, out_, err_);
+    return service::CredledgerDispatcher().Run(args, out_, err_);
   }
   int Keygen() {
     return Run({"keygen", "--private-key", private_path_.string(), "--public-key",
@@ -156,4 +156,4 @@ TEST_F(KeygenCliTest, ProgramUsageListsKeygen) {
 }
 
 }  // namespace keygen_cli_test
-}  // namespace credledger::service
+}  // namespace credledger::cli

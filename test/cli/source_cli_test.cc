@@ -27,10 +27,14 @@
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace source_cli_test {
 
 using ::google::protobuf::util::MessageDifferencer;
+using service::AuthorizationPolicy;
+using service::CallAuthorizer;
+using service::SourceApi;
+using service::SourceGrpcService;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -557,4 +561,4 @@ TEST_F(SourceCliTest, HelpListsTheFileFormatAndTheExitCodes) {
 }
 
 }  // namespace source_cli_test
-}  // namespace credledger::service
+}  // namespace credledger::cli

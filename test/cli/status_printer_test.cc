@@ -7,7 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace status_printer_test {
 
 using ::testing::HasSubstr;
@@ -109,4 +109,4 @@ TEST(StatusPrinterTest, WatchLinesMarkFinalizedTargetsAndEndTheSnapshotWithTheSu
 }
 
 }  // namespace status_printer_test
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -8,7 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace target_printer_test {
 
 using ::testing::HasSubstr;
@@ -64,4 +64,4 @@ TEST(TargetPrinterTest, AnActiveTargetShowsItsCondition) {
 }
 
 }  // namespace target_printer_test
-}  // namespace credledger::service
+}  // namespace credledger::cli

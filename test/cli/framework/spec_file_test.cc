@@ -12,7 +12,7 @@
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace spec_file_test {
 
 using ::testing::HasSubstr;
@@ -112,4 +112,4 @@ TEST(SpecFileTest, FileErrorsNameTheFile) {
 }
 
 }  // namespace spec_file_test
-}  // namespace credledger::service
+}  // namespace credledger::cli

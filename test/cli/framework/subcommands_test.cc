@@ -10,7 +10,7 @@
 #include "service/credledger_main.h"
 #include "test/support/status_matchers.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace subcommands_test {
 
 using ::testing::AllOf;
@@ -183,7 +183,7 @@ TEST_F(DispatcherTest, FlagsBeforeTheSubcommandGetTheCommandAsItShouldBeWritten)
 
 // The real command line: every command group gets the hint.
 TEST(CredledgerCommandsTest, AFlagBeforeTheSubcommandIsShownAfterIt) {
-  Dispatcher dispatcher = CredledgerDispatcher();
+  Dispatcher dispatcher = service::CredledgerDispatcher();
   for (const auto& [args, hint] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"cluster", "--server", "127.0.0.1:1", "list"},
             "credledger cluster list --server 127.0.0.1:1"},
@@ -262,7 +262,7 @@ TEST(FlagSetTest, TellsHowManyPositionalArgumentsCameBeforeTheTerminator) {
 
 // The real command line: every subcommand answers --help with only its own flags.
 TEST(CredledgerCommandsTest, EverySubcommandHasHelpWithItsOwnFlags) {
-  Dispatcher dispatcher = CredledgerDispatcher();
+  Dispatcher dispatcher = service::CredledgerDispatcher();
   auto help = [&](std::vector<std::string> args) {
     args.push_back("--help");
     std::ostringstream out, err;
@@ -312,4 +312,4 @@ TEST(CredledgerCommandsTest, EverySubcommandHasHelpWithItsOwnFlags) {
 }
 
 }  // namespace subcommands_test
-}  // namespace credledger::service
+}  // namespace credledger::cli

@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 #include "test/support/status_matchers.h"
 
-namespace credledger::service {
+namespace credledger::cli {
 namespace yaml_fields_test {
 
 using testing::StatusIs;
@@ -35,4 +35,4 @@ TEST(YamlBoolTest, OtherSpellingsQuotedStringsAndNonScalarsAreRefused) {
 }
 
 }  // namespace yaml_fields_test
-}  // namespace credledger::service
+}  // namespace credledger::cli
