@@ -8,7 +8,6 @@
 #include "common/terminal_text.h"
 #include "common/uuid.h"
 #include "service/decide/validation.h"
-#include "service/decide/validation.h"
 
 namespace credledger::cli {
 namespace {

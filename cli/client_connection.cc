@@ -10,7 +10,6 @@
 #include "absl/strings/str_replace.h"
 #include "common/status_macros.h"
 #include "service/decide/validation.h"
-#include "service/decide/validation.h"
 #include "service/wire/grpc_tls.h"
 #include "service/wire/request_id.h"
 #include "service/wire/server_address.h"

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/target_printer.h"
 #include "cli/text_fields.h"
+#include "kubebridge/model/cluster_auth_names.h"
 #include "service/offline/cluster_view.h"
 
 namespace credledger::cli {
