@@ -192,8 +192,8 @@ class KubeconfigParser {
     RETURN_IF_ERROR(OptionalBool(cluster, "disable-compression", scope).status());
     ASSIGN_OR_RETURN(config.server, OptionalString(cluster, "server", scope));
     if (config.server.empty()) return Invalid(scope, "server is not set");
-    if (!absl::StartsWith(config.server, "https://") &&
-        !absl::StartsWith(config.server, "http://")) {
+    if (!absl::StartsWithIgnoreCase(config.server, "https://") &&  // a scheme has no case
+        !absl::StartsWithIgnoreCase(config.server, "http://")) {
       return Invalid(scope, absl::StrCat("server \"", config.server,
                                          "\" must start with https:// or http://"));
     }

@@ -39,7 +39,7 @@ absl::StatusOr<ConnectionConfig> ServerAndCa(const ClusterAuthRequest& request,
     return absl::InvalidArgumentError(
         absl::StrCat("auth type \"", type, "\" needs spec.agentless.server, which is not set"));
   }
-  if (!absl::StartsWith(config.server, "https://")) {
+  if (!absl::StartsWithIgnoreCase(config.server, "https://")) {  // a scheme has no case
     return absl::InvalidArgumentError(
         absl::StrCat("spec.agentless.server \"", config.server, "\" must start with https://"));
   }

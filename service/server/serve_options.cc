@@ -1,14 +1,11 @@
 // ValidateServeOptions and ServiceConfigurationFor (serve_options.h).
 #include "service/server/serve_options.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "common/file_util.h"
 #include "common/sha256.h"
 #include "common/status_macros.h"
 #include "projections/target_state.h"
@@ -18,18 +15,16 @@
 namespace credledger::service {
 namespace {
 
-absl::StatusOr<std::string> ReadFile(absl::string_view flag, const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int error = errno;
-    const std::string message = absl::StrCat(flag, ": cannot read \"", path.string(),
-                                             "\": ", std::strerror(error));
-    if (error == ENOENT) return absl::NotFoundError(message);
-    return absl::FailedPreconditionError(message);
+// The bytes of the file a flag names (common::ReadSmallFile), its errors prefixed with the
+// flag: "<flag>: cannot read "<path>": <reason>".
+absl::StatusOr<std::string> ReadFlagFile(absl::string_view flag,
+                                         const std::filesystem::path& path) {
+  absl::StatusOr<std::string> bytes = common::ReadSmallFile(path);
+  if (!bytes.ok()) {
+    return absl::Status(bytes.status().code(),
+                        absl::StrCat(flag, ": cannot read ", bytes.status().message()));
   }
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
+  return bytes;
 }
 
 }  // namespace
@@ -119,7 +114,7 @@ absl::StatusOr<v1::ServiceConfigured> ServiceConfigurationFor(const ServeOptions
   const ServeOptions::Credentials& credentials = options.credentials;
   std::string ca_bundle;
   if (!credentials.agent_ca_file.empty()) {
-    ASSIGN_OR_RETURN(ca_bundle, ReadFile("--agent-ca-file", credentials.agent_ca_file));
+    ASSIGN_OR_RETURN(ca_bundle, ReadFlagFile("--agent-ca-file", credentials.agent_ca_file));
   }
   v1::ServiceConfigured config;
   config.set_agent_apiserver_url(credentials.agent_apiserver_url);

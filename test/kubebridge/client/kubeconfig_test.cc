@@ -233,6 +233,31 @@ clusters:
             "kubeconfig /x/config: context \"a\" is defined more than once");
 }
 
+// A URL's scheme is case-insensitive: "HTTPS://" is https, as cluster validation reads it.
+TEST(KubeconfigTest, TheServersSchemeIsReadWhateverItsCase) {
+  const char* yaml = R"(
+current-context: a
+contexts:
+- {name: a, context: {cluster: c, user: u}}
+clusters:
+- {name: c, cluster: {server: "HTTPS://c.example:6443/", insecure-skip-tls-verify: true}}
+users:
+- {name: u, user: {token: t}}
+)";
+  ASSERT_OK_AND_ASSIGN(ConnectionConfig config, ParseKubeconfig(yaml, "/x/config"));
+  EXPECT_EQ(config.server, "HTTPS://c.example:6443");
+  const char* ftp = R"(
+current-context: a
+contexts:
+- {name: a, context: {cluster: c}}
+clusters:
+- {name: c, cluster: {server: "ftp://c.example"}}
+)";
+  EXPECT_EQ(ParseKubeconfig(ftp, "/x/config").status().message(),
+            "kubeconfig /x/config: cluster \"c\": server \"ftp://c.example\" must start with "
+            "https:// or http://");
+}
+
 TEST(KubeconfigTest, RefusingFilesRejectsEveryFileFieldAndNamesIt) {
   const std::string cluster_ca = "{server: \"https://c\", certificate-authority: ca.pem}";
   const std::string cluster_inline = "{server: \"https://c\", certificate-authority-data: QUJD}";

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "kubebridge/model/connection_errors.h"
 #include "test/kubebridge/clusters/cluster_auth_fixture.h"
@@ -119,6 +120,22 @@ TEST_F(StaticAuthenticatorsTest, TokenErrorsNameTheFieldOrKey) {
   cluster.mutable_spec()->mutable_agentless()->set_server("http://plain.example");
   EXPECT_THAT(authenticator.Authenticate(Request(cluster), *resolver_, nullptr),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("must start with https://")));
+}
+
+// A URL's scheme is case-insensitive: a server cluster validation accepted as "HTTPS://" is
+// connected to, not refused here.
+TEST_F(StaticAuthenticatorsTest, TheServersSchemeIsReadWhateverItsCase) {
+  kubeapi::ClientCertificate issued;
+  ASSERT_OK_AND_ASSIGN(issued, server_->IssueClientCertificate("edge-operator", {"fleet-ops"}));
+  PutSecret("edge-tls", {{"tls.crt", issued.certificate_pem}, {"tls.key", issued.key_pem}});
+  v1::ClusterState cluster = ClientCertCluster("edge-2", "edge-tls");
+  const std::string url = server_->url();
+  ASSERT_TRUE(absl::StartsWith(url, "https://")) << url;
+  cluster.mutable_spec()->mutable_agentless()->set_server("HTTPS://" + url.substr(8));
+  ClientCertAuthenticator authenticator;
+  ASSERT_OK_AND_ASSIGN(ConnectionConfig config,
+                       authenticator.Authenticate(Request(cluster), *resolver_, nullptr));
+  EXPECT_EQ(config.server, "HTTPS://" + url.substr(8));
 }
 
 TEST_F(StaticAuthenticatorsTest, ClientCertConnectsAsTheCertificateSubject) {
