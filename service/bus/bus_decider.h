@@ -3,7 +3,7 @@
 //
 // A bus decider adapts a pure decider of service/decide to the bus: it names the streams a
 // command addresses and reads, folds their events, and decides. It derives from
-// BusDeciderDefaults and provides:
+// BusDeciderDefaults<State> and provides:
 //
 //   using Command, Context, State;      Context has actor, request_id and request_digest.
 //   BusStreams Streams(const Command&, const Context&) const;
@@ -30,6 +30,7 @@
 //            configuration and refused-call records); by default the context's.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -37,7 +38,6 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "credledger/v1/events.pb.h"
-#include "projections/target_state.h"
 #include "store/event_store.h"
 
 namespace credledger::service {
