@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/support/file_text.h"
@@ -15,17 +14,6 @@ namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-// The real tree: no library outside service/bus/ and store/ reaches the writer.
-TEST(AppendCheckTest, OnlyTheCommandBusAndTheStoreReachTheWriter) {
-  const std::string text = ReadText(CREDLEDGER_LAYER_FILE);
-  ASSERT_FALSE(text.empty()) << CREDLEDGER_LAYER_FILE;
-  absl::StatusOr<Layers> layers = ParseLayers(text);
-  ASSERT_TRUE(layers.ok()) << layers.status();
-  ASSERT_GT(layers->folder_of.count("credledger_service_api"), 0u);
-  const std::vector<std::string> violations = FindAppendViolations(*layers, CREDLEDGER_SOURCE_DIR);
-  EXPECT_THAT(violations, IsEmpty()) << absl::StrJoin(violations, "\n");
-}
 
 constexpr char kDirectAppend[] =
     "absl::Status Record(store::EventStore* store_) {\n"

@@ -114,6 +114,16 @@ std::string ProviderOf(const Layers& layers, const fs::path& source_root,
   return "";
 }
 
+absl::StatusOr<Layers> ReadLayers(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (text.str().empty()) {
+    return absl::NotFoundError(absl::StrCat("layer file ", path.string(), ": cannot read it"));
+  }
+  return ParseLayers(text.str());
+}
+
 std::vector<std::string> FindLayerViolations(const Layers& layers,
                                              const fs::path& source_root) {
   std::vector<std::string> violations;

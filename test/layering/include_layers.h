@@ -33,6 +33,10 @@ struct Layers {
 // lines). Errors: kInvalidArgument naming the line that has another shape.
 absl::StatusOr<Layers> ParseLayers(absl::string_view text);
 
+// The layers of the layer file at `path` (ParseLayers). Errors: kNotFound when it cannot be
+// read or is empty; ParseLayers's.
+absl::StatusOr<Layers> ReadLayers(const std::filesystem::path& path);
+
 // The library or imported target that provides `include` (the text between the quotes or
 // angle brackets) as seen from `source_root`: the library of the header's folder for a
 // header of the tree, a generated protobuf library for credledger/v1/*.pb.h, an imported

@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/support/file_text.h"
@@ -20,16 +19,6 @@ Layers Parse(const std::string& text) {
   absl::StatusOr<Layers> layers = ParseLayers(text);
   EXPECT_TRUE(layers.ok()) << layers.status();
   return layers.ok() ? *layers : Layers();
-}
-
-// The real tree against the link lines CMake wrote at configure time.
-TEST(IncludeLayersTest, EveryProductIncludeIsOnTheIncludingLibrarysLinkLine) {
-  const std::string text = ReadText(CREDLEDGER_LAYER_FILE);
-  ASSERT_FALSE(text.empty()) << CREDLEDGER_LAYER_FILE;
-  const Layers layers = Parse(text);
-  ASSERT_GT(layers.folder_of.size(), 20u);
-  const std::vector<std::string> violations = FindLayerViolations(layers, CREDLEDGER_SOURCE_DIR);
-  EXPECT_THAT(violations, IsEmpty()) << absl::StrJoin(violations, "\n");
 }
 
 constexpr char kTwoLayers[] =
