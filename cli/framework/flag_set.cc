@@ -113,7 +113,9 @@ absl::StatusOr<std::vector<std::string>> FlagSet::Parse(const std::vector<std::s
     }
     std::string error;
     if (!flag->parse(value, &error)) {
-      if (error.empty() && !flag->expected.empty()) error = absl::StrCat("expected ", flag->expected);
+      if (error.empty() && !flag->expected.empty()) {
+        error = absl::StrCat("expected ", flag->expected);
+      }
       return absl::InvalidArgumentError(
           absl::StrCat("flag --", name, ": bad value \"", value, "\"",
                        error.empty() ? "" : ": ", error));

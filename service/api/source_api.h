@@ -94,8 +94,8 @@ absl::Status ValidateSourceUrl(absl::string_view url);
 absl::Status ValidateVerifySourceRequest(const v1::VerifySourceRequest& request);
 
 // Runs the verification of a (validated, defaulted: file comment, step 2) source; may block
-// up to the verifier's timeout; stops early when `cancel` (may be null) fires. In the server this is
-// kubebridge::SourceVerifier::Verify; tests inject their own.
+// up to the verifier's timeout; stops early when `cancel` (may be null) fires. In the server
+// this is kubebridge::SourceVerifier::Verify; tests inject their own.
 using SourceVerifyFunction = std::function<kubebridge::SourceVerification(
     const v1::SourceSpec& source, kubebridge::Cancellation* cancel)>;
 

@@ -2,13 +2,11 @@
 
 namespace credledger::service {
 
-BusStreams AccessBusDecider::Streams(const RecordCallsDenied&,
-                                     const AccessCommandContext&) const {
+BusStreams AccessBusDecider::Streams(const RecordCallsDenied&, const AccessCommandContext&) const {
   return {kAccessStream, {{kAccessStream, /*last_event_only=*/true}}};
 }
 
-void AccessBusDecider::Evolve(AccessState& state, v1::Event&,
-                              const projections::EventPosition& at,
+void AccessBusDecider::Evolve(AccessState& state, v1::Event&, const projections::EventPosition& at,
                               const AccessCommandContext&) const {
   state.stream_version = at.stream_version;
 }

@@ -18,7 +18,8 @@
 //   Note     what a decision says beyond its events (the report decider's heartbeat);
 //   Reads    what a command reads beside its folds, opened inside the transaction (Open)
 //            and kept once the batch is durable (Publish): the report decider's liveness
-//            view and the states of the Targets a liveness batch names;
+//            view, and the states of the Targets a liveness batch names, which it folds
+//            through the Target bus (CommandBus::FoldIn);
 //   Prepare  reads before the transaction, outside the writer (the liveness index's first
 //            catch-up);
 //   SideInputs  inputs from outside the folded streams merged into the fold at their seq
@@ -88,12 +89,6 @@ struct SideInput {
   std::function<void(State&)> apply;
 };
 
-// Folds the streams of another command of the same bus inside the current transaction,
-// without side inputs and without keeping the fold: what Open may use to read the states of
-// other streams (the Targets a liveness batch names).
-template <typename State, typename Command, typename Context>
-using FoldReader = std::function<absl::StatusOr<State>(const Command&, const Context&)>;
-
 // The defaults of a bus decider's optional parameters (see the file comment). A decider that
 // sets its own Reads provides Open, SideInputs, Appended and Publish for it.
 template <typename State>
@@ -105,9 +100,8 @@ struct BusDeciderDefaults {
   absl::Status Prepare(store::EventStore&, const Command&, const Context&) const {
     return absl::OkStatus();
   }
-  template <typename Command, typename Context, typename Loader>
-  absl::StatusOr<NoReads> Open(store::WriteTransaction&, const Command&, const Context&,
-                               const Loader&) const {
+  template <typename Command, typename Context>
+  absl::StatusOr<NoReads> Open(store::WriteTransaction&, const Command&, const Context&) const {
     return NoReads();
   }
   template <typename Context>

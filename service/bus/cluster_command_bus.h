@@ -30,8 +30,8 @@ struct ClusterBusDecider : BusDeciderDefaults<v1::ClusterState> {
 
   // Addresses and folds `cluster/<name>` of the context's cluster.
   BusStreams Streams(const ClusterCommand& command, const ClusterCommandContext& context) const;
-  void Evolve(v1::ClusterState& state, v1::Event& event,
-              const projections::EventPosition& at, const ClusterCommandContext& context) const;
+  void Evolve(v1::ClusterState& state, v1::Event& event, const projections::EventPosition& at,
+              const ClusterCommandContext& context) const;
   std::string Name(const ClusterCommand& command) const;
   // DecideCluster's events for the cluster's stream. Errors: DecideCluster's.
   absl::StatusOr<Decision<NoNote>> Decide(const ClusterCommand& command,

@@ -78,9 +78,9 @@ class CommandBus {
     RETURN_IF_ERROR(store_->Execute([&](store::WriteTransaction& tx) -> absl::Status {
       result = Result();
       const StreamReader reader = InTransaction(tx);
-      ASSIGN_OR_RETURN(reads, decider_.Open(tx, command, context, FoldsIn(reader)));
-      ASSIGN_OR_RETURN(fold, Load(streams, scope, reader, decider_.SideInputs(*reads, context),
-                                  context));
+      ASSIGN_OR_RETURN(reads, decider_.Open(tx, command, context));
+      ASSIGN_OR_RETURN(fold,
+                       Load(streams, scope, reader, decider_.SideInputs(*reads, context), context));
       const std::string request_id = decider_.RequestId(context, fold.state);
       if (request_id.empty()) {
         return absl::InvalidArgumentError("request_id: required on every mutating call");
@@ -94,10 +94,10 @@ class CommandBus {
       }
       ASSIGN_OR_RETURN(auto decision, decider_.Decide(command, fold.state, context, *reads));
       result.note = std::move(decision.note);
-      ASSIGN_OR_RETURN(store::AppendRequest request,
-                       Encode(streams, fold, decision.appends,
-                              CommandMetadata(context.actor, request_id, context.request_digest,
-                                              name)));
+      ASSIGN_OR_RETURN(
+          store::AppendRequest request,
+          Encode(streams, fold, decision.appends,
+                 CommandMetadata(context.actor, request_id, context.request_digest, name)));
       if (!request.streams.empty()) {
         ASSIGN_OR_RETURN(store::AppendResult appended, tx.Append(request));
         RETURN_IF_ERROR(FoldAppended(fold, streams.folded, appended.events, Evolver(context)));
@@ -129,6 +129,18 @@ class CommandBus {
     return prior;
   }
 
+  // The State `command` would be decided against for `context`, folded inside `tx`, a
+  // transaction of another bus's command, from the kept fold and without side inputs; nothing
+  // is kept. Lets one kind read another's state (a liveness batch the states of its Targets).
+  // Errors: kDataLoss when an event does not decode; store read errors.
+  absl::StatusOr<State> FoldIn(store::WriteTransaction& tx, const Context& context,
+                               const Command& command = Command()) const {
+    ASSIGN_OR_RETURN(Fold<State> fold,
+                     Load(decider_.Streams(command, context), decider_.FoldScope(context),
+                          InTransaction(tx), {}, context));
+    return std::move(fold.state);
+  }
+
   // Reads (paged, outside any command) and folds the streams `command` would fold for
   // `context`, without side inputs; a default State when they have no events.
   // Errors: kDataLoss when an event does not decode; store read errors.
@@ -157,32 +169,20 @@ class CommandBus {
     return [this, &context](State& state, const store::RecordedEvent& recorded) -> absl::Status {
       ASSIGN_OR_RETURN(v1::Event event, store::EventCodec::Default().Decode(recorded));
       // Evolve may take from the event: it is decoded for this call alone.
-      decider_.Evolve(state, event,
-                      {recorded.seq, recorded.stream_version,
-                       absl::FromUnixMicros(recorded.recorded_at_us)},
-                      context);
+      decider_.Evolve(
+          state, event,
+          {recorded.seq, recorded.stream_version, absl::FromUnixMicros(recorded.recorded_at_us)},
+          context);
       return absl::OkStatus();
     };
   }
 
   // The fold of `streams` as `reader` sees it, from the fold kept for the addressed stream.
   absl::StatusOr<Fold<State>> Load(const BusStreams& streams, const std::string& scope,
-                                   const StreamReader& reader,
-                                   std::vector<SideInput<State>> side,
+                                   const StreamReader& reader, std::vector<SideInput<State>> side,
                                    const Context& context) const {
     return AdvanceFold(folds_.Kept(streams.addressed, scope), streams.folded, reader,
                        std::move(side), Evolver(context));
-  }
-
-  // Folds the streams of another command inside the transaction `reader` reads (FoldReader).
-  FoldReader<State, Command, Context> FoldsIn(const StreamReader& reader) const {
-    return [this, &reader](const Command& command,
-                           const Context& other) -> absl::StatusOr<State> {
-      const BusStreams streams = decider_.Streams(command, other);
-      ASSIGN_OR_RETURN(Fold<State> fold,
-                       Load(streams, decider_.FoldScope(other), reader, {}, other));
-      return std::move(fold.state);
-    };
   }
 
   // The append of `appends` with `metadata`: each folded stream under the version `fold`

@@ -8,7 +8,8 @@ absl::StatusOr<std::vector<store::RecordedEvent>> ReadStreamFrom(const StreamRea
   std::vector<store::RecordedEvent> events;
   while (true) {
     ASSIGN_OR_RETURN(std::vector<store::RecordedEvent> page, reader.read(stream, from_version));
-    const bool last = reader.page_limit == 0 || page.size() < static_cast<size_t>(reader.page_limit);
+    const bool last =
+        reader.page_limit == 0 || page.size() < static_cast<size_t>(reader.page_limit);
     if (!page.empty()) from_version = page.back().stream_version + 1;
     std::move(page.begin(), page.end(), std::back_inserter(events));
     if (last) return events;

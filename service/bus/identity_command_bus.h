@@ -30,8 +30,8 @@ struct IdentityBusDecider : BusDeciderDefaults<v1::IdentityState> {
 
   // Addresses and folds `identity/<name>` of the context's identity.
   BusStreams Streams(const IdentityCommand& command, const IdentityCommandContext& context) const;
-  void Evolve(v1::IdentityState& state, v1::Event& event,
-              const projections::EventPosition& at, const IdentityCommandContext& context) const;
+  void Evolve(v1::IdentityState& state, v1::Event& event, const projections::EventPosition& at,
+              const IdentityCommandContext& context) const;
   std::string Name(const IdentityCommand& command) const;
   // DecideIdentity's events for the identity's stream. Errors: DecideIdentity's.
   absl::StatusOr<Decision<NoNote>> Decide(const IdentityCommand& command,

@@ -11,15 +11,15 @@
 
 namespace credledger::service {
 
-ReportBusDecider::ReportBusDecider() : liveness_(std::make_shared<LivenessIndex>()) {}
+ReportBusDecider::ReportBusDecider(TargetCommandBus* targets)
+    : targets_(targets), liveness_(std::make_shared<LivenessIndex>()) {}
 
 BusStreams ReportBusDecider::Streams(const ReportCommand& command,
                                      const CommandContext& context) const {
   if (std::holds_alternative<RecordLiveness>(command)) return {projections::kLivenessStream, {}};
   std::string report = projections::ReportStream(context.target_namespace, context.target_name);
   return {report,
-          {{projections::TargetStream(context.target_namespace, context.target_name)},
-           {report}}};
+          {{projections::TargetStream(context.target_namespace, context.target_name)}, {report}}};
 }
 
 void ReportBusDecider::Evolve(ReportFolds& folds, v1::Event& event,
@@ -62,8 +62,8 @@ absl::Status ReportBusDecider::Prepare(store::EventStore& store, const ReportCom
 }
 
 absl::StatusOr<ReportBusDecider::Reads> ReportBusDecider::Open(
-    store::WriteTransaction& tx, const ReportCommand& command, const CommandContext& context,
-    const FoldReader<ReportFolds, ReportCommand, CommandContext>& fold) const {
+    store::WriteTransaction& tx, const ReportCommand& command,
+    const CommandContext& context) const {
   ASSIGN_OR_RETURN(LivenessIndex::View view, liveness_->Open(tx));
   Reads reads{std::move(view), {}};
   const auto* liveness = std::get_if<RecordLiveness>(&command);
@@ -73,8 +73,7 @@ absl::StatusOr<ReportBusDecider::Reads> ReportBusDecider::Open(
     CommandContext target = context;
     target.target_namespace = entry.namespace_();
     target.target_name = entry.name();
-    ASSIGN_OR_RETURN(ReportFolds folds, fold(MarkStale{}, target));
-    reads.targets.push_back(std::move(folds.state));
+    ASSIGN_OR_RETURN(reads.targets.emplace_back(), targets_->FoldIn(tx, target));
   }
   return reads;
 }

@@ -10,7 +10,7 @@
 // appended together, each under the version folded.
 //
 // RecordLiveness addresses stream `liveness` and folds nothing: it reads the state of every
-// Target its entries name (folded in the same transaction from this bus's kept folds) and
+// Target its entries name (folded in the same transaction through the TargetCommandBus) and
 // appends one LivenessObserved under ExpectedVersion::Any, the stream being shared by every
 // batch.
 //
@@ -40,6 +40,7 @@
 #include "service/bus/bus_decider.h"
 #include "service/bus/command_bus.h"
 #include "service/bus/liveness_index.h"
+#include "service/bus/target_command_bus.h"
 #include "service/decide/report_commands.h"
 #include "service/decide/target_commands.h"
 #include "store/event_store.h"
@@ -72,8 +73,9 @@ class ReportBusDecider : public BusDeciderDefaults<ReportFolds> {
     std::vector<v1::TargetState> targets;
   };
 
-  // With a liveness index of its own.
-  ReportBusDecider();
+  // With a liveness index of its own; the states of the Targets a liveness batch names are
+  // folded through `targets`, which is not owned and must outlive the decider.
+  explicit ReportBusDecider(TargetCommandBus* targets);
 
   // RecordLiveness: addresses `liveness`, folds nothing. Others: address the Target's report
   // stream and fold its target and report streams.
@@ -94,9 +96,7 @@ class ReportBusDecider : public BusDeciderDefaults<ReportFolds> {
   // The liveness view of `tx`, and the Targets' states of a RecordLiveness.
   // Errors: store read errors; kDataLoss when an event does not decode.
   absl::StatusOr<Reads> Open(store::WriteTransaction& tx, const ReportCommand& command,
-                             const CommandContext& context,
-                             const FoldReader<ReportFolds, ReportCommand, CommandContext>& fold)
-      const;
+                             const CommandContext& context) const;
   // The Target's newest liveness entry in the view, at its seq.
   std::vector<SideInput<ReportFolds>> SideInputs(const Reads& reads,
                                                  const CommandContext& context) const;
@@ -106,6 +106,7 @@ class ReportBusDecider : public BusDeciderDefaults<ReportFolds> {
   void Publish(const Reads& reads) const;
 
  private:
+  TargetCommandBus* targets_;
   std::shared_ptr<LivenessIndex> liveness_;
 };
 

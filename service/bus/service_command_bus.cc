@@ -4,8 +4,7 @@
 
 namespace credledger::service {
 
-BusStreams ServiceBusDecider::Streams(const ConfigureService&,
-                                      const ServiceCommandContext&) const {
+BusStreams ServiceBusDecider::Streams(const ConfigureService&, const ServiceCommandContext&) const {
   return {kServiceStream, {{kServiceStream, /*last_event_only=*/true}}};
 }
 

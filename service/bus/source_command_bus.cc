@@ -18,8 +18,8 @@ absl::StatusOr<Decision<NoNote>> SourceBusDecider::Decide(const RecordSourceVeri
                                                           const SourceState&,
                                                           const SourceCommandContext& context,
                                                           NoReads&) const {
-  return Decision<NoNote>{{{SourceStream(context.source_namespace, context.name),
-                            DecideSourceVerified(command)}}};
+  return Decision<NoNote>{
+      {{SourceStream(context.source_namespace, context.name), DecideSourceVerified(command)}}};
 }
 
 }  // namespace credledger::service

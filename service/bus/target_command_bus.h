@@ -27,8 +27,8 @@ struct TargetBusDecider : BusDeciderDefaults<v1::TargetState> {
 
   // Addresses and folds `target/<namespace>/<name>` of the context's Target.
   BusStreams Streams(const TargetCommand& command, const CommandContext& context) const;
-  void Evolve(v1::TargetState& state, v1::Event& event,
-              const projections::EventPosition& at, const CommandContext& context) const;
+  void Evolve(v1::TargetState& state, v1::Event& event, const projections::EventPosition& at,
+              const CommandContext& context) const;
   std::string Name(const TargetCommand& command) const;
   // DecideTarget's events for the Target's stream. Errors: DecideTarget's.
   absl::StatusOr<Decision<NoNote>> Decide(const TargetCommand& command,

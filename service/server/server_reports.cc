@@ -10,7 +10,8 @@
 namespace credledger::service {
 
 void Server::StartReports() {
-  reports_->bus = std::make_unique<ReportCommandBus>(log_->store.get());
+  reports_->bus = std::make_unique<ReportCommandBus>(log_->store.get(),
+                                                     ReportBusDecider(log_->bus.get()));
   reports_->liveness = std::make_unique<LivenessBuffer>();
   reports_->ingest = std::make_unique<ReportIngest>(reports_->bus.get(), reports_->liveness.get(),
                                                     log_->projector.get(), options_.clock);

@@ -124,7 +124,8 @@ struct Fleet {
     auto status = projections::StatusProjector::Start(store.get(), {0, 1000});
     if (!status.ok()) Die("status projector", status.status());
     status_projector = std::move(*status);
-    bus = std::make_unique<ReportCommandBus>(store.get());
+    bus = std::make_unique<ReportCommandBus>(store.get(),
+                                             ReportBusDecider(targets_bus.get()));
     ingest = std::make_unique<ReportIngest>(bus.get(), &liveness, credential_projector.get(),
                                             &clock);
     scheduler = std::make_unique<ReportScheduler>(

@@ -67,8 +67,8 @@ std::string BlankCommentsAndLiterals(absl::string_view input) {
       end = end == std::string::npos ? text.size() : end + 2;
     } else if (c == 'R' && next == '"' && (i == 0 || !IsIdentifierChar(text[i - 1]))) {
       end = EndOfRaw(text, i);
-    } else if (c == '"' || (c == '\'' && (i == 0 || !std::isxdigit(static_cast<unsigned char>(
-                                                         text[i - 1]))))) {
+    } else if (c == '"' ||
+               (c == '\'' && (i == 0 || !std::isxdigit(static_cast<unsigned char>(text[i - 1]))))) {
       end = EndOfQuoted(text, i);
     } else {
       ++i;
@@ -81,7 +81,8 @@ std::string BlankCommentsAndLiterals(absl::string_view input) {
 }
 
 std::vector<std::string> FindAppendsIn(absl::string_view text) {
-  static const std::regex kWriterName(R"(\b(WriteTransaction|AppendRequest|StreamAppend)\b|\bstore::Command\b)");
+  static const std::regex kWriterName(
+      R"(\b(WriteTransaction|AppendRequest|StreamAppend)\b|\bstore::Command\b)");
   static const std::regex kStoreCall(R"(\bstore\w*(\(\))?\s*(\.|->)\s*(Execute|Append)\s*\()");
   std::vector<std::string> found;
   std::istringstream lines(BlankCommentsAndLiterals(text));

@@ -40,7 +40,10 @@ std::string Revision(const v1::ServiceConfigured& service, const std::string& ta
 }  // namespace
 
 FleetDriver::FleetDriver(store::EventStore* store, common::FakeClock* clock)
-    : store_(store), clock_(clock), bus_(store), report_bus_(store) {}
+    : store_(store),
+      clock_(clock),
+      bus_(store),
+      report_bus_(store, service::ReportBusDecider(&bus_)) {}
 
 absl::Status FleetDriver::SetCredentialsEnabled(bool enabled) {
   v1::ServiceConfigured s;

@@ -43,7 +43,8 @@ class ReportApiTest : public ::testing::Test {
     service_.set_agent_token_ttl_seconds(86400);
     ASSERT_OK(RecordServiceConfiguration(*store_, service_, "credledger"));
     target_bus_ = std::make_unique<TargetCommandBus>(store_.get());
-    report_bus_ = std::make_unique<ReportCommandBus>(store_.get());
+    report_bus_ =
+        std::make_unique<ReportCommandBus>(store_.get(), ReportBusDecider(target_bus_.get()));
     ASSERT_OK_AND_ASSIGN(targets_, projections::CredentialProjector::Start(store_.get(), {}));
     ASSERT_OK_AND_ASSIGN(statuses_, projections::StatusProjector::Start(store_.get(), {}));
     ingest_ = std::make_unique<ReportIngest>(report_bus_.get(), &liveness_, targets_.get(),

@@ -50,7 +50,8 @@ class ReportSchedulerTest : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(targets_,
                          projections::CredentialProjector::Start(store_.get(), {0, 1000}));
     ASSERT_OK_AND_ASSIGN(statuses_, projections::StatusProjector::Start(store_.get(), {0, 1000}));
-    bus_ = std::make_unique<ReportCommandBus>(store_.get());
+    bus_ = std::make_unique<ReportCommandBus>(store_.get(),
+                                              ReportBusDecider(targets_bus_.get()));
     ingest_ = std::make_unique<ReportIngest>(bus_.get(), &liveness_, targets_.get(), &clock_);
     scheduler_ = std::make_unique<ReportScheduler>(
         bus_.get(), &liveness_, targets_.get(), statuses_.get(), &clock_,

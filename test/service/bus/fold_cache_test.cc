@@ -98,8 +98,8 @@ TEST(FoldCacheTest, AKeptFoldFoldsOnlyWhatFollowsItAndNoSideInputTwice) {
 TEST(FoldCacheTest, AKeptFoldTheLogDoesNotContinueIsRefoldedFromTheStart) {
   MemoryLog kept_log;
   kept_log.Add("target/a", 1, "t0");
-  ASSERT_OK_AND_ASSIGN(Fold<Seen> kept, AdvanceFold(Fold<Seen>(), {{"target/a"}},
-                                                    kept_log.Reader(), {}, Record));
+  ASSERT_OK_AND_ASSIGN(Fold<Seen> kept,
+                       AdvanceFold(Fold<Seen>(), {{"target/a"}}, kept_log.Reader(), {}, Record));
   MemoryLog log;  // the same position with another stream hash: another history
   log.Add("target/a", 7, "other");
   log.Add("target/a", 8, "t1");
@@ -111,8 +111,8 @@ TEST(FoldCacheTest, AKeptFoldTheLogDoesNotContinueIsRefoldedFromTheStart) {
 TEST(FoldCacheTest, AStreamFoldedFromItsLastEventReadsOnlyThatEventInATransaction) {
   MemoryLog log;
   for (int seq = 1; seq <= 5; ++seq) log.Add("service", seq, "h" + std::to_string(seq));
-  ASSERT_OK_AND_ASSIGN(Fold<Seen> fold, AdvanceFold(Fold<Seen>(), {{"service", true}},
-                                                    log.Reader(), {}, Record));
+  ASSERT_OK_AND_ASSIGN(Fold<Seen> fold,
+                       AdvanceFold(Fold<Seen>(), {{"service", true}}, log.Reader(), {}, Record));
   EXPECT_THAT(fold.state, ElementsAre(5));
   EXPECT_EQ(log.read_events(), 1);
   EXPECT_EQ(fold.positions[0].version, 4);

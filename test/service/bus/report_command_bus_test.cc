@@ -103,7 +103,7 @@ class ReportCommandBusTest : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(sqlite_, ::credledger::testing::OpenTestEventLog(dir_.path(), &clock_));
     store_ = std::make_unique<RollingBackStore>(sqlite_.get());
     targets_ = std::make_unique<TargetCommandBus>(sqlite_.get());
-    bus_ = std::make_unique<ReportCommandBus>(store_.get());
+    bus_ = std::make_unique<ReportCommandBus>(store_.get(), ReportBusDecider(targets_.get()));
     service_.set_agent_apiserver_url("https://agents.example:6443");
     service_.set_agent_token_ttl_seconds(86400);
     service_.set_credentials_enabled(true);
@@ -236,8 +236,10 @@ TEST_F(ReportCommandBusTest, ARolloutIsConfirmedInTheTargetStreamAtomicallyWithT
   EXPECT_EQ(metadata.command(), "SubmitReport");
 
   // The target decider now sees the older Secret released.
-  ASSERT_OK_AND_ASSIGN(v1::TargetState state, targets_->LoadState(
-                           {.target_namespace = "fleet", .target_name = "edge-1", .service = service_}));
+  ASSERT_OK_AND_ASSIGN(
+      v1::TargetState state,
+      targets_->LoadState(
+          {.target_namespace = "fleet", .target_name = "edge-1", .service = service_}));
   EXPECT_EQ(state.credentials(0).phase(), v1::CredentialRecord::PHASE_RELEASED);
 
   // A replay reports the released Secrets again.
@@ -309,7 +311,7 @@ TEST_F(ReportCommandBusTest, StalenessIsMeasuredFromTheNewestLoggedHeartbeatAlso
   EXPECT_THAT(early.events, IsEmpty());
   EXPECT_EQ(projections::FromProto(early.state.status.last_seen_at()), heartbeat);
 
-  ReportCommandBus restarted(store_.get());
+  ReportCommandBus restarted(store_.get(), ReportBusDecider(targets_.get()));
   ASSERT_OK_AND_ASSIGN(
       ReportCommandResult stale,
       restarted.Execute(MarkStale{heartbeat, absl::Minutes(10)}, Context("edge-1", "stale-2")));
@@ -336,7 +338,7 @@ TEST_F(ReportCommandBusTest, TheStatusOfTheCachedPathEqualsAFreshFoldOfTheLog) {
 
   // A MarkStale that finds the Target not silent appends nothing and returns the status.
   const MarkStale no_op{absl::UnixEpoch(), absl::Minutes(10)};
-  ReportCommandBus fresh(store_.get());
+  ReportCommandBus fresh(store_.get(), ReportBusDecider(targets_.get()));
   ASSERT_OK_AND_ASSIGN(ReportCommandResult folded, fresh.Execute(no_op, Context("edge-1", "s-1")));
   ASSERT_OK_AND_ASSIGN(ReportCommandResult again, Run(no_op, "s-2"));
   EXPECT_THAT(folded.events, IsEmpty());
@@ -349,7 +351,7 @@ TEST_F(ReportCommandBusTest, ReportsAppendedByAnotherWriterAreFoldedBeforeDecidi
   ASSERT_OK(Submit(Report(clock_.Now(), v1::RELEASE_PHASE_PROGRESSING), "req-1"));
   clock_.Advance(absl::Seconds(10));
   const v1::TargetReportSpec ready = Report(clock_.Now(), v1::RELEASE_PHASE_READY);
-  ReportCommandBus other(store_.get());
+  ReportCommandBus other(store_.get(), ReportBusDecider(targets_.get()));
   ASSERT_OK(
       other.Execute(SubmitReport{ready, clock_.Now(), std::nullopt}, Context("edge-1", "req-2")));
 
@@ -391,7 +393,8 @@ TEST_F(ReportCommandBusTest, ARolledBackBatchDoesNotPoisonTheCache) {
   clock_.Advance(absl::Minutes(10));
   ASSERT_OK_AND_ASSIGN(
       ReportCommandResult stale,
-      Run(MarkStale{projections::FromProto(accepted.state.status.last_seen_at()), absl::Minutes(10)},
+      Run(MarkStale{projections::FromProto(accepted.state.status.last_seen_at()),
+                    absl::Minutes(10)},
           "stale-1"));
   EXPECT_EQ(stale.events.size(), 1u);
 }
