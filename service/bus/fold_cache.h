@@ -83,8 +83,9 @@ absl::StatusOr<Fold<State>> AdvanceFold(Fold<State> fold, const std::vector<Fold
   std::vector<store::RecordedEvent> fresh;
   for (size_t i = 0; i < streams.size(); ++i) {
     ASSIGN_OR_RETURN(auto after, ReadAfter(reader, streams[i], fold.positions[i]));
-    if (!after.has_value())
+    if (!after.has_value()) {
       return AdvanceFold(Fold<State>(), streams, reader, std::move(side), evolve);
+    }
     std::move(after->begin(), after->end(), std::back_inserter(fresh));
   }
   std::stable_sort(fresh.begin(), fresh.end(),
@@ -97,8 +98,9 @@ absl::StatusOr<Fold<State>> AdvanceFold(Fold<State> fold, const std::vector<Fold
     for (; s < side.size() && side[s].seq < event.seq; ++s) side[s].apply(fold.state);
     RETURN_IF_ERROR(evolve(fold.state, event));
     for (size_t i = 0; i < streams.size(); ++i) {
-      if (streams[i].name == event.stream)
+      if (streams[i].name == event.stream) {
         fold.positions[i] = {event.stream_version, event.stream_hash};
+      }
     }
     fold.seq = std::max(fold.seq, event.seq);
   }
