@@ -98,7 +98,7 @@ Try, in another terminal (the commands dial \$CREDLEDGER_SERVER, default 127.0.0
   $credledger fleet --watch
   $credledger timeline demo/edge-1
   $credledger replay --as-of <RFC 3339 time or seq> --target demo/edge-1
-  $credledger export --output var/export.jsonl
+  $credledger export --overwrite --output var/export.jsonl
   $credledger verify var/export.jsonl --public-key var/signing-key.pub.pem
 Reports from an agent: docs/reports.md ("Trying the agent against make run").
 Every command takes --help. Ctrl-C stops credledger$( [ -z "${KUBECONFIG:-}" ] && echo " and the embedded cluster").
