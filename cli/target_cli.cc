@@ -29,10 +29,23 @@ class MutationCommand final : public ClientCommand {
     std::string name;
     std::string help;
     std::function<void(Request&, const std::string&)> set;
+    bool required = false;  // refused before anything is sent when left out
   };
 
   MutationCommand(Method call, std::string verb, std::vector<ExtraFlag> extras)
       : call_(call), verb_(std::move(verb)), extras_(std::move(extras)) {}
+
+  // ClientCommand's checks, then every required extra flag given.
+  // Errors: kInvalidArgument "--<flag>: required".
+  absl::Status CheckFlags() const override {
+    if (absl::Status checked = ClientCommand::CheckFlags(); !checked.ok()) return checked;
+    for (const ExtraFlag& extra : extras_) {
+      if (extra.required && !flags_->Given(extra.name)) {
+        return absl::InvalidArgumentError(absl::StrCat("--", extra.name, ": required"));
+      }
+    }
+    return absl::OkStatus();
+  }
 
   int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) override {
     Request request;
@@ -202,7 +215,8 @@ void AddTargetCommands(Dispatcher& d) {
          Mutation(
              &TargetStub::ConfirmRollout, "rollout confirmed for",
              {{"revision", "the chart version that rolled out (required)",
-               [](v1::ConfirmRolloutRequest& r, const std::string& v) { r.set_revision(v); }}})});
+               [](v1::ConfirmRolloutRequest& r, const std::string& v) { r.set_revision(v); },
+               /*required=*/true}})});
   d.Add({"target get", kTargetArg, "show a Target and its current credential", 1, 1,
          [] { return std::make_unique<TargetGetCommand>(); }});
   d.Add({"target list", "", "list Targets", 0, 0,

@@ -152,8 +152,8 @@ void AddCliTargetRows(std::vector<BadInputCliRow>& rows) {
                               {"INVALID_ARGUMENT: reason: 1025 bytes; at most 1024 allowed"}));
   rows.push_back(
       CliClientRow({"target", "lift", "demo/EDGE"}, 1, {"INVALID_ARGUMENT: name: ", kCliNotLabel}));
-  rows.push_back(CliClientRow({"target", "confirm", "demo/edge-1"}, 1,
-                              {"INVALID_ARGUMENT: revision: required"}));
+  // A required flag left out is refused before anything is sent, naming the flag.
+  rows.push_back(CliClientRow({"target", "confirm", "demo/edge-1"}, 2, {"--revision: required"}));
   rows.push_back(CliClientRow({"target", "confirm", "demo/edge-1", "--revision", "1.0 -x"}, 1,
                               {"INVALID_ARGUMENT: revision: only printable ASCII without spaces"}));
   rows.push_back(
