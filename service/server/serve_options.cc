@@ -27,32 +27,30 @@ absl::StatusOr<std::string> ReadFlagFile(absl::string_view flag,
   return bytes;
 }
 
+// Errors: kInvalidArgument "<flag>: <value> is below the minimum of <minimum>" when `value` is
+// below `minimum`.
+absl::Status CheckAtLeast(absl::string_view flag, absl::Duration value, absl::Duration minimum) {
+  if (value >= minimum) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(flag, ": ", absl::FormatDuration(value),
+                                                 " is below the minimum of ",
+                                                 absl::FormatDuration(minimum)));
+}
+
 }  // namespace
 
 absl::Status ValidateServeOptions(const ServeOptions& options) {
   if (options.log.db_path.empty()) return absl::InvalidArgumentError("--db: required");
   const absl::Duration token_ttl = options.credentials.agent_token_ttl;
-  if (token_ttl < kMinAgentTokenTtl) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--agent-token-ttl: ", absl::FormatDuration(token_ttl), " is below the minimum of ",
-        absl::FormatDuration(kMinAgentTokenTtl)));
-  }
+  RETURN_IF_ERROR(CheckAtLeast("--agent-token-ttl", token_ttl, kMinAgentTokenTtl));
   if (token_ttl > kMaxAgentTokenTtl) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--agent-token-ttl: ", absl::FormatDuration(token_ttl), " is above the maximum of ",
         absl::FormatDuration(kMaxAgentTokenTtl)));
   }
   const ServeOptions::Kube& kube = options.kube;
-  if (kube.resync_period < absl::Seconds(1)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--resync-period: ", absl::FormatDuration(kube.resync_period),
-        " is below the minimum of 1s"));
-  }
-  if (kube.cluster_probe_period < absl::Seconds(1)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--cluster-probe-period: ", absl::FormatDuration(kube.cluster_probe_period),
-        " is below the minimum of 1s"));
-  }
+  RETURN_IF_ERROR(CheckAtLeast("--resync-period", kube.resync_period, absl::Seconds(1)));
+  RETURN_IF_ERROR(
+      CheckAtLeast("--cluster-probe-period", kube.cluster_probe_period, absl::Seconds(1)));
   if (kube.cluster_probe_record_interval < kube.cluster_probe_period) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--cluster-probe-record-interval: ",
@@ -71,11 +69,7 @@ absl::Status ValidateServeOptions(const ServeOptions& options) {
         "--liveness-flush-interval: ", absl::FormatDuration(reports.liveness_flush_interval),
         " is outside 100ms..1m"));
   }
-  if (reports.stale_after < absl::Seconds(1)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--report-stale-after: ", absl::FormatDuration(reports.stale_after),
-        " is below the minimum of 1s"));
-  }
+  RETURN_IF_ERROR(CheckAtLeast("--report-stale-after", reports.stale_after, absl::Seconds(1)));
   if (reports.stale_after < reports.liveness_flush_interval) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--report-stale-after: ", absl::FormatDuration(reports.stale_after),
@@ -87,11 +81,8 @@ absl::Status ValidateServeOptions(const ServeOptions& options) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--checkpoint-every: ", checkpoints.every_events, " is below 1"));
   }
-  if (checkpoints.interval < absl::Milliseconds(10)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--checkpoint-interval: ", absl::FormatDuration(checkpoints.interval),
-        " is below the minimum of 10ms"));
-  }
+  RETURN_IF_ERROR(
+      CheckAtLeast("--checkpoint-interval", checkpoints.interval, absl::Milliseconds(10)));
   if (options.log.startup_verify_events < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--startup-verify-events: ", options.log.startup_verify_events, " is below 1"));
