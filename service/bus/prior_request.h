@@ -1,4 +1,4 @@
-// What every command bus does first and last with a request id (docs/design.md, "Idempotency";
+// What the command bus does first and last with a request id (docs/design.md, "Idempotency";
 // docs/api.md, "Request ids and idempotency"): find the events an earlier request with the same
 // id appended, refuse the id when that request was a different one, and stamp new events with
 // the command's metadata.
@@ -47,7 +47,7 @@ absl::StatusOr<std::optional<std::vector<store::RecordedEvent>>> FindPriorReques
 
 // The metadata of events appended by `command` on behalf of `actor` under `request_id`, whose
 // request has digest `request_digest` (empty for the service's own commands): no correlation
-// id or causation seq. Shared by every bus.
+// id or causation seq.
 v1::EventMetadata CommandMetadata(absl::string_view actor, absl::string_view request_id,
                                   absl::string_view request_digest, absl::string_view command);
 
