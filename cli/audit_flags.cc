@@ -2,8 +2,6 @@
 #include "cli/audit_flags.h"
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "cli/client_command.h"
 
 namespace credledger::cli {
@@ -25,19 +23,6 @@ absl::StatusOr<absl::Time> ParseTimeFlag(absl::string_view flag, const std::stri
   }
   return t;
 }
-
-bool AbslParseFlag(absl::string_view text, FlagValueList* list, std::string* error) {
-  for (absl::string_view value : absl::StrSplit(text, ',')) {
-    if (value.empty()) {
-      *error = "empty value in the list";
-      return false;
-    }
-    list->values.emplace_back(value);
-  }
-  return true;
-}
-
-std::string AbslUnparseFlag(const FlagValueList& list) { return absl::StrJoin(list.values, ","); }
 
 absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenReadOnly(const std::string& path) {
   store::SqliteEventStoreOptions options;

@@ -1,18 +1,18 @@
 // The flag values that the audit and forensic subcommands share (docs/forensics.md; docs/audit.md,
-// "Export"): a Target given as --target, RFC 3339 times, repeatable lists of values, and the log
-// file of --db, opened read-only.
+// "Export"): a Target given as --target, RFC 3339 times, and the log file of --db, opened
+// read-only; repeatable lists of values are cli/framework/flag_value_list.h.
 //
-// Thread-safety: the functions are thread-safe; a FlagValueList belongs to one FlagSet.
+// Thread-safety: the functions are thread-safe.
 #pragma once
 
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "cli/framework/flag_value_list.h"
 #include "store/sqlite_event_store.h"
 
 namespace credledger::cli {
@@ -24,19 +24,6 @@ absl::Status SplitTargetFlag(const std::string& value, std::string* target_names
 // An RFC 3339 time with any offset and fraction ("2026-01-02T03:04:05Z",
 // "2026-01-02T05:04:05.25+02:00"). Errors: kInvalidArgument naming `flag`.
 absl::StatusOr<absl::Time> ParseTimeFlag(absl::string_view flag, const std::string& value);
-
-// The values of a repeatable flag: every occurrence appends its comma-separated values.
-// absl's flag marshalling finds AbslParseFlag and AbslUnparseFlag by argument-dependent
-// lookup.
-struct FlagValueList {
-  std::vector<std::string> values;
-};
-
-// Appends the comma-separated values of `text` to `list`; false (with `error`) for an empty
-// value.
-bool AbslParseFlag(absl::string_view text, FlagValueList* list, std::string* error);
-// The values joined with commas.
-std::string AbslUnparseFlag(const FlagValueList& list);
 
 // Opens an existing log file (the value of --db) for reading only. Errors:
 // SqliteEventStore::Open's, with the message naming `--db`.
