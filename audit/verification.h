@@ -34,6 +34,7 @@ inline constexpr char kProblemTrailerMismatch[] = "trailer mismatch";
 inline constexpr char kProblemCheckpointMismatch[] = "checkpoint mismatch";
 inline constexpr char kProblemBadSignature[] = "bad signature";
 inline constexpr char kProblemStale[] = "stale";
+inline constexpr char kProblemWitnessMismatch[] = "witness mismatch";
 
 // How a problem's detail names a hash: its first 12 lowercase hex characters and "...".
 std::string HashPrefix(absl::string_view hash);

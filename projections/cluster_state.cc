@@ -101,6 +101,7 @@ void EvolveCluster(v1::ClusterState& state, const v1::Event& event, const EventP
     case v1::Event::kMirrorFailed:
     case v1::Event::kSourceVerified:
     case v1::Event::kCallsDenied:
+    case v1::Event::kLogAdopted:
     case v1::Event::KIND_NOT_SET:
       return;
     case v1::Event::kClusterRegistered:

@@ -139,6 +139,11 @@ void DescribeKind(const v1::CallsDenied& e, v1::TimelineEntry& entry) {
                         : absl::StrCat(calls, " calls of ", e.identity(), " denied"));
 }
 
+void DescribeKind(const v1::LogAdopted& e, v1::TimelineEntry& entry) {
+  entry.set_summary(absl::StrCat("log adopted at seq ", e.head_seq(), " by ", e.adopted_by(), ": ",
+                                 e.reason()));
+}
+
 void DescribeKind(const v1::ServiceConfigured& e, v1::TimelineEntry& entry) {
   entry.set_summary(e.credentials_enabled() ? "service configured: credentials enabled"
                                             : "service configured: credentials disabled");
@@ -302,6 +307,8 @@ void DescribeEvent(const v1::Event& event, v1::TimelineEntry& entry) {
       return DescribeKind(event.source_verified(), entry);
     case v1::Event::kCallsDenied:
       return DescribeKind(event.calls_denied(), entry);
+    case v1::Event::kLogAdopted:
+      return DescribeKind(event.log_adopted(), entry);
     case v1::Event::kServiceConfigured:
       return DescribeKind(event.service_configured(), entry);
     case v1::Event::kTargetRegistered:

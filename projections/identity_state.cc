@@ -251,6 +251,7 @@ void EvolveIdentity(v1::IdentityState& state, const v1::Event& event, const Even
     case v1::Event::kClusterProbed:
     case v1::Event::kSourceVerified:
     case v1::Event::kCallsDenied:
+    case v1::Event::kLogAdopted:
     case v1::Event::KIND_NOT_SET:
       return;
     case v1::Event::kIdentityCreated:

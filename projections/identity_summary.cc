@@ -193,6 +193,7 @@ std::string SummarizeIdentityEvent(const v1::Event& event) {
     case v1::Event::kClusterProbed:
     case v1::Event::kSourceVerified:
     case v1::Event::kCallsDenied:
+    case v1::Event::kLogAdopted:
     case v1::Event::kServiceConfigured:
     case v1::Event::kTargetRegistered:
     case v1::Event::kTargetDeletionRequested:

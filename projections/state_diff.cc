@@ -171,6 +171,7 @@ absl::Status StateDiff::ApplyBetween(const store::RecordedEvent& recorded) {
     case v1::Event::kClusterProbed:
     case v1::Event::kSourceVerified:
     case v1::Event::kCallsDenied:
+    case v1::Event::kLogAdopted:
     case v1::Event::kMirrorFailed:
       break;
     case v1::Event::kCredentialIssued: {

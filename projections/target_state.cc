@@ -174,6 +174,7 @@ void EvolveTarget(v1::TargetState& state, const v1::Event& event, const EventPos
     case v1::Event::kClusterProbed:
     case v1::Event::kSourceVerified:
     case v1::Event::kCallsDenied:
+    case v1::Event::kLogAdopted:
     case v1::Event::kMirrorFailed:
     case v1::Event::KIND_NOT_SET:
       return;

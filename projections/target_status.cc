@@ -272,6 +272,7 @@ bool Apply(v1::TargetStatus& status, v1::Event& event, const EventPosition& at) 
     case v1::Event::kClusterProbed:
     case v1::Event::kSourceVerified:
     case v1::Event::kCallsDenied:
+    case v1::Event::kLogAdopted:
     case v1::Event::kMirrorFailed:
     case v1::Event::KIND_NOT_SET:
       return false;  // credential lifecycle: not part of the report rollup

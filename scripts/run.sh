@@ -7,7 +7,9 @@
 # CA pointing at that cluster. With KUBECONFIG set it serves against that cluster; the agent
 # API server URL is then AGENT_APISERVER_URL (default: the kubeconfig's server) and the CA
 # AGENT_CA_FILE (optional). Checkpoints and exports are signed with var/signing-key.pem, made
-# on the first run (`credledger keygen`); auditors verify with var/signing-key.pub.pem.
+# on the first run (`credledger keygen`); auditors verify with var/signing-key.pub.pem. The
+# newest checkpoints are published to var/witness.jsonl (the embedded cluster forgets everything
+# at exit, so the witness is a file).
 # Extra arguments go to `credledger serve`. CREDLEDGER_LISTEN sets the listen address
 # (default 127.0.0.1:7443); the example commands printed at the end dial it. Ctrl-C stops
 # everything.
@@ -45,7 +47,12 @@ if [ ! -e var/signing-key.pem ]; then
   "$credledger" keygen --private-key var/signing-key.pem --public-key var/signing-key.pub.pem
 fi
 serve_args=(--db var/credledger.db --listen "$listen" --port-file var/credledger.port
-            --signing-key var/signing-key.pem)
+            --signing-key var/signing-key.pem --witness file:var/witness.jsonl)
+# A log made before the witness was kept under ./var is adopted once, with the reason recorded
+# (docs/audit.md, "Adopting a log"); from then on the witness vouches for it.
+if [ -s var/credledger.db ] && [ ! -e var/witness.jsonl ]; then
+  serve_args+=(--adopt-log --reason "make run: the file witness var/witness.jsonl starts with this log")
+fi
 if [ -z "${KUBECONFIG:-}" ]; then
   rm -f var/kubeapi/port
   "$apiserver" --state-dir var/kubeapi --port-file var/kubeapi/port \

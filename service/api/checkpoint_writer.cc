@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "audit/signed_records.h"
 #include "common/log.h"
 #include "common/status_macros.h"
@@ -21,8 +22,9 @@ bool CheckpointDue(int64_t head_seq, int64_t last_seq, absl::Time last_signed_at
 }
 
 CheckpointWriter::CheckpointWriter(store::EventStore* store, const audit::SigningKey* key,
-                                   common::Clock* clock, CheckpointPolicy policy)
-    : store_(store), key_(key), clock_(clock), policy_(policy) {}
+                                   common::Clock* clock, CheckpointPolicy policy,
+                                   CheckpointWitness witness)
+    : store_(store), key_(key), clock_(clock), policy_(policy), witness_(witness) {}
 
 CheckpointWriter::~CheckpointWriter() { Stop(); }
 
@@ -48,14 +50,33 @@ absl::StatusOr<int64_t> CheckpointWriter::CheckpointHead() {
   RETURN_IF_ERROR(store_->SaveCheckpoint(checkpoint));
   last_seq_ = checkpoint.seq();
   last_signed_at_ = now;
+  Publish(checkpoint, /*force=*/last_published_at_ == absl::InfinitePast());
   return last_seq_;
+}
+
+void CheckpointWriter::Publish(const v1::Checkpoint& checkpoint, bool force) {
+  if (witness_.keeper == nullptr) return;
+  unpublished_ = checkpoint;
+  const absl::Time now = clock_->Now();
+  if (!force && now - last_published_at_ < witness_.interval) return;
+  if (absl::Status published = witness_.keeper->Append(checkpoint); !published.ok()) {
+    common::Log(common::LogLevel::kWarning, "publishing the checkpoint to the witness failed",
+                {{"seq", absl::StrCat(checkpoint.seq())}, {"error", published.ToString()}});
+    return;
+  }
+  last_published_at_ = now;
+  unpublished_.reset();
 }
 
 void CheckpointWriter::Loop() {
   int64_t seen = last_seq_;
   while (!stopping_.load()) {
     seen = store_->WaitForHead(seen, kPollSlice);
-    if (!CheckpointDue(seen, last_seq_, last_signed_at_, clock_->Now(), policy_)) continue;
+    if (!CheckpointDue(seen, last_seq_, last_signed_at_, clock_->Now(), policy_)) {
+      // A checkpoint held back by the witness interval goes out once the log is quiet.
+      if (unpublished_.has_value()) Publish(*unpublished_, /*force=*/false);
+      continue;
+    }
     absl::StatusOr<int64_t> written = CheckpointHead();
     if (!written.ok()) {
       // The next due checkpoint covers this one's events; nothing is lost but time.
@@ -73,6 +94,7 @@ void CheckpointWriter::Stop() {
     common::Log(common::LogLevel::kWarning, "final checkpoint failed",
                 {{"error", last.status().ToString()}});
   }
+  if (unpublished_.has_value()) Publish(*unpublished_, /*force=*/true);
 }
 
 }  // namespace credledger::service

@@ -5,10 +5,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "audit/witness.h"
 #include "common/file_util.h"
 #include "common/sha256.h"
 #include "common/status_macros.h"
 #include "projections/target_state.h"
+#include "service/decide/audit_decider.h"
 #include "service/server/listen_address.h"
 #include "service/server/operations_http_server.h"
 
@@ -34,6 +36,38 @@ absl::Status CheckAtLeast(absl::string_view flag, absl::Duration value, absl::Du
   return absl::InvalidArgumentError(absl::StrCat(flag, ": ", absl::FormatDuration(value),
                                                  " is below the minimum of ",
                                                  absl::FormatDuration(minimum)));
+}
+
+// The checks of the audit group: the checkpoint policy, the witness and the adoption flags.
+absl::Status CheckAuditFlags(const ServeOptions::Audit& audit) {
+  if (audit.checkpoints.every_events < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--checkpoint-every: ", audit.checkpoints.every_events, " is below 1"));
+  }
+  RETURN_IF_ERROR(
+      CheckAtLeast("--checkpoint-interval", audit.checkpoints.interval, absl::Milliseconds(10)));
+  if (!audit.witness.empty()) {
+    RETURN_IF_ERROR(audit::ParseWitnessSpec("--witness", audit.witness).status());
+    if (audit.signing_key.empty()) {
+      return absl::InvalidArgumentError(
+          "--witness: requires --signing-key (a witness holds signed checkpoints)");
+    }
+  }
+  RETURN_IF_ERROR(CheckAtLeast("--witness-interval", audit.witness_interval, absl::Seconds(1)));
+  if (!audit.adopt_log) {
+    if (!audit.adopt_reason.empty()) {
+      return absl::InvalidArgumentError("--reason: requires --adopt-log");
+    }
+    if (!audit.adopted_by.empty()) {
+      return absl::InvalidArgumentError("--adopted-by: requires --adopt-log");
+    }
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(ValidateAdoptionReason("--reason", audit.adopt_reason));
+  if (!audit.adopted_by.empty()) {
+    RETURN_IF_ERROR(ValidateAdoptedBy("--adopted-by", audit.adopted_by));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -76,13 +110,7 @@ absl::Status ValidateServeOptions(const ServeOptions& options) {
         " is shorter than --liveness-flush-interval (",
         absl::FormatDuration(reports.liveness_flush_interval), ")"));
   }
-  const CheckpointPolicy& checkpoints = options.audit.checkpoints;
-  if (checkpoints.every_events < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--checkpoint-every: ", checkpoints.every_events, " is below 1"));
-  }
-  RETURN_IF_ERROR(
-      CheckAtLeast("--checkpoint-interval", checkpoints.interval, absl::Milliseconds(10)));
+  RETURN_IF_ERROR(CheckAuditFlags(options.audit));
   if (options.log.startup_verify_events < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--startup-verify-events: ", options.log.startup_verify_events, " is below 1"));

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -145,6 +146,23 @@ struct ServeOptions {
     // --checkpoint-every, --checkpoint-interval: when checkpoints are signed (with a signing
     // key).
     CheckpointPolicy checkpoints;
+    // --trusted-public-key: public keys (PEM) of the service's earlier signing keys; their
+    // checkpoints anchor the log at start-up as the signing key's own do (docs/audit.md,
+    // "Keys").
+    std::vector<std::filesystem::path> trusted_public_keys;
+    // --witness: where the newest checkpoints are published outside the database
+    // (audit/witness.h: "file:<path>" or "kubernetes:<namespace>/<configmap>"); empty: none.
+    // Needs a signing key.
+    std::string witness;
+    // --witness-interval: checkpoints are published to the witness at most this often (the
+    // first after start and the last at shutdown always); >= 1s.
+    absl::Duration witness_interval = absl::Minutes(1);
+    // --adopt-log with --reason and --adopted-by: start on a log the start-up checks refuse
+    // (no recent trusted checkpoint, or a contradicting witness) and record LogAdopted
+    // (docs/audit.md, "Adopting a log"). adopted_by empty: the operating system user.
+    bool adopt_log = false;
+    std::string adopt_reason;
+    std::string adopted_by;
   } audit;
 
   // The Lease fence (server_lease.cc; kubebridge/client/lease_fence.h; docs/operations.md,
@@ -183,7 +201,9 @@ struct ServeOptions {
 // --liveness-flush-interval outside 100ms..1m, --report-stale-after below 1s or below the
 // flush interval, --checkpoint-every below 1, --checkpoint-interval below 10ms,
 // --startup-verify-events below 1, --http-listen malformed, --http-port-file without
-// --http-listen).
+// --http-listen, --witness malformed or without --signing-key, --witness-interval below 1s,
+// --reason or --adopted-by without --adopt-log or breaking their rules, --adopt-log without
+// --reason).
 absl::Status ValidateServeOptions(const ServeOptions& options);
 
 // The ServiceConfigured the options describe: URL, lowercase hex SHA-256 of the CA file

@@ -64,6 +64,8 @@ absl::Status Server::Wire() {
   }
   RETURN_IF_ERROR(OpenLog());
   RETURN_IF_ERROR(VerifyTail());
+  RETURN_IF_ERROR(OpenWitness());
+  RETURN_IF_ERROR(CheckAnchors());
   RETURN_IF_ERROR(RecordConfiguration(config));
   operations_->readiness.OpenGate(kLogGate);
   RETURN_IF_ERROR(StartProjections());

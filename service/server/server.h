@@ -31,11 +31,13 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "audit/log_anchors.h"
 #include "credledger/v1/events.pb.h"
 #include "service/server/serve_options.h"
 
@@ -133,11 +135,20 @@ class Server {
   void StopGrpc();
 
   // The signing key, the start-up check of the log's tail and the checkpoint writer
-  // (server_audit.cc).
+  // (server_audit.cc). LoadSigningKey also loads the trusted public keys.
   absl::Status LoadSigningKey();
   absl::Status VerifyTail();
   absl::Status StartCheckpoints();
   void StopCheckpoints();
+
+  // What anchors the log at start-up (server_anchors.cc; docs/audit.md, "Start-up check",
+  // "Witnesses" and "Adopting a log"): OpenWitness connects --witness; CheckAnchors refuses a
+  // log without a recent trusted checkpoint or that contradicts the witness, unless
+  // --adopt-log, which RecordAdoption records.
+  absl::Status OpenWitness();
+  absl::Status CheckAnchors();
+  absl::Status RecordAdoption(const std::vector<std::string>& refusals,
+                              const audit::CheckpointAge& age, int64_t witnessed_seq);
 
   // The Kubernetes side (server_bridge.cc): ConnectCluster loads the home cluster connection
   // and its client; StartConnections starts registered clusters and source verification;

@@ -1,6 +1,7 @@
 // Server::LoadSigningKey, VerifyTail, StartCheckpoints and StopCheckpoints: the audit side of
 // `credledger serve`: the signing key, the start-up check of the log's tail and the
 // checkpoint writer (docs/audit.md, "Keys", "Checkpoints" and "Start-up check").
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,30 +29,35 @@ absl::Status Server::LoadSigningKey() {
                         absl::StrCat("--signing-key: ", key.status().message()));
   }
   audit_->signing_key = *std::move(key);
+  audit_->trusted_keys.Add(audit_->signing_key->public_key());
+  for (const std::filesystem::path& path : options_.audit.trusted_public_keys) {
+    absl::StatusOr<audit::PublicKey> trusted = audit::PublicKey::LoadFile(path);
+    if (!trusted.ok()) {
+      return absl::Status(trusted.status().code(),
+                          absl::StrCat("--trusted-public-key: ", trusted.status().message()));
+    }
+    audit_->trusted_keys.Add(*trusted);
+  }
   common::Log(common::LogLevel::kInfo, "signing checkpoints and export trailers",
-              {{"key_id", audit_->signing_key->key_id()}});
+              {{"key_id", audit_->signing_key->key_id()},
+               {"trusted_key_ids", audit_->trusted_keys.KeyIds()}});
   return absl::OkStatus();
 }
 
 absl::Status Server::VerifyTail() {
   std::optional<audit::SigningKey>& signing_key = audit_->signing_key;
-  // The service knows only its own key: the signature of a checkpoint made before a key
-  // rotation is left to auditors, who have the older key (its chain hash is still checked).
-  std::optional<audit::KeyRing> keys;
+  // The signature of the newest checkpoint is checked when a trusted key made it; one by
+  // another key does not anchor the log, which CheckAnchors refuses (its chain hash is still
+  // checked here).
+  const audit::KeyRing* keys = nullptr;
   if (signing_key.has_value()) {
     ASSIGN_OR_RETURN(std::optional<v1::Checkpoint> newest, log_->store->LatestCheckpoint());
-    if (!newest.has_value() || newest->key_id() == signing_key->key_id()) {
-      keys.emplace(signing_key->public_key());
-    } else {
-      common::Log(common::LogLevel::kInfo,
-                  "the newest checkpoint is signed by another key (rotated); its signature is "
-                  "not checked at start-up",
-                  {{"checkpoint_key_id", newest->key_id()}, {"key_id", signing_key->key_id()}});
+    if (!newest.has_value() || audit_->trusted_keys.Find(newest->key_id()) != nullptr) {
+      keys = &audit_->trusted_keys;
     }
   }
   ASSIGN_OR_RETURN(audit::Verdict verdict,
-                   audit::VerifyLogTail(*log_->store, options_.log.startup_verify_events,
-                                        keys.has_value() ? &*keys : nullptr));
+                   audit::VerifyLogTail(*log_->store, options_.log.startup_verify_events, keys));
   if (verdict.ok()) return absl::OkStatus();
   const audit::Problem& problem = *verdict.problem;
   const std::string what =
@@ -73,7 +79,8 @@ absl::Status Server::VerifyTail() {
 absl::Status Server::StartCheckpoints() {
   if (!audit_->signing_key.has_value() || options_.log.read_only) return absl::OkStatus();
   audit_->checkpoint_writer = std::make_unique<CheckpointWriter>(
-      log_->store.get(), &*audit_->signing_key, options_.clock, options_.audit.checkpoints);
+      log_->store.get(), &*audit_->signing_key, options_.clock, options_.audit.checkpoints,
+      CheckpointWitness{audit_->witness.get(), options_.audit.witness_interval});
   return audit_->checkpoint_writer->Start();
 }
 

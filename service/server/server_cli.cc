@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/framework/file_path_flag.h"
+#include "cli/framework/flag_value_list.h"
 #include "common/dns_label.h"
 #include "common/status_macros.h"
 #include "kubebridge/client/lease_fence.h"
@@ -105,6 +106,21 @@ class ServeCommand final : public cli::Subcommand {
               "or after this long when the log grew (>= 10ms, e.g. 1s)");
     flags.Add("startup-verify-events", &startup_verify_events_,
               "events at the tail of the log whose hashes are checked before serving (>= 1)");
+    flags.Add("trusted-public-key", &trusted_public_keys_,
+              "public key (PEM) of an earlier signing key whose checkpoints still anchor the "
+              "log at start-up, after a key rotation (repeat the flag or separate with commas)");
+    flags.Add("witness", &witness_,
+              "publish the newest checkpoints outside the database and check the log against "
+              "them at start-up: file:<path> or kubernetes:<namespace>/<configmap> "
+              "(docs/audit.md, \"Witnesses\"); needs --signing-key");
+    flags.Add("witness-interval", &witness_interval_,
+              "publish a checkpoint to the witness at most this often (>= 1s, e.g. 1m)");
+    flags.Add("adopt-log", &adopt_log_,
+              "start even though the start-up checks refuse the log (no recent checkpoint of a "
+              "trusted key, or a log that contradicts the witness); recorded as LogAdopted");
+    flags.Add("reason", &adopt_reason_, "with --adopt-log (required): why, recorded in the log");
+    flags.Add("adopted-by", &adopted_by_,
+              "with --adopt-log: who adopts, recorded in the log (default: the OS user)");
     flags.Add("access-log", &access_log_,
               "write one JSON line per gRPC call to stderr (rpc, request id, caller, code, "
               "duration; docs/operations.md) and answer each call with its x-request-id; "
@@ -220,6 +236,14 @@ class ServeCommand final : public cli::Subcommand {
     options.audit.signing_key = signing_key_;
     options.audit.checkpoints.every_events = checkpoint_every_;
     options.audit.checkpoints.interval = checkpoint_interval_;
+    for (const std::string& path : trusted_public_keys_.values) {
+      options.audit.trusted_public_keys.emplace_back(path);
+    }
+    options.audit.witness = witness_;
+    options.audit.witness_interval = witness_interval_;
+    options.audit.adopt_log = adopt_log_;
+    options.audit.adopt_reason = adopt_reason_;
+    options.audit.adopted_by = adopted_by_;
     options.lease.name = lease_name_;
     options.lease.namespace_name = lease_namespace_;
     options.lease.identity = lease_identity_;
@@ -257,6 +281,12 @@ class ServeCommand final : public cli::Subcommand {
   int64_t checkpoint_every_ = 1000;
   absl::Duration checkpoint_interval_ = absl::Seconds(1);
   int64_t startup_verify_events_ = 10000;
+  cli::FlagValueList trusted_public_keys_;
+  std::string witness_;
+  absl::Duration witness_interval_ = absl::Minutes(1);
+  bool adopt_log_ = false;
+  std::string adopt_reason_;
+  std::string adopted_by_;
   bool read_only_ = false;
   bool access_log_ = true;
   const cli::FlagSet* flags_ = nullptr;  // the flags DefineFlags declared, to ask which were given

@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "audit/signing_key.h"
+#include "audit/witness.h"
 #include "common/metrics_registry.h"
 #include "kubebridge/client/connection.h"
 #include "kubebridge/client/kube_client.h"
@@ -87,6 +88,12 @@ struct LogComponent {
 // The signing key and the checkpoint writer (server_audit.cc).
 struct AuditComponent {
   std::optional<audit::SigningKey> signing_key;
+  // The keys whose checkpoints anchor the log: the signing key's and --trusted-public-key.
+  audit::KeyRing trusted_keys;
+  // --witness kubernetes:...: the witness's own client (no rate limit shared with the bridge).
+  std::unique_ptr<kubebridge::KubeClient> witness_client;
+  // --witness; unset without one.
+  std::unique_ptr<audit::WitnessStore> witness;
   std::unique_ptr<CheckpointWriter> checkpoint_writer;
 };
 

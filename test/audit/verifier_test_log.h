@@ -7,6 +7,7 @@
 #pragma once
 
 #include <openssl/evp.h>
+#include <sqlite3.h>
 
 #include <map>
 #include <memory>
@@ -224,6 +225,51 @@ class VerifierLogTest : public ::testing::Test {
 
   void SaveCheckpointAt(int64_t seq, const SigningKey& key) {
     ASSERT_OK(store_->SaveCheckpoint(SignedCheckpoint(seq, key)));
+  }
+
+  // --- The attacker's edits, on a separate SQLite connection. ---
+
+  // Runs `sql` on a separate connection. Returns SQLite's error message, empty on success.
+  std::string RawExec(const std::string& sql) {
+    sqlite3* db = nullptr;
+    sqlite3_open(db_path().c_str(), &db);
+    sqlite3_busy_timeout(db, 5000);
+    char* error = nullptr;
+    sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
+    std::string message = error == nullptr ? "" : error;
+    sqlite3_free(error);
+    sqlite3_close(db);
+    return message;
+  }
+
+  // Overwrites the blob `column` of the event at `seq` on a separate connection.
+  void SetBlob(int64_t seq, const std::string& column, const std::string& bytes) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(db_path().c_str(), &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    sqlite3_stmt* stmt = nullptr;
+    const std::string sql = "UPDATE events SET " + column + " = ?1 WHERE seq = ?2";
+    ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
+    sqlite3_bind_blob(stmt, 1, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+    sqlite3_bind_int64(stmt, 2, seq);
+    EXPECT_EQ(sqlite3_step(stmt), SQLITE_DONE) << sqlite3_errmsg(db);
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+  }
+
+  // Overwrites the stored bytes and hashes of the event at `e.seq` with those of `e`.
+  void WriteRow(const store::RecordedEvent& e) {
+    ASSERT_NO_FATAL_FAILURE(SetBlob(e.seq, "payload", e.payload));
+    ASSERT_NO_FATAL_FAILURE(SetBlob(e.seq, "digest", e.digest));
+    ASSERT_NO_FATAL_FAILURE(SetBlob(e.seq, "prev_chain_hash", e.prev_chain_hash));
+    ASSERT_NO_FATAL_FAILURE(SetBlob(e.seq, "chain_hash", e.chain_hash));
+    ASSERT_NO_FATAL_FAILURE(SetBlob(e.seq, "stream_hash", e.stream_hash));
+  }
+
+  void DropEventTriggers() {
+    ASSERT_EQ(RawExec("DROP TRIGGER events_refuse_update; DROP TRIGGER events_refuse_delete;"),
+              "");
   }
 
   // The trailer the service writes after exporting `events` under `filter` when the log's

@@ -38,6 +38,7 @@ class AuditApiIntegrationTest : public ApiFixture {
     options.audit.signing_key = dir_.path() / "signing-key.pem";
     options.audit.checkpoints.every_events = 2;
     options.log.read_only = read_only_;
+    options.audit.trusted_public_keys = trusted_public_keys_;
   }
 
   std::filesystem::path db() const { return dir_.path() / "var" / "credledger.db"; }
@@ -57,6 +58,7 @@ class AuditApiIntegrationTest : public ApiFixture {
   std::unique_ptr<audit::SigningKey> key_;
   std::unique_ptr<v1::AuditService::Stub> audit_;
   bool read_only_ = false;
+  std::vector<std::filesystem::path> trusted_public_keys_;
 };
 
 TEST_F(AuditApiIntegrationTest, ExportStreamsTheLogWithATrailerSignedByTheServiceKey) {
@@ -153,8 +155,11 @@ TEST_F(AuditApiIntegrationTest, AKeyRotationStartsAndVerifiesWithTheOldAndTheNew
   ASSERT_OK(rotated);
   key_ = std::make_unique<audit::SigningKey>(*std::move(rotated));
   std::ofstream(dir_.path() / "signing-key.pem", std::ios::trunc) << key_->PrivatePem();
+  std::ofstream(dir_.path() / "old-key.pub.pem") << old_key.Pem();
   server_.reset();
-  StartServer();  // the newest checkpoint names the old key: the start does not refuse
+  // The newest checkpoint names the old key, trusted: the start does not refuse.
+  trusted_public_keys_ = {dir_.path() / "old-key.pub.pem"};
+  StartServer();
   audit_ = v1::AuditService::NewStub(channel_);
 
   grpc::ClientContext context;

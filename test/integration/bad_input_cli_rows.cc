@@ -61,6 +61,24 @@ void AddCliDispatcherAndServerRows(std::vector<BadInputCliRow>& rows) {
                                {"--lease-name: \"Bad_Name\"", kCliNotSubdomain}));
   rows.push_back(CliOfflineRow({"serve", "--lease-name", "l", "--lease-namespace", "Ops"}, 2,
                                {"--lease-namespace: \"Ops\"", kCliNotLabel}));
+  rows.push_back(CliOfflineRow({"serve", "--witness", "/var/witness.jsonl"}, 2,
+                               {"--witness: \"/var/witness.jsonl\": unknown kind of witness",
+                                "expected file:<path> or kubernetes:<namespace>/<configmap>"}));
+  rows.push_back(CliOfflineRow({"serve", "--witness", "kubernetes:Ops/w"}, 2,
+                               {"--witness: \"kubernetes:Ops/w\"", kCliNotLabel}));
+  rows.push_back(CliOfflineRow({"serve", "--witness", "file:w.jsonl"}, 2,
+                               {"--witness: requires --signing-key"}));
+  rows.push_back(CliOfflineRow({"serve", "--witness-interval", "500ms"}, 2,
+                               {"--witness-interval: 500ms is below the minimum of 1s"}));
+  rows.push_back(CliOfflineRow({"serve", "--adopt-log"}, 2,
+                               {"--reason: required: say why the log is adopted"}));
+  rows.push_back(CliOfflineRow({"serve", "--adopt-log", "--reason", "line\nbreak"}, 2,
+                               {"--reason: must be UTF-8 text without control characters"}));
+  rows.push_back(CliOfflineRow({"serve", "--reason", "restored"}, 2,
+                               {"--reason: requires --adopt-log"}));
+  rows.push_back(CliOfflineRow({"serve", "--adopt-log", "--reason", "restored", "--adopted-by",
+                                "jane doe"},
+                               2, {"--adopted-by"}));
   rows.push_back(CliOfflineRow({"serve", "--authorization-policy", CliInput("invalid.yaml")}, 1,
                                {"--authorization-policy", "not valid YAML"}));
   rows.push_back(CliOfflineRow(

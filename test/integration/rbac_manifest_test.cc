@@ -25,6 +25,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "audit/signing_key.h"
 #include "credledger/v1/api.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "kubebridge/client/json_util.h"
@@ -160,6 +161,11 @@ class RbacManifestTest : public ::testing::Test {
     options.lease.name = "credledger";
     options.lease.namespace_name = account_ns_;
     options.lease.duration = absl::Seconds(3);
+    // The witness as the deployment runs it, in the ConfigMap the manifest creates.
+    ASSERT_OK_AND_ASSIGN(audit::SigningKey key, audit::SigningKey::Generate());
+    std::ofstream(dir_.path() / "signing-key.pem") << key.PrivatePem();
+    options.audit.signing_key = dir_.path() / "signing-key.pem";
+    options.audit.witness = absl::StrCat("kubernetes:", account_ns_, "/credledger-witness");
     ASSERT_OK_AND_ASSIGN(server_, service::Server::Start(options));
     channel_ = grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials());
   }

@@ -5,8 +5,10 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "audit/signed_records.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "store/sqlite_event_store.h"
 #include "test/support/status_matchers.h"
@@ -14,6 +16,8 @@
 
 namespace credledger::service {
 namespace checkpoint_writer_test {
+
+using ::testing::ElementsAre;
 
 const absl::Time kT0 = absl::FromUnixSeconds(1767225600);
 
@@ -122,6 +126,75 @@ TEST_F(CheckpointWriterTest, StartResumesAfterTheNewestStoredCheckpoint) {
   second.Stop();  // the head did not move since the stored checkpoint: nothing to sign
   ASSERT_OK_AND_ASSIGN(auto all, store_->ReadCheckpoints(0, 10));
   EXPECT_EQ(all.size(), 1u);
+}
+
+// A witness that records what it is given and fails while `fail` is set.
+class RecordingWitness final : public audit::WitnessStore {
+ public:
+  absl::StatusOr<std::vector<v1::Checkpoint>> Read() override { return appended; }
+  absl::Status Append(const v1::Checkpoint& checkpoint) override {
+    if (fail) return absl::UnavailableError("witness down");
+    appended.push_back(checkpoint);
+    return absl::OkStatus();
+  }
+  const std::string& name() const override { return name_; }
+
+  std::vector<v1::Checkpoint> appended;
+  bool fail = false;
+
+ private:
+  const std::string name_ = "file:recording";
+};
+
+std::vector<int64_t> Seqs(const std::vector<v1::Checkpoint>& checkpoints) {
+  std::vector<int64_t> seqs;
+  for (const v1::Checkpoint& c : checkpoints) seqs.push_back(c.seq());
+  return seqs;
+}
+
+TEST_F(CheckpointWriterTest, PublishesTheFirstCheckpointThenOnePerWitnessInterval) {
+  RecordingWitness witness;
+  CheckpointWriter writer(store_.get(), key_.get(), &clock_, {},
+                          {.keeper = &witness, .interval = absl::Minutes(1)});
+  Append(1);
+  ASSERT_OK(writer.CheckpointHead().status());
+  EXPECT_THAT(Seqs(witness.appended), ElementsAre(1)) << "the first is not held back";
+
+  Append(1);
+  clock_.Advance(absl::Seconds(10));
+  ASSERT_OK(writer.CheckpointHead().status());
+  EXPECT_THAT(Seqs(witness.appended), ElementsAre(1)) << "within the interval";
+
+  Append(1);
+  clock_.Advance(absl::Minutes(1));
+  witness.fail = true;
+  ASSERT_OK(writer.CheckpointHead().status());  // a failed publication is not a failed checkpoint
+  EXPECT_THAT(Seqs(witness.appended), ElementsAre(1));
+
+  witness.fail = false;
+  Append(1);
+  clock_.Advance(absl::Seconds(1));
+  ASSERT_OK(writer.CheckpointHead().status());
+  EXPECT_THAT(Seqs(witness.appended), ElementsAre(1, 4)) << "retried with the next checkpoint";
+
+  // The signatures are the stored checkpoints'.
+  ASSERT_OK_AND_ASSIGN(auto stored, store_->ReadCheckpoints(3, 1));
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_EQ(witness.appended.back().SerializeAsString(), stored[0].SerializeAsString());
+}
+
+TEST_F(CheckpointWriterTest, StopPublishesTheLastCheckpoint) {
+  RecordingWitness witness;
+  CheckpointWriter writer(store_.get(), key_.get(), &clock_,
+                          {.every_events = 1000, .interval = absl::Hours(1)},
+                          {.keeper = &witness, .interval = absl::Hours(1)});
+  ASSERT_OK(writer.Start());
+  Append(1);  // the thread's first checkpoint, published at once, may cover it
+  const store::RecordedEvent last = Append(3);
+  writer.Stop();
+  ASSERT_FALSE(witness.appended.empty());
+  EXPECT_EQ(witness.appended.back().seq(), last.seq);
+  EXPECT_EQ(LatestSeq(), last.seq);
 }
 
 }  // namespace checkpoint_writer_test

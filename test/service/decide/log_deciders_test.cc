@@ -1,10 +1,12 @@
 // The deciders of the service's own streams and of source checks: `service`
-// (ServiceConfigured), `access` (CallsDenied) and `source/<namespace>/<name>` (SourceVerified).
+// (ServiceConfigured), `access` (CallsDenied), `audit` (LogAdopted) and
+// `source/<namespace>/<name>` (SourceVerified).
 #include <optional>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "service/decide/access_decider.h"
+#include "service/decide/audit_decider.h"
 #include "service/decide/service_decider.h"
 #include "service/decide/source_decider.h"
 
@@ -54,6 +56,48 @@ TEST(DecideCallsDeniedTest, OneEventPerEntryInOrder) {
 TEST(CallsDeniedRequestIdTest, NamesThePositionTheBatchIsAppendedAt) {
   EXPECT_EQ(CallsDeniedRequestId(-1), "credledger:calls-denied/0");
   EXPECT_EQ(CallsDeniedRequestId(9), "credledger:calls-denied/10");
+}
+
+AdoptLog Adoption() {
+  AdoptLog command;
+  command.adoption.set_reason("restored from the 02:00 backup");
+  command.adoption.set_adopted_by("jane");
+  command.adoption.add_refusals("the log holds 12 events and no checkpoint");
+  command.adoption.set_head_seq(12);
+  command.adoption.set_head_chain_hash(std::string(32, 'h'));
+  return command;
+}
+
+TEST(DecideLogAdoptedTest, RecordsTheAdoptionAsGiven) {
+  const AdoptLog command = Adoption();
+  auto event = DecideLogAdopted(command);
+  ASSERT_TRUE(event.ok()) << event.status();
+  EXPECT_EQ(event->log_adopted().SerializeAsString(), command.adoption.SerializeAsString());
+  EXPECT_EQ(LogAdoptedRequestId(-1), "credledger:log-adopted/0");
+  EXPECT_EQ(LogAdoptedRequestId(2), "credledger:log-adopted/3");
+}
+
+TEST(DecideLogAdoptedTest, RefusesAnAdoptionWithoutReasonAuthorOrRefusal) {
+  const auto refused = [](void (*edit)(AdoptLog&)) {
+    AdoptLog command = Adoption();
+    edit(command);
+    return std::string(DecideLogAdopted(command).status().message());
+  };
+  EXPECT_EQ(refused([](AdoptLog& c) { c.adoption.set_reason("  "); }),
+            "reason: required: say why the log is adopted (it is recorded)");
+  EXPECT_EQ(refused([](AdoptLog& c) { c.adoption.set_reason(std::string(1025, 'x')); }),
+            "reason: 1025 bytes; at most 1024 allowed");
+  EXPECT_EQ(refused([](AdoptLog& c) { c.adoption.set_reason("line\nbreak"); }),
+            "reason: must be UTF-8 text without control characters");
+  EXPECT_EQ(refused([](AdoptLog& c) { c.adoption.set_reason("\xff"); }),
+            "reason: must be UTF-8 text without control characters");
+  EXPECT_NE(refused([](AdoptLog& c) { c.adoption.set_adopted_by("jane doe"); }), "");
+  EXPECT_EQ(refused([](AdoptLog& c) { c.adoption.clear_refusals(); }),
+            "refusals: a log is adopted only over a refusal");
+  EXPECT_EQ(refused([](AdoptLog& c) { c.adoption.set_head_chain_hash("short"); }),
+            "head_chain_hash: 5 bytes; must be 32");
+  EXPECT_TRUE(ValidateAdoptionReason("--reason", "Wiederhergestellt nach Plattenausfall \u2013 ok")
+                  .ok());
 }
 
 TEST(DecideSourceVerifiedTest, RecordsTheCheckAsOneEventOnTheSourcesStream) {
