@@ -111,7 +111,10 @@ std::optional<Problem> ExportVerifier::CheckLine(absl::string_view line) {
     trailer_line_ = line_number_;
     return std::nullopt;
   }
-  return CheckRecord(std::get<ExportRecord>(*parsed), line);
+  const ExportRecord& record = std::get<ExportRecord>(*parsed);
+  std::optional<Problem> problem = CheckRecord(record, line);
+  if (!problem.has_value()) lines_.Add(record.event);
+  return problem;
 }
 
 std::optional<Problem> ExportVerifier::CheckRecord(const ExportRecord& record,
@@ -159,12 +162,16 @@ std::optional<Problem> ExportVerifier::CheckEnd() {
   }
   const v1::ExportTrailer& trailer = *trailer_;
   verdict_.head_seq = trailer.head_seq();
+  if (absl::Status version = CheckTrailerVersion(trailer); !version.ok()) {
+    return Problem{0, kProblemUnsupportedTrailer, std::string(version.message())};
+  }
   if (absl::Status signature = VerifyTrailer(*options_.public_key, trailer); !signature.ok()) {
     return Problem{0, kProblemBadSignature, std::string(signature.message())};
   }
   if (auto problem = CheckCompleteness(trailer)) return problem;
   if (auto problem = CheckTrailerCounts(trailer)) return problem;
   if (auto problem = CheckTrailerHashes(trailer)) return problem;
+  if (auto problem = CheckEveryLineCommitted(trailer)) return problem;
   if (trailer.head_seq() < options_.min_seq) {
     return Problem{0, kProblemStale,
                    absl::StrCat("the export ends at head seq ", trailer.head_seq(),
@@ -188,7 +195,7 @@ std::optional<Problem> ExportVerifier::CheckCompleteness(const v1::ExportTrailer
                                 " (the export begins at seq ", chain_.first_seq(), ")")};
   }
   if (global && chain_.FirstSeqGap().has_value()) return chain_.FirstSeqGap();
-  if (!global && !typed) {
+  if (!typed) {
     if (auto problem = chain_.FirstStreamGap(!lower_bound)) return problem;
   }
   if (chain_.last_seq() < trailer.last_seq()) {
@@ -259,6 +266,40 @@ std::optional<Problem> ExportVerifier::CheckTrailerHashes(const v1::ExportTraile
                                  trailer.head_seq(), " has ", HashPrefix(*head)));
   }
   return CheckStreamHeads(trailer, chain_);
+}
+
+std::optional<Problem> ExportVerifier::CheckEveryLineCommitted(
+    const v1::ExportTrailer& trailer) const {
+  if (TrailerVersion(trailer) >= 2) {
+    if (lines_.value() == trailer.lines_hash()) return std::nullopt;
+    return Mismatch(0,
+                    "the exported lines do not hash to the trailer's signed lines_hash: a line "
+                    "was edited, dropped, added or moved; `credledger verify FILE --db DB` with "
+                    "a copy of the database names the line");
+  }
+  // Version 1 signs a stream's hash only at its last exported event, and the global chain's
+  // only at the head and the checkpoint. A global export from seq 1 has every stream from
+  // version 0, so the stream chains bind every digest and the chain from 32 zero bytes every
+  // chain hash; one that ends at a signed chain hash binds every line before it.
+  if (chain_.events() == 0) return std::nullopt;
+  const v1::ExportFilter& filter = trailer.filter();
+  const int64_t last = chain_.last_seq();
+  std::string what;
+  if (filter.types_size() > 0) {
+    what = "a type-filtered export";
+  } else if (!filter.stream().empty() || !filter.stream_prefix().empty()) {
+    what = "a stream or stream-prefix export (its lines' global chain hashes are signed nowhere)";
+  } else if (chain_.first_seq() != 1 && last != trailer.head_seq() &&
+             (!trailer.has_checkpoint() || last != trailer.checkpoint().seq())) {
+    what = absl::StrCat("an export that neither starts at seq 1 nor ends at its head (seq ",
+                        trailer.head_seq(), ") or its checkpoint");
+  } else {
+    return std::nullopt;
+  }
+  return Problem{0, kProblemUnsupportedTrailer,
+                 absl::StrCat("a version 1 trailer does not commit to every line of ", what,
+                              "; export again: a new export carries a version 2 trailer, which "
+                              "does")};
 }
 
 Verdict VerifyExport(std::istream& in, const ExportVerifyOptions& options) {

@@ -4,18 +4,24 @@
 // Per event line: the line parses; `data`, actor and request id equal what the stored bytes
 // decode to (an edited `data` with untouched bytes is caught here); the chain rules of
 // ChainVerifier (edited bytes with untouched `data` are caught there).
-// At the end: a trailer is present and is the last line; its signature and key id, and those
-// of its checkpoint, verify with the given public key; the filter's implied completeness
+// At the end: a trailer is present and is the last line; its version is known
+// (kProblemUnsupportedTrailer); its signature and key id, and those of its checkpoint, verify
+// with the given public key; the filter's implied completeness
 // holds: without stream, prefix or type filters the seqs are consecutive, start at
 // after_seq + 1 (1 without a lower bound) unless from_time_us is set, and end at head_seq (or
-// until_seq when below it) unless to_time_us is set; with a stream or prefix filter and no
-// type filter every stream's versions are consecutive and start at 0 without a lower bound;
+// until_seq when below it) unless to_time_us is set; without a type filter every stream's
+// versions are consecutive and start at 0 without a lower bound;
 // the export does not end before the trailer's last_seq (truncated tail); first_seq,
 // last_seq, event_count and the last version and stream_hash of every stream equal what was
 // read; no event and no checkpoint is after head_seq; the exported event at head_seq and at
 // the checkpoint's seq, when among the last ChainVerifier::kRecentChainHashes events read,
-// has the stated chain_hash; and head_seq >= min_seq (an old export, however genuine, of a
-// log the auditor has seen further does not pass). The verdict counts the checkpoint as
+// has the stated chain_hash; every line is committed to: in version 2 the lines read hash to
+// the signed lines_hash (LinesHash), and a version 1 trailer, which signs no such hash, is
+// refused (kProblemUnsupportedTrailer) unless its export is empty, or global (no stream,
+// prefix or type filter) and starts at seq 1 or ends at its head or its checkpoint, where the
+// stream chains and the global chain bind every line to signed hashes (docs/audit.md,
+// "Trailer"); and head_seq >= min_seq (an old export, however genuine,
+// of a log the auditor has seen further does not pass). The verdict counts the checkpoint as
 // verified only when its chain_hash could be compared with an exported event.
 //
 // Each problem names the first bad seq where the input shows it: line problems stop the
@@ -32,6 +38,7 @@
 #include "absl/strings/string_view.h"
 #include "audit/chain_verifier.h"
 #include "audit/export_format.h"
+#include "audit/signed_records.h"
 #include "audit/signing_key.h"
 #include "audit/verification.h"
 #include "store/event_codec.h"
@@ -67,10 +74,12 @@ class ExportVerifier {
   std::optional<Problem> CheckCompleteness(const v1::ExportTrailer& trailer) const;
   std::optional<Problem> CheckTrailerCounts(const v1::ExportTrailer& trailer) const;
   std::optional<Problem> CheckTrailerHashes(const v1::ExportTrailer& trailer);
+  std::optional<Problem> CheckEveryLineCommitted(const v1::ExportTrailer& trailer) const;
 
   ExportVerifyOptions options_;
   std::optional<ExportFormat> format_;
   ChainVerifier chain_;
+  LinesHash lines_;
   std::optional<v1::ExportTrailer> trailer_;
   int64_t trailer_line_ = 0;
   Verdict verdict_;

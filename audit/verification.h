@@ -34,6 +34,9 @@ inline constexpr char kProblemTrailerMismatch[] = "trailer mismatch";
 inline constexpr char kProblemCheckpointMismatch[] = "checkpoint mismatch";
 inline constexpr char kProblemBadSignature[] = "bad signature";
 inline constexpr char kProblemStale[] = "stale";
+// A trailer whose version is unknown, or whose version does not commit to every line of its
+// export (docs/audit.md, "Trailer").
+inline constexpr char kProblemUnsupportedTrailer[] = "unsupported trailer";
 
 // How a problem's detail names a hash: its first 12 lowercase hex characters and "...".
 std::string HashPrefix(absl::string_view hash);

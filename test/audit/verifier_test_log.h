@@ -98,6 +98,16 @@ inline std::string SpecDigest(const store::RecordedEvent& e) {
                     SpecLp(e.metadata) + SpecLp(e.payload));
 }
 
+// The lines_hash of docs/audit.md ("Trailer") over `events` in order.
+inline std::string SpecLinesHash(const std::vector<store::RecordedEvent>& events) {
+  std::string lines(32, '\0');
+  for (const store::RecordedEvent& e : events) {
+    lines = SpecSha256(lines + SpecLp(SpecInt(e.seq)) + SpecLp(e.digest) + SpecLp(e.chain_hash) +
+                       SpecLp(e.stream_hash));
+  }
+  return lines;
+}
+
 // Recomputes digest, prev_chain_hash, chain_hash and stream_hash of `events` in order, as an
 // attacker without the key does after editing: the global chain from the first event's
 // prev_chain_hash, each stream from 32 zero bytes at its first event here.
@@ -111,6 +121,31 @@ inline void Rehash(std::vector<store::RecordedEvent>& events) {
     e.chain_hash = chain = SpecSha256(chain + e.digest);
     auto [it, added] = streams.try_emplace(e.stream, std::string(32, '\0'));
     e.stream_hash = it->second = SpecSha256(it->second + e.digest);
+  }
+}
+
+// Recomputes, after an edit of the stored fields of some of `events` (an export's events in
+// file order), every hash the export itself shows, as an attacker without the key does to
+// hide the edit: each digest; each chain_hash from its prev_chain_hash, which is the line
+// before's chain_hash when that line holds the previous seq; each stream_hash from the
+// previous version's when the export holds it, or from 32 zero bytes at version 0 (any other
+// stream_hash is linked to nothing the export shows and stays). Unedited events keep their
+// hashes unless an edit before them reaches them through such a link.
+inline void Relink(std::vector<store::RecordedEvent>& events) {
+  std::map<std::string, const store::RecordedEvent*> last_of_stream;
+  for (size_t i = 0; i < events.size(); ++i) {
+    store::RecordedEvent& e = events[i];
+    e.digest = SpecDigest(e);
+    if (i > 0 && events[i - 1].seq == e.seq - 1) e.prev_chain_hash = events[i - 1].chain_hash;
+    e.chain_hash = SpecSha256(e.prev_chain_hash + e.digest);
+    auto previous = last_of_stream.find(e.stream);
+    if (e.stream_version == 0) {
+      e.stream_hash = SpecSha256(std::string(32, '\0') + e.digest);
+    } else if (previous != last_of_stream.end() &&
+               previous->second->stream_version == e.stream_version - 1) {
+      e.stream_hash = SpecSha256(previous->second->stream_hash + e.digest);
+    }
+    last_of_stream[e.stream] = &e;
   }
 }
 
@@ -182,22 +217,33 @@ class VerifierLogTest : public ::testing::Test {
   // Appends `count` events, one request each, cycling irregularly over the four streams.
   void AppendEvents(int count) {
     static const char* const kStreams[] = {kServiceStream, kEdge1, kEdge2, kCore1};
-    for (int i = 0; i < count; ++i, ++appended_) {
+    for (int i = 0; i < count; ++i) {
       const std::string stream = kStreams[(appended_ % 5) % 4];
-      const int64_t version = versions_.count(stream) ? versions_[stream] + 1 : 0;
-      v1::EventMetadata metadata;
-      metadata.set_actor(appended_ % 3 == 0 ? "credledger" : "alice");
-      metadata.set_request_id(absl::StrCat("req-", appended_));
-      metadata.set_command("Test");
-      auto event = store::EventCodec::Default().Encode(TestEvent(stream, version, appended_),
-                                                       metadata);
-      ASSERT_OK(event);
-      clock_.Advance(absl::Seconds(1));
-      ASSERT_OK(store_->Append(store::AppendRequest{
-          metadata.request_id(), {store::StreamAppend{stream, store::ExpectedVersion::Any(),
-                                                      {*std::move(event)}}}}));
-      versions_[stream] = version;
+      ASSERT_NO_FATAL_FAILURE(
+          AppendEvent(stream, TestEvent(stream, NextVersion(stream), appended_)));
     }
+  }
+
+  // The stream_version the next event of `stream` gets.
+  int64_t NextVersion(const std::string& stream) const {
+    auto it = versions_.find(stream);
+    return it == versions_.end() ? 0 : it->second + 1;
+  }
+
+  // Appends `event` to `stream` as one request, a second after the event before.
+  void AppendEvent(const std::string& stream, const v1::Event& event) {
+    v1::EventMetadata metadata;
+    metadata.set_actor(appended_ % 3 == 0 ? "credledger" : "alice");
+    metadata.set_request_id(absl::StrCat("req-", appended_));
+    metadata.set_command("Test");
+    auto encoded = store::EventCodec::Default().Encode(event, metadata);
+    ASSERT_OK(encoded);
+    clock_.Advance(absl::Seconds(1));
+    ASSERT_OK(store_->Append(store::AppendRequest{
+        metadata.request_id(),
+        {store::StreamAppend{stream, store::ExpectedVersion::Any(), {*std::move(encoded)}}}}));
+    versions_[stream] = NextVersion(stream);
+    ++appended_;
   }
 
   // Every event of the log, or those `filter` selects, in seq order.
@@ -227,12 +273,17 @@ class VerifierLogTest : public ::testing::Test {
   }
 
   // The trailer the service writes after exporting `events` under `filter` when the log's
-  // head was `head_seq` and its newest checkpoint `checkpoint`, signed with `key`.
+  // head was `head_seq` and its newest checkpoint `checkpoint`, signed with `key`, as a
+  // trailer of `version` (1: without the version field and lines_hash).
   v1::ExportTrailer MakeTrailer(const v1::ExportFilter& filter,
-                                const std::vector<store::RecordedEvent>& events,
-                                int64_t head_seq, std::optional<v1::Checkpoint> checkpoint,
-                                const SigningKey& key) {
+                                const std::vector<store::RecordedEvent>& events, int64_t head_seq,
+                                std::optional<v1::Checkpoint> checkpoint, const SigningKey& key,
+                                uint32_t version = 2) {
     v1::ExportTrailer trailer;
+    if (version != 1) {
+      trailer.set_version(version);
+      trailer.set_lines_hash(SpecLinesHash(events));
+    }
     *trailer.mutable_filter() = filter;
     if (!events.empty()) {
       trailer.set_first_seq(events.front().seq);
