@@ -20,39 +20,16 @@ using ::testing::AnyOf;
 using ::testing::Field;
 using ::testing::Optional;
 using verifier_testing::IsProblem;
-using verifier_testing::kCore1;
+using verifier_testing::kCredentialIssued;
 using verifier_testing::kEdge1;
 using verifier_testing::kEdge2;
 using verifier_testing::NoProblem;
+using verifier_testing::SetActor;
 
-constexpr char kCredentialIssued[] = "credledger.v1.CredentialIssued";
 constexpr char kLinesHashMismatch[] =
     "the exported lines do not hash to the trailer's signed lines_hash: a line was edited, "
     "dropped, added or moved; `credledger verify FILE --db DB` with a copy of the database "
     "names the line";
-
-// The `n`-th credential issued to the Target of `stream`.
-v1::Event Issued(const std::string& stream, int n) {
-  v1::Event e;
-  v1::CredentialIssued& issued = *e.mutable_credential_issued();
-  issued.set_target_uid(absl::StrCat("uid-", stream));
-  issued.set_attempt_id(absl::StrCat("attempt-", n));
-  issued.mutable_secret()->set_name(absl::StrCat("solar-agent-", n));
-  issued.mutable_secret()->set_uid(absl::StrCat("secret-uid-", n));
-  issued.set_credential_tag("0a1b2c3d4e");
-  issued.set_token_fingerprint(absl::StrCat("fedcba987654321", n));
-  issued.mutable_issued_at()->set_seconds(1'790'000'000 + n);
-  issued.mutable_expires_at()->set_seconds(1'790'003'600 + n);
-  return e;
-}
-
-// Sets the actor in the stored metadata of `e`, its hashes untouched.
-void SetActor(store::RecordedEvent& e, const std::string& actor) {
-  v1::EventMetadata metadata;
-  EXPECT_TRUE(metadata.ParseFromString(e.metadata));
-  metadata.set_actor(actor);
-  e.metadata = store::SerializeDeterministic(metadata);
-}
 
 // Whether the export `filter` describes holds `e` (docs/audit.md, "Export"), the log's head
 // being `head_seq`.
@@ -72,15 +49,9 @@ class ExportTamperTest : public verifier_testing::VerifierLogTest {
  protected:
   static constexpr int kHead = kEvents + 14;
 
-  // The verifier log, then seven CredentialIssued over three Targets, each followed by another
-  // event: every one but the last of each Target is followed by another of its Target.
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(VerifierLogTest::SetUp());
-    const char* const streams[] = {kEdge1, kEdge2, kCore1, kEdge1, kEdge2, kCore1, kEdge1};
-    for (int n = 0; n < 7; ++n) {
-      ASSERT_NO_FATAL_FAILURE(AppendEvent(streams[n], Issued(streams[n], n)));
-      ASSERT_NO_FATAL_FAILURE(AppendEvents(1));
-    }
+    ASSERT_NO_FATAL_FAILURE(AppendCredentials());
   }
 
   // The events of the log the export under `filter` holds.
