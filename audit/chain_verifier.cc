@@ -83,7 +83,9 @@ std::optional<Problem> ChainVerifier::Add(const store::RecordedEvent& event) {
   if (auto problem = CheckOwnHashes(event, digest)) return problem;
   if (events_ > 0 && event.seq <= last_seq_) {
     return Problem{event.seq, kProblemReordering,
-                   absl::StrCat("seq ", event.seq, " follows seq ", last_seq_)};
+                   event.seq == last_seq_
+                       ? absl::StrCat("seq ", event.seq, " appears twice")
+                       : absl::StrCat("seq ", event.seq, " follows seq ", last_seq_)};
   }
   const bool follows = events_ > 0 && event.seq == last_seq_ + 1;
   if (auto problem = CheckGlobalLink(event, follows, last_chain_hash_)) return problem;

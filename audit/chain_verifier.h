@@ -41,7 +41,8 @@ class ChainVerifier {
   };
 
   // Checks `event` against the events added before. Returns the first problem it finds
-  // (kDigestMismatch, kChainBreak, kStreamChainBreak, kReordering); nothing is recorded then.
+  // (kDigestMismatch, kChainBreak, kStreamChainBreak, kReordering: "seq N follows seq M", or
+  // "seq N appears twice" right after itself); nothing is recorded then.
   std::optional<Problem> Add(const store::RecordedEvent& event);
 
   int64_t events() const { return events_; }

@@ -9,7 +9,8 @@
 //   seq, stream_version and schema_version are JSON numbers. The last line is
 //   {"trailer": {...}}: the ExportTrailer in the protobuf JSON mapping with proto field names
 //   and primitive fields always printed (int64 as decimal strings, message fields only when
-//   set), except that bytes fields are lowercase hex instead of base64.
+//   set), except that bytes fields are lowercase hex instead of base64 and that version (a
+//   number) and lines_hash are printed only when set: a version 1 trailer has neither.
 // - kCloudEvents: one CloudEvents 1.0 structured-mode JSON object per line (specversion "1.0",
 //   id = event_id hex, source "/credledger", type = the event type, time = recorded_at,
 //   subject = stream, datacontenttype "application/json", data as above) with the extension
@@ -88,7 +89,9 @@ absl::StatusOr<ExportFormat> DetectFormat(absl::string_view first_line);
 // `field "<name>": <rule>` (trailer fields by path, "trailer.checkpoint.chain_hash" or
 // "data.streams[0].stream_hash"): wrong JSON type, hex that is not lowercase or not of the
 // hash's length, base64 that is not standard with padding, a time that is not RFC 3339 UTC
-// with 6 fractional digits, or another CloudEvents specversion than "1.0".
+// with 6 fractional digits, or another CloudEvents specversion than "1.0". A trailer without
+// "version" is version 1 and may not hold "lines_hash"; version 2 requires it (32 bytes); a
+// version above kTrailerVersion (signed_records.h) is returned holding only its version.
 absl::StatusOr<ExportLine> ParseLine(ExportFormat format, absl::string_view line);
 
 }  // namespace credledger::audit

@@ -6,6 +6,7 @@
 #include "audit/export_field_reader.h"
 #include "audit/export_format.h"
 #include "audit/export_format_internal.h"
+#include "audit/signed_records.h"
 #include "common/status_macros.h"
 
 namespace credledger::audit {
@@ -82,7 +83,9 @@ absl::Status ParseCheckpoint(const Json& json, const std::string& path, v1::Chec
   return in.status();
 }
 
-// `path` names the trailer object in errors ("trailer", "data").
+// `path` names the trailer object in errors ("trailer", "data"). A version above
+// kTrailerVersion is returned with no other field read: the verifier refuses it by its
+// version, whatever its other fields.
 absl::StatusOr<v1::ExportTrailer> ParseTrailer(const Json& json, const std::string& path) {
   if (!json.is_object()) {
     return absl::InvalidArgumentError(absl::StrCat("field \"", path, "\": expected an object"));
@@ -90,6 +93,14 @@ absl::StatusOr<v1::ExportTrailer> ParseTrailer(const Json& json, const std::stri
   const std::string prefix = path + ".";
   FieldReader in(json, prefix);
   v1::ExportTrailer t;
+  if (json.contains("version")) {
+    t.set_version(in.Uint32("version"));
+    if (in.status().ok() && t.version() == 0) {
+      in.Fail("version", "must be 1 or more (a version 1 trailer may leave it out)");
+    }
+    RETURN_IF_ERROR(in.status());
+    if (t.version() > kTrailerVersion) return t;
+  }
   if (json.contains("filter")) {
     if (const Json* filter = in.Object("filter")) {
       RETURN_IF_ERROR(ParseFilter(*filter, prefix + "filter.", *t.mutable_filter()));
@@ -112,6 +123,11 @@ absl::StatusOr<v1::ExportTrailer> ParseTrailer(const Json& json, const std::stri
       RETURN_IF_ERROR(
           ParseCheckpoint(*checkpoint, prefix + "checkpoint.", *t.mutable_checkpoint()));
     }
+  }
+  if (TrailerVersion(t) >= 2) {
+    t.set_lines_hash(in.Hex("lines_hash", 32));
+  } else if (json.contains("lines_hash")) {
+    in.Fail("lines_hash", "not part of a version 1 trailer (one without \"version\")");
   }
   t.set_key_id(in.String("key_id"));
   t.set_signature(in.Hex("signature", 0));

@@ -105,12 +105,14 @@ absl::StatusOr<std::string> RenderCsvRow(const store::RecordedEvent& event,
 
 // ---- Trailer: the protobuf JSON mapping (proto field names, primitive fields always
 // printed, int64 as decimal strings, message fields only when set) with bytes as lowercase
-// hex. ----
+// hex; version and lines_hash only when set, as in export_format.h. ----
 
 std::string Int64Text(int64_t value) { return absl::StrCat(value); }
 
 OrderedJson TrailerJson(const v1::ExportTrailer& t) {
   OrderedJson out = OrderedJson::object();
+  // Left out when unset: a version 1 trailer has neither field.
+  if (t.version() != 0) out["version"] = t.version();
   if (t.has_filter()) {
     const v1::ExportFilter& f = t.filter();
     OrderedJson& filter = out["filter"];
@@ -146,6 +148,7 @@ OrderedJson TrailerJson(const v1::ExportTrailer& t) {
     checkpoint["key_id"] = c.key_id();
     checkpoint["signature"] = common::HexEncode(c.signature());
   }
+  if (!t.lines_hash().empty()) out["lines_hash"] = common::HexEncode(t.lines_hash());
   out["key_id"] = t.key_id();
   out["signature"] = common::HexEncode(t.signature());
   return out;

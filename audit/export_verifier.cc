@@ -6,7 +6,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "audit/earlier_export.h"
 #include "audit/signed_records.h"
+#include "store/log_hash.h"
 
 namespace credledger::audit {
 namespace {
@@ -68,18 +70,20 @@ std::optional<Problem> CheckStreamHeads(const v1::ExportTrailer& trailer,
 
 }  // namespace
 
-ExportVerifier::ExportVerifier(ExportVerifyOptions options) : options_(options) {}
+ExportVerifier::ExportVerifier(ExportVerifyOptions options) : options_(options) {
+  if (options_.log != nullptr) stored_.emplace(*options_.log);
+}
 
 void ExportVerifier::AddLine(absl::string_view line) {
   ++line_number_;
-  if (verdict_.problem.has_value()) return;
+  if (verdict_.problem.has_value() || !status_.ok()) return;
   if (absl::EndsWith(line, "\r")) line.remove_suffix(1);
   if (line.empty()) return;
   verdict_.problem = CheckLine(line);
 }
 
 Verdict ExportVerifier::Finish() {
-  if (!verdict_.problem.has_value()) verdict_.problem = CheckEnd();
+  if (!verdict_.problem.has_value() && status_.ok()) verdict_.problem = CheckEnd();
   verdict_.events = chain_.events();
   verdict_.first_seq = chain_.first_seq();
   verdict_.last_seq = chain_.last_seq();
@@ -111,7 +115,43 @@ std::optional<Problem> ExportVerifier::CheckLine(absl::string_view line) {
     trailer_line_ = line_number_;
     return std::nullopt;
   }
-  return CheckRecord(std::get<ExportRecord>(*parsed), line);
+  const ExportRecord& record = std::get<ExportRecord>(*parsed);
+  std::optional<Problem> problem = CheckRecord(record, line);
+  if (!problem.has_value()) problem = CheckStored(record.event);
+  if (problem.has_value()) return problem;
+  lines_.Add(record.event);
+  if (options_.earlier != nullptr && record.event.seq == options_.earlier->head_seq()) {
+    earlier_line_.emplace(line_number_, record.event.chain_hash);
+  }
+  return std::nullopt;
+}
+
+std::optional<Problem> ExportVerifier::CheckStored(const store::RecordedEvent& event) {
+  if (!stored_.has_value()) return std::nullopt;
+  absl::StatusOr<std::optional<Problem>> compared = stored_->Compare(event, line_number_);
+  if (compared.ok()) return *std::move(compared);
+  status_ = compared.status();
+  return std::nullopt;
+}
+
+std::optional<Problem> ExportVerifier::CheckStoredHead(const v1::ExportTrailer& trailer) {
+  if (!stored_.has_value()) return std::nullopt;
+  const int64_t head = trailer.head_seq();
+  absl::StatusOr<std::optional<std::string>> held = stored_->ChainHashAt(head);
+  if (!held.ok()) {
+    status_ = held.status();
+    return std::nullopt;
+  }
+  if (!held->has_value()) {
+    return Problem{0, kProblemDatabaseMismatch,
+                   absl::StrCat("the database holds no event at the trailer's head seq ", head,
+                                ": it is an older copy than the export")};
+  }
+  if (**held == trailer.head_chain_hash()) return std::nullopt;
+  return Problem{head, kProblemDatabaseMismatch,
+                 absl::StrCat("the trailer states chain hash ",
+                              HashPrefix(trailer.head_chain_hash()), " at head seq ", head,
+                              ", the database's event at seq ", head, " has ", HashPrefix(**held))};
 }
 
 std::optional<Problem> ExportVerifier::CheckRecord(const ExportRecord& record,
@@ -159,16 +199,71 @@ std::optional<Problem> ExportVerifier::CheckEnd() {
   }
   const v1::ExportTrailer& trailer = *trailer_;
   verdict_.head_seq = trailer.head_seq();
-  if (absl::Status signature = VerifyTrailer(*options_.public_key, trailer); !signature.ok()) {
-    return Problem{0, kProblemBadSignature, std::string(signature.message())};
+  if (auto problem = CheckSignedTrailer(*options_.public_key, trailer, "")) return problem;
+  if (options_.earlier != nullptr) {
+    if (auto problem = CheckEarlierTrailer(*options_.public_key, *options_.earlier)) {
+      return problem;
+    }
   }
   if (auto problem = CheckCompleteness(trailer)) return problem;
   if (auto problem = CheckTrailerCounts(trailer)) return problem;
   if (auto problem = CheckTrailerHashes(trailer)) return problem;
+  if (auto problem = CheckEveryLineCommitted(trailer)) return problem;
+  if (auto problem = CheckStoredHead(trailer)) return problem;
   if (trailer.head_seq() < options_.min_seq) {
     return Problem{0, kProblemStale,
                    absl::StrCat("the export ends at head seq ", trailer.head_seq(),
                                 ", before --min-seq ", options_.min_seq)};
+  }
+  return CheckEarlierHead(trailer);
+}
+
+std::optional<Problem> ExportVerifier::CheckEarlierHead(const v1::ExportTrailer& trailer) {
+  if (options_.earlier == nullptr) return std::nullopt;
+  const v1::ExportTrailer& earlier = *options_.earlier;
+  if (auto problem = CheckReachesEarlierHead(trailer.head_seq(), earlier, "the export")) {
+    return problem;
+  }
+  // What shows the chain hash at the earlier head's seq: the signed lines, the signed head
+  // and checkpoint, the database.
+  const int64_t seq = earlier.head_seq();
+  std::vector<std::pair<std::string, std::string>> held;  // holder, chain_hash
+  if (seq == 0) held.emplace_back("the empty log", store::ZeroHash());
+  if (earlier_line_.has_value()) {
+    held.emplace_back(absl::StrCat("line ", earlier_line_->first, " of this export"),
+                      earlier_line_->second);
+  }
+  if (seq > 0 && seq == trailer.head_seq()) {
+    held.emplace_back("this export's signed head", trailer.head_chain_hash());
+  }
+  if (trailer.has_checkpoint() && trailer.checkpoint().seq() == seq) {
+    held.emplace_back("this export's checkpoint", trailer.checkpoint().chain_hash());
+  }
+  if (stored_.has_value() && seq > 0) {
+    absl::StatusOr<std::optional<std::string>> stored = stored_->ChainHashAt(seq);
+    if (!stored.ok()) {
+      status_ = stored.status();
+      return std::nullopt;
+    }
+    if (!stored->has_value()) {
+      return Problem{0, kProblemStale,
+                     absl::StrCat("the database holds no event at seq ", seq,
+                                  ", the head of the earlier export (--previous)")};
+    }
+    held.emplace_back("the database", **stored);
+  }
+  if (held.empty()) {
+    return Problem{
+        0, kProblemEarlierHeadNotShown,
+        absl::StrCat("this export cannot show the chain hash at seq ", seq,
+                     ", the head of the earlier export (--previous): it holds no line "
+                     "there, and neither its head nor its checkpoint is at that seq; "
+                     "verify it with --db DB (a copy of the database), or verify an "
+                     "export that holds seq ",
+                     seq, " (for example `credledger export --after-seq ", seq - 1, "`)")};
+  }
+  for (const auto& [holder, chain_hash] : held) {
+    if (auto problem = MatchEarlierHead(earlier, chain_hash, holder, verdict_)) return problem;
   }
   return std::nullopt;
 }
@@ -188,7 +283,7 @@ std::optional<Problem> ExportVerifier::CheckCompleteness(const v1::ExportTrailer
                                 " (the export begins at seq ", chain_.first_seq(), ")")};
   }
   if (global && chain_.FirstSeqGap().has_value()) return chain_.FirstSeqGap();
-  if (!global && !typed) {
+  if (!typed) {
     if (auto problem = chain_.FirstStreamGap(!lower_bound)) return problem;
   }
   if (chain_.last_seq() < trailer.last_seq()) {
@@ -261,11 +356,51 @@ std::optional<Problem> ExportVerifier::CheckTrailerHashes(const v1::ExportTraile
   return CheckStreamHeads(trailer, chain_);
 }
 
-Verdict VerifyExport(std::istream& in, const ExportVerifyOptions& options) {
+std::optional<Problem> ExportVerifier::CheckEveryLineCommitted(
+    const v1::ExportTrailer& trailer) const {
+  if (TrailerVersion(trailer) >= 2) {
+    if (lines_.value() == trailer.lines_hash()) return std::nullopt;
+    return Mismatch(
+        0, absl::StrCat("the exported lines do not hash to the trailer's signed lines_hash: ",
+                        stored_.has_value()
+                            ? "yet every line is the database's event at its seq, so a line "
+                              "was replaced by another stored event, or the database copy was "
+                              "altered too (check it with `credledger verify --db DB` alone)"
+                            : "a line was edited, dropped, added or moved; `credledger verify "
+                              "FILE --db DB` with a copy of the database names the line"));
+  }
+  // Version 1 signs a stream's hash only at its last exported event, and the global chain's
+  // only at the head and the checkpoint. A global export from seq 1 has every stream from
+  // version 0, so the stream chains bind every digest and the chain from 32 zero bytes every
+  // chain hash; one that ends at a signed chain hash binds every line before it.
+  if (chain_.events() == 0) return std::nullopt;
+  const v1::ExportFilter& filter = trailer.filter();
+  const int64_t last = chain_.last_seq();
+  std::string what;
+  if (filter.types_size() > 0) {
+    what = "a type-filtered export";
+  } else if (!filter.stream().empty() || !filter.stream_prefix().empty()) {
+    what = "a stream or stream-prefix export (its lines' global chain hashes are signed nowhere)";
+  } else if (chain_.first_seq() != 1 && last != trailer.head_seq() &&
+             (!trailer.has_checkpoint() || last != trailer.checkpoint().seq())) {
+    what = absl::StrCat("an export that neither starts at seq 1 nor ends at its head (seq ",
+                        trailer.head_seq(), ") or its checkpoint");
+  } else {
+    return std::nullopt;
+  }
+  return Problem{0, kProblemUnsupportedTrailer,
+                 absl::StrCat("a version 1 trailer does not commit to every line of ", what,
+                              "; export again: a new export carries a version 2 trailer, which "
+                              "does")};
+}
+
+absl::StatusOr<Verdict> VerifyExport(std::istream& in, const ExportVerifyOptions& options) {
   ExportVerifier verifier(options);
   std::string line;
-  while (std::getline(in, line)) verifier.AddLine(line);
-  return verifier.Finish();
+  while (std::getline(in, line) && verifier.status().ok()) verifier.AddLine(line);
+  Verdict verdict = verifier.Finish();
+  if (!verifier.status().ok()) return verifier.status();
+  return verdict;
 }
 
 }  // namespace credledger::audit

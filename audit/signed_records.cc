@@ -2,6 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/quote_cut.h"
+#include "common/sha256.h"
+#include "common/status_macros.h"
 #include "store/log_hash.h"
 
 namespace credledger::audit {
@@ -100,9 +102,33 @@ absl::Status VerifyCheckpoint(const KeyRing& keys, const v1::Checkpoint& checkpo
   return absl::OkStatus();
 }
 
+uint32_t TrailerVersion(const v1::ExportTrailer& trailer) {
+  return trailer.version() == 0 ? 1 : trailer.version();
+}
+
+absl::Status CheckTrailerVersion(const v1::ExportTrailer& trailer) {
+  const uint32_t version = TrailerVersion(trailer);
+  if (version > kTrailerVersion) {
+    return absl::UnimplementedError(
+        absl::StrCat("export trailer version ", version, " is not known here (versions 1 and ",
+                     kTrailerVersion, " are); verify it with a credledger release that knows it"));
+  }
+  if (version == 1 && !trailer.lines_hash().empty()) {
+    return absl::InvalidArgumentError(
+        "export trailer version 1: lines_hash is not part of a version 1 trailer");
+  }
+  if (version >= 2 && trailer.lines_hash().size() != kChainHashBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("export trailer version ", version,
+                                                   ": lines_hash must be 32 bytes, got ",
+                                                   trailer.lines_hash().size()));
+  }
+  return absl::OkStatus();
+}
+
 std::string TrailerSigningBytes(const v1::ExportTrailer& trailer) {
+  const bool v1 = TrailerVersion(trailer) == 1;
   std::string out;
-  AppendLengthPrefixed(&out, kTrailerTag);
+  AppendLengthPrefixed(&out, v1 ? kTrailerTag : kTrailerTagV2);
   AppendLengthPrefixed(&out, FilterSigningBytes(trailer.filter()));
   AppendLengthPrefixedInt(&out, trailer.first_seq());
   AppendLengthPrefixedInt(&out, trailer.last_seq());
@@ -117,11 +143,13 @@ std::string TrailerSigningBytes(const v1::ExportTrailer& trailer) {
   }
   AppendLengthPrefixedInt(&out, trailer.exported_at_us());
   AppendLengthPrefixed(&out, EmbeddedCheckpoint(trailer));
+  if (!v1) AppendLengthPrefixed(&out, trailer.lines_hash());
   AppendLengthPrefixed(&out, trailer.key_id());
   return out;
 }
 
 absl::Status SignTrailer(const SigningKey& key, v1::ExportTrailer& trailer) {
+  RETURN_IF_ERROR(CheckTrailerVersion(trailer));
   trailer.set_key_id(key.key_id());
   absl::StatusOr<std::string> signature = key.Sign(TrailerSigningBytes(trailer));
   if (!signature.ok()) return signature.status();
@@ -130,6 +158,7 @@ absl::Status SignTrailer(const SigningKey& key, v1::ExportTrailer& trailer) {
 }
 
 absl::Status VerifyTrailer(const KeyRing& keys, const v1::ExportTrailer& trailer) {
+  RETURN_IF_ERROR(CheckTrailerVersion(trailer));
   if (trailer.signature().empty()) {
     return absl::PermissionDeniedError("the export trailer is not signed");
   }
@@ -144,6 +173,17 @@ absl::Status VerifyTrailer(const KeyRing& keys, const v1::ExportTrailer& trailer
   }
   if (trailer.has_checkpoint()) return VerifyCheckpoint(keys, trailer.checkpoint());
   return absl::OkStatus();
+}
+
+void LinesHash::Add(const store::RecordedEvent& event) {
+  line_.clear();
+  AppendLengthPrefixedInt(&line_, event.seq);
+  AppendLengthPrefixed(&line_, event.digest);
+  AppendLengthPrefixed(&line_, event.chain_hash);
+  AppendLengthPrefixed(&line_, event.stream_hash);
+  hasher_.Update(value_);
+  hasher_.Update(line_);
+  value_ = std::string(common::AsBytes(hasher_.Finish()));
 }
 
 }  // namespace credledger::audit

@@ -1,6 +1,8 @@
 #include "audit/verification.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "audit/signed_records.h"
 #include "common/sha256.h"
 
 namespace credledger::audit {
@@ -40,8 +42,28 @@ std::string MissingRange(absl::string_view noun, int64_t from, int64_t to) {
   return absl::StrCat(noun, "s ", from, "..", to, " are missing");
 }
 
+std::optional<Problem> CheckSignedTrailer(const KeyRing& keys, const v1::ExportTrailer& trailer,
+                                          absl::string_view whose) {
+  if (absl::Status version = CheckTrailerVersion(trailer); !version.ok()) {
+    return Problem{0, kProblemUnsupportedTrailer, absl::StrCat(whose, version.message())};
+  }
+  if (absl::Status signature = VerifyTrailer(keys, trailer); !signature.ok()) {
+    return Problem{0, kProblemBadSignature, absl::StrCat(whose, signature.message())};
+  }
+  return std::nullopt;
+}
+
 std::string FormatVerdict(const Verdict& verdict) {
-  if (verdict.ok()) return absl::StrCat("OK: ", Counts(verdict), "\n");
+  if (verdict.ok()) {
+    std::string out = absl::StrCat("OK: ", Counts(verdict), "\n");
+    if (verdict.earlier_head.has_value()) {
+      const Verdict::EarlierHead& head = *verdict.earlier_head;
+      absl::StrAppend(&out, "earlier head confirmed: seq ", head.seq, " has chain hash ",
+                      HashPrefix(head.chain_hash), " in ", absl::StrJoin(head.holders, " and "),
+                      "\n");
+    }
+    return out;
+  }
   const Problem& problem = *verdict.problem;
   std::string out = "FAILED";
   if (problem.seq > 0) absl::StrAppend(&out, " at seq ", problem.seq);

@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
+#include "audit/signing_key.h"
 #include "credledger/v1/audit.pb.h"
 
 namespace credledger::audit {
@@ -35,6 +37,17 @@ inline constexpr char kProblemCheckpointMismatch[] = "checkpoint mismatch";
 inline constexpr char kProblemBadSignature[] = "bad signature";
 inline constexpr char kProblemStale[] = "stale";
 inline constexpr char kProblemWitnessMismatch[] = "witness mismatch";
+// The log no longer holds the head of an earlier export (verify --previous): another
+// chain_hash at its seq.
+inline constexpr char kProblemFork[] = "fork";
+// Neither the export nor a database shows the chain_hash at an earlier export's head seq
+// (verify --previous).
+inline constexpr char kProblemEarlierHeadNotShown[] = "earlier head not shown";
+// An exported event or head that differs from a database copy (verify FILE --db DB).
+inline constexpr char kProblemDatabaseMismatch[] = "database mismatch";
+// A trailer whose version is unknown, or whose version does not commit to every line of its
+// export (docs/audit.md, "Trailer").
+inline constexpr char kProblemUnsupportedTrailer[] = "unsupported trailer";
 
 // How a problem's detail names a hash: its first 12 lowercase hex characters and "...".
 std::string HashPrefix(absl::string_view hash);
@@ -54,17 +67,33 @@ struct Verdict {
   std::optional<v1::Checkpoint> checkpoint;
   // Checkpoints whose signature and chain hash were checked.
   int64_t checkpoints_checked = 0;
+  // The head of an earlier export (verify --previous) once the log was seen to hold it.
+  struct EarlierHead {
+    int64_t seq = 0;
+    std::string chain_hash;
+    // What showed it, in words ("line 31 of this export", "the database").
+    std::vector<std::string> holders;
+  };
+  std::optional<EarlierHead> earlier_head;
   // Unset when everything verified.
   std::optional<Problem> problem;
 
   bool ok() const { return !problem.has_value(); }
 };
 
+// The trailer's own checks: its version is known (kProblemUnsupportedTrailer), and its
+// signature and its checkpoint's verify with `keys` (kProblemBadSignature); each detail starts
+// with `whose` ("" for the export's own trailer). nullopt when both hold.
+std::optional<Problem> CheckSignedTrailer(const KeyRing& keys, const v1::ExportTrailer& trailer,
+                                          absl::string_view whose);
+
 // The verdict as printed by `credledger verify`, one fact per line, each ending with a
 // newline. On success one line:
 //   OK: <n> events, seq <first>..<last>, head <head>, <k> checkpoints verified (newest at seq
 //   <s>, key <key id>)
-// (", seq <first>..<last>" only when n > 0, the parenthesis only when a checkpoint verified).
+// (", seq <first>..<last>" only when n > 0, the parenthesis only when a checkpoint verified),
+// then, when an earlier export's head was confirmed (verify --previous), a second line:
+//   earlier head confirmed: seq <s> has chain hash <prefix> in <holder> and <holder>
 // On failure:
 //   FAILED at seq <N>: <kind>: <detail>      ("at seq <N>" only when N > 0)
 //   read: <the same counts as after "OK: ">

@@ -217,6 +217,7 @@ absl::Status AuditApi::ExportEvents(
   RETURN_IF_ERROR(ValidateFilter(filter, *codec_));
 
   v1::ExportTrailer trailer;
+  trailer.set_version(audit::kTrailerVersion);
   *trailer.mutable_filter() = filter;
   trailer.set_exported_at_us(absl::ToUnixMicros(clock_->Now()));
   // The checkpoint first: it is never after the head read next.
@@ -247,6 +248,7 @@ absl::Status AuditApi::ExportEvents(
   selection.stream_prefix = filter.stream_prefix();
   selection.types.assign(filter.types().begin(), filter.types().end());
   std::map<std::string, v1::StreamHead> streams;
+  audit::LinesHash lines;
   v1::ExportEventsResponse batch;
   size_t batch_bytes = 0;
   auto flush = [&]() -> absl::Status {
@@ -266,6 +268,7 @@ absl::Status AuditApi::ExportEvents(
           stream.set_stream(e.stream);
           stream.set_stream_version(e.stream_version);
           stream.set_stream_hash(e.stream_hash);
+          lines.Add(e);
           *batch.add_events() = audit::ToExported(e);
           batch_bytes += e.payload.size() + e.metadata.size() + 200;
           if (batch.events_size() >= kPage || batch_bytes >= kBatchBytes) return flush();
@@ -274,6 +277,7 @@ absl::Status AuditApi::ExportEvents(
   }
   RETURN_IF_ERROR(flush());
   for (auto& [name, head_of_stream] : streams) *trailer.add_streams() = std::move(head_of_stream);
+  trailer.set_lines_hash(lines.value());
   if (signing_key_ != nullptr) RETURN_IF_ERROR(audit::SignTrailer(*signing_key_, trailer));
   v1::ExportEventsResponse last;
   *last.mutable_trailer() = std::move(trailer);

@@ -36,7 +36,8 @@ class AuditApi {
 
   // Streams the export: `write` gets every batch of events (at most 512 events and about
   // 1 MiB each) and then the message with the trailer; it returns false when the client went
-  // away. The export covers events up to the head at the start of the call.
+  // away. The export covers events up to the head at the start of the call; its trailer is
+  // version 2, whose lines_hash commits to every exported event (docs/audit.md, "Trailer").
   // Errors: kInvalidArgument naming the filter field and the rule (negative bounds,
   // "filter.until_seq: below after_seq", "filter.to_time_us: before from_time_us",
   // "filter.stream_prefix: not with filter.stream", a stream or prefix that is

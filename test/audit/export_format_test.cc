@@ -553,6 +553,8 @@ v1::ExportTrailer FullTrailer() {
   c->set_signature(Bytes(64, 255));
   t.set_key_id("0123456789abcdef");
   t.set_signature(Bytes(64, 1));
+  t.set_version(2);
+  t.set_lines_hash(Bytes(32, 90));
   return t;
 }
 
@@ -591,6 +593,7 @@ TEST(ExportTrailerTest, TrailerIsTheProtobufJsonMappingWithBytesAsHex) {
   // Protobuf prints bytes as base64; the export prints them as lowercase hex.
   want["head_chain_hash"] = Hex(trailer.head_chain_hash());
   want["signature"] = Hex(trailer.signature());
+  want["lines_hash"] = Hex(trailer.lines_hash());
   want["checkpoint"]["chain_hash"] = Hex(trailer.checkpoint().chain_hash());
   want["checkpoint"]["signature"] = Hex(trailer.checkpoint().signature());
   for (int i = 0; i < trailer.streams_size(); ++i) {
@@ -606,6 +609,53 @@ TEST(ExportTrailerTest, EmptyTrailerPrintsPrimitiveFieldsAndOmitsUnsetMessages) 
   EXPECT_EQ(trailer, ParseJson(R"({"trailer": {"first_seq": "0", "last_seq": "0",
       "event_count": "0", "head_seq": "0", "head_chain_hash": "", "streams": [],
       "exported_at_us": "0", "key_id": "", "signature": ""}})"));
+}
+
+TEST(ExportTrailerTest, VersionOneTrailerHasNeitherVersionNorLinesHash) {
+  v1::ExportTrailer version_1 = FullTrailer();
+  version_1.clear_version();
+  version_1.clear_lines_hash();
+  const std::string text = RenderTrailer(ExportFormat::kJsonLines, version_1);
+  const Json line = ParseJson(text);
+  EXPECT_FALSE(line["trailer"].contains("version"));
+  EXPECT_FALSE(line["trailer"].contains("lines_hash"));
+  ASSERT_OK_AND_ASSIGN(v1::ExportTrailer parsed, ParseTrailerLine(ExportFormat::kJsonLines, text));
+  EXPECT_TRUE(MessageDifferencer::Equals(parsed, version_1));
+  // A later version is printed first, as a number.
+  EXPECT_THAT(RenderTrailer(ExportFormat::kJsonLines, FullTrailer()),
+              ::testing::StartsWith("{\"trailer\":{\"version\":2,"));
+}
+
+TEST(ExportTrailerTest, LinesHashBelongsToVersionTwoOnly) {
+  Json version_1 = ParseJson(RenderTrailer(ExportFormat::kJsonLines, FullTrailer()));
+  version_1["trailer"].erase("version");
+  EXPECT_THAT(ParseLine(ExportFormat::kJsonLines, version_1.dump()),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("field \"trailer.lines_hash\": not part of a version 1 trailer")));
+  Json without_lines = ParseJson(RenderTrailer(ExportFormat::kJsonLines, FullTrailer()));
+  without_lines["trailer"].erase("lines_hash");
+  EXPECT_THAT(ParseLine(ExportFormat::kJsonLines, without_lines.dump()),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("field \"trailer.lines_hash\": missing")));
+  Json short_lines = ParseJson(RenderTrailer(ExportFormat::kCloudEvents, FullTrailer()));
+  short_lines["data"]["lines_hash"] = "abcd";
+  EXPECT_THAT(ParseLine(ExportFormat::kCloudEvents, short_lines.dump()),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("field \"data.lines_hash\"")));
+  Json version_0 = ParseJson(RenderTrailer(ExportFormat::kJsonLines, FullTrailer()));
+  version_0["trailer"]["version"] = 0;
+  EXPECT_THAT(ParseLine(ExportFormat::kJsonLines, version_0.dump()),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("field \"trailer.version\": must be 1 or more")));
+}
+
+TEST(ExportTrailerTest, UnknownVersionParsesAsItsVersionAlone) {
+  // A later release may lay its trailer out otherwise: the verifier refuses it by version.
+  const Json line = ParseJson(R"({"trailer": {"version": 3, "lines": "elsewhere"}})");
+  ASSERT_OK_AND_ASSIGN(v1::ExportTrailer parsed,
+                       ParseTrailerLine(ExportFormat::kJsonLines, line.dump()));
+  v1::ExportTrailer want;
+  want.set_version(3);
+  EXPECT_TRUE(MessageDifferencer::Equals(parsed, want)) << parsed.DebugString();
 }
 
 TEST(ExportTrailerTest, TrailerIntegersMayBeNumbers) {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/sha256.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/support/status_matchers.h"
@@ -78,6 +79,8 @@ class SignedRecordsTest : public ::testing::Test {
         SignCheckpoint(checkpoint_key, 40, Hash('\x44'), 1'700'000'940'000'000);
     EXPECT_OK(checkpoint);
     if (checkpoint.ok()) *trailer.mutable_checkpoint() = *checkpoint;
+    trailer.set_version(2);
+    trailer.set_lines_hash(Hash('\x55'));
     EXPECT_OK(SignTrailer(*key_, trailer));
     return trailer;
   }
@@ -111,24 +114,90 @@ TEST_F(SignedRecordsTest, CheckpointSigningBytesAreSpelledOutBytes) {
   EXPECT_EQ(CheckpointSigningBytes(checkpoint), expected);
 }
 
-TEST_F(SignedRecordsTest, TrailerSigningBytesFollowTheSpec) {
-  v1::ExportTrailer trailer = SignedTrailer(*key_);
-  const v1::Checkpoint& checkpoint = trailer.checkpoint();
+// The fields of SignedTrailer's trailer between the tag and lines_hash, as the spec lays
+// them out: LP(filter) up to LP(checkpoint).
+std::string SignedTrailerBody(const v1::ExportTrailer& trailer) {
   const std::string filter = Lp(Int(10)) + Lp(Int(99)) + Lp(Int(1'700'000'000'000'000)) +
                              Lp(Int(1'700'000'900'000'000)) + Lp("") + Lp("target/demo/") +
                              Lp(Int(2)) + Lp("credledger.v1.CredentialIssued") +
                              Lp("credledger.v1.CredentialRevoked");
-  const std::string embedded_checkpoint =
-      Lp("credledger-checkpoint-v1") + Lp(Int(40)) + Lp(Hash('\x44')) +
-      Lp(Int(1'700'000'940'000'000)) + Lp(key_->key_id()) + Lp(checkpoint.signature());
-  const std::string expected =
-      Lp("credledger-export-trailer-v1") + Lp(filter) + Lp(Int(11)) + Lp(Int(42)) +
-      Lp(Int(7)) + Lp(Int(57)) + Lp(Hash('\x11')) + Lp(Int(2)) +
-      Lp("target/demo/a") + Lp(Int(3)) + Lp(Hash('\x22')) +
-      Lp("target/demo/b") + Lp(Int(4)) + Lp(Hash('\x33')) +
-      Lp(Int(1'700'000'950'000'000)) + Lp(embedded_checkpoint) + Lp(key_->key_id());
+  const std::string embedded_checkpoint = Lp("credledger-checkpoint-v1") + Lp(Int(40)) +
+                                          Lp(Hash('\x44')) + Lp(Int(1'700'000'940'000'000)) +
+                                          Lp(trailer.checkpoint().key_id()) +
+                                          Lp(trailer.checkpoint().signature());
+  return Lp(filter) + Lp(Int(11)) + Lp(Int(42)) + Lp(Int(7)) + Lp(Int(57)) + Lp(Hash('\x11')) +
+         Lp(Int(2)) + Lp("target/demo/a") + Lp(Int(3)) + Lp(Hash('\x22')) + Lp("target/demo/b") +
+         Lp(Int(4)) + Lp(Hash('\x33')) + Lp(Int(1'700'000'950'000'000)) + Lp(embedded_checkpoint);
+}
+
+TEST_F(SignedRecordsTest, TrailerSigningBytesFollowTheSpec) {
+  v1::ExportTrailer trailer = SignedTrailer(*key_);
+  const std::string expected = Lp("credledger-export-trailer-v2") + SignedTrailerBody(trailer) +
+                               Lp(Hash('\x55')) + Lp(key_->key_id());
   EXPECT_EQ(TrailerSigningBytes(trailer), expected);
   EXPECT_TRUE(key_->public_key().Verify(expected, trailer.signature()));
+}
+
+TEST_F(SignedRecordsTest, VersionOneTrailerSigningBytesHaveNoLinesHash) {
+  v1::ExportTrailer trailer = SignedTrailer(*key_);
+  trailer.clear_version();
+  trailer.clear_lines_hash();
+  ASSERT_OK(SignTrailer(*key_, trailer));
+  const std::string expected =
+      Lp("credledger-export-trailer-v1") + SignedTrailerBody(trailer) + Lp(key_->key_id());
+  EXPECT_EQ(TrailerSigningBytes(trailer), expected);
+  EXPECT_TRUE(key_->public_key().Verify(expected, trailer.signature()));
+  EXPECT_OK(VerifyTrailer(key_->public_key(), trailer));
+  trailer.set_version(1);  // the same version, spelled out
+  EXPECT_OK(VerifyTrailer(key_->public_key(), trailer));
+}
+
+TEST_F(SignedRecordsTest, UnknownTrailerVersionIsNeitherSignedNorVerified) {
+  v1::ExportTrailer trailer = SignedTrailer(*key_);
+  trailer.set_version(3);
+  const std::string refusal =
+      "export trailer version 3 is not known here (versions 1 and 2 are); verify it with a "
+      "credledger release that knows it";
+  EXPECT_THAT(VerifyTrailer(key_->public_key(), trailer),
+              StatusIs(absl::StatusCode::kUnimplemented, refusal));
+  EXPECT_THAT(SignTrailer(*key_, trailer), StatusIs(absl::StatusCode::kUnimplemented, refusal));
+}
+
+TEST_F(SignedRecordsTest, LinesHashMustHaveItsVersionsShape) {
+  v1::ExportTrailer trailer = SignedTrailer(*key_);
+  trailer.set_lines_hash("short");
+  EXPECT_THAT(SignTrailer(*key_, trailer),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "export trailer version 2: lines_hash must be 32 bytes, got 5"));
+  trailer.clear_version();
+  EXPECT_THAT(VerifyTrailer(key_->public_key(), trailer),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("lines_hash is not part of a version 1 trailer")));
+}
+
+TEST_F(SignedRecordsTest, LinesHashFoldsEveryEventsSeqAndHashes) {
+  store::RecordedEvent first;
+  first.seq = 7;
+  first.digest = Hash('\x01');
+  first.chain_hash = Hash('\x02');
+  first.stream_hash = Hash('\x03');
+  store::RecordedEvent second = first;
+  second.seq = 300;
+  second.stream_hash = Hash('\x04');
+  const auto sha256 = [](const std::string& bytes) {
+    return std::string(common::AsBytes(common::Sha256Of(bytes)));
+  };
+  const std::string l1 =
+      sha256(Hash('\0') + Lp(Int(7)) + Lp(Hash('\x01')) + Lp(Hash('\x02')) + Lp(Hash('\x03')));
+  const std::string l2 =
+      sha256(l1 + Lp(Int(300)) + Lp(Hash('\x01')) + Lp(Hash('\x02')) + Lp(Hash('\x04')));
+
+  LinesHash lines;
+  EXPECT_EQ(lines.value(), Hash('\0'));
+  lines.Add(first);
+  EXPECT_EQ(lines.value(), l1);
+  lines.Add(second);
+  EXPECT_EQ(lines.value(), l2);
 }
 
 TEST_F(SignedRecordsTest, AnUnsetCheckpointIsEmbeddedAsTheEmptyString) {
@@ -256,6 +325,12 @@ std::vector<TrailerChange> TrailerChanges() {
       {"checkpoint cleared", [](v1::ExportTrailer& t) { t.clear_checkpoint(); }},
       {"key_id", [](v1::ExportTrailer& t) { (*t.mutable_key_id())[15] ^= 0x01; }},
       {"signature", [](v1::ExportTrailer& t) { (*t.mutable_signature())[63] ^= 0x01; }},
+      {"lines_hash", [](v1::ExportTrailer& t) { (*t.mutable_lines_hash())[31] ^= 0x01; }},
+      {"version 1 with lines_hash cleared",
+       [](v1::ExportTrailer& t) {
+         t.clear_version();
+         t.clear_lines_hash();
+       }},
   };
   for (int i = 0; i < 2; ++i) {
     const std::string head = "streams[" + std::to_string(i) + "].";

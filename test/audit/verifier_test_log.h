@@ -9,6 +9,8 @@
 #include <openssl/evp.h>
 #include <sqlite3.h>
 
+#include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -99,6 +101,16 @@ inline std::string SpecDigest(const store::RecordedEvent& e) {
                     SpecLp(e.metadata) + SpecLp(e.payload));
 }
 
+// The lines_hash of docs/audit.md ("Trailer") over `events` in order.
+inline std::string SpecLinesHash(const std::vector<store::RecordedEvent>& events) {
+  std::string lines(32, '\0');
+  for (const store::RecordedEvent& e : events) {
+    lines = SpecSha256(lines + SpecLp(SpecInt(e.seq)) + SpecLp(e.digest) + SpecLp(e.chain_hash) +
+                       SpecLp(e.stream_hash));
+  }
+  return lines;
+}
+
 // Recomputes digest, prev_chain_hash, chain_hash and stream_hash of `events` in order, as an
 // attacker without the key does after editing: the global chain from the first event's
 // prev_chain_hash, each stream from 32 zero bytes at its first event here.
@@ -115,6 +127,39 @@ inline void Rehash(std::vector<store::RecordedEvent>& events) {
   }
 }
 
+// Sets the actor in the stored metadata of `e`, its hashes untouched.
+inline void SetActor(store::RecordedEvent& e, const std::string& actor) {
+  v1::EventMetadata metadata;
+  EXPECT_TRUE(metadata.ParseFromString(e.metadata));
+  metadata.set_actor(actor);
+  e.metadata = store::SerializeDeterministic(metadata);
+}
+
+// Recomputes, after an edit of the stored fields of some of `events` (an export's events in
+// file order), every hash the export itself shows, as an attacker without the key does to
+// hide the edit: each digest; each chain_hash from its prev_chain_hash, which is the line
+// before's chain_hash when that line holds the previous seq; each stream_hash from the
+// previous version's when the export holds it, or from 32 zero bytes at version 0 (any other
+// stream_hash is linked to nothing the export shows and stays). Unedited events keep their
+// hashes unless an edit before them reaches them through such a link.
+inline void Relink(std::vector<store::RecordedEvent>& events) {
+  std::map<std::string, const store::RecordedEvent*> last_of_stream;
+  for (size_t i = 0; i < events.size(); ++i) {
+    store::RecordedEvent& e = events[i];
+    e.digest = SpecDigest(e);
+    if (i > 0 && events[i - 1].seq == e.seq - 1) e.prev_chain_hash = events[i - 1].chain_hash;
+    e.chain_hash = SpecSha256(e.prev_chain_hash + e.digest);
+    auto previous = last_of_stream.find(e.stream);
+    if (e.stream_version == 0) {
+      e.stream_hash = SpecSha256(std::string(32, '\0') + e.digest);
+    } else if (previous != last_of_stream.end() &&
+               previous->second->stream_version == e.stream_version - 1) {
+      e.stream_hash = SpecSha256(previous->second->stream_hash + e.digest);
+    }
+    last_of_stream[e.stream] = &e;
+  }
+}
+
 // --- The log. ---
 
 inline constexpr char kServiceStream[] = "service";
@@ -122,6 +167,7 @@ inline constexpr char kEdge1[] = "target/demo/edge-1";
 inline constexpr char kEdge2[] = "target/demo/edge-2";
 inline constexpr char kCore1[] = "target/prod/core-1";
 inline constexpr char kRotationRequested[] = "credledger.v1.RotationRequested";
+inline constexpr char kCredentialIssued[] = "credledger.v1.CredentialIssued";
 
 // The payload of the `index`-th event of a test log in `stream` at `version`: the service
 // stream holds ServiceConfigured; a target stream starts with TargetRegistered and then
@@ -143,6 +189,21 @@ inline v1::Event TestEvent(const std::string& stream, int64_t version, int index
     e.mutable_target_revoked()->set_target_uid(absl::StrCat("uid-", stream));
     e.mutable_target_revoked()->set_reason(absl::StrCat("incident ", index));
   }
+  return e;
+}
+
+// The `n`-th credential issued to the Target of `stream`.
+inline v1::Event TestIssued(const std::string& stream, int n) {
+  v1::Event e;
+  v1::CredentialIssued& issued = *e.mutable_credential_issued();
+  issued.set_target_uid(absl::StrCat("uid-", stream));
+  issued.set_attempt_id(absl::StrCat("attempt-", n));
+  issued.mutable_secret()->set_name(absl::StrCat("solar-agent-", n));
+  issued.mutable_secret()->set_uid(absl::StrCat("secret-uid-", n));
+  issued.set_credential_tag("0a1b2c3d4e");
+  issued.set_token_fingerprint(absl::StrCat("fedcba987654321", n));
+  issued.mutable_issued_at()->set_seconds(1'790'000'000 + n);
+  issued.mutable_expires_at()->set_seconds(1'790'003'600 + n);
   return e;
 }
 
@@ -183,22 +244,95 @@ class VerifierLogTest : public ::testing::Test {
   // Appends `count` events, one request each, cycling irregularly over the four streams.
   void AppendEvents(int count) {
     static const char* const kStreams[] = {kServiceStream, kEdge1, kEdge2, kCore1};
-    for (int i = 0; i < count; ++i, ++appended_) {
+    for (int i = 0; i < count; ++i) {
       const std::string stream = kStreams[(appended_ % 5) % 4];
-      const int64_t version = versions_.count(stream) ? versions_[stream] + 1 : 0;
-      v1::EventMetadata metadata;
-      metadata.set_actor(appended_ % 3 == 0 ? "credledger" : "alice");
-      metadata.set_request_id(absl::StrCat("req-", appended_));
-      metadata.set_command("Test");
-      auto event = store::EventCodec::Default().Encode(TestEvent(stream, version, appended_),
-                                                       metadata);
-      ASSERT_OK(event);
-      clock_.Advance(absl::Seconds(1));
-      ASSERT_OK(store_->Append(store::AppendRequest{
-          metadata.request_id(), {store::StreamAppend{stream, store::ExpectedVersion::Any(),
-                                                      {*std::move(event)}}}}));
-      versions_[stream] = version;
+      ASSERT_NO_FATAL_FAILURE(
+          AppendEvent(stream, TestEvent(stream, NextVersion(stream), appended_)));
     }
+  }
+
+  // Appends seven CredentialIssued over three Targets, each followed by another event
+  // (AppendEvents): every one but the last of each Target is followed by another of its
+  // Target, and no two are next to each other. 14 events.
+  void AppendCredentials() {
+    const char* const streams[] = {kEdge1, kEdge2, kCore1, kEdge1, kEdge2, kCore1, kEdge1};
+    for (int n = 0; n < 7; ++n) {
+      ASSERT_NO_FATAL_FAILURE(AppendEvent(streams[n], TestIssued(streams[n], n)));
+      ASSERT_NO_FATAL_FAILURE(AppendEvents(1));
+    }
+  }
+
+  // The stream_version the next event of `stream` gets.
+  int64_t NextVersion(const std::string& stream) const {
+    auto it = versions_.find(stream);
+    return it == versions_.end() ? 0 : it->second + 1;
+  }
+
+  // Appends `event` to `stream` as one request, a second after the event before.
+  void AppendEvent(const std::string& stream, const v1::Event& event) {
+    v1::EventMetadata metadata;
+    metadata.set_actor(appended_ % 3 == 0 ? "credledger" : "alice");
+    metadata.set_request_id(absl::StrCat("req-", appended_));
+    metadata.set_command("Test");
+    auto encoded = store::EventCodec::Default().Encode(event, metadata);
+    ASSERT_OK(encoded);
+    clock_.Advance(absl::Seconds(1));
+    ASSERT_OK(store_->Append(store::AppendRequest{
+        metadata.request_id(),
+        {store::StreamAppend{stream, store::ExpectedVersion::Any(), {*std::move(encoded)}}}}));
+    versions_[stream] = NextVersion(stream);
+    ++appended_;
+  }
+
+  // Closes the log, copies its files to <dir>/<name>/ and opens the log again; returns the
+  // copy's database path.
+  std::filesystem::path CopyLog(const std::string& name) {
+    store_.reset();
+    const std::filesystem::path copy = dir_.path() / name;
+    std::filesystem::create_directories(copy);
+    for (const char* suffix : {"", "-wal"}) {
+      const std::filesystem::path from = db_path().string() + suffix;
+      if (std::filesystem::exists(from)) {
+        std::filesystem::copy_file(from, copy / ("events.db" + std::string(suffix)));
+      }
+    }
+    OpenStore();
+    return copy / "events.db";
+  }
+
+  // Replaces the log by the copy at `path` (CopyLog's) and opens it.
+  void RestoreLog(const std::filesystem::path& path) {
+    store_.reset();
+    for (const char* suffix : {"", "-wal", "-shm"}) {
+      std::filesystem::remove(db_path().string() + suffix);
+    }
+    for (const char* suffix : {"", "-wal"}) {
+      const std::filesystem::path from = path.string() + suffix;
+      if (std::filesystem::exists(from)) {
+        std::filesystem::copy_file(from, db_path().string() + suffix);
+      }
+    }
+    OpenStore();
+  }
+
+  // Lets the log fork after its last event: appends one event, calls `seen` on that history
+  // (to copy or export it), then puts the log back as it was and appends `count` others.
+  void Fork(const std::function<void()>& seen, int count) {
+    const std::filesystem::path common_past = CopyLog("before-fork");
+    ASSERT_NO_FATAL_FAILURE(AppendEvents(1));
+    seen();
+    RestoreLog(common_past);
+    ASSERT_NO_FATAL_FAILURE(AppendEvents(count));
+  }
+
+  // The copy at `path` opened for reading only, as `verify --db` opens it.
+  static std::unique_ptr<store::SqliteEventStore> OpenCopy(const std::filesystem::path& path) {
+    store::SqliteEventStoreOptions options;
+    options.path = path;
+    options.read_only = true;
+    auto opened = store::SqliteEventStore::Open(options);
+    EXPECT_OK(opened);
+    return opened.ok() ? *std::move(opened) : nullptr;
   }
 
   // Every event of the log, or those `filter` selects, in seq order.
@@ -273,12 +407,17 @@ class VerifierLogTest : public ::testing::Test {
   }
 
   // The trailer the service writes after exporting `events` under `filter` when the log's
-  // head was `head_seq` and its newest checkpoint `checkpoint`, signed with `key`.
+  // head was `head_seq` and its newest checkpoint `checkpoint`, signed with `key`, as a
+  // trailer of `version` (1: without the version field and lines_hash).
   v1::ExportTrailer MakeTrailer(const v1::ExportFilter& filter,
-                                const std::vector<store::RecordedEvent>& events,
-                                int64_t head_seq, std::optional<v1::Checkpoint> checkpoint,
-                                const SigningKey& key) {
+                                const std::vector<store::RecordedEvent>& events, int64_t head_seq,
+                                std::optional<v1::Checkpoint> checkpoint, const SigningKey& key,
+                                uint32_t version = 2) {
     v1::ExportTrailer trailer;
+    if (version != 1) {
+      trailer.set_version(version);
+      trailer.set_lines_hash(SpecLinesHash(events));
+    }
     *trailer.mutable_filter() = filter;
     if (!events.empty()) {
       trailer.set_first_seq(events.front().seq);
@@ -330,13 +469,22 @@ class VerifierLogTest : public ::testing::Test {
   // Verifies `lines` as one file, with key() unless `key` is given.
   Verdict Verify(const std::vector<std::string>& lines, int64_t min_seq = 0,
                  const PublicKey* key = nullptr) {
-    std::stringstream file;
-    for (const std::string& line : lines) file << line << "\n";
-    ExportVerifyOptions options;
     const KeyRing keys(key != nullptr ? *key : key_->public_key());
+    ExportVerifyOptions options;
     options.public_key = &keys;
     options.min_seq = min_seq;
-    return VerifyExport(file, options);
+    return VerifyWith(lines, options);
+  }
+
+  // Verifies `lines` as one file with `options`, whose keys are key()'s unless it names some.
+  Verdict VerifyWith(const std::vector<std::string>& lines, ExportVerifyOptions options) {
+    std::stringstream file;
+    for (const std::string& line : lines) file << line << "\n";
+    const KeyRing keys(key_->public_key());
+    if (options.public_key == nullptr) options.public_key = &keys;
+    absl::StatusOr<Verdict> verdict = VerifyExport(file, options);
+    EXPECT_OK(verdict);
+    return verdict.ok() ? *std::move(verdict) : Verdict();
   }
 
   credledger::testing::TempDir dir_;

@@ -268,9 +268,13 @@ void BM_Verify(benchmark::State& state) {
     RateRecorder rate(state, "verify", head);
     for (auto _ : state) {
       std::ifstream in(g_log->export_path, std::ios::binary);
-      const audit::Verdict verdict = audit::VerifyExport(in, options);
-      if (!verdict.ok() || verdict.events != head || !verdict.checkpoint.has_value()) {
-        state.SkipWithError(audit::FormatVerdict(verdict).c_str());
+      const absl::StatusOr<audit::Verdict> verdict = audit::VerifyExport(in, options);
+      if (!verdict.ok()) {
+        state.SkipWithError(std::string(verdict.status().message()).c_str());
+        break;
+      }
+      if (!verdict->ok() || verdict->events != head || !verdict->checkpoint.has_value()) {
+        state.SkipWithError(audit::FormatVerdict(*verdict).c_str());
         break;
       }
     }

@@ -1,9 +1,11 @@
 // Fuzz target: offline verification of exports, VerifyExport (audit/export_verifier.h).
 // At start it builds a small valid export (six events over two streams, a signed checkpoint
-// and a signed trailer, with a key generated for the run) in both verifiable formats and
-// checks that both verify. Each input then either edits one of them (the first byte picks
-// the format, the rest is a list of edits: change, insert or delete bytes, duplicate, drop or
-// swap lines), or, with a first byte of 2, is verified as a file of its own. Properties:
+// and a signed version 2 trailer, with a key generated for the run) in both verifiable
+// formats and checks that both verify. Each input then either edits one of them (its last
+// byte modulo 3 picks the format, since FuzzedDataProvider takes integers from the end; the
+// rest is a list of edits: change, insert or delete bytes, duplicate, drop or swap lines),
+// or, when that byte is 2 modulo 3, the rest is verified as a file of its own (the seed
+// standalone_v2 holds an export with a version 2 trailer signed by another key). Properties:
 // nothing crashes or hangs, and an export left unedited verifies.
 #include <cstddef>
 #include <cstdint>
@@ -85,6 +87,10 @@ Baseline* MakeBaseline() {
   }
 
   v1::ExportTrailer trailer;
+  trailer.set_version(audit::kTrailerVersion);
+  audit::LinesHash lines;
+  for (const store::RecordedEvent& e : events) lines.Add(e);
+  trailer.set_lines_hash(lines.value());
   trailer.set_first_seq(events.front().seq);
   trailer.set_last_seq(events.back().seq);
   trailer.set_event_count(static_cast<int64_t>(events.size()));
@@ -125,7 +131,10 @@ audit::Verdict Verify(const std::string& file, const audit::KeyRing& keys) {
   std::istringstream in(file);
   audit::ExportVerifyOptions options;
   options.public_key = &keys;
-  return audit::VerifyExport(in, options);
+  // Without a database there is nothing to read, so no error.
+  absl::StatusOr<audit::Verdict> verdict = audit::VerifyExport(in, options);
+  FuzzCheck(verdict.ok(), "verifying without a database failed", verdict.status());
+  return *std::move(verdict);
 }
 
 // Applies the edits `input` describes to `lines`; returns how many changed something.

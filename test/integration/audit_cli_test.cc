@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -21,11 +22,14 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "audit/export_format.h"
 #include "common/rfc3339.h"
 #include "common/sha256.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kubebridge/client/json_util.h"
+#include "store/event_codec.h"
+#include "store/log_hash.h"
 #include "test/integration/live_processes.h"
 #include "test/support/file_text.h"
 #include "test/support/status_matchers.h"
@@ -246,9 +250,7 @@ TEST_F(AuditCliTest, ExportsInEveryFormatVerifyOfflineAndTamperingIsFound) {
   // Usage errors and unreadable input.
   EXPECT_EQ(Offline({"verify", jsonl.string()}).exit_code, 2);
   EXPECT_EQ(Offline({"verify", "--public-key", public_key}).exit_code, 2);
-  EXPECT_EQ(Offline({"verify", jsonl.string(), "--db", db_path().string(), "--public-key",
-                     public_key})
-                .exit_code,
+  EXPECT_EQ(Offline({"verify", "--previous", jsonl.string(), "--public-key", public_key}).exit_code,
             2);
   // "-" reads stdin (here empty: no trailer).
   const RunResult from_stdin = Offline({"verify", "-", "--public-key", public_key});
@@ -325,6 +327,81 @@ TEST_F(AuditCliTest, ExportsInEveryFormatVerifyOfflineAndTamperingIsFound) {
       Offline({"verify", "--db", copy.string(), "--public-key", public_key});
   EXPECT_EQ(db_verified.exit_code, 0) << db_verified.out << db_verified.err;
   EXPECT_THAT(db_verified.out, StartsWith("OK: "));
+}
+
+// Regression: a type filter skips seqs and stream versions, so no chain linked one exported
+// CredentialIssued to the next and the trailer named only each stream's last line: an
+// earlier credential's line, its token fingerprint and Secret name edited in the stored bytes
+// and in `data`, its digest and chain_hash recomputed and anything in its stream_hash,
+// verified OK.
+TEST_F(AuditCliTest, EditedCredentialOfATypeFilteredExportFailsAndExportsStayConsistent) {
+  GenerateKey("signing");
+  const std::string public_key = Path("signing.pub.pem").string();
+  ASSERT_NO_FATAL_FAILURE(StartServe("", {"--signing-key", Path("signing.pem").string()}));
+  ASSERT_NO_FATAL_FAILURE(RegisterAndWaitForCredential(kTarget));
+  ASSERT_EQ(Cli({"target", "rotate", "demo/edge-1"}).exit_code, 0);
+  ASSERT_FALSE(WaitForCurrentCredential(kTarget, 2).is_null());
+  const std::filesystem::path earlier = Path("earlier.jsonl");
+  ASSERT_EQ(Cli({"export", "--output", earlier.string()}).exit_code, 0);
+
+  const std::filesystem::path issued = Path("issued.jsonl");
+  const RunResult exported =
+      Cli({"export", "--type", "CredentialIssued", "--output", issued.string()});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  ASSERT_EQ(Offline({"verify", issued.string(), "--public-key", public_key}).exit_code, 0);
+  std::vector<std::string> lines = absl::StrSplit(ReadText(issued), '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 3u) << "two credentials and the trailer";
+  absl::StatusOr<audit::ExportLine> parsed =
+      audit::ParseLine(audit::ExportFormat::kJsonLines, lines[0]);
+  ASSERT_OK(parsed);
+  store::RecordedEvent forged = std::get<audit::ExportRecord>(*parsed).event;
+  v1::CredentialIssued credential;
+  ASSERT_TRUE(credential.ParseFromString(forged.payload));
+  credential.set_token_fingerprint("0123456789abcdef");
+  credential.mutable_secret()->set_name("solar-agent-edge-1-9");
+  forged.payload = store::SerializeDeterministic(credential);
+  forged.digest = store::EventDigest(forged);
+  forged.chain_hash = store::NextChainHash(forged.prev_chain_hash, forged.digest);
+  forged.stream_hash = std::string(32, '\x01');
+  absl::StatusOr<std::string> forged_line =
+      audit::RenderEvent(audit::ExportFormat::kJsonLines, forged, store::EventCodec::Default());
+  ASSERT_OK(forged_line);
+  ASSERT_THAT(*forged_line, HasSubstr("\"token_fingerprint\":\"0123456789abcdef\""));
+  lines[0] = *forged_line;
+  const std::filesystem::path tampered = Path("tampered.jsonl");
+  WriteText(tampered, absl::StrJoin(lines, "\n") + "\n");
+  const RunResult caught = Offline({"verify", tampered.string(), "--public-key", public_key});
+  EXPECT_EQ(caught.exit_code, 1);
+  EXPECT_THAT(caught.out, StartsWith("FAILED: trailer mismatch: the exported lines do not hash "
+                                     "to the trailer's signed lines_hash"));
+
+  // The next export holds the earlier one's head.
+  ASSERT_EQ(Cli({"target", "rotate", "demo/edge-1"}).exit_code, 0);
+  ASSERT_FALSE(WaitForCurrentCredential(kTarget, 3).is_null());
+  const std::filesystem::path later = Path("later.jsonl");
+  ASSERT_EQ(Cli({"export", "--output", later.string()}).exit_code, 0);
+  const RunResult consistent = Offline(
+      {"verify", later.string(), "--previous", earlier.string(), "--public-key", public_key});
+  EXPECT_EQ(consistent.exit_code, 0) << consistent.out << consistent.err;
+  EXPECT_THAT(consistent.out, HasSubstr("\nearlier head confirmed: seq "));
+  const RunResult behind = Offline(
+      {"verify", earlier.string(), "--previous", later.string(), "--public-key", public_key});
+  EXPECT_EQ(behind.exit_code, 1);
+  EXPECT_THAT(behind.out, StartsWith("FAILED: stale: "));
+
+  // A copy of the database names the edited line and confirms the earlier head.
+  StopServe();
+  const std::filesystem::path copy = CopyDatabase();
+  const RunResult named =
+      Offline({"verify", tampered.string(), "--db", copy.string(), "--public-key", public_key});
+  EXPECT_EQ(named.exit_code, 1);
+  EXPECT_THAT(named.out, StartsWith(absl::StrCat(
+                             "FAILED at seq ", forged.seq, ": database mismatch: line 1 (seq ",
+                             forged.seq, "): its payload differs from the database's event")));
+  const RunResult database = Offline({"verify", "--db", copy.string(), "--previous",
+                                      earlier.string(), "--public-key", public_key});
+  EXPECT_EQ(database.exit_code, 0) << database.out << database.err;
+  EXPECT_THAT(database.out, HasSubstr(" in the database\n"));
 }
 
 TEST_F(AuditCliTest, ForensicCommandsAnswerFromTheLogAndTheSameFromACopiedDatabase) {

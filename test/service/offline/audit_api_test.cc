@@ -12,6 +12,7 @@
 
 #include "audit/export_format.h"
 #include "audit/signed_records.h"
+#include "common/sha256.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "projections/credential_projector.h"
@@ -47,6 +48,20 @@ std::vector<int64_t> Seqs(const std::vector<store::RecordedEvent>& events) {
   std::vector<int64_t> seqs;
   for (const store::RecordedEvent& e : events) seqs.push_back(e.seq);
   return seqs;
+}
+
+// The lines_hash of docs/audit.md ("Trailer") over `events` in export order, computed here.
+std::string LinesHashOf(const std::vector<store::RecordedEvent>& events) {
+  std::string lines = store::ZeroHash();
+  for (const store::RecordedEvent& e : events) {
+    std::string bytes = lines;
+    store::AppendLengthPrefixedInt(&bytes, e.seq);
+    store::AppendLengthPrefixed(&bytes, e.digest);
+    store::AppendLengthPrefixed(&bytes, e.chain_hash);
+    store::AppendLengthPrefixed(&bytes, e.stream_hash);
+    lines = std::string(common::AsBytes(common::Sha256Of(bytes)));
+  }
+  return lines;
 }
 
 class AuditApiTest : public testing::FleetLogTest {
@@ -227,6 +242,25 @@ TEST_F(AuditApiTest, ExportSelectsBySeqTimeStreamPrefixAndType) {
   EXPECT_EQ(out.trailer.first_seq(), 0);
   EXPECT_EQ(out.trailer.event_count(), 0);
   EXPECT_EQ(out.trailer.head_chain_hash(), all.back().chain_hash);
+}
+
+TEST_F(AuditApiTest, ExportTrailerIsVersionTwoCommittingToEveryExportedLine) {
+  ASSERT_OK(driver_->RunPhaseOne());
+  const std::vector<store::RecordedEvent> all = AllEvents();
+  v1::ExportFilter types;
+  types.add_types("credledger.v1.CredentialIssued");
+  v1::ExportFilter past;
+  past.set_after_seq(all.back().seq);
+  for (const v1::ExportFilter& filter : {v1::ExportFilter(), types, past}) {
+    SCOPED_TRACE(filter.ShortDebugString());
+    ASSERT_OK_AND_ASSIGN(Exported out, Export(filter));
+    EXPECT_EQ(out.trailer.version(), 2u);
+    EXPECT_EQ(out.trailer.lines_hash(), LinesHashOf(out.events));
+    EXPECT_OK(audit::VerifyTrailer(key_->public_key(), out.trailer));
+  }
+  ASSERT_OK_AND_ASSIGN(Exported typed, Export(types));
+  ASSERT_GE(typed.events.size(), 2u);
+  EXPECT_NE(typed.trailer.lines_hash(), LinesHashOf({typed.events[1], typed.events[0]}));
 }
 
 TEST_F(AuditApiTest, ExportSendsBoundedBatchesAndStopsWhenTheClientGoesAway) {
