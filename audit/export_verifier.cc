@@ -361,28 +361,31 @@ std::optional<Problem> ExportVerifier::CheckEveryLineCommitted(
   if (TrailerVersion(trailer) >= 2) {
     if (lines_.value() == trailer.lines_hash()) return std::nullopt;
     return Mismatch(
-        0, absl::StrCat("the exported lines do not hash to the trailer's signed lines_hash: ",
+        0, absl::StrCat("the exported lines do not hash to the trailer's signed lines_hash",
                         stored_.has_value()
-                            ? "yet every line is the database's event at its seq, so a line "
-                              "was replaced by another stored event, or the database copy was "
+                            ? ", yet every line is the database's event at its seq: a line was "
+                              "replaced by another stored event, or the database copy was "
                               "altered too (check it with `credledger verify --db DB` alone)"
-                            : "a line was edited, dropped, added or moved; `credledger verify "
+                            : ": a line was edited, dropped, added or moved; `credledger verify "
                               "FILE --db DB` with a copy of the database names the line"));
   }
   // Version 1 signs a stream's hash only at its last exported event, and the global chain's
-  // only at the head and the checkpoint. A global export from seq 1 has every stream from
-  // version 0, so the stream chains bind every digest and the chain from 32 zero bytes every
+  // only at the head and the checkpoint. In a global export from seq 1 with every stream from
+  // version 0, the stream chains bind every digest and the chain from 32 zero bytes every
   // chain hash; one that ends at a signed chain hash binds every line before it.
   if (chain_.events() == 0) return std::nullopt;
   const v1::ExportFilter& filter = trailer.filter();
   const int64_t last = chain_.last_seq();
+  const bool from_seq_one =
+      chain_.first_seq() == 1 && !chain_.FirstStreamGap(/*streams_from_start=*/true).has_value();
+  const bool to_signed_hash = last == trailer.head_seq() ||
+                              (trailer.has_checkpoint() && last == trailer.checkpoint().seq());
   std::string what;
   if (filter.types_size() > 0) {
     what = "a type-filtered export";
   } else if (!filter.stream().empty() || !filter.stream_prefix().empty()) {
     what = "a stream or stream-prefix export (its lines' global chain hashes are signed nowhere)";
-  } else if (chain_.first_seq() != 1 && last != trailer.head_seq() &&
-             (!trailer.has_checkpoint() || last != trailer.checkpoint().seq())) {
+  } else if (!from_seq_one && !to_signed_hash) {
     what = absl::StrCat("an export that neither starts at seq 1 nor ends at its head (seq ",
                         trailer.head_seq(), ") or its checkpoint");
   } else {

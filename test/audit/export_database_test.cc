@@ -194,9 +194,9 @@ TEST_F(ExportDatabaseTest, LineReplacedByAnotherStoredEventIsALinesHashMismatch)
 
   EXPECT_THAT(VerifyAgainst(lines, *store_).problem,
               IsProblem(0, kProblemTrailerMismatch,
-                        "the exported lines do not hash to the trailer's signed lines_hash: yet "
-                        "every line is the database's event at its seq, so a line was replaced "
-                        "by another stored event, or the database copy was altered too (check it "
+                        "the exported lines do not hash to the trailer's signed lines_hash, yet "
+                        "every line is the database's event at its seq: a line was replaced by "
+                        "another stored event, or the database copy was altered too (check it "
                         "with `credledger verify --db DB` alone)"));
 }
 
