@@ -207,8 +207,8 @@ TEST_F(CliTest, MigrateCreatesTheDatabaseAndPrintsItsSchemaVersion) {
   const std::string db = (dir_.path() / "fresh" / "credledger.db").string();
   RunResult migrated = Cli({"migrate", "--db", db}, /*with_server=*/false);
   EXPECT_EQ(migrated.exit_code, 0) << migrated.err;
-  // The newest migration compiled into the binary: 0002_checkpoints.sql.
-  EXPECT_EQ(migrated.out, absl::StrCat("schema version 2 (", db, ")\n"));
+  // The newest migration compiled into the binary: 0003_snapshot_seals.sql.
+  EXPECT_EQ(migrated.out, absl::StrCat("schema version 3 (", db, ")\n"));
 }
 
 }  // namespace cli_test

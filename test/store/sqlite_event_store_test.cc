@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "store/log_hash.h"
+#include "store/migrations.h"
 #include "test/store/writer_gate.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
@@ -304,13 +305,15 @@ TEST_F(SqliteEventStoreTest, ReadOnlyOpenReadsButNeverWrites) {
 
 TEST_F(SqliteEventStoreTest, ReadOnlyOpenRefusesASchemaItWouldHaveToMigrate) {
   Open().reset();
-  ASSERT_EQ(RawExec("DELETE FROM schema_migrations WHERE version = 2"), "");
+  const int64_t newest = static_cast<int64_t>(EmbeddedMigrations().size());
+  ASSERT_EQ(RawExec(absl::StrCat("DELETE FROM schema_migrations WHERE version = ", newest)), "");
   SqliteEventStoreOptions options;
   options.path = db_path();
   options.read_only = true;
   EXPECT_THAT(SqliteEventStore::Open(options),
               StatusIs(absl::StatusCode::kFailedPrecondition,
-                       HasSubstr("schema version 1, this binary reads 2 read-only")));
+                       HasSubstr(absl::StrCat("schema version ", newest - 1, ", this binary reads ",
+                                              newest, " read-only"))));
 }
 
 TEST_F(SqliteEventStoreTest, OpenRefusesAFileThatIsNotADatabase) {
