@@ -34,6 +34,7 @@ inline constexpr char kProblemTrailerMismatch[] = "trailer mismatch";
 inline constexpr char kProblemCheckpointMismatch[] = "checkpoint mismatch";
 inline constexpr char kProblemBadSignature[] = "bad signature";
 inline constexpr char kProblemStale[] = "stale";
+inline constexpr char kProblemSnapshotMismatch[] = "snapshot mismatch";
 
 // How a problem's detail names a hash: its first 12 lowercase hex characters and "...".
 std::string HashPrefix(absl::string_view hash);
@@ -53,6 +54,9 @@ struct Verdict {
   std::optional<v1::Checkpoint> checkpoint;
   // Checkpoints whose signature and chain hash were checked.
   int64_t checkpoints_checked = 0;
+  // Projection snapshots whose seal was checked (docs/audit.md, "Snapshots"); unset when the
+  // verification does not check snapshots (an export, the start-up check).
+  std::optional<int64_t> snapshots_checked;
   // Unset when everything verified.
   std::optional<Problem> problem;
 
@@ -62,8 +66,9 @@ struct Verdict {
 // The verdict as printed by `credledger verify`, one fact per line, each ending with a
 // newline. On success one line:
 //   OK: <n> events, seq <first>..<last>, head <head>, <k> checkpoints verified (newest at seq
-//   <s>, key <key id>)
-// (", seq <first>..<last>" only when n > 0, the parenthesis only when a checkpoint verified).
+//   <s>, key <key id>), <m> snapshots verified
+// (", seq <first>..<last>" only when n > 0, the parenthesis only when a checkpoint verified,
+// the snapshots only when they were checked).
 // On failure:
 //   FAILED at seq <N>: <kind>: <detail>      ("at seq <N>" only when N > 0)
 //   read: <the same counts as after "OK: ">
