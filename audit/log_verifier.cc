@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "audit/chain_verifier.h"
 #include "audit/signed_records.h"
+#include "audit/snapshot_seal.h"
 #include "common/status_macros.h"
 
 namespace credledger::audit {
@@ -153,6 +154,29 @@ absl::Status ScanLog(store::EventStore& store, int64_t first_seq, bool streams_f
   return absl::OkStatus();
 }
 
+// Every stored projection snapshot, by seq then projection: its seal against the chain_hash
+// of the event the log holds at its seq and the keys of `keys` (CheckSnapshot). Counts the
+// ones that verify in `verdict`; the first that does not is the problem. Errors: store read
+// errors.
+absl::StatusOr<std::optional<Problem>> CheckSnapshots(store::EventStore& store, const KeyRing& keys,
+                                                      Verdict& verdict) {
+  verdict.snapshots_checked = 0;
+  ASSIGN_OR_RETURN(std::vector<store::SnapshotId> ids, store.ListSnapshots());
+  for (const store::SnapshotId& id : ids) {
+    ASSIGN_OR_RETURN(std::optional<store::Snapshot> snapshot,
+                     store.LoadSnapshot(id.projection, id.seq));
+    if (!snapshot.has_value() || snapshot->seq != id.seq) continue;  // replaced meanwhile
+    ASSIGN_OR_RETURN(std::optional<store::RecordedEvent> event, store.ReadEvent(id.seq));
+    absl::Status checked =
+        CheckSnapshot(keys, *snapshot, event.has_value() ? event->chain_hash : std::string());
+    if (!checked.ok()) {
+      return Problem{id.seq, kProblemSnapshotMismatch, std::string(checked.message())};
+    }
+    ++*verdict.snapshots_checked;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 absl::StatusOr<Verdict> VerifyLog(store::EventStore& store, const KeyRing& public_key,
@@ -164,6 +188,9 @@ absl::StatusOr<Verdict> VerifyLog(store::EventStore& store, const KeyRing& publi
   verdict.head_seq = store.HeadSeq();
   CheckpointCursor cursor(store, 0, latest.has_value() ? latest->seq() : 0);
   RETURN_IF_ERROR(ScanLog(store, 1, /*streams_from_start=*/true, cursor, &public_key, verdict));
+  if (verdict.ok()) {
+    ASSIGN_OR_RETURN(verdict.problem, CheckSnapshots(store, public_key, verdict));
+  }
   if (verdict.ok() && verdict.head_seq < min_seq) {
     verdict.problem = Problem{0, kProblemStale,
                               absl::StrCat("the log ends at head seq ", verdict.head_seq,

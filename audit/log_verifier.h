@@ -7,7 +7,8 @@
 // checkpoint is checked as its event passes (so the verdict names the first bad seq, and
 // memory does not grow with the log): its chain_hash equals the event's at its seq, and its
 // signature and key id verify with `public_key`; a checkpoint naming a seq the log lacks (a
-// deleted tail) fails. Then the head reaches `min_seq`.
+// deleted tail) fails. Then every projection snapshot's seal verifies against the log and
+// `public_key` (docs/audit.md, "Snapshots"), and the head reaches `min_seq`.
 //
 // VerifyLogTail checks only the last `events` events (their digests and links, each to its
 // predecessor, anchored on the first one's prev_chain_hash; no skipped stream version) and
@@ -16,7 +17,8 @@
 // unless it touches that checkpoint's event.
 //
 // Problem kinds: those of ChainVerifier, kProblemGap, kProblemTruncated,
-// kProblemCheckpointMismatch, kProblemBadSignature, kProblemStale (VerifyLog only).
+// kProblemCheckpointMismatch, kProblemBadSignature, kProblemSnapshotMismatch and kProblemStale
+// (VerifyLog only).
 //
 // Thread-safety: thread-safe (reads go through the store).
 #pragma once

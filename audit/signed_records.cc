@@ -88,18 +88,23 @@ std::string NotByAnyOf(const KeyRing& keys) {
 
 }  // namespace
 
-absl::Status VerifyCheckpoint(const KeyRing& keys, const v1::Checkpoint& checkpoint) {
-  const PublicKey* key = keys.Find(checkpoint.key_id());
+absl::Status VerifySignedBy(const KeyRing& keys, absl::string_view what, absl::string_view key_id,
+                            absl::string_view signing_bytes, absl::string_view signature) {
+  const PublicKey* key = keys.Find(key_id);
   if (key == nullptr) {
     return absl::PermissionDeniedError(
-        absl::StrCat("checkpoint at seq ", checkpoint.seq(), " is signed by key ",
-                     Quoted(checkpoint.key_id()), ", ", NotByAnyOf(keys)));
+        absl::StrCat(what, " is signed by key ", Quoted(key_id), ", ", NotByAnyOf(keys)));
   }
-  if (!key->Verify(CheckpointSigningBytes(checkpoint), checkpoint.signature())) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("checkpoint at seq ", checkpoint.seq(), ": bad signature"));
+  if (!key->Verify(signing_bytes, signature)) {
+    return absl::PermissionDeniedError(absl::StrCat(what, ": bad signature"));
   }
   return absl::OkStatus();
+}
+
+absl::Status VerifyCheckpoint(const KeyRing& keys, const v1::Checkpoint& checkpoint) {
+  return VerifySignedBy(keys, absl::StrCat("checkpoint at seq ", checkpoint.seq()),
+                        checkpoint.key_id(), CheckpointSigningBytes(checkpoint),
+                        checkpoint.signature());
 }
 
 uint32_t TrailerVersion(const v1::ExportTrailer& trailer) {

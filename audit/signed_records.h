@@ -57,6 +57,14 @@ absl::StatusOr<v1::Checkpoint> SignCheckpoint(const SigningKey& key, int64_t seq
 // signature" when the signature does not verify.
 absl::Status VerifyCheckpoint(const KeyRing& keys, const v1::Checkpoint& checkpoint);
 
+// Checks `signature` over `signing_bytes` against the key of `keys` that `key_id` names;
+// `what` names the signed record in messages ("checkpoint at seq 7").
+// Errors: kPermissionDenied "<what> is signed by key X, not by the given public key Y" (or
+// "not by any of the given public keys (Y, Z)") when no key has the id, or "<what>: bad
+// signature" when the signature does not verify.
+absl::Status VerifySignedBy(const KeyRing& keys, absl::string_view what, absl::string_view key_id,
+                            absl::string_view signing_bytes, absl::string_view signature);
+
 // The version of `trailer`: its `version` field, or 1 when the field is unset.
 uint32_t TrailerVersion(const v1::ExportTrailer& trailer);
 // Whether this build knows the trailer's version and its lines_hash has the version's

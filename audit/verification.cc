@@ -15,7 +15,8 @@ std::string CountOf(int64_t n, absl::string_view noun) {
   return absl::StrCat(n, " ", noun, n == 1 ? "" : "s");
 }
 
-// "<n> events, seq <first>..<last>, head <head>, <k> checkpoints verified (newest ...)".
+// "<n> events, seq <first>..<last>, head <head>, <k> checkpoints verified (newest ...), <m>
+// snapshots verified".
 std::string Counts(const Verdict& verdict) {
   std::string out = CountOf(verdict.events, "event");
   if (verdict.events > 0) {
@@ -27,6 +28,9 @@ std::string Counts(const Verdict& verdict) {
   if (verdict.checkpoint.has_value()) {
     absl::StrAppend(&out, " (newest at seq ", verdict.checkpoint->seq(), ", key ",
                     verdict.checkpoint->key_id(), ")");
+  }
+  if (verdict.snapshots_checked.has_value()) {
+    absl::StrAppend(&out, ", ", CountOf(*verdict.snapshots_checked, "snapshot"), " verified");
   }
   return out;
 }

@@ -48,6 +48,7 @@ inline constexpr char kProblemDatabaseMismatch[] = "database mismatch";
 // A trailer whose version is unknown, or whose version does not commit to every line of its
 // export (docs/audit.md, "Trailer").
 inline constexpr char kProblemUnsupportedTrailer[] = "unsupported trailer";
+inline constexpr char kProblemSnapshotMismatch[] = "snapshot mismatch";
 
 // How a problem's detail names a hash: its first 12 lowercase hex characters and "...".
 std::string HashPrefix(absl::string_view hash);
@@ -67,6 +68,9 @@ struct Verdict {
   std::optional<v1::Checkpoint> checkpoint;
   // Checkpoints whose signature and chain hash were checked.
   int64_t checkpoints_checked = 0;
+  // Projection snapshots whose seal was checked (docs/audit.md, "Snapshots"); unset when the
+  // verification does not check snapshots (an export, the start-up check).
+  std::optional<int64_t> snapshots_checked;
   // The head of an earlier export (verify --previous) once the log was seen to hold it.
   struct EarlierHead {
     int64_t seq = 0;
@@ -90,9 +94,10 @@ std::optional<Problem> CheckSignedTrailer(const KeyRing& keys, const v1::ExportT
 // The verdict as printed by `credledger verify`, one fact per line, each ending with a
 // newline. On success one line:
 //   OK: <n> events, seq <first>..<last>, head <head>, <k> checkpoints verified (newest at seq
-//   <s>, key <key id>)
-// (", seq <first>..<last>" only when n > 0, the parenthesis only when a checkpoint verified),
-// then, when an earlier export's head was confirmed (verify --previous), a second line:
+//   <s>, key <key id>), <m> snapshots verified
+// (", seq <first>..<last>" only when n > 0, the parenthesis only when a checkpoint verified,
+// the snapshots only when they were checked), then, when an earlier export's head was
+// confirmed (verify --previous), a second line:
 //   earlier head confirmed: seq <s> has chain hash <prefix> in <holder> and <holder>
 // On failure:
 //   FAILED at seq <N>: <kind>: <detail>      ("at seq <N>" only when N > 0)

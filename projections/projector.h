@@ -1,11 +1,14 @@
-// Projector<P>: keeps a read model P current by following the log, writes a snapshot every
-// `snapshot_every` events, and tells listeners about every changed item (docs/design.md,
-// "Snapshots" and "As-of replay"). The credential and status projectors
-// (credential_projector.h, status_projector.h) are this template over their projection.
+// Projector<P>: keeps a read model P current by following the log, writes a sealed snapshot
+// every `snapshot_every` events, and tells listeners about every changed item (docs/design.md,
+// "Snapshots" and "As-of replay"; docs/audit.md, "Snapshots"). The credential and status
+// projectors (credential_projector.h, status_projector.h) are this template over their
+// projection. Snapshots are written and loaded only through a SnapshotGuard
+// (snapshot_guard.h), which loads none that does not verify; without one, none is written or
+// loaded and every fold starts from seq 1.
 //
-// Follow (run once by a subclass's Start) loads the newest snapshot, catches up to the head
-// synchronously (so a started projector answers reads at least as fresh as the log was at
-// start), then follows live. It keeps the last `change_history` item changes so that
+// Follow (run once by a subclass's Start) loads the newest verified snapshot, catches up to
+// the head synchronously (so a started projector answers reads at least as fresh as the log
+// was at start), then follows live. It keeps the last `change_history` item changes so that
 // watchers can resume by seq.
 //
 // CatchUpTogether folds two projections in one pass over the log, one of them on the reading
@@ -44,6 +47,7 @@
 #include "absl/time/time.h"
 #include "common/run_at_once.h"
 #include "common/status_macros.h"
+#include "projections/snapshot_guard.h"
 #include "store/event_store.h"
 #include "store/page_reader.h"
 #include "store/subscription.h"
@@ -161,6 +165,9 @@ class Projector {
   struct Options {
     int64_t snapshot_every = 1000;  // events between snapshots; 0 disables them
     size_t change_history = 10000;  // item changes kept for resuming watchers
+    // Seals, writes and checks snapshots (not owned; must outlive the projector); null: no
+    // snapshot is written or loaded.
+    SnapshotGuard* snapshots = nullptr;
   };
   using Listener = std::function<void(const Change&)>;
   // Told only the key of each changed item (for a projection whose items are large, so that
@@ -225,19 +232,24 @@ class Projector {
     key_listeners_.erase(listener_id);
   }
 
-  // The projection as of `seq` (from the nearest earlier snapshot plus the events after it).
+  // The projection as of `seq`: from the nearest earlier snapshot that `snapshots` verifies
+  // (from seq 1 when `snapshots` is null or none verifies) plus the events after it.
   // Errors: kDataLoss for undecodable events or snapshots; store read errors.
-  static absl::StatusOr<P> AsOf(store::EventStore* store, int64_t seq) {
-    ASSIGN_OR_RETURN(P projection, FromSnapshot(*store, seq));
+  static absl::StatusOr<P> AsOf(store::EventStore* store, int64_t seq, SnapshotGuard* snapshots) {
+    ASSIGN_OR_RETURN(P projection, FromSnapshot(*store, seq, snapshots));
     RETURN_IF_ERROR(CatchUp(*store, seq, projection));
     return projection;
   }
 
-  // The projection from the newest snapshot at or before `max_seq` of this state version;
-  // empty (seq 0) when there is none. Errors: kDataLoss when it does not parse; store reads.
-  static absl::StatusOr<P> FromSnapshot(store::EventStore& store, int64_t max_seq) {
+  // The projection from the newest snapshot at or before `max_seq` that `snapshots`
+  // verifies, when it has this state version; empty (seq 0) when there is none, it has
+  // another version, or `snapshots` is null. Errors: kDataLoss when it does not parse; store
+  // reads.
+  static absl::StatusOr<P> FromSnapshot(store::EventStore& store, int64_t max_seq,
+                                        SnapshotGuard* snapshots) {
+    if (snapshots == nullptr) return P();
     ASSIGN_OR_RETURN(std::optional<store::Snapshot> snapshot,
-                     store.LoadSnapshot(Traits::kName, max_seq));
+                     snapshots->LoadNewestVerified(store, Traits::kName, max_seq));
     if (!snapshot.has_value() || snapshot->schema_version != Traits::kVersion) return P();
     return P::Deserialize(snapshot->state);
   }
@@ -246,11 +258,12 @@ class Projector {
   // `store` is not owned and must outlive the projector.
   Projector(store::EventStore* store, Options options) : store_(store), options_(options) {}
 
-  // Loads the newest snapshot, catches up to the head and starts following. Called once,
-  // right after construction. Errors: kDataLoss for an undecodable event or snapshot;
+  // Loads the newest verified snapshot, catches up to the head and starts following. Called
+  // once, right after construction. Errors: kDataLoss for an undecodable event or snapshot;
   // store read errors.
   absl::Status Follow() {
-    ASSIGN_OR_RETURN(P projection, FromSnapshot(*store_, std::numeric_limits<int64_t>::max()));
+    ASSIGN_OR_RETURN(P projection, FromSnapshot(*store_, std::numeric_limits<int64_t>::max(),
+                                                options_.snapshots));
     RETURN_IF_ERROR(CatchUp(*store_, store_->HeadSeq(), projection));
     const int64_t start = projection.seq();
     {
@@ -300,13 +313,20 @@ class Projector {
         }
         for (auto& [id, listener] : listeners_) listener(change);
       }
-      if (options_.snapshot_every > 0 && event.seq % options_.snapshot_every == 0) {
+      if (options_.snapshots != nullptr && options_.snapshot_every > 0 &&
+          event.seq % options_.snapshot_every == 0) {
         snapshot = projection_.Serialize();
       }
     }
     if (!snapshot.empty()) {
       // A failed snapshot costs only replay time at the next start; following goes on.
-      store_->SaveSnapshot({Traits::kName, event.seq, Traits::kVersion, std::move(snapshot)})
+      options_.snapshots
+          ->Save(*store_,
+                 {.projection = Traits::kName,
+                  .seq = event.seq,
+                  .schema_version = Traits::kVersion,
+                  .state = std::move(snapshot)},
+                 event.chain_hash)
           .IgnoreError();
     }
     return absl::OkStatus();
@@ -326,13 +346,14 @@ class Projector {
   std::unique_ptr<store::Subscription> subscription_;
 };
 
-// Two projections as of `seq`, each from its own newest snapshot at or before `seq`, caught
-// up in one pass side by side (CatchUpTogether; `First` on the reading thread). Errors as
-// Projector<P>::AsOf.
+// Two projections as of `seq`, each from its own newest snapshot at or before `seq` that
+// `snapshots` verifies (from seq 1 when `snapshots` is null), caught up in one pass side by
+// side (CatchUpTogether; `First` on the reading thread). Errors as Projector<P>::AsOf.
 template <typename First, typename Second>
-absl::StatusOr<std::pair<First, Second>> AsOfTogether(store::EventStore* store, int64_t seq) {
-  ASSIGN_OR_RETURN(First first, Projector<First>::FromSnapshot(*store, seq));
-  ASSIGN_OR_RETURN(Second second, Projector<Second>::FromSnapshot(*store, seq));
+absl::StatusOr<std::pair<First, Second>> AsOfTogether(store::EventStore* store, int64_t seq,
+                                                      SnapshotGuard* snapshots) {
+  ASSIGN_OR_RETURN(First first, Projector<First>::FromSnapshot(*store, seq, snapshots));
+  ASSIGN_OR_RETURN(Second second, Projector<Second>::FromSnapshot(*store, seq, snapshots));
   RETURN_IF_ERROR(CatchUpTogether(*store, seq, first, second));
   return std::pair<First, Second>(std::move(first), std::move(second));
 }

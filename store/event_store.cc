@@ -12,6 +12,14 @@ absl::Status EventStore::ReadAllInto(int64_t after_seq, int limit, EventFields /
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::optional<RecordedEvent>> EventStore::ReadEvent(int64_t seq) {
+  if (seq < 1) return std::optional<RecordedEvent>();
+  absl::StatusOr<std::vector<RecordedEvent>> read = ReadAll(seq - 1, 1);
+  if (!read.ok()) return read.status();
+  if (read->empty() || read->front().seq != seq) return std::optional<RecordedEvent>();
+  return std::optional<RecordedEvent>(std::move(read->front()));
+}
+
 absl::StatusOr<AppendResult> EventStore::Append(AppendRequest request) {
   AppendResult result;
   absl::Status status = Execute([&](WriteTransaction& tx) -> absl::Status {

@@ -105,12 +105,24 @@ struct AppendResult {
   bool replayed = false;
 };
 
-// A projection snapshot: an opaque, deterministically serialized state as of `seq`.
+// A projection snapshot: an opaque, deterministically serialized state as of `seq`, and the
+// seal that binds it to the log (docs/audit.md, "Snapshots"; store/snapshot_seal.h).
 struct Snapshot {
   std::string projection;
   int64_t seq = 0;
   uint32_t schema_version = 1;
   std::string state;
+  // The seal, empty until sealed (store/snapshot_seal.h):
+  std::string chain_hash = {};    // 32 bytes: the chain_hash of the event at `seq`
+  std::string state_sha256 = {};  // 32 bytes: SHA-256 of `state`
+  std::string key_id = {};        // the id of the key that signed the seal
+  std::string signature = {};     // Ed25519 over the seal's signing bytes
+};
+
+// Where a stored snapshot is: its projection and seq.
+struct SnapshotId {
+  std::string projection;
+  int64_t seq = 0;
 };
 
 // Which events ReadFiltered returns beside its seq bound. Unset (zero or empty) fields do
@@ -138,7 +150,11 @@ class WriteTransaction {
   // Errors: kInvalidArgument for an empty request id, stream or type, or no events;
   // kAborted when a stream's version differs from its ExpectedVersion (nothing written).
   virtual absl::StatusOr<AppendResult> Append(const AppendRequest& request) = 0;
-  // Stores a projection snapshot (replacing one at the same projection and seq).
+  // Stores a projection snapshot (replacing one at the same projection and seq). The store
+  // checks only its position, not its seal's signature or state hash.
+  // Errors: kInvalidArgument when the projection is empty, the key id or signature is empty,
+  // or `snapshot.chain_hash` is not the chain_hash of the event at `snapshot.seq` (or there is
+  // no such event).
   virtual absl::Status PutSnapshot(const Snapshot& snapshot) = 0;
   // Stores a signed checkpoint (docs/audit.md, "Checkpoints"). The store checks only
   // positions, not the signature. Errors: kInvalidArgument when `checkpoint.chain_hash` is
@@ -168,6 +184,9 @@ class EventStore {
   // Events with seq > `after_seq`, in seq order, at most `limit` (> 0) of them. Each call is
   // one short read transaction; page through long ranges.
   virtual absl::StatusOr<std::vector<RecordedEvent>> ReadAll(int64_t after_seq, int limit) = 0;
+  // The event at `seq` (every field, through ReadAll); nullopt for seq < 1 or beyond the
+  // head. Errors: those of ReadAll.
+  absl::StatusOr<std::optional<RecordedEvent>> ReadEvent(int64_t seq);
   // ReadAll into `page`, replacing what it held, with at least the fields `fields` names set;
   // a store may reuse the memory of the events there (SqliteEventStore does), so that a long
   // fold reading page after page into the same vectors allocates little. This default
@@ -190,9 +209,12 @@ class EventStore {
 
   // Writes `snapshot` through the single writer. Errors as Execute.
   absl::Status SaveSnapshot(Snapshot snapshot);
-  // The newest snapshot of `projection` with seq <= `max_seq`; nullopt when none.
+  // The newest snapshot of `projection` with seq <= `max_seq`, as stored (its seal is not
+  // checked: see projections/snapshot_guard.h); nullopt when none.
   virtual absl::StatusOr<std::optional<Snapshot>> LoadSnapshot(absl::string_view projection,
                                                                int64_t max_seq) = 0;
+  // Every stored snapshot's projection and seq, ordered by seq, then projection (no states).
+  virtual absl::StatusOr<std::vector<SnapshotId>> ListSnapshots() = 0;
 
   // Events with seq > `after_seq` that `filter` selects, in seq order, at most `limit`
   // (> 0). One short read transaction per call, like ReadAll.

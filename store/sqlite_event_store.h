@@ -99,6 +99,7 @@ class SqliteEventStore final : public EventStore {
   int64_t WaitForHead(int64_t after_seq, absl::Duration timeout) const override;
   absl::StatusOr<std::optional<Snapshot>> LoadSnapshot(absl::string_view projection,
                                                        int64_t max_seq) override;
+  absl::StatusOr<std::vector<SnapshotId>> ListSnapshots() override;
   absl::StatusOr<std::vector<RecordedEvent>> ReadFiltered(const EventFilter& filter,
                                                           int64_t after_seq,
                                                           int limit) override;

@@ -48,10 +48,13 @@ class SqliteEventStore::Transaction final : public WriteTransaction {
   // Append without the replay lookup and the savepoint.
   absl::StatusOr<AppendResult> AppendUnchecked(const AppendRequest& request);
   absl::Status Insert(const RecordedEvent& e);
+  // The chain_hash of the event at `seq`. Errors: kInvalidArgument "<what>: seq N is not an
+  // event of the log".
+  absl::StatusOr<std::string> ChainHashAt(int64_t seq, absl::string_view what);
 
   SqliteEventStore* store_;
   std::optional<Statement> insert_, stream_head_, by_id_, read_stream_, put_snapshot_,
-      put_checkpoint_, chain_at_;
+      put_checkpoint_, chain_at_, newest_checkpoint_;
 };
 
 }  // namespace credledger::store

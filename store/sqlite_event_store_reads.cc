@@ -101,14 +101,34 @@ absl::StatusOr<std::optional<Snapshot>> SqliteEventStore::LoadSnapshot(
     absl::string_view projection, int64_t max_seq) {
   ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
   ASSIGN_OR_RETURN(Statement stmt,
-                   db->Prepare("SELECT seq, schema_version, state FROM projection_snapshots "
-                               "WHERE projection = ? AND seq <= ? ORDER BY seq DESC LIMIT 1"));
+                   db->Prepare("SELECT seq, schema_version, state, chain_hash, state_sha256, "
+                               "key_id, signature FROM projection_snapshots WHERE projection = "
+                               "? AND seq <= ? ORDER BY seq DESC LIMIT 1"));
   stmt.BindText(1, projection).Bind(2, max_seq);
   ASSIGN_OR_RETURN(bool row, stmt.Step());
   if (!row) return std::optional<Snapshot>();
-  return std::optional<Snapshot>(Snapshot{std::string(projection), stmt.ColumnInt(0),
-                                          static_cast<uint32_t>(stmt.ColumnInt(1)),
-                                          stmt.ColumnBlob(2)});
+  return std::optional<Snapshot>(Snapshot{
+      .projection = std::string(projection),
+      .seq = stmt.ColumnInt(0),
+      .schema_version = static_cast<uint32_t>(stmt.ColumnInt(1)),
+      .state = stmt.ColumnBlob(2),
+      .chain_hash = stmt.ColumnBlob(3),
+      .state_sha256 = stmt.ColumnBlob(4),
+      .key_id = stmt.ColumnText(5),
+      .signature = stmt.ColumnBlob(6),
+  });
+}
+
+absl::StatusOr<std::vector<SnapshotId>> SqliteEventStore::ListSnapshots() {
+  ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
+  ASSIGN_OR_RETURN(Statement stmt, db->Prepare("SELECT projection, seq FROM projection_snapshots "
+                                               "ORDER BY seq, projection"));
+  std::vector<SnapshotId> ids;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) return ids;
+    ids.push_back(SnapshotId{stmt.ColumnText(0), stmt.ColumnInt(1)});
+  }
 }
 
 absl::StatusOr<std::vector<RecordedEvent>> SqliteEventStore::ReadFiltered(

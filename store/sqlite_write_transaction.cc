@@ -59,9 +59,12 @@ SqliteEventStore::Transaction::Create(SqliteEventStore* store) {
                                            "stream_version >= ? ORDER BY stream_version")));
   ASSIGN_OR_RETURN(Statement put_snapshot,
                    db.Prepare("INSERT INTO projection_snapshots (projection, seq, "
-                              "schema_version, state) VALUES (?,?,?,?) ON CONFLICT "
-                              "(projection, seq) DO UPDATE SET schema_version = "
-                              "excluded.schema_version, state = excluded.state"));
+                              "schema_version, state, chain_hash, state_sha256, key_id, "
+                              "signature) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (projection, seq) "
+                              "DO UPDATE SET schema_version = excluded.schema_version, state = "
+                              "excluded.state, chain_hash = excluded.chain_hash, state_sha256 = "
+                              "excluded.state_sha256, key_id = excluded.key_id, signature = "
+                              "excluded.signature"));
   tx->insert_.emplace(std::move(insert));
   tx->stream_head_.emplace(std::move(stream_head));
   tx->by_id_.emplace(std::move(by_id));
@@ -69,13 +72,29 @@ SqliteEventStore::Transaction::Create(SqliteEventStore* store) {
   ASSIGN_OR_RETURN(Statement put_checkpoint,
                    db.Prepare("INSERT INTO checkpoints (seq, chain_hash, signed_at_us, "
                               "key_id, signature) VALUES (?,?,?,?,?)"));
-  ASSIGN_OR_RETURN(Statement chain_at,
-                   db.Prepare("SELECT chain_hash, (SELECT IFNULL(MAX(seq), 0) FROM "
-                              "checkpoints) FROM events WHERE seq = ?"));
+  ASSIGN_OR_RETURN(Statement chain_at, db.Prepare("SELECT chain_hash FROM events WHERE seq = ?"));
+  ASSIGN_OR_RETURN(Statement newest_checkpoint,
+                   db.Prepare("SELECT IFNULL(MAX(seq), 0) FROM checkpoints"));
   tx->put_snapshot_.emplace(std::move(put_snapshot));
   tx->put_checkpoint_.emplace(std::move(put_checkpoint));
   tx->chain_at_.emplace(std::move(chain_at));
+  tx->newest_checkpoint_.emplace(std::move(newest_checkpoint));
   return tx;
+}
+
+absl::StatusOr<std::string> SqliteEventStore::Transaction::ChainHashAt(int64_t seq,
+                                                                       absl::string_view what) {
+  Statement& at = *chain_at_;
+  at.Reset();
+  at.Bind(1, seq);
+  ASSIGN_OR_RETURN(bool row, at.Step());
+  if (!row) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": seq ", seq, " is not an event of the log"));
+  }
+  std::string chain_hash = at.ColumnBlob(0);
+  at.Reset();  // see StreamHead
+  return chain_hash;
 }
 
 absl::StatusOr<std::vector<RecordedEvent>> SqliteEventStore::Transaction::ReadStream(
@@ -130,12 +149,24 @@ absl::Status SqliteEventStore::Transaction::PutSnapshot(const Snapshot& snapshot
   if (snapshot.projection.empty()) {
     return absl::InvalidArgumentError("snapshot: projection must not be empty");
   }
+  if (snapshot.key_id.empty() || snapshot.signature.empty()) {
+    return absl::InvalidArgumentError("snapshot: key_id and signature must be set");
+  }
+  ASSIGN_OR_RETURN(std::string chain_hash, ChainHashAt(snapshot.seq, "snapshot"));
+  if (chain_hash != snapshot.chain_hash) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("snapshot: chain_hash differs from the chain_hash of seq ", snapshot.seq));
+  }
   Statement& stmt = *put_snapshot_;
   stmt.Reset();
   stmt.BindText(1, snapshot.projection)
       .Bind(2, snapshot.seq)
       .Bind(3, snapshot.schema_version)
-      .BindBlob(4, snapshot.state);
+      .BindBlob(4, snapshot.state)
+      .BindBlob(5, snapshot.chain_hash)
+      .BindBlob(6, snapshot.state_sha256)
+      .BindText(7, snapshot.key_id)
+      .BindBlob(8, snapshot.signature);
   return stmt.Run();
 }
 
@@ -143,17 +174,12 @@ absl::Status SqliteEventStore::Transaction::PutCheckpoint(const v1::Checkpoint& 
   if (checkpoint.key_id().empty() || checkpoint.signature().empty()) {
     return absl::InvalidArgumentError("checkpoint: key_id and signature must be set");
   }
-  Statement& at = *chain_at_;
-  at.Reset();
-  at.Bind(1, checkpoint.seq());
-  ASSIGN_OR_RETURN(bool row, at.Step());
-  if (!row) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("checkpoint: seq ", checkpoint.seq(), " is not an event of the log"));
-  }
-  const std::string chain_hash = at.ColumnBlob(0);
-  const int64_t newest = at.ColumnInt(1);
-  at.Reset();  // see StreamHead
+  ASSIGN_OR_RETURN(std::string chain_hash, ChainHashAt(checkpoint.seq(), "checkpoint"));
+  Statement& newest_stmt = *newest_checkpoint_;
+  newest_stmt.Reset();
+  ASSIGN_OR_RETURN(bool row, newest_stmt.Step());
+  const int64_t newest = row ? newest_stmt.ColumnInt(0) : 0;
+  newest_stmt.Reset();  // see StreamHead
   if (chain_hash != checkpoint.chain_hash()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "checkpoint: chain_hash differs from the chain_hash of seq ", checkpoint.seq()));

@@ -83,15 +83,6 @@ absl::Status ForEachEvent(store::EventStore& store, const store::EventFilter& fi
   }
 }
 
-// The event at `seq`; nullopt for seq 0 or beyond the head.
-absl::StatusOr<std::optional<store::RecordedEvent>> EventAt(store::EventStore& store,
-                                                            int64_t seq) {
-  if (seq <= 0) return std::optional<store::RecordedEvent>();
-  ASSIGN_OR_RETURN(std::vector<store::RecordedEvent> page, store.ReadAll(seq - 1, 1));
-  if (page.empty() || page[0].seq != seq) return std::optional<store::RecordedEvent>();
-  return std::optional<store::RecordedEvent>(std::move(page[0]));
-}
-
 absl::Status ValidateFilter(const v1::ExportFilter& filter, const store::EventCodec& codec) {
   if (filter.after_seq() < 0) return absl::InvalidArgumentError("filter.after_seq: negative");
   if (filter.until_seq() < 0) return absl::InvalidArgumentError("filter.until_seq: negative");
@@ -175,19 +166,25 @@ class MergedStreams {
 
 using ProjectionsAt = std::pair<projections::CredentialProjection, projections::StatusProjection>;
 
-// The credential and status projections as of `seq`, folded side by side
-// (projections::AsOfTogether). Errors: kDataLoss for undecodable events or snapshots; store
-// reads.
-absl::StatusOr<ProjectionsAt> StateAt(store::EventStore* store, int64_t seq) {
+// The credential and status projections as of `seq`, folded side by side from the snapshots
+// `snapshots` verifies (projections::AsOfTogether). Errors: kDataLoss for undecodable events
+// or snapshots; store reads.
+absl::StatusOr<ProjectionsAt> StateAt(store::EventStore* store, int64_t seq,
+                                      projections::SnapshotGuard* snapshots) {
   return projections::AsOfTogether<projections::CredentialProjection,
-                                   projections::StatusProjection>(store, seq);
+                                   projections::StatusProjection>(store, seq, snapshots);
 }
 
 }  // namespace
 
 AuditApi::AuditApi(store::EventStore* store, const audit::SigningKey* signing_key,
-                   common::Clock* clock, const store::EventCodec* codec)
-    : store_(store), signing_key_(signing_key), clock_(clock), codec_(codec) {}
+                   common::Clock* clock, projections::SnapshotGuard* snapshots,
+                   const store::EventCodec* codec)
+    : store_(store),
+      signing_key_(signing_key),
+      clock_(clock),
+      snapshots_(snapshots),
+      codec_(codec) {}
 
 absl::StatusOr<int64_t> AuditApi::Resolve(const v1::LogPoint& point, absl::string_view field) {
   const int64_t head = store_->HeadSeq();
@@ -224,7 +221,7 @@ absl::Status AuditApi::ExportEvents(
   ASSIGN_OR_RETURN(std::optional<v1::Checkpoint> checkpoint, store_->LatestCheckpoint());
   if (checkpoint.has_value()) *trailer.mutable_checkpoint() = *std::move(checkpoint);
   const int64_t head = store_->HeadSeq();
-  ASSIGN_OR_RETURN(std::optional<store::RecordedEvent> head_event, EventAt(*store_, head));
+  ASSIGN_OR_RETURN(std::optional<store::RecordedEvent> head_event, store_->ReadEvent(head));
   trailer.set_head_seq(head);
   trailer.set_head_chain_hash(head_event.has_value() ? head_event->chain_hash
                                                      : store::ZeroHash());
@@ -289,13 +286,13 @@ absl::StatusOr<v1::GetStateAtResponse> AuditApi::GetStateAt(
     const v1::GetStateAtRequest& request) {
   RETURN_IF_ERROR(ValidateSelection(request.namespace_(), request.name()));
   ASSIGN_OR_RETURN(int64_t seq, Resolve(request.as_of(), "as_of"));
-  ASSIGN_OR_RETURN(ProjectionsAt at, StateAt(store_, seq));
+  ASSIGN_OR_RETURN(ProjectionsAt at, StateAt(store_, seq, snapshots_));
   const projections::CredentialProjection& credentials = at.first;
   const projections::StatusProjection& statuses = at.second;
 
   v1::GetStateAtResponse response;
   response.set_seq(seq);
-  ASSIGN_OR_RETURN(std::optional<store::RecordedEvent> event, EventAt(*store_, seq));
+  ASSIGN_OR_RETURN(std::optional<store::RecordedEvent> event, store_->ReadEvent(seq));
   if (event.has_value()) {
     *response.mutable_recorded_at() =
         projections::ToProto(absl::FromUnixMicros(event->recorded_at_us));
@@ -378,8 +375,8 @@ absl::StatusOr<v1::DiffResponse> AuditApi::Diff(const v1::DiffRequest& request) 
     return absl::InvalidArgumentError(
         absl::StrCat("to: seq ", to, " is before from seq ", from));
   }
-  ASSIGN_OR_RETURN(ProjectionsAt from_state, StateAt(store_, from));
-  ASSIGN_OR_RETURN(ProjectionsAt to_state, StateAt(store_, to));
+  ASSIGN_OR_RETURN(ProjectionsAt from_state, StateAt(store_, from, snapshots_));
+  ASSIGN_OR_RETURN(ProjectionsAt to_state, StateAt(store_, to, snapshots_));
   const projections::CredentialProjection& from_credentials = from_state.first;
   const projections::StatusProjection& from_status = from_state.second;
   const projections::CredentialProjection& to_credentials = to_state.first;

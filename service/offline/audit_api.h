@@ -9,8 +9,9 @@
 // service's key.
 //
 // As-of answers fold the credential and status projections from their nearest earlier
-// snapshots, side by side in one pass over the events after them (projections::AsOfTogether);
-// valid-credentials and diffs fold only the event types they need, selected by the store.
+// snapshots that verify (projections::SnapshotGuard; from seq 1 without a guard), side by side
+// in one pass over the events after them (projections::AsOfTogether); valid-credentials and
+// diffs fold only the event types they need, selected by the store.
 //
 // Thread-safety: all methods are thread-safe.
 #pragma once
@@ -22,6 +23,7 @@
 #include "audit/signing_key.h"
 #include "common/clock.h"
 #include "credledger/v1/api.pb.h"
+#include "projections/snapshot_guard.h"
 #include "store/event_codec.h"
 #include "store/event_store.h"
 
@@ -29,9 +31,12 @@ namespace credledger::service {
 
 class AuditApi {
  public:
-  // `store` and `clock` are not owned and must outlive the api. `signing_key` may be null:
-  // trailers are then unsigned (key_id and signature empty), and such exports do not verify.
+  // `store`, `clock` and `snapshots` are not owned and must outlive the api. `signing_key`
+  // may be null: trailers are then unsigned (key_id and signature empty), and such exports do
+  // not verify. `snapshots` may be null: as-of answers then fold from seq 1 (docs/audit.md,
+  // "Snapshots").
   AuditApi(store::EventStore* store, const audit::SigningKey* signing_key, common::Clock* clock,
+           projections::SnapshotGuard* snapshots = nullptr,
            const store::EventCodec* codec = &store::EventCodec::Default());
 
   // Streams the export: `write` gets every batch of events (at most 512 events and about
@@ -77,6 +82,7 @@ class AuditApi {
   store::EventStore* const store_;
   const audit::SigningKey* const signing_key_;
   common::Clock* const clock_;
+  projections::SnapshotGuard* const snapshots_;
   const store::EventCodec* const codec_;
 };
 

@@ -18,6 +18,7 @@ absl::StatusOr<std::unique_ptr<ConnectionServices>> ConnectionServices::Start(
   services->identities_ = identities;
   projections::ClusterProjector::Options projector_options;
   projector_options.snapshot_every = options.snapshot_every;
+  projector_options.snapshots = options.snapshots;
   // Nothing resumes cluster watches; listeners take keys only.
   projector_options.change_history = 0;
   ASSIGN_OR_RETURN(services->projector_,

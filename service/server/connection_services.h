@@ -31,6 +31,7 @@
 #include "kubebridge/sources/source_verifier.h"
 #include "projections/cluster_projector.h"
 #include "projections/identity_projector.h"
+#include "projections/snapshot_guard.h"
 #include "service/api/cluster_api.h"
 #include "service/api/source_api.h"
 #include "service/bridge/bridge_cluster_sink.h"
@@ -49,6 +50,9 @@ namespace credledger::service {
 struct ConnectionServicesOptions {
   // Events between cluster projection snapshots (0 disables them).
   int64_t snapshot_every = 1000;
+  // Seals, writes and checks the cluster projection's snapshots. Not owned; null: none is
+  // written or loaded (projections/snapshot_guard.h).
+  projections::SnapshotGuard* snapshots = nullptr;
   // Source of "now". Not owned.
   common::Clock* clock = common::RealClock::Default();
   // Every registered cluster is probed at least this often (--cluster-probe-period).

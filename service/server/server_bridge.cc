@@ -51,6 +51,7 @@ absl::Status Server::ConnectCluster(const v1::ServiceConfigured& config) {
 absl::Status Server::StartConnections() {
   ConnectionServicesOptions connection_options;
   connection_options.snapshot_every = options_.log.snapshot_every;
+  connection_options.snapshots = log_->snapshots.get();
   connection_options.clock = options_.clock;
   connection_options.probe_period = options_.kube.cluster_probe_period;
   connection_options.probe_record_interval = options_.kube.cluster_probe_record_interval;

@@ -88,7 +88,8 @@ class ServeCommand final : public cli::Subcommand {
     flags.AddChoice("synchronous", &synchronous_, {"full", "normal"},
                     "SQLite synchronous mode of the log");
     flags.Add("snapshot-every", &snapshot_every_,
-              "events between projection snapshots; 0 disables them");
+              "events between projection snapshots; 0 disables them. Snapshots are sealed "
+              "with --signing-key: without it none is written or loaded");
     flags.Add("report-stale-after", &report_stale_after_,
               "Reporting=False/Stale after this long without a report or heartbeat (at least "
               "1s and --liveness-flush-interval)");

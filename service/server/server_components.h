@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "audit/signing_key.h"
+#include "audit/snapshot_seal.h"
 #include "audit/witness.h"
 #include "common/metrics_registry.h"
 #include "kubebridge/client/connection.h"
@@ -26,6 +27,7 @@
 #include "kubebridge/reports/report_watcher.h"
 #include "projections/credential_projector.h"
 #include "projections/identity_projector.h"
+#include "projections/snapshot_guard.h"
 #include "projections/status_projector.h"
 #include "service/api/authorization_policy.h"
 #include "service/api/checkpoint_writer.h"
@@ -38,9 +40,9 @@
 #include "service/bridge/bridge_mirror_sink.h"
 #include "service/bridge/bridge_outcome_sink.h"
 #include "service/bridge/bridge_report_sink.h"
-#include "service/bus/target_command_bus.h"
 #include "service/bus/identity_command_bus.h"
 #include "service/bus/report_command_bus.h"
+#include "service/bus/target_command_bus.h"
 #include "service/grpc/audit_grpc_service.h"
 #include "service/grpc/auth/call_authorizer.h"
 #include "service/grpc/auth/denial_ledger.h"
@@ -78,6 +80,11 @@ struct LeaseComponent {
 // (server_log.cc).
 struct LogComponent {
   std::unique_ptr<store::SqliteEventStore> store;
+  // With the signing key only: the seal of projection snapshots and the guard through which
+  // every projector writes and loads them (docs/audit.md, "Snapshots"). Declared before the
+  // projectors, which use them.
+  std::unique_ptr<audit::KeySnapshotSeal> snapshot_seal;
+  std::unique_ptr<projections::SnapshotGuard> snapshots;
   std::unique_ptr<projections::CredentialProjector> projector;
   std::unique_ptr<TargetCommandBus> bus;
   std::unique_ptr<projections::IdentityProjector> identity_projector;

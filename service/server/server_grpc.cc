@@ -107,7 +107,8 @@ void Server::StartApis() {
       reports_->ingest.get(), log_->status_projector.get(), options_.grpc.report_api);
   const audit::SigningKey* key =
       audit_->signing_key.has_value() ? &*audit_->signing_key : nullptr;
-  grpc_->audit_api = std::make_unique<AuditApi>(log_->store.get(), key, options_.clock);
+  grpc_->audit_api =
+      std::make_unique<AuditApi>(log_->store.get(), key, options_.clock, log_->snapshots.get());
 }
 
 absl::Status Server::StartGrpc() {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <utility>
 
+#include "common/log.h"
 #include "common/status_macros.h"
 #include "service/server/event_log.h"
 #include "service/server/server.h"
@@ -31,19 +32,32 @@ absl::Status Server::RecordConfiguration(const v1::ServiceConfigured& config) {
 }
 
 absl::Status Server::StartProjections() {
+  // Snapshots only with the key that vouches for them (docs/audit.md, "Snapshots").
+  if (audit_->signing_key.has_value()) {
+    log_->snapshot_seal = std::make_unique<audit::KeySnapshotSeal>(
+        *audit_->signing_key, audit::KeyRing(audit_->signing_key->public_key()));
+    log_->snapshots = std::make_unique<projections::SnapshotGuard>(log_->snapshot_seal.get());
+  } else {
+    common::Log(common::LogLevel::kWarning,
+                "no signing key: projection snapshots are neither written nor loaded; every "
+                "start folds the whole log");
+  }
   projections::CredentialProjector::Options projector_options;
   projector_options.snapshot_every = options_.log.snapshot_every;
+  projector_options.snapshots = log_->snapshots.get();
   ASSIGN_OR_RETURN(log_->projector,
                    projections::CredentialProjector::Start(log_->store.get(), projector_options));
   log_->bus = std::make_unique<TargetCommandBus>(log_->store.get());
   projections::IdentityProjector::Options identity_options;
   identity_options.snapshot_every = options_.log.snapshot_every;
   identity_options.change_history = projections::kIdentityChangeHistory;
+  identity_options.snapshots = log_->snapshots.get();
   ASSIGN_OR_RETURN(log_->identity_projector,
                    projections::IdentityProjector::Start(log_->store.get(), identity_options));
   log_->identity_bus = std::make_unique<IdentityCommandBus>(log_->store.get());
   projections::StatusProjector::Options status_options;
   status_options.snapshot_every = options_.log.snapshot_every;
+  status_options.snapshots = log_->snapshots.get();
   ASSIGN_OR_RETURN(log_->status_projector,
                    projections::StatusProjector::Start(log_->store.get(), status_options));
   return absl::OkStatus();
@@ -55,6 +69,8 @@ void Server::StopLog() {
   log_->identity_projector.reset();
   log_->status_projector.reset();
   log_->projector.reset();
+  log_->snapshots.reset();
+  log_->snapshot_seal.reset();
   if (log_->store != nullptr) log_->store->Close();
   log_->store.reset();
 }

@@ -2,6 +2,7 @@
 // readiness checks and the HTTP endpoint of `credledger serve` (docs/operations.md, "Metrics
 // and health" and "Metrics", which list every metric below).
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +12,10 @@
 #include "common/atomic_file.h"
 #include "common/log.h"
 #include "common/status_macros.h"
+#include "projections/cluster_projection.h"
+#include "projections/credential_projection.h"
+#include "projections/identity_projection.h"
+#include "projections/status_projection.h"
 #include "service/server/server.h"
 #include "service/server/server_components.h"
 #include "service/server/startup_gates.h"
@@ -97,6 +102,32 @@ absl::Status RegisterProjectionMetrics(common::MetricsRegistry& metrics,
       MetricType::kGauge, [status] { return static_cast<double>(status->StaleTargets()); });
 }
 
+// Snapshots refused by `snapshots` (null without a signing key: none is loaded), by
+// projection, every projection of the service listed from 0.
+absl::Status RegisterSnapshotMetrics(common::MetricsRegistry& metrics,
+                                     const projections::SnapshotGuard* snapshots) {
+  return metrics.AddCallback(
+      "credledger_snapshots_rejected_total",
+      "Projection snapshots not loaded because they did not verify (signature, chain hash or "
+      "state hash), by projection.",
+      MetricType::kCounter, {"projection"}, [snapshots] {
+        std::map<std::string, int64_t> rejected;
+        for (const char* name :
+             {projections::kClusterProjectionName, projections::kCredentialProjectionName,
+              projections::kIdentityProjectionName, projections::kStatusProjectionName}) {
+          rejected[name] = 0;
+        }
+        if (snapshots != nullptr) {
+          for (const auto& [name, count] : snapshots->Rejected()) rejected[name] = count;
+        }
+        std::vector<MetricSample> samples;
+        for (const auto& [name, count] : rejected) {
+          samples.push_back({{name}, static_cast<double>(count)});
+        }
+        return samples;
+      });
+}
+
 }  // namespace
 
 absl::Status Server::StartOperations() {
@@ -154,6 +185,7 @@ absl::Status Server::WireOperations() {
   RETURN_IF_ERROR(RegisterControllerMetrics(metrics, std::move(controllers)));
   RETURN_IF_ERROR(
       RegisterProjectionMetrics(metrics, log_->projector.get(), log_->status_projector.get()));
+  RETURN_IF_ERROR(RegisterSnapshotMetrics(metrics, log_->snapshots.get()));
   // A projection that stopped at an event it cannot fold serves stale answers.
   operations_->readiness.AddCheck(
       "projectors", [credentials = log_->projector.get(), status = log_->status_projector.get(),

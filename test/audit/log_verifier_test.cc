@@ -4,9 +4,11 @@
 // export, step by step").
 #include "audit/log_verifier.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "audit/snapshot_seal.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/audit/verifier_test_log.h"
@@ -50,9 +52,10 @@ TEST_F(LogVerifierTest, GenuineLogVerifiesWithEveryCheckpoint) {
   EXPECT_EQ(verdict.events, kEvents);
   EXPECT_EQ(verdict.head_seq, kEvents);
   EXPECT_EQ(verdict.checkpoints_checked, 2);
+  EXPECT_EQ(verdict.snapshots_checked, 0);
   EXPECT_EQ(FormatVerdict(verdict),
             "OK: 30 events, seq 1..30, head 30, 2 checkpoints verified (newest at seq 20, key " +
-                key_->key_id() + ")\n");
+                key_->key_id() + "), 0 snapshots verified\n");
 }
 
 TEST_F(LogVerifierTest, EmptyLogVerifies) {
@@ -163,6 +166,71 @@ TEST_F(LogVerifierTest, CheckpointSignedByAnotherKeyIsABadSignature) {
   EXPECT_THAT(verdict.problem,
               IsProblem(25, kProblemBadSignature, HasSubstr(other_key_->key_id())));
   EXPECT_EQ(verdict.checkpoints_checked, 2);
+}
+
+// --- Projection snapshots (docs/audit.md, "Snapshots") ---
+
+// Stores a snapshot of `projection` at `seq` holding `state`, sealed with `key` for the event
+// the log holds there.
+void SaveSealedSnapshot(store::EventStore& store, const std::string& projection, int64_t seq,
+                        const std::string& state, const SigningKey& key) {
+  ASSERT_OK_AND_ASSIGN(std::optional<store::RecordedEvent> event, store.ReadEvent(seq));
+  ASSERT_TRUE(event.has_value());
+  store::Snapshot snapshot{.projection = projection, .seq = seq, .state = state};
+  ASSERT_OK(SealSnapshot(key, event->chain_hash, snapshot));
+  ASSERT_OK(store.SaveSnapshot(snapshot));
+}
+
+TEST_F(LogVerifierTest, EverySealedSnapshotIsCheckedAndCounted) {
+  for (int64_t seq : {10, 25}) {
+    ASSERT_NO_FATAL_FAILURE(SaveSealedSnapshot(*store_, "credentials", seq, "c", *key_));
+    ASSERT_NO_FATAL_FAILURE(SaveSealedSnapshot(*store_, "status", seq, "s", *key_));
+  }
+  const Verdict verdict = VerifyWholeLog();
+  EXPECT_THAT(verdict.problem, NoProblem());
+  EXPECT_EQ(verdict.snapshots_checked, 4);
+  EXPECT_THAT(FormatVerdict(verdict), ::testing::EndsWith(", 4 snapshots verified\n"));
+}
+
+// The attack on the read models: a snapshot's state rewritten in the file, its seal left.
+TEST_F(LogVerifierTest, AForgedSnapshotStateIsASnapshotMismatchAtItsSeq) {
+  ASSERT_NO_FATAL_FAILURE(SaveSealedSnapshot(*store_, "credentials", 10, "genuine", *key_));
+  ASSERT_NO_FATAL_FAILURE(SaveSealedSnapshot(*store_, "credentials", 25, "genuine", *key_));
+  ASSERT_EQ(RawExec("UPDATE projection_snapshots SET state = x'666f72676564' WHERE seq = 25"), "");
+  const Verdict verdict = VerifyWholeLog();
+  EXPECT_THAT(verdict.problem,
+              IsProblem(25, kProblemSnapshotMismatch,
+                        HasSubstr("snapshot \"credentials\" at seq 25: its state hashes to")));
+  EXPECT_EQ(verdict.snapshots_checked, 1);
+  EXPECT_THAT(FormatVerdict(verdict),
+              ::testing::StartsWith("FAILED at seq 25: snapshot mismatch: snapshot "));
+}
+
+TEST_F(LogVerifierTest, ASnapshotSignedByAKeyNotGivenIsASnapshotMismatch) {
+  ASSERT_NO_FATAL_FAILURE(SaveSealedSnapshot(*store_, "status", 10, "s", *other_key_));
+  EXPECT_THAT(VerifyWholeLog().problem,
+              IsProblem(10, kProblemSnapshotMismatch,
+                        HasSubstr("is signed by key \"" + other_key_->key_id() + "\"")));
+  KeyRing both;
+  both.Add(key_->public_key());
+  both.Add(other_key_->public_key());
+  ASSERT_OK_AND_ASSIGN(Verdict verdict, VerifyLog(*store_, both, 0));
+  EXPECT_THAT(verdict.problem, NoProblem());
+}
+
+// A history rewritten after the newest checkpoint (seq 20) and re-hashed consistently
+// verifies as a chain; a snapshot sealed before the rewrite no longer names the event at its
+// seq.
+TEST_F(LogVerifierTest, ARehashedTailAfterTheNewestCheckpointIsFoundByASnapshotInIt) {
+  ASSERT_NO_FATAL_FAILURE(SaveSealedSnapshot(*store_, "credentials", 25, "c", *key_));
+  ASSERT_NO_FATAL_FAILURE(DropEventTriggers());
+  std::vector<store::RecordedEvent> events = Events({});
+  events[22].payload = FlippedPayload(23);
+  verifier_testing::Rehash(events);  // seqs 1..22 keep their hashes
+  for (const store::RecordedEvent& e : events) ASSERT_NO_FATAL_FAILURE(WriteRow(e));
+  EXPECT_THAT(VerifyWholeLog().problem,
+              IsProblem(25, kProblemSnapshotMismatch,
+                        HasSubstr("snapshot \"credentials\" at seq 25 states chain hash")));
 }
 
 TEST_F(LogVerifierTest, HeadBelowMinSeqIsStale) {

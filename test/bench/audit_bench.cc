@@ -10,14 +10,16 @@
 //                     only counts bytes.
 //   BM_Verify         audit::VerifyExport of that JSON Lines export, read from a file written
 //                     once before the benchmarks (in the page cache by then).
-//   BM_VerifyDb       audit::VerifyLog over the database (`credledger verify --db`).
+//   BM_VerifyDb       audit::VerifyLog over the database (`credledger verify --db`): every
+//                     event, checkpoint and sealed snapshot.
 //   BM_Rebuild        CredentialProjection and StatusProjection folded from seq 1 (no
 //                     snapshot) in one pass, side by side (projections::CatchUpTogether).
 //                     Freeing the folded projections afterwards is left out of the rate and
 //                     reported apart (counter teardown_ms).
 //   BM_AsOfOneTarget  AuditApi::GetStateAt for one random Target at a random seq in the last
-//                     tenth of the log: from the nearest earlier snapshot plus the events
-//                     after it (milliseconds per call, mean of 20 calls).
+//                     tenth of the log: from the nearest earlier snapshot, its seal checked
+//                     as `serve` checks it, plus the events after it (milliseconds per call,
+//                     mean of 20 calls).
 //
 // Whole-log passes report events/s; at exit the program prints each of them divided by the
 // SHA-256 events/s of the same run, per wall-clock second and per CPU second of the process
@@ -70,11 +72,13 @@
 #include "audit/export_verifier.h"
 #include "audit/log_verifier.h"
 #include "audit/signing_key.h"
+#include "audit/snapshot_seal.h"
 #include "benchmark/benchmark.h"
 #include "common/clock.h"
 #include "common/status_macros.h"
 #include "projections/credential_projection.h"
 #include "projections/projector.h"
+#include "projections/snapshot_guard.h"
 #include "projections/status_projection.h"
 #include "service/offline/audit_api.h"
 #include "store/sqlite_event_store.h"
@@ -338,7 +342,9 @@ BENCHMARK(BM_Rebuild)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_AsOfOneTarget(benchmark::State& state) {
   const int64_t head = g_log->facts.events;
-  service::AuditApi api(g_log->store.get(), &*g_log->key, &g_log->clock);
+  const audit::KeySnapshotSeal seal(*g_log->key, audit::KeyRing(g_log->key->public_key()));
+  projections::SnapshotGuard snapshots(&seal);
+  service::AuditApi api(g_log->store.get(), &*g_log->key, &g_log->clock, &snapshots);
   std::mt19937_64 random(42);
   std::uniform_int_distribution<int64_t> seqs(head - head / 10, head);
   std::uniform_int_distribution<int64_t> targets(0, g_log->facts.targets - 1);

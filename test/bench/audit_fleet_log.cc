@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
 #include "audit/signed_records.h"
+#include "audit/snapshot_seal.h"
 #include "common/sha256.h"
 #include "common/status_macros.h"
 #include "kubebridge/model/outcomes.h"
@@ -464,12 +465,18 @@ class Builder {
     std::string credentials = credentials_.Serialize();
     std::string statuses = statuses_.Serialize();
     facts_.newest_snapshot_bytes = static_cast<int64_t>(credentials.size() + statuses.size());
-    RETURN_IF_ERROR(
-        store_.SaveSnapshot({projections::kCredentialProjectionName, e.seq,
-                             projections::kCredentialProjectionVersion, std::move(credentials)}));
-    RETURN_IF_ERROR(
-        store_.SaveSnapshot({projections::kStatusProjectionName, e.seq,
-                             projections::kStatusProjectionVersion, std::move(statuses)}));
+    for (store::Snapshot snapshot :
+         {store::Snapshot{.projection = projections::kCredentialProjectionName,
+         .seq = e.seq,
+         .schema_version = projections::kCredentialProjectionVersion,
+         .state = std::move(credentials)},
+          store::Snapshot{.projection = projections::kStatusProjectionName,
+          .seq = e.seq,
+          .schema_version = projections::kStatusProjectionVersion,
+          .state = std::move(statuses)}}) {
+      RETURN_IF_ERROR(audit::SealSnapshot(key_, e.chain_hash, snapshot));
+      RETURN_IF_ERROR(store_.SaveSnapshot(std::move(snapshot)));
+    }
     facts_.snapshots += 2;
     return absl::OkStatus();
   }

@@ -22,7 +22,8 @@
 //
 // A checkpoint is signed and stored every `checkpoint_every` events (audit::SignCheckpoint,
 // in the transaction of the event it covers), and credential and status projection
-// snapshots every `snapshot_every` events, as the service's projectors write them.
+// snapshots every `snapshot_every` events, sealed with the same key (audit::SealSnapshot), as
+// the service's projectors write them.
 //
 // Thread-safety: not thread-safe; one thread builds, and nothing else writes to the store.
 #pragma once

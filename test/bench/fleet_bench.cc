@@ -6,7 +6,8 @@
 // One process runs the test Kubernetes API server (test/kubeapi, HTTPS on loopback, one
 // namespace per 100 Targets created at its start, 64 workers) and a real Server as
 // `credledger serve` wires it: the SQLite log in a temporary directory with synchronous=FULL,
-// snapshots every 1000 events (the default), the API server's kubeconfig (the admin user),
+// a signing key (checkpoints signed, snapshots sealed), snapshots every 1000 events (the
+// default), the API server's kubeconfig (the admin user),
 // the Kubernetes client limited to kFleetKubeQps requests/s with a burst of kFleetKubeBurst,
 // credentials enabled (agent URL and CA = the API server's), the access log off. It runs four
 // phases and prints one table each:
@@ -43,6 +44,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -58,6 +60,7 @@
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "audit/signing_key.h"
 #include "benchmark/benchmark.h"
 #include "credledger/v1/api.grpc.pb.h"
 #include "kubebridge/credentials/credential_bridge.h"
@@ -183,7 +186,13 @@ class FleetBench {
         kubeapi::ApiServer::Start(std::move(api));
     if (!started.ok()) FleetDie("start the test API server", started.status());
     api_ = *std::move(started);
+    // The service's key: without it no snapshot is written or loaded.
+    absl::StatusOr<audit::SigningKey> key = audit::SigningKey::Generate();
+    if (!key.ok()) FleetDie("signing key", key.status());
+    std::ofstream(signing_key_path()) << key->PrivatePem();
   }
+
+  std::filesystem::path signing_key_path() const { return dir_.path() / "signing-key.pem"; }
 
   const kubeapi::ApiServer& api() const { return *api_; }
 
@@ -200,6 +209,7 @@ class FleetBench {
     options.credentials.agent_ca_file = api_->ca_path();
     options.kube.resync_period = resync_period;
     options.grpc.access_log = false;
+    options.audit.signing_key = signing_key_path();
     absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(std::move(options));
     if (!server.ok()) FleetDie("serve", server.status());
     return *std::move(server);

@@ -3,7 +3,10 @@
 // checking exit codes and output.
 #include <signal.h>
 
+#include <filesystem>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -13,6 +16,9 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "store/event_store.h"
+#include "store/sqlite_event_store.h"
+#include "test/support/snapshot_tampering.h"
 #include "test/support/status_matchers.h"
 #include "test/support/subprocess.h"
 #include "test/support/temp_dir.h"
@@ -207,8 +213,95 @@ TEST_F(CliTest, MigrateCreatesTheDatabaseAndPrintsItsSchemaVersion) {
   const std::string db = (dir_.path() / "fresh" / "credledger.db").string();
   RunResult migrated = Cli({"migrate", "--db", db}, /*with_server=*/false);
   EXPECT_EQ(migrated.exit_code, 0) << migrated.err;
-  // The newest migration compiled into the binary: 0002_checkpoints.sql.
-  EXPECT_EQ(migrated.out, absl::StrCat("schema version 2 (", db, ")\n"));
+  // The newest migration compiled into the binary: 0003_snapshot_seals.sql.
+  EXPECT_EQ(migrated.out, absl::StrCat("schema version 3 (", db, ")\n"));
+}
+
+// The seq a mutation printed ("revoked demo/t3 (seq 25)"); 0 when there is none.
+int64_t PrintedSeq(const std::string& out) {
+  std::smatch seq;
+  int64_t parsed = 0;
+  if (!std::regex_search(out, seq, std::regex("\\(seq ([0-9]+)\\)"))) return 0;
+  return absl::SimpleAtoi(seq[1].str(), &parsed) ? parsed : 0;
+}
+
+// The attack on the read models (docs/audit.md, "Snapshots"): whoever holds the database
+// file decodes a credential snapshot, undoes demo/t3's revocation, adds a Target demo/ghost
+// and writes the row back. Without sealed snapshots `verify --db` said OK, and the restarted
+// serve (target list, get, watch) and replay, offline or served, showed the forged state.
+TEST_F(CliTest, AForgedSnapshotFailsVerifyAndIsNeverServedOrReplayed) {
+  const std::string key = (dir_.path() / "signing.pem").string();
+  const std::string public_key = (dir_.path() / "signing.pub.pem").string();
+  RunResult keygen =
+      Cli({"keygen", "--private-key", key, "--public-key", public_key}, /*with_server=*/false);
+  ASSERT_EQ(keygen.exit_code, 0) << keygen.err;
+  const std::vector<std::string> sealed = {"--snapshot-every", "5", "--signing-key", key};
+  StopServe();
+  ASSERT_NO_FATAL_FAILURE(StartServe(sealed));
+  for (int i = 1; i <= 11; ++i) {
+    RunResult registered = Cli({"target", "register", absl::StrCat("demo/t", i)});
+    ASSERT_EQ(registered.exit_code, 0) << registered.err;
+  }
+  RunResult revoked = Cli({"target", "revoke", "demo/t3"});
+  ASSERT_EQ(revoked.exit_code, 0) << revoked.err;
+  const int64_t revoked_at = PrintedSeq(revoked.out);
+  ASSERT_GT(revoked_at, 5);
+  StopServe();
+
+  const std::filesystem::path db = dir_.path() / "var" / "credledger.db";
+  store::Snapshot snapshot;
+  {
+    store::SqliteEventStoreOptions options;
+    options.path = db;
+    options.read_only = true;
+    ASSERT_OK_AND_ASSIGN(auto log, store::SqliteEventStore::Open(options));
+    ASSERT_OK_AND_ASSIGN(std::optional<store::Snapshot> newest,
+                         log->LoadSnapshot("credentials", revoked_at));
+    ASSERT_TRUE(newest.has_value());
+    snapshot = *std::move(newest);
+  }
+  const std::string at = absl::StrCat(snapshot.seq);
+  ASSERT_OK_AND_ASSIGN(snapshot.state, ForgeCredentialFleet(snapshot.state, "demo", "t3", "ghost"));
+  ASSERT_OK(OverwriteSnapshotRow(db, snapshot));
+
+  RunResult verified =
+      Cli({"verify", "--db", db.string(), "--public-key", public_key}, /*with_server=*/false);
+  EXPECT_EQ(verified.exit_code, 1);
+  EXPECT_THAT(verified.out, StartsWith(absl::StrCat("FAILED at seq ", at,
+                                                    ": snapshot mismatch: snapshot "
+                                                    "\"credentials\" at seq ",
+                                                    at, ": its state hashes to ")));
+  RunResult offline = Cli({"replay", "--as-of", at, "--db", db.string()}, /*with_server=*/false);
+  EXPECT_EQ(offline.exit_code, 0) << offline.err;
+  EXPECT_THAT(offline.out, HasSubstr("demo/t3"));
+  EXPECT_THAT(offline.out, Not(HasSubstr("ghost")));
+
+  ASSERT_NO_FATAL_FAILURE(StartServe(sealed));
+  RunResult listed = Cli({"target", "list"});
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_THAT(listed.out, HasSubstr("demo/t11"));
+  EXPECT_THAT(listed.out, Not(HasSubstr("ghost")));
+  EXPECT_EQ(Cli({"target", "get", "demo/ghost"}).exit_code, 1);
+  EXPECT_THAT(Cli({"target", "get", "demo/t3"}).out, HasSubstr("revoked:     yes"));
+  RunResult replayed = Cli({"replay", "--as-of", at});
+  EXPECT_EQ(replayed.exit_code, 0) << replayed.err;
+  EXPECT_THAT(replayed.out, HasSubstr("demo/t3"));
+  EXPECT_THAT(replayed.out, Not(HasSubstr("ghost")));
+
+  ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<Subprocess> watch,
+      Subprocess::Start({kBinary, "target", "watch", "--server", address_}, kCleanEnv));
+  ASSERT_OK(watch->WaitForLine("end-of-snapshot", absl::Now() + absl::Seconds(30)));
+  EXPECT_THAT(watch->out(), HasSubstr("snapshot demo/t11"));
+  EXPECT_THAT(watch->out(), Not(HasSubstr("ghost")));
+  watch->Signal(SIGTERM);
+  EXPECT_OK(watch->Wait(absl::Now() + absl::Seconds(30)));
+
+  EXPECT_THAT(StopServe(), HasSubstr(absl::StrCat("\"msg\":\"projection snapshot refused: it "
+                                                  "does not verify; folding from an earlier "
+                                                  "one\",\"projection\":\"credentials\","
+                                                  "\"seq\":\"",
+                                                  at, "\"")));
 }
 
 }  // namespace cli_test

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -19,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "audit/signing_key.h"
 #include "credledger/v1/api.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -28,6 +30,7 @@
 #include "service/server/server.h"
 #include "store/event_store.h"
 #include "test/kubeapi/api_server.h"
+#include "test/support/snapshot_tampering.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 
@@ -245,6 +248,47 @@ TEST_F(OperationsIntegrationTest, ReadyzIs503UntilTheLogIsOpenThen200) {
   EXPECT_EQ(health, "200 ok\n");
   EXPECT_EQ(waiting, "503 not ready: log: opening and verifying the event log\n");
   EXPECT_EQ(Answer(Get("/readyz")), "200 ok\n");
+}
+
+// A projection snapshot that does not verify is counted per projection (docs/audit.md,
+// "Snapshots"); every projection is listed, at 0 until one is refused.
+TEST_F(OperationsIntegrationTest, RefusedSnapshotsAreCountedByProjection) {
+  ASSERT_OK_AND_ASSIGN(audit::SigningKey key, audit::SigningKey::Generate());
+  std::ofstream(dir_.path() / "signing-key.pem") << key.PrivatePem();
+  service::ServeOptions options = Options();
+  options.audit.signing_key = dir_.path() / "signing-key.pem";
+  options.log.snapshot_every = 2;
+  ASSERT_OK_AND_ASSIGN(server_, service::Server::Start(options));
+  ASSERT_NO_FATAL_FAILURE(Register());
+  ASSERT_TRUE(WaitForCredential());
+  std::map<std::string, double> clean = Scrape();
+  for (const char* projection : {"clusters", "credentials", "identities", "status"}) {
+    EXPECT_EQ(clean.count(absl::StrCat("credledger_snapshots_rejected_total{projection=\"",
+                                       projection, "\"}")),
+              1u)
+        << projection;
+  }
+  EXPECT_EQ(SumOf(clean, "credledger_snapshots_rejected_total"), 0);
+  const int64_t head = server_->event_store()->HeadSeq();
+  server_->Shutdown();
+  server_.reset();
+
+  store::Snapshot forged;
+  {
+    ASSERT_OK_AND_ASSIGN(auto log, service::OpenEventLog(options.log.db_path,
+                                                         options.log.synchronous, options.clock));
+    ASSERT_OK_AND_ASSIGN(std::optional<store::Snapshot> newest,
+                         log->LoadSnapshot(projections::kCredentialProjectionName, head));
+    ASSERT_TRUE(newest.has_value());
+    forged = *std::move(newest);
+  }
+  forged.state += "forged";
+  ASSERT_OK(testing::OverwriteSnapshotRow(options.log.db_path, forged));
+
+  ASSERT_OK_AND_ASSIGN(server_, service::Server::Start(options));
+  std::map<std::string, double> after = Scrape();
+  EXPECT_EQ(after["credledger_snapshots_rejected_total{projection=\"credentials\"}"], 1);
+  EXPECT_EQ(SumOf(after, "credledger_snapshots_rejected_total"), 1);
 }
 
 }  // namespace operations_integration_test

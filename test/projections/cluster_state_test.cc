@@ -23,6 +23,7 @@
 #include "test/support/recorded_events.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
+#include "test/support/test_snapshot_guard.h"
 
 namespace credledger::service {
 namespace cluster_state_test {
@@ -307,6 +308,7 @@ class ClusterProjectorTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_OK_AND_ASSIGN(
         store_, store::SqliteEventStore::Open({.path = dir_.path() / "log.db", .clock = &clock_}));
+    ASSERT_OK_AND_ASSIGN(guard_, testing::TestSnapshotGuard::Create());
   }
 
   // Appends `event` to `stream` one second after the previous append.
@@ -350,12 +352,14 @@ class ClusterProjectorTest : public ::testing::Test {
   testing::TempDir dir_;
   common::FakeClock clock_;
   std::unique_ptr<store::SqliteEventStore> store_;
+  std::unique_ptr<testing::TestSnapshotGuard> guard_;
   int requests_ = 0;
 };
 
 TEST_F(ClusterProjectorTest, TheIncrementalProjectorMatchesAFullRebuildByteForByte) {
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<ClusterProjector> projector,
-                       ClusterProjector::Start(store_.get(), {.snapshot_every = 4}));
+  ASSERT_OK_AND_ASSIGN(
+      std::unique_ptr<ClusterProjector> projector,
+      ClusterProjector::Start(store_.get(), {.snapshot_every = 4, .snapshots = guard_->get()}));
   Append("service", ServiceConfigured());
   Append("cluster/edge-1", Registered("edge-1", TokenSpec()));
   Append("cluster/home", Registered("home", InClusterSpec()));
@@ -373,7 +377,8 @@ TEST_F(ClusterProjectorTest, TheIncrementalProjectorMatchesAFullRebuildByteForBy
   EXPECT_EQ(ProjectorBytes(*projector), RebuildBytes(head));
   for (int64_t seq = 0; seq <= head; ++seq) {
     SCOPED_TRACE(seq);
-    ASSERT_OK_AND_ASSIGN(ClusterProjection as_of, ClusterProjector::AsOf(store_.get(), seq));
+    ASSERT_OK_AND_ASSIGN(ClusterProjection as_of,
+                         ClusterProjector::AsOf(store_.get(), seq, guard_->get()));
     EXPECT_EQ(as_of.Serialize(), RebuildBytes(seq));
   }
 

@@ -23,6 +23,7 @@
 #include "store/sqlite_event_store.h"
 #include "test/projections/fleet_log.h"
 #include "test/support/status_matchers.h"
+#include "test/support/test_snapshot_guard.h"
 
 namespace credledger::projections {
 namespace credential_projector_test {
@@ -47,9 +48,15 @@ std::string ProjectorBytes(const CredentialProjector& projector) {
 
 class CredentialProjectorTest : public testing::FleetLogTest {
  protected:
+  void SetUp() override {
+    FleetLogTest::SetUp();
+    ASSERT_OK_AND_ASSIGN(guard_, testing::TestSnapshotGuard::Create());
+  }
+
   std::unique_ptr<CredentialProjector> Start(size_t change_history = 10000) {
-    auto projector = CredentialProjector::Start(
-        store_.get(), {.snapshot_every = kSnapshotEvery, .change_history = change_history});
+    auto projector = CredentialProjector::Start(store_.get(), {.snapshot_every = kSnapshotEvery,
+                                                               .change_history = change_history,
+                                                               .snapshots = guard_->get()});
     EXPECT_OK(projector);
     return projector.ok() ? *std::move(projector) : nullptr;
   }
@@ -80,6 +87,9 @@ class CredentialProjectorTest : public testing::FleetLogTest {
     EXPECT_OK(rebuilt);
     return rebuilt.ok() ? rebuilt->Serialize() : "";
   }
+
+  // Seals, writes and checks the projectors' snapshots.
+  std::unique_ptr<testing::TestSnapshotGuard> guard_;
 };
 
 // The projector with its protected parts opened, to hold a read inside the lock.
@@ -125,7 +135,8 @@ TEST_F(CredentialProjectorTest, TheIncrementalProjectorMatchesAFullRebuildByteFo
   const int64_t head = store_->HeadSeq();
   const std::string rebuilt = RebuildBytes(head);
   EXPECT_EQ(ProjectorBytes(*projector), rebuilt);
-  ASSERT_OK_AND_ASSIGN(CredentialProjection as_of, CredentialProjector::AsOf(store_.get(), head));
+  ASSERT_OK_AND_ASSIGN(CredentialProjection as_of,
+                       CredentialProjector::AsOf(store_.get(), head, guard_->get()));
   EXPECT_EQ(as_of.Serialize(), rebuilt);
 }
 
@@ -134,11 +145,13 @@ TEST_F(CredentialProjectorTest, AsOfEveryEarlierSeqEqualsAFoldUpToThatSeq) {
   const int64_t head = store_->HeadSeq();
   for (int64_t seq = 0; seq <= head; ++seq) {
     SCOPED_TRACE(seq);
-    ASSERT_OK_AND_ASSIGN(CredentialProjection as_of, CredentialProjector::AsOf(store_.get(), seq));
+    ASSERT_OK_AND_ASSIGN(CredentialProjection as_of,
+                         CredentialProjector::AsOf(store_.get(), seq, guard_->get()));
     EXPECT_EQ(as_of.seq(), seq);
     EXPECT_EQ(as_of.Serialize(), RebuildBytes(seq));
   }
-  ASSERT_OK_AND_ASSIGN(CredentialProjection early, CredentialProjector::AsOf(store_.get(), 10));
+  ASSERT_OK_AND_ASSIGN(CredentialProjection early,
+                       CredentialProjector::AsOf(store_.get(), 10, guard_->get()));
   EXPECT_NE(early.Serialize(), RebuildBytes(head));
 }
 
@@ -154,11 +167,13 @@ TEST_F(CredentialProjectorTest, AsOfTogetherEqualsEachProjectionsOwnAsOf) {
 
   for (int64_t seq = 0; seq <= head; ++seq) {
     SCOPED_TRACE(seq);
-    auto together = AsOfTogether<CredentialProjection, StatusProjection>(store_.get(), seq);
+    auto together =
+        AsOfTogether<CredentialProjection, StatusProjection>(store_.get(), seq, guard_->get());
     ASSERT_OK(together);
     ASSERT_OK_AND_ASSIGN(CredentialProjection credentials,
-                         CredentialProjector::AsOf(store_.get(), seq));
-    ASSERT_OK_AND_ASSIGN(StatusProjection statuses, StatusProjector::AsOf(store_.get(), seq));
+                         CredentialProjector::AsOf(store_.get(), seq, guard_->get()));
+    ASSERT_OK_AND_ASSIGN(StatusProjection statuses,
+                         StatusProjector::AsOf(store_.get(), seq, guard_->get()));
     EXPECT_EQ(together->first.seq(), seq);
     EXPECT_EQ(together->second.seq(), seq);
     EXPECT_EQ(together->first.Serialize(), credentials.Serialize());
@@ -175,7 +190,8 @@ TEST_F(CredentialProjectorTest, AsOfATimeIsTheStateAfterTheLastEventRecordedAtOr
   for (int64_t t : {e.recorded_at_us, e.recorded_at_us + 1, next.recorded_at_us - 1}) {
     ASSERT_OK_AND_ASSIGN(int64_t seq, store_->SeqAtTime(t));
     EXPECT_EQ(seq, e.seq);
-    ASSERT_OK_AND_ASSIGN(CredentialProjection as_of, CredentialProjector::AsOf(store_.get(), seq));
+    ASSERT_OK_AND_ASSIGN(CredentialProjection as_of,
+                         CredentialProjector::AsOf(store_.get(), seq, guard_->get()));
     EXPECT_EQ(as_of.Serialize(), RebuildBytes(e.seq));
   }
 }
@@ -236,7 +252,8 @@ TEST_F(CredentialProjectorTest, ARestartedProjectorLoadsTheSnapshotInsteadOfRepl
     ASSERT_OK(driver_->RunPhaseThree());
     CatchUp(*projector);
   }
-  // Mark the newest snapshot so that only a projector that loaded it can show the mark.
+  // Mark the newest snapshot so that only a projector that loaded it can show the mark, and
+  // seal it again as the service would.
   ASSERT_OK_AND_ASSIGN(std::optional<store::Snapshot> newest,
                        store_->LoadSnapshot(kCredentialProjectionName, store_->HeadSeq()));
   ASSERT_TRUE(newest.has_value());
@@ -244,7 +261,7 @@ TEST_F(CredentialProjectorTest, ARestartedProjectorLoadsTheSnapshotInsteadOfRepl
   ASSERT_TRUE(fleet.ParseFromString(newest->state));
   fleet.mutable_service()->set_agent_apiserver_url("https://marked-by-the-test.example");
   newest->state = store::SerializeDeterministic(fleet);
-  ASSERT_OK(store_->SaveSnapshot(*newest));
+  ASSERT_OK(guard_->get()->Save(*store_, *newest, newest->chain_hash));
 
   std::unique_ptr<CredentialProjector> restarted = Start();
   ASSERT_NE(restarted, nullptr);
@@ -281,7 +298,8 @@ TEST_F(CredentialProjectorTest, ListenReturnsEveryTargetChangeAfterASeq) {
     EXPECT_GT(c.seq, after);
     EXPECT_GE(c.seq, last_seq);
     last_seq = c.seq;
-    ASSERT_OK_AND_ASSIGN(CredentialProjection as_of, CredentialProjector::AsOf(store_.get(), c.seq));
+    ASSERT_OK_AND_ASSIGN(CredentialProjection as_of,
+                         CredentialProjector::AsOf(store_.get(), c.seq, guard_->get()));
     std::optional<v1::TargetState> expected =
         as_of.Get(c.state.namespace_(), c.state.name());
     ASSERT_TRUE(expected.has_value());
@@ -292,7 +310,8 @@ TEST_F(CredentialProjectorTest, ListenReturnsEveryTargetChangeAfterASeq) {
   // to each seq, exactly the list as of that seq: no change is missed on the way.
   auto fleet_at = [&](int64_t seq) {
     std::map<std::string, std::string> fleet;
-    absl::StatusOr<CredentialProjection> as_of = CredentialProjector::AsOf(store_.get(), seq);
+    absl::StatusOr<CredentialProjection> as_of =
+        CredentialProjector::AsOf(store_.get(), seq, guard_->get());
     EXPECT_OK(as_of);
     if (!as_of.ok()) return fleet;
     for (const v1::TargetState& t : as_of->List("", true)) {

@@ -23,6 +23,7 @@
 #include "test/support/recorded_events.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
+#include "test/support/test_snapshot_guard.h"
 
 namespace credledger::projections {
 namespace identity_projection_test {
@@ -202,6 +203,7 @@ class IdentityProjectorTest : public ::testing::Test {
     auto opened = store::SqliteEventStore::Open({.path = dir_.path() / "log.db", .clock = &clock_});
     ASSERT_OK(opened);
     store_ = *std::move(opened);
+    ASSERT_OK_AND_ASSIGN(guard_, testing::TestSnapshotGuard::Create());
   }
 
   // Appends `event` to `stream` one second after the previous append.
@@ -235,7 +237,8 @@ class IdentityProjectorTest : public ::testing::Test {
   }
 
   std::unique_ptr<IdentityProjector> Start() {
-    auto projector = IdentityProjector::Start(store_.get(), {.snapshot_every = kSnapshotEvery});
+    auto projector = IdentityProjector::Start(
+        store_.get(), {.snapshot_every = kSnapshotEvery, .snapshots = guard_->get()});
     EXPECT_OK(projector);
     return projector.ok() ? *std::move(projector) : nullptr;
   }
@@ -275,6 +278,7 @@ class IdentityProjectorTest : public ::testing::Test {
   testing::TempDir dir_;
   common::FakeClock clock_;
   std::unique_ptr<store::SqliteEventStore> store_;
+  std::unique_ptr<testing::TestSnapshotGuard> guard_;
   int requests_ = 0;
 };
 
@@ -290,7 +294,8 @@ TEST_F(IdentityProjectorTest, TheIncrementalProjectorMatchesAFullRebuildByteForB
   EXPECT_EQ(ProjectorBytes(*projector), rebuilt);
   for (int64_t seq = 0; seq <= head; ++seq) {
     SCOPED_TRACE(seq);
-    ASSERT_OK_AND_ASSIGN(IdentityProjection as_of, IdentityProjector::AsOf(store_.get(), seq));
+    ASSERT_OK_AND_ASSIGN(IdentityProjection as_of,
+                         IdentityProjector::AsOf(store_.get(), seq, guard_->get()));
     EXPECT_EQ(as_of.Serialize(), RebuildBytes(seq));
   }
 
@@ -323,14 +328,15 @@ TEST_F(IdentityProjectorTest, ARestartedProjectorLoadsTheNewestSnapshotAndReache
   EXPECT_EQ(newest->schema_version, kIdentityProjectionVersion);
   EXPECT_EQ(newest->state, RebuildBytes(10));
 
-  // Mark the snapshot so that only a projector that loaded it can show the mark.
+  // Mark the snapshot so that only a projector that loaded it can show the mark, and seal it
+  // again as the service would.
   v1::IdentityFleetState fleet;
   ASSERT_TRUE(fleet.ParseFromString(newest->state));
   ASSERT_GT(fleet.identities_size(), 0);
   ASSERT_EQ(fleet.identities(0).name(), "aws");
   fleet.mutable_identities(0)->mutable_access_review()->set_user("marked-by-the-test");
   newest->state = store::SerializeDeterministic(fleet);
-  ASSERT_OK(store_->SaveSnapshot(*newest));
+  ASSERT_OK(guard_->get()->Save(*store_, *newest, newest->chain_hash));
 
   std::unique_ptr<IdentityProjector> restarted = Start();
   ASSERT_NE(restarted, nullptr);

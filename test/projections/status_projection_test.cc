@@ -24,6 +24,7 @@
 #include "test/projections/fleet_log.h"
 #include "test/support/recorded_events.h"
 #include "test/support/status_matchers.h"
+#include "test/support/test_snapshot_guard.h"
 
 namespace credledger::projections {
 namespace status_projection_test {
@@ -60,6 +61,11 @@ v1::TargetReportSpec Report(absl::Time at, v1::ReleasePhase phase, bool rolled_b
 
 class StatusProjectionTest : public testing::FleetLogTest {
  protected:
+  void SetUp() override {
+    FleetLogTest::SetUp();
+    ASSERT_OK_AND_ASSIGN(guard_, testing::TestSnapshotGuard::Create());
+  }
+
   std::string Uid(const std::string& ns, const std::string& name) {
     absl::StatusOr<v1::TargetState> state = driver_->State(ns, name);
     EXPECT_OK(state);
@@ -152,13 +158,16 @@ class StatusProjectionTest : public testing::FleetLogTest {
   }
 
   std::unique_ptr<StatusProjector> Start(size_t change_history = 10000) {
-    auto projector = StatusProjector::Start(
-        store_.get(), {.snapshot_every = kSnapshotEvery, .change_history = change_history});
+    auto projector = StatusProjector::Start(store_.get(), {.snapshot_every = kSnapshotEvery,
+                                                           .change_history = change_history,
+                                                           .snapshots = guard_->get()});
     EXPECT_OK(projector);
     return projector.ok() ? *std::move(projector) : nullptr;
   }
 
   int requests_ = 0;
+  // Seals, writes and checks the projector's snapshots.
+  std::unique_ptr<testing::TestSnapshotGuard> guard_;
 };
 
 std::vector<std::string> Keys(const std::vector<v1::TargetStatus>& statuses) {
@@ -402,9 +411,11 @@ TEST_F(StatusProjectionTest, ProjectorSnapshotsAsOfAndRebuildAgreeByteForByte) {
 
   // Snapshot + tail (as-of) gives the bytes of the full fold, at the head and in between.
   const StatusProjection full = Fold(head);
-  ASSERT_OK_AND_ASSIGN(StatusProjection as_of, StatusProjector::AsOf(store_.get(), head));
+  ASSERT_OK_AND_ASSIGN(StatusProjection as_of,
+                       StatusProjector::AsOf(store_.get(), head, guard_->get()));
   EXPECT_EQ(as_of.Serialize(), full.Serialize());
-  ASSERT_OK_AND_ASSIGN(StatusProjection earlier, StatusProjector::AsOf(store_.get(), head - 3));
+  ASSERT_OK_AND_ASSIGN(StatusProjection earlier,
+                       StatusProjector::AsOf(store_.get(), head - 3, guard_->get()));
   EXPECT_EQ(earlier.Serialize(), Fold(head - 3).Serialize());
 
   // The live reads agree with the fold.

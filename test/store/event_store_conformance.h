@@ -22,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "store/event_store.h"
 #include "store/log_hash.h"
+#include "test/store/placeholder_snapshot.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 
@@ -342,9 +343,15 @@ TYPED_TEST_P(EventStoreConformanceTest, SeqAtTimeFindsTheLastEventAtOrBeforeTheT
 }
 
 TYPED_TEST_P(EventStoreConformanceTest, SnapshotLookupFindsTheNearestEarlierOne) {
-  ASSERT_OK(this->store_->SaveSnapshot(Snapshot{"credentials", 10, 1, "state@10"}));
-  ASSERT_OK(this->store_->SaveSnapshot(Snapshot{"credentials", 20, 1, "state@20"}));
-  ASSERT_OK(this->store_->SaveSnapshot(Snapshot{"reports", 15, 1, "other"}));
+  std::vector<std::string> payloads(20, "x");
+  ASSERT_OK_AND_ASSIGN(AppendResult log,
+                       this->store_->Append(Request("r", "s/a", ExpectedVersion::Any(), payloads)));
+  auto at = [&](const std::string& projection, int64_t seq, const std::string& state) {
+    return testing::PlaceholderSnapshot(projection, seq, state, log.events[seq - 1].chain_hash);
+  };
+  ASSERT_OK(this->store_->SaveSnapshot(at("credentials", 10, "state@10")));
+  ASSERT_OK(this->store_->SaveSnapshot(at("credentials", 20, "state@20")));
+  ASSERT_OK(this->store_->SaveSnapshot(at("reports", 15, "other")));
   ASSERT_OK_AND_ASSIGN(auto at15, this->store_->LoadSnapshot("credentials", 15));
   ASSERT_TRUE(at15.has_value());
   EXPECT_EQ(at15->seq, 10);

@@ -76,5 +76,29 @@ TEST_F(MigrationsTest, TheEmbeddedMigrationsApplyToAFreshDatabase) {
   EXPECT_TRUE(TableExists("projection_snapshots"));
 }
 
+// Snapshots written before they were sealed cannot be trusted (docs/audit.md, "Snapshots"):
+// the migration that adds the seal drops them; they are rebuilt from the log.
+TEST_F(MigrationsTest, SealingSnapshotsDropsTheUnsealedOnes) {
+  const std::vector<EmbeddedMigration>& all = EmbeddedMigrations();
+  ASSERT_GE(all.size(), 3u);
+  ASSERT_EQ(all[2].file_name, "0003_snapshot_seals.sql");
+  ASSERT_OK(ApplyMigrations(*db_, {all[0], all[1]}));
+  ASSERT_OK(
+      db_->Exec("INSERT INTO projection_snapshots (projection, seq, schema_version, state) "
+                "VALUES ('credentials', 10, 1, x'0a00')",
+                "test"));
+  ASSERT_THAT(db_->QueryInt("SELECT COUNT(*) FROM projection_snapshots", 0),
+              ::testing::Eq(absl::StatusOr<int64_t>(1)));
+
+  ASSERT_OK(ApplyMigrations(*db_, all));
+  EXPECT_THAT(db_->QueryInt("SELECT COUNT(*) FROM projection_snapshots", 0),
+              ::testing::Eq(absl::StatusOr<int64_t>(0)));
+  // An unsealed row cannot be written again.
+  EXPECT_FALSE(db_->Exec("INSERT INTO projection_snapshots (projection, seq, schema_version, "
+                         "state) VALUES ('credentials', 10, 1, x'0a00')",
+                         "test")
+                   .ok());
+}
+
 }  // namespace migrations_test
 }  // namespace credledger::store

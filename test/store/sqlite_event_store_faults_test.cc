@@ -16,6 +16,7 @@
 
 #include "audit/log_verifier.h"
 #include "audit/signing_key.h"
+#include "audit/snapshot_seal.h"
 #include "credledger/v1/events.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -217,12 +218,18 @@ TEST_F(SqliteEventStoreFaultsTest, AFullDiskWhileACommandSpillsPagesFailsItsWhol
 TEST_F(SqliteEventStoreFaultsTest, ReadsGoOnWhileTheDiskIsFullAndWritesResumeWhenSpaceReturns) {
   ASSERT_OK_AND_ASSIGN(AppendResult first, store_->Append(Event("r1", "s/a")));
   ASSERT_OK_AND_ASSIGN(AppendResult second, store_->Append(Event("r2", "s/b")));
-  ASSERT_OK(store_->SaveSnapshot(Snapshot{"proj", 2, 1, "state-at-2"}));
+  // A snapshot of the event `e`, sealed with the key the log is verified with.
+  auto snapshot_of = [this](const RecordedEvent& e, const std::string& state) {
+    Snapshot snapshot{.projection = "proj", .seq = e.seq, .state = state};
+    EXPECT_OK(audit::SealSnapshot(*key_, e.chain_hash, snapshot));
+    return snapshot;
+  };
+  ASSERT_OK(store_->SaveSnapshot(snapshot_of(second.events[0], "state-at-2")));
   vfs_.SetSpaceLimit(vfs_.UsedBytes());
 
   EXPECT_THAT(store_->Append(Event("r3", "s/a")),
               StatusIs(absl::StatusCode::kUnavailable, HasSubstr("full")));
-  EXPECT_THAT(store_->SaveSnapshot(Snapshot{"proj", 3, 1, "state-at-3"}),
+  EXPECT_THAT(store_->SaveSnapshot(snapshot_of(first.events[0], "state-at-1")),
               StatusIs(absl::StatusCode::kUnavailable));
   EXPECT_EQ(store_->HeadSeq(), 2);
   ASSERT_OK_AND_ASSIGN(auto all, store_->ReadAll(0, 10));

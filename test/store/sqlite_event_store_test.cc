@@ -5,6 +5,8 @@
 #include <sqlite3.h>
 
 #include <fstream>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -12,6 +14,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "store/log_hash.h"
+#include "store/migrations.h"
+#include "test/store/placeholder_snapshot.h"
 #include "test/store/writer_gate.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
@@ -304,13 +308,68 @@ TEST_F(SqliteEventStoreTest, ReadOnlyOpenReadsButNeverWrites) {
 
 TEST_F(SqliteEventStoreTest, ReadOnlyOpenRefusesASchemaItWouldHaveToMigrate) {
   Open().reset();
-  ASSERT_EQ(RawExec("DELETE FROM schema_migrations WHERE version = 2"), "");
+  const int64_t newest = static_cast<int64_t>(EmbeddedMigrations().size());
+  ASSERT_EQ(RawExec(absl::StrCat("DELETE FROM schema_migrations WHERE version = ", newest)), "");
   SqliteEventStoreOptions options;
   options.path = db_path();
   options.read_only = true;
   EXPECT_THAT(SqliteEventStore::Open(options),
               StatusIs(absl::StatusCode::kFailedPrecondition,
-                       HasSubstr("schema version 1, this binary reads 2 read-only")));
+                       HasSubstr(absl::StrCat("schema version ", newest - 1, ", this binary reads ",
+                                              newest, " read-only"))));
+}
+
+// A snapshot row keeps its seal (docs/audit.md, "Snapshots"), and the store lists every row
+// by seq, then projection.
+TEST_F(SqliteEventStoreTest, SnapshotsKeepTheirSealAndAreListedBySeq) {
+  std::unique_ptr<SqliteEventStore> store = Open();
+  for (int i = 1; i <= 20; ++i) ASSERT_OK(store->Append(OneEvent(absl::StrCat("r", i), "s/a")));
+  auto at = [&](const std::string& projection, int64_t seq) {
+    absl::StatusOr<std::optional<RecordedEvent>> event = store->ReadEvent(seq);
+    EXPECT_TRUE(event.ok() && event->has_value());
+    const std::string chain_hash = event.ok() && event->has_value() ? (*event)->chain_hash : "";
+    return testing::PlaceholderSnapshot(projection, seq, "state", chain_hash);
+  };
+  ASSERT_OK(store->SaveSnapshot(at("credentials", 20)));
+  ASSERT_OK(store->SaveSnapshot(at("status", 15)));
+  ASSERT_OK(store->SaveSnapshot(at("credentials", 10)));
+
+  ASSERT_OK_AND_ASSIGN(std::optional<Snapshot> loaded, store->LoadSnapshot("credentials", 19));
+  ASSERT_TRUE(loaded.has_value());
+  const Snapshot expected = at("credentials", 10);
+  EXPECT_EQ(loaded->chain_hash, expected.chain_hash);
+  EXPECT_EQ(loaded->state_sha256, expected.state_sha256);
+  EXPECT_EQ(loaded->key_id, expected.key_id);
+  EXPECT_EQ(loaded->signature, expected.signature);
+  ASSERT_OK_AND_ASSIGN(std::vector<SnapshotId> ids, store->ListSnapshots());
+  std::vector<std::string> listed;
+  for (const SnapshotId& id : ids) listed.push_back(absl::StrCat(id.projection, "@", id.seq));
+  EXPECT_THAT(listed, ::testing::ElementsAre("credentials@10", "status@15", "credentials@20"));
+}
+
+// A snapshot names an event of the log by its seq and chain hash, and carries a seal; the
+// store refuses any other and writes nothing.
+TEST_F(SqliteEventStoreTest, ASnapshotOfNoEventOrAnotherChainHashOrWithoutASealIsRefused) {
+  std::unique_ptr<SqliteEventStore> store = Open();
+  ASSERT_OK_AND_ASSIGN(AppendResult first, store->Append(OneEvent("r1", "s/a")));
+  ASSERT_OK(store->Append(OneEvent("r2", "s/a")));
+  const std::string& chain_1 = first.events[0].chain_hash;
+  EXPECT_THAT(store->SaveSnapshot(testing::PlaceholderSnapshot("p", 2, "x", chain_1)),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("chain_hash differs from the chain_hash of seq 2")));
+  EXPECT_THAT(
+      store->SaveSnapshot(testing::PlaceholderSnapshot("p", 3, "x", chain_1)),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("seq 3 is not an event of the log")));
+  Snapshot unsigned_snapshot = testing::PlaceholderSnapshot("p", 1, "x", chain_1);
+  unsigned_snapshot.signature.clear();
+  EXPECT_THAT(store->SaveSnapshot(unsigned_snapshot),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("key_id and signature")));
+  ASSERT_OK_AND_ASSIGN(std::vector<SnapshotId> none, store->ListSnapshots());
+  EXPECT_TRUE(none.empty());
+  // The trigger behind the check refuses a row naming another chain hash on insert.
+  EXPECT_THAT(RawExec("INSERT INTO projection_snapshots VALUES ('p', 2, 1, x'00', "
+                      "zeroblob(32), zeroblob(32), 'k', x'01')"),
+              HasSubstr("must be the chain_hash of the event at seq"));
 }
 
 TEST_F(SqliteEventStoreTest, OpenRefusesAFileThatIsNotADatabase) {

@@ -38,6 +38,9 @@ class ForwardingEventStore : public store::EventStore {
                                                               int64_t max_seq) override {
     return inner_->LoadSnapshot(projection, max_seq);
   }
+  absl::StatusOr<std::vector<store::SnapshotId>> ListSnapshots() override {
+    return inner_->ListSnapshots();
+  }
   absl::StatusOr<std::vector<store::RecordedEvent>> ReadFiltered(const store::EventFilter& filter,
                                                                  int64_t after_seq,
                                                                  int limit) override {

@@ -25,6 +25,7 @@
 #include "test/projections/fleet_log.h"
 #include "test/support/recorded_events.h"
 #include "test/support/status_matchers.h"
+#include "test/support/test_snapshot_guard.h"
 
 namespace credledger::service {
 namespace audit_api_test {
@@ -71,7 +72,8 @@ class AuditApiTest : public testing::FleetLogTest {
     auto key = audit::SigningKey::Generate();
     ASSERT_OK(key);
     key_ = std::make_unique<audit::SigningKey>(*std::move(key));
-    api_ = std::make_unique<AuditApi>(store_.get(), key_.get(), &clock_);
+    ASSERT_OK_AND_ASSIGN(snapshots_, testing::TestSnapshotGuard::Create());
+    api_ = std::make_unique<AuditApi>(store_.get(), key_.get(), &clock_, snapshots_->get());
   }
 
   absl::StatusOr<Exported> Export(const v1::ExportFilter& filter, AuditApi* api = nullptr) {
@@ -109,6 +111,7 @@ class AuditApiTest : public testing::FleetLogTest {
   }
 
   std::unique_ptr<audit::SigningKey> key_;
+  std::unique_ptr<testing::TestSnapshotGuard> snapshots_;
   std::unique_ptr<AuditApi> api_;
 };
 
@@ -325,8 +328,9 @@ TEST_F(AuditApiTest, StateAtEverySeqEqualsAFullRebuildDespiteSnapshots) {
   // A projector following the log writes snapshots every 5 events: as-of answers start
   // from them.
   {
-    ASSERT_OK_AND_ASSIGN(auto projector, projections::CredentialProjector::Start(
-                                             store_.get(), {.snapshot_every = 5}));
+    ASSERT_OK_AND_ASSIGN(auto projector,
+                         projections::CredentialProjector::Start(
+                             store_.get(), {.snapshot_every = 5, .snapshots = snapshots_->get()}));
     ASSERT_OK(driver_->RunPhaseOne());
     ASSERT_TRUE(projector->WaitForSeq(store_->HeadSeq(), kWait));
   }
