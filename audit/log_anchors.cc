@@ -107,4 +107,25 @@ absl::StatusOr<std::optional<Problem>> CheckWitnessed(store::EventStore& store,
   return std::nullopt;
 }
 
+absl::Status CheckAnchorsOffline(store::EventStore& log, const KeyRing& keys,
+                                 int64_t max_unsigned_events,
+                                 const std::vector<v1::Checkpoint>* witnessed,
+                                 absl::string_view witness_name, Verdict& verdict) {
+  if (!verdict.ok()) return absl::OkStatus();
+  if (witnessed != nullptr) {
+    ASSIGN_OR_RETURN(std::optional<Problem> problem,
+                     CheckWitnessed(log, keys, *witnessed, witness_name));
+    if (problem.has_value()) {
+      verdict.problem = *std::move(problem);
+      return absl::OkStatus();
+    }
+    verdict.witnessed = Verdict::Witnessed{std::string(witness_name),
+                                           static_cast<int64_t>(witnessed->size()),
+                                           witnessed->empty() ? 0 : witnessed->back().seq()};
+  }
+  ASSIGN_OR_RETURN(CheckpointAge age, CheckCheckpointAge(log, keys, max_unsigned_events));
+  if (!age.refusal.empty()) verdict.problem = Problem{0, kProblemUnsignedTail, age.refusal};
+  return absl::OkStatus();
+}
+
 }  // namespace credledger::audit

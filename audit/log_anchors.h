@@ -51,4 +51,15 @@ absl::StatusOr<std::optional<Problem>> CheckWitnessed(store::EventStore& store,
                                                       const std::vector<v1::Checkpoint>& witnessed,
                                                       absl::string_view name);
 
+// What `credledger verify --db` adds to a verdict that is still OK: `log` must be anchored by
+// a checkpoint of `keys` at most `max_unsigned_events` behind its head (else a problem of kind
+// kProblemUnsignedTail naming the refusal), and, when `witnessed` is given (the checkpoints of
+// the witness `witness_name`), agree with them (else CheckWitnessed's problem; when it agrees,
+// verdict.witnessed is set). A verdict with a problem is left as it is.
+// Errors: store read errors.
+absl::Status CheckAnchorsOffline(store::EventStore& log, const KeyRing& keys,
+                                 int64_t max_unsigned_events,
+                                 const std::vector<v1::Checkpoint>* witnessed,
+                                 absl::string_view witness_name, Verdict& verdict);
+
 }  // namespace credledger::audit

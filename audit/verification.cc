@@ -66,6 +66,11 @@ std::string FormatVerdict(const Verdict& verdict) {
                       HashPrefix(head.chain_hash), " in ", absl::StrJoin(head.holders, " and "),
                       "\n");
     }
+    if (verdict.witnessed.has_value()) {
+      const Verdict::Witnessed& witness = *verdict.witnessed;
+      absl::StrAppend(&out, "witness confirmed: ", witness.name, " holds ", witness.checkpoints,
+                      " checkpoints, newest at seq ", witness.newest_seq, ", all in the log\n");
+    }
     return out;
   }
   const Problem& problem = *verdict.problem;

@@ -36,7 +36,12 @@ inline constexpr char kProblemTrailerMismatch[] = "trailer mismatch";
 inline constexpr char kProblemCheckpointMismatch[] = "checkpoint mismatch";
 inline constexpr char kProblemBadSignature[] = "bad signature";
 inline constexpr char kProblemStale[] = "stale";
+// A checkpoint a witness holds that the log contradicts (verify --witness; docs/audit.md,
+// "Witnesses").
 inline constexpr char kProblemWitnessMismatch[] = "witness mismatch";
+// A database whose head no recent checkpoint of a given key anchors (verify --db;
+// docs/audit.md, "Start-up check").
+inline constexpr char kProblemUnsignedTail[] = "unsigned tail";
 // The log no longer holds the head of an earlier export (verify --previous): another
 // chain_hash at its seq.
 inline constexpr char kProblemFork[] = "fork";
@@ -79,6 +84,14 @@ struct Verdict {
     std::vector<std::string> holders;
   };
   std::optional<EarlierHead> earlier_head;
+  // The witness the log was checked against (verify --witness) once it agreed: its name, the
+  // checkpoints it holds and the newest one's seq.
+  struct Witnessed {
+    std::string name;
+    int64_t checkpoints = 0;
+    int64_t newest_seq = 0;
+  };
+  std::optional<Witnessed> witnessed;
   // Unset when everything verified.
   std::optional<Problem> problem;
 
@@ -97,8 +110,10 @@ std::optional<Problem> CheckSignedTrailer(const KeyRing& keys, const v1::ExportT
 //   <s>, key <key id>), <m> snapshots verified
 // (", seq <first>..<last>" only when n > 0, the parenthesis only when a checkpoint verified,
 // the snapshots only when they were checked), then, when an earlier export's head was
-// confirmed (verify --previous), a second line:
+// confirmed (verify --previous), a line:
 //   earlier head confirmed: seq <s> has chain hash <prefix> in <holder> and <holder>
+// and when a witness agreed (verify --witness), a line:
+//   witness confirmed: <name> holds <n> checkpoints, newest at seq <s>, all in the log
 // On failure:
 //   FAILED at seq <N>: <kind>: <detail>      ("at seq <N>" only when N > 0)
 //   read: <the same counts as after "OK: ">

@@ -16,9 +16,12 @@
 #include "absl/strings/str_cat.h"
 #include "audit/earlier_export.h"
 #include "audit/export_verifier.h"
+#include "audit/file_witness.h"
+#include "audit/log_anchors.h"
 #include "audit/log_verifier.h"
 #include "audit/signing_key.h"
 #include "audit/verification.h"
+#include "audit/witness.h"
 #include "cli/audit_flags.h"
 #include "common/status_macros.h"
 #include "store/sqlite_event_store.h"
@@ -56,6 +59,13 @@ class AuditVerifyCommand final : public Subcommand {
     flags.Add("previous", &previous_,
               "an earlier export, or a file holding just its trailer line: its signed head "
               "must still be in the log (implies --min-seq at that head)");
+    flags.Add("witness", &witness_,
+              "with --db: file:<path> of the service's witness (a copy of its ConfigMap's "
+              "checkpoints, docs/audit.md \"Witnesses\"): every checkpoint in it must be in "
+              "the log");
+    flags.Add("max-unsigned-events", &max_unsigned_events_,
+              "with --db: events that may follow the newest checkpoint of a given key "
+              "(the service's --checkpoint-every plus 1024)");
   }
 
   int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) override {
@@ -78,6 +88,18 @@ class AuditVerifyCommand final : public Subcommand {
                             : "--previous: needs an export FILE or --db DB to check it against");
     }
     if (min_seq_ < 0) return absl::InvalidArgumentError("--min-seq: must be 0 or more");
+    if (!witness_.empty()) {
+      ASSIGN_OR_RETURN(audit::WitnessSpec spec, audit::ParseWitnessSpec("--witness", witness_));
+      if (spec.kind != audit::WitnessSpec::Kind::kFile) {
+        return absl::InvalidArgumentError(
+            "--witness: give file:<path>; copy a ConfigMap witness first with kubectl get "
+            "configmap <name> -o jsonpath='{.data.checkpoints}' (docs/audit.md, \"Witnesses\")");
+      }
+      if (db_.empty()) return absl::InvalidArgumentError("--witness: needs --db DB");
+    }
+    if (max_unsigned_events_ < 0) {
+      return absl::InvalidArgumentError("--max-unsigned-events: must be 0 or more");
+    }
     if (previous_ == "-") {
       return absl::InvalidArgumentError(
           "--previous: give the earlier export's file; stdin (-) is not read for it");
@@ -106,6 +128,14 @@ class AuditVerifyCommand final : public Subcommand {
     if (earlier_trailer != nullptr) {
       RETURN_IF_ERROR(audit::CheckEarlierInLog(*log, keys, *earlier_trailer, verdict));
     }
+    std::optional<std::vector<v1::Checkpoint>> witnessed;
+    if (!witness_.empty()) {
+      ASSIGN_OR_RETURN(audit::WitnessSpec spec, audit::ParseWitnessSpec("--witness", witness_));
+      ASSIGN_OR_RETURN(witnessed, audit::FileWitness(spec.path, spec.text).ReadAll());
+    }
+    RETURN_IF_ERROR(audit::CheckAnchorsOffline(*log, keys, max_unsigned_events_,
+                                               witnessed.has_value() ? &*witnessed : nullptr,
+                                               witness_, verdict));
     return verdict;
   }
 
@@ -145,6 +175,9 @@ class AuditVerifyCommand final : public Subcommand {
   int64_t min_seq_ = 0;
   std::string db_;
   std::string previous_;
+  std::string witness_;
+  // A service's default --checkpoint-every (1000) plus one writer batch (1024).
+  int64_t max_unsigned_events_ = 2024;
 };
 
 constexpr char kAuditVerifyDescription[] =
@@ -155,7 +188,9 @@ constexpr char kAuditVerifyDescription[] =
     "                implies completeness, and the trailer's Ed25519 signature, whose\n"
     "                lines_hash commits to every line (an edited, dropped, added or moved line\n"
     "                fails) and whose checkpoint is checked too.\n"
-    "  --db DB       the whole database: every event, every checkpoint and its signature.\n"
+    "  --db DB       the whole database: every event, every checkpoint and its signature,\n"
+    "                a checkpoint at most --max-unsigned-events behind the head, and with\n"
+    "                --witness every checkpoint the witness holds.\n"
     "  FILE --db DB  the export as above, and each exported event against the database's\n"
     "                event at its seq (naming the first line and field that differ), and the\n"
     "                trailer's head against the database. The database itself is not verified:\n"
@@ -171,7 +206,9 @@ constexpr char kAuditVerifyDescription[] =
     "Examples:\n"
     "  credledger verify edge-1.jsonl --public-key signing-key.pub.pem --min-seq 1200\n"
     "  credledger verify fleet-june.jsonl --previous fleet-may.jsonl --public-key key.pub.pem\n"
-    "  credledger verify fleet.jsonl --db credledger-copy.db --public-key key.pub.pem\n";
+    "  credledger verify fleet.jsonl --db credledger-copy.db --public-key key.pub.pem\n"
+    "  credledger verify --db credledger-copy.db --witness file:witness.jsonl --public-key "
+    "key.pub.pem\n";
 
 }  // namespace
 

@@ -32,10 +32,11 @@ absl::Status Server::RecordConfiguration(const v1::ServiceConfigured& config) {
 }
 
 absl::Status Server::StartProjections() {
-  // Snapshots only with the key that vouches for them (docs/audit.md, "Snapshots").
+  // Snapshots only with the key that vouches for them, loaded when a trusted key sealed them
+  // (docs/audit.md, "Snapshots").
   if (audit_->signing_key.has_value()) {
-    log_->snapshot_seal = std::make_unique<audit::KeySnapshotSeal>(
-        *audit_->signing_key, audit::KeyRing(audit_->signing_key->public_key()));
+    log_->snapshot_seal =
+        std::make_unique<audit::KeySnapshotSeal>(*audit_->signing_key, audit_->trusted_keys);
     log_->snapshots = std::make_unique<projections::SnapshotGuard>(log_->snapshot_seal.get());
   } else {
     common::Log(common::LogLevel::kWarning,

@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "service/credledger_main.h"
 #include "service/offline/audit_api.h"
+#include "audit/witness.h"
 #include "test/audit/verifier_test_log.h"
 #include "test/support/file_text.h"
 
@@ -196,12 +197,56 @@ TEST_F(VerifyCliTest, CombinationsThatCannotRunAreUsageErrorsNamingTheFlags) {
        "error: --previous: give the earlier export's file; stdin (-) is not read for it\n"},
       {{file}, "error: --public-key: required\n"},
       {{file, "--min-seq", "-1", "--public-key", key}, "error: --min-seq: must be 0 or more\n"},
+      {{file, "--witness", "file:w.jsonl", "--public-key", key},
+       "error: --witness: needs --db DB\n"},
+      {{"--db", "copy.db", "--witness", "w.jsonl", "--public-key", key},
+       "error: --witness: \"w.jsonl\": unknown kind of witness; expected file:<path> or "
+       "kubernetes:<namespace>/<configmap>\n"},
+      {{"--db", "copy.db", "--max-unsigned-events", "-1", "--public-key", key},
+       "error: --max-unsigned-events: must be 0 or more\n"},
   };
   for (const auto& [args, message] : cases) {
     EXPECT_EQ(Run(args), kExitUsage) << message;
     EXPECT_EQ(err_.str(), message);
     EXPECT_EQ(out_.str(), "");
   }
+}
+
+TEST_F(VerifyCliTest, TheDatabaseMustBeAnchoredByARecentCheckpointAndAgreeWithItsWitness) {
+  const int64_t head = store_->HeadSeq();
+  const std::string key = public_key_.string();
+  const std::filesystem::path witness = dir_.path() / "witness.jsonl";
+  WriteText(witness, audit::RenderWitnessLines({SignedCheckpoint(10, *key_),
+                                                SignedCheckpoint(head, *key_)}));
+  v1::Checkpoint forged = SignedCheckpoint(head, *key_);
+  forged.set_chain_hash(std::string(32, 'f'));
+  const std::filesystem::path contradicting = dir_.path() / "contradicting.jsonl";
+  WriteText(contradicting, audit::RenderWitnessLines({forged}));
+  const std::string copy = CopyLog("copy").string();
+
+  EXPECT_EQ(Run({"--db", copy, "--witness", "file:" + witness.string(), "--public-key", key}),
+            kExitOk)
+      << out_.str();
+  EXPECT_THAT(out_.str(), HasSubstr(absl::StrCat("\nwitness confirmed: file:", witness.string(),
+                                                 " holds 2 checkpoints, newest at seq ", head,
+                                                 ", all in the log\n")));
+
+  EXPECT_EQ(Run({"--db", copy, "--witness", "file:" + contradicting.string(), "--public-key",
+                 key}),
+            kExitFailure);
+  EXPECT_THAT(out_.str(), StartsWith(absl::StrCat("FAILED at seq ", head,
+                                                  ": witness mismatch: the checkpoint the "
+                                                  "witness file:",
+                                                  contradicting.string())));
+
+  // The newest checkpoint is at seq 20: a service checkpointing every 5 events would have
+  // signed far closer to the head.
+  EXPECT_EQ(Run({"--db", copy, "--max-unsigned-events", "5", "--public-key", key}),
+            kExitFailure);
+  EXPECT_THAT(out_.str(),
+              StartsWith(absl::StrCat("FAILED: unsigned tail: the newest checkpoint is at seq 20, ",
+                                      head - 20, " events behind the head at seq ", head,
+                                      "; at most 5 may be\n")));
 }
 
 TEST_F(VerifyCliTest, HelpDescribesEveryInputAndTheirCombinations) {

@@ -237,6 +237,9 @@ TEST_F(CliTest, AForgedSnapshotFailsVerifyAndIsNeverServedOrReplayed) {
   ASSERT_EQ(keygen.exit_code, 0) << keygen.err;
   const std::vector<std::string> sealed = {"--snapshot-every", "5", "--signing-key", key};
   StopServe();
+  // A new log, keyed from its first event (a key added to a log the fixture started unkeyed
+  // would need adopting: docs/audit.md, "Adopting a log").
+  std::filesystem::remove_all(dir_.path() / "var");
   ASSERT_NO_FATAL_FAILURE(StartServe(sealed));
   for (int i = 1; i <= 11; ++i) {
     RunResult registered = Cli({"target", "register", absl::StrCat("demo/t", i)});
