@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "audit/checkpoint_json.h"
 #include "audit/export_field_reader.h"
 #include "audit/export_format.h"
 #include "audit/export_format_internal.h"
@@ -73,16 +74,6 @@ absl::Status ParseStreamHead(const Json& json, const std::string& path, v1::Stre
   return in.status();
 }
 
-absl::Status ParseCheckpoint(const Json& json, const std::string& path, v1::Checkpoint& c) {
-  FieldReader in(json, path);
-  c.set_seq(in.Int64("seq"));
-  c.set_chain_hash(in.Hex("chain_hash", 0));
-  c.set_signed_at_us(in.Int64("signed_at_us"));
-  c.set_key_id(in.String("key_id"));
-  c.set_signature(in.Hex("signature", 0));
-  return in.status();
-}
-
 // `path` names the trailer object in errors ("trailer", "data"). A version above
 // kTrailerVersion is returned with no other field read: the verifier refuses it by its
 // version, whatever its other fields.
@@ -121,7 +112,7 @@ absl::StatusOr<v1::ExportTrailer> ParseTrailer(const Json& json, const std::stri
   if (json.contains("checkpoint")) {
     if (const Json* checkpoint = in.Object("checkpoint")) {
       RETURN_IF_ERROR(
-          ParseCheckpoint(*checkpoint, prefix + "checkpoint.", *t.mutable_checkpoint()));
+          CheckpointFromJson(*checkpoint, prefix + "checkpoint.", *t.mutable_checkpoint()));
     }
   }
   if (TrailerVersion(t) >= 2) {

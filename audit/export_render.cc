@@ -8,6 +8,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "audit/checkpoint_json.h"
 #include "audit/export_format.h"
 #include "audit/export_format_internal.h"
 #include "common/sha256.h"
@@ -139,15 +140,7 @@ OrderedJson TrailerJson(const v1::ExportTrailer& t) {
     out["streams"].push_back(std::move(stream));
   }
   out["exported_at_us"] = Int64Text(t.exported_at_us());
-  if (t.has_checkpoint()) {
-    const v1::Checkpoint& c = t.checkpoint();
-    OrderedJson& checkpoint = out["checkpoint"];
-    checkpoint["seq"] = Int64Text(c.seq());
-    checkpoint["chain_hash"] = common::HexEncode(c.chain_hash());
-    checkpoint["signed_at_us"] = Int64Text(c.signed_at_us());
-    checkpoint["key_id"] = c.key_id();
-    checkpoint["signature"] = common::HexEncode(c.signature());
-  }
+  if (t.has_checkpoint()) out["checkpoint"] = CheckpointToJson(t.checkpoint());
   if (!t.lines_hash().empty()) out["lines_hash"] = common::HexEncode(t.lines_hash());
   out["key_id"] = t.key_id();
   out["signature"] = common::HexEncode(t.signature());

@@ -165,6 +165,15 @@ class LogAnchorIntegrationTest : public ApiFixture {
     sqlite3_close(raw);
   }
 
+  // Replaces the server SetUp started by one on a new log with a file witness.
+  void StartAfreshWithWitness() {
+    server_->Shutdown();
+    server_.reset();
+    std::filesystem::remove_all(dir_.path() / "var");
+    with_witness_ = true;
+    StartServer();
+  }
+
   // Starts the server adopting the log with `reason`; the adoption is recorded.
   void StartServerAdopting(const std::string& reason) {
     adopt_reason_ = reason;
@@ -240,11 +249,7 @@ TEST_F(LogAnchorIntegrationTest, ARehashWithEveryCheckpointDeletedIsRefusedUntil
 }
 
 TEST_F(LogAnchorIntegrationTest, ARewriteWithTheLaterCheckpointsDeletedContradictsTheWitness) {
-  server_->Shutdown();
-  server_.reset();
-  std::filesystem::remove_all(dir_.path() / "var");
-  with_witness_ = true;
-  StartServer();
+  ASSERT_NO_FATAL_FAILURE(StartAfreshWithWitness());
   ASSERT_NO_FATAL_FAILURE(FillAndStop(6));
   const int64_t head = static_cast<int64_t>(StoredEvents().size());
   auto witnessed = audit::FileWitness(witness_path(), "w").ReadAll();
@@ -264,11 +269,7 @@ TEST_F(LogAnchorIntegrationTest, ARewriteWithTheLaterCheckpointsDeletedContradic
 }
 
 TEST_F(LogAnchorIntegrationTest, ADeletedRevocationRenumberedAndPaddedContradictsTheWitness) {
-  server_->Shutdown();
-  server_.reset();
-  std::filesystem::remove_all(dir_.path() / "var");
-  with_witness_ = true;
-  StartServer();
+  ASSERT_NO_FATAL_FAILURE(StartAfreshWithWitness());
   ASSERT_NO_FATAL_FAILURE(FillAndStop(6));
   const std::vector<store::RecordedEvent> before = StoredEvents();
   ASSERT_NO_FATAL_FAILURE(Rewrite(RevocationSeq(), [](std::vector<store::RecordedEvent>& tail) {
@@ -285,11 +286,7 @@ TEST_F(LogAnchorIntegrationTest, ADeletedRevocationRenumberedAndPaddedContradict
 }
 
 TEST_F(LogAnchorIntegrationTest, ATruncatedTailEndsBeforeTheWitnessedCheckpoint) {
-  server_->Shutdown();
-  server_.reset();
-  std::filesystem::remove_all(dir_.path() / "var");
-  with_witness_ = true;
-  StartServer();
+  ASSERT_NO_FATAL_FAILURE(StartAfreshWithWitness());
   ASSERT_NO_FATAL_FAILURE(FillAndStop(6));
   const int64_t head = static_cast<int64_t>(StoredEvents().size());
   ASSERT_NO_FATAL_FAILURE(Tamper(
