@@ -1,6 +1,7 @@
 #include "audit/log_anchors.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -15,10 +16,9 @@ constexpr int kCheckpointPage = 256;
 
 // The chain_hash of the event at `seq`; nullopt when the log does not hold it.
 absl::StatusOr<std::optional<std::string>> ChainHashAt(store::EventStore& store, int64_t seq) {
-  if (seq < 1) return std::nullopt;
-  ASSIGN_OR_RETURN(std::vector<store::RecordedEvent> page, store.ReadAll(seq - 1, 1));
-  if (page.empty() || page[0].seq != seq) return std::nullopt;
-  return page[0].chain_hash;
+  ASSIGN_OR_RETURN(std::optional<store::RecordedEvent> event, store.ReadEvent(seq));
+  if (!event.has_value()) return std::nullopt;
+  return std::move(event->chain_hash);
 }
 
 // Why `checkpoint` does not vouch for `store`'s event at its seq; empty when it does.

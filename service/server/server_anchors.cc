@@ -21,6 +21,7 @@
 #include "service/server/configmap_witness.h"
 #include "service/server/server.h"
 #include "service/server/server_components.h"
+#include "store/log_hash.h"
 
 namespace credledger::service {
 namespace {
@@ -113,7 +114,7 @@ absl::Status Server::RecordAdoption(const std::vector<std::string>& refusals,
                                                             : options_.audit.adopted_by);
   for (const std::string& refusal : refusals) adoption.add_refusals(refusal);
   adoption.set_head_seq(age.head_seq);
-  adoption.set_head_chain_hash(age.head_chain_hash.empty() ? std::string(32, '\0')
+  adoption.set_head_chain_hash(age.head_chain_hash.empty() ? store::ZeroHash()
                                                            : age.head_chain_hash);
   adoption.set_trusted_checkpoint_seq(age.trusted.has_value() ? age.trusted->seq() : 0);
   if (audit_->witness != nullptr) {
