@@ -7,7 +7,9 @@
 # CA pointing at that cluster. With KUBECONFIG set it serves against that cluster; the agent
 # API server URL is then AGENT_APISERVER_URL (default: the kubeconfig's server) and the CA
 # AGENT_CA_FILE (optional). Checkpoints and exports are signed with var/signing-key.pem, made
-# on the first run (`credledger keygen`); auditors verify with var/signing-key.pub.pem.
+# on the first run (`credledger keygen`); auditors verify with var/signing-key.pub.pem. Source
+# Secrets are recorded by fingerprints under var/fingerprint-key, which `credledger serve`
+# makes beside the database on its first start (docs/operations.md, "The fingerprint key").
 # Extra arguments go to `credledger serve`. CREDLEDGER_LISTEN sets the listen address
 # (default 127.0.0.1:7443); the example commands printed at the end dial it. Ctrl-C stops
 # everything.
