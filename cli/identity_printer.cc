@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/target_printer.h"
 #include "cli/text_fields.h"
+#include "projections/mirror_naming.h"
 #include "service/offline/mirror_view.h"
 
 namespace credledger::cli {
@@ -14,6 +15,13 @@ namespace {
 
 // Width of the labels of LabeledLine.
 constexpr int kIdentityLabelWidth = 12;
+
+// A source digest (projections::SourceDigestOf) as a table shows it:
+// projections::ShortSourceDigest, "-" when empty.
+std::string ShortHash(absl::string_view digest) {
+  if (digest.empty()) return "-";
+  return projections::ShortSourceDigest(digest);
+}
 
 std::string PhaseName(v1::IdentityState::Phase phase) {
   switch (phase) {
@@ -50,8 +58,9 @@ std::string SourceText(const v1::SourceObservation& source) {
     return absl::StrCat("not found (as of ",
                         FormatTimestamp(source.observed_at(), source.has_observed_at()), ")");
   }
-  return absl::StrCat("found, hash ", ShortHash(source.source_hash()), ", keys ",
-                      source.keys().empty() ? "none" : absl::StrJoin(source.keys(), ", "));
+  return absl::StrCat(
+      "found, ", projections::SourceDigestWords(projections::SourceDigestOf(source)), ", keys ",
+      source.keys().empty() ? "none" : absl::StrJoin(source.keys(), ", "));
 }
 
 std::string ReviewText(const v1::AccessReview& review) {
@@ -81,8 +90,9 @@ std::string NamespaceText(const v1::IdentityState& identity, const v1::IdentityN
   std::string mirror = "none";
   if (ns.has_mirror()) {
     mirror =
-        absl::StrCat(ns.mirror().secret().name(), ", hash ", ShortHash(ns.mirror().source_hash()),
-                     ", ", service::MirrorIsCurrent(identity, ns.mirror()) ? "current" : "stale");
+        absl::StrCat(ns.mirror().secret().name(), ", ",
+                     projections::SourceDigestWords(projections::SourceDigestOf(ns.mirror())), ", ",
+                     service::MirrorIsCurrent(identity, ns.mirror()) ? "current" : "stale");
   }
   absl::StrAppendFormat(&out, "    %-20s %s\n", "mirror:", mirror);
   absl::StrAppend(&out, ConditionLine("IdentityAllowed", ns.identity_allowed()),
@@ -91,11 +101,6 @@ std::string NamespaceText(const v1::IdentityState& identity, const v1::IdentityN
 }
 
 }  // namespace
-
-std::string ShortHash(absl::string_view hash) {
-  if (hash.empty()) return "-";
-  return std::string(hash.substr(0, kShownHashChars));
-}
 
 std::string FormatAllowedNamespaces(const v1::IdentitySpec& spec) {
   if (!spec.has_allowed_namespaces()) return "no namespace (unset)";
@@ -172,8 +177,9 @@ std::string FormatIdentityRow(const v1::IdentityState& identity) {
   }
   const v1::SourceObservation& source = identity.source();
   const std::string source_text = !source.observed() ? "unobserved"
-                                  : !source.found()  ? "missing"
-                                                     : ShortHash(source.source_hash());
+                                  : !source.found()
+                                      ? "missing"
+                                      : ShortHash(projections::SourceDigestOf(source));
   const v1::SourceSecretRef& secret = identity.spec().secret_ref();
   return absl::StrFormat(
       "%-32s %-8s %-40s %-10d %-7d %s\n", identity.name(), PhaseName(identity.phase()),
@@ -182,7 +188,7 @@ std::string FormatIdentityRow(const v1::IdentityState& identity) {
 
 std::string FormatMirrorTableHeader() {
   return absl::StrFormat("%-32s %-24s %-40s %-12s %-7s %-28s %s\n", "IDENTITY", "NAMESPACE",
-                         "SECRET", "HASH", "CURRENT", "MIRRORED", "OWNERS");
+                         "SECRET", "FINGERPRINT", "CURRENT", "MIRRORED", "OWNERS");
 }
 
 std::string FormatMirrorRow(const v1::MirrorView& mirror) {
@@ -193,7 +199,8 @@ std::string FormatMirrorRow(const v1::MirrorView& mirror) {
   const v1::Condition& mirrored = mirror.credentials_mirrored();
   return absl::StrFormat(
       "%-32s %-24s %-40s %-12s %-7s %-28s %s\n", mirror.identity(), mirror.namespace_(),
-      mirror.secret().name(), ShortHash(mirror.source_hash()), mirror.current() ? "yes" : "no",
+      mirror.secret().name(), ShortHash(projections::SourceDigestOf(mirror)),
+      mirror.current() ? "yes" : "no",
       absl::StrCat(mirrored.status().empty() ? "-" : mirrored.status(), "/", mirrored.reason()),
       owners.empty() ? "-" : absl::StrJoin(owners, ", "));
 }

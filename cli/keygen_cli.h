@@ -1,5 +1,6 @@
 // `credledger keygen`: writes a new Ed25519 key pair for signing checkpoints and export
-// trailers (docs/audit.md, "Keys").
+// trailers, and with --fingerprint-key a new fingerprint key for source Secrets
+// (docs/audit.md, "Keys" and "Source fingerprints").
 #pragma once
 
 #include "cli/framework/subcommands.h"

@@ -114,6 +114,7 @@ void ApplySourceObserved(v1::IdentityState& state, const v1::SourceSecretObserve
   source->set_observed(true);
   source->set_found(e.found());
   source->set_source_hash(e.source_hash());
+  source->set_source_fingerprint(e.source_fingerprint());
   *source->mutable_keys() = e.keys();
   *source->mutable_observed_at() = ToProto(at);
   // The source is back: a SOURCE_NOT_FOUND failure no longer holds. When its data is the
@@ -137,6 +138,7 @@ void ApplyMirrorWritten(IdentityNamespaceState& ns, const v1::MirrorWritten& e, 
   mirror->Clear();
   *mirror->mutable_secret() = e.secret();
   mirror->set_source_hash(e.source_hash());
+  mirror->set_source_fingerprint(e.source_fingerprint());
   *mirror->mutable_owners() = e.owners();
   *mirror->mutable_written_at() = ToProto(at);
   ns.clear_failure();
@@ -168,10 +170,10 @@ void UpdateMirroredCondition(const v1::IdentityState& state, IdentityNamespaceSt
     SetCondition(c, kCredentialsMirroredCondition, "False", kReasonMirrorFailed,
                  ns.failure().message(), at);
   } else if (ns.has_mirror() && source.found() &&
-             ns.mirror().source_hash() == source.source_hash()) {
+             SourceDigestOf(ns.mirror()) == SourceDigestOf(source)) {
     SetCondition(c, kCredentialsMirroredCondition, "True", kReasonMirrored,
                  absl::StrCat("mirror ", mirror_name, " holds the source's current data (source ",
-                              ShortSourceHash(source.source_hash()), ")"),
+                              ShortSourceDigest(SourceDigestOf(source)), ")"),
                  at);
   } else {
     std::string message;
@@ -185,11 +187,12 @@ void UpdateMirroredCondition(const v1::IdentityState& state, IdentityNamespaceSt
           absl::StrCat("the source Secret ", ref.namespace_(), "/", ref.name(), " does not exist");
     } else if (!ns.has_mirror()) {
       message = absl::StrCat("waiting for mirror ", mirror_name, " to be written (source ",
-                             ShortSourceHash(source.source_hash()), ")");
+                             ShortSourceDigest(SourceDigestOf(source)), ")");
     } else {
-      message = absl::StrCat(
-          "mirror ", mirror_name, " holds source ", ShortSourceHash(ns.mirror().source_hash()),
-          "; waiting for it to be rewritten with source ", ShortSourceHash(source.source_hash()));
+      message = absl::StrCat("mirror ", mirror_name, " holds source ",
+                             ShortSourceDigest(SourceDigestOf(ns.mirror())),
+                             "; waiting for it to be rewritten with source ",
+                             ShortSourceDigest(SourceDigestOf(source)));
     }
     SetCondition(c, kCredentialsMirroredCondition, "Unknown", kReasonMirrorPending,
                  std::move(message), at);

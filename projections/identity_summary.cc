@@ -9,8 +9,8 @@
 namespace credledger::projections {
 namespace {
 
-std::string Source(absl::string_view hash) {
-  return absl::StrCat("source ", ShortSourceHash(hash));
+std::string Source(absl::string_view digest) {
+  return absl::StrCat("source ", ShortSourceDigest(digest));
 }
 
 std::string SecretWords(const v1::SourceSecretRef& ref) {
@@ -130,12 +130,12 @@ std::string SourceObservedWords(const v1::SourceSecretObserved& e) {
   if (!e.found()) return "source Secret observed: not found";
   return absl::StrCat("source Secret observed: ", e.keys_size(),
                       e.keys_size() == 1 ? " key (" : " keys (", absl::StrJoin(e.keys(), ", "),
-                      "), ", Source(e.source_hash()));
+                      "), ", Source(SourceDigestOf(e)));
 }
 
 std::string MirrorWrittenWords(const v1::MirrorWritten& e) {
   return absl::StrCat("mirror ", e.secret().name(), " written in ", e.namespace_(), " (",
-                      WriteKindWords(e), ", ", Source(e.source_hash()), ", ", e.owners_size(),
+                      WriteKindWords(e), ", ", Source(SourceDigestOf(e)), ", ", e.owners_size(),
                       e.owners_size() == 1 ? " owner reference)" : " owner references)");
 }
 

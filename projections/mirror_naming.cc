@@ -1,6 +1,7 @@
 #include "projections/mirror_naming.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "common/sha256.h"
@@ -13,6 +14,21 @@ namespace {
 constexpr size_t kHashedNameHexChars = 16;
 constexpr size_t kShortHashHexChars = 12;
 
+// The bytes a source's data is hashed over (docs/mirrors.md, "Source hash"): for each key in
+// byte order, LP(key) || LP(value).
+std::string SourceBytes(std::vector<std::pair<std::string, std::string>> data) {
+  // std::string compares through char_traits<char>, which orders bytes as unsigned char:
+  // byte order, whatever the locale or the signedness of char.
+  std::sort(data.begin(), data.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string bytes;
+  for (const auto& [key, value] : data) {
+    store::AppendLengthPrefixed(&bytes, key);
+    store::AppendLengthPrefixed(&bytes, value);
+  }
+  return bytes;
+}
+
 }  // namespace
 
 std::string MirrorSecretName(absl::string_view identity) {
@@ -22,23 +38,27 @@ std::string MirrorSecretName(absl::string_view identity) {
 }
 
 std::string SourceHash(std::vector<std::pair<std::string, std::string>> data) {
-  // std::string compares through char_traits<char>, which orders bytes as unsigned char:
-  // byte order, whatever the locale or the signedness of char.
-  std::sort(data.begin(), data.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  common::Sha256 hasher;
-  std::string entry;
-  for (const auto& [key, value] : data) {
-    entry.clear();
-    store::AppendLengthPrefixed(&entry, key);
-    store::AppendLengthPrefixed(&entry, value);
-    hasher.Update(entry);
-  }
-  return common::HexEncode(hasher.Finish());
+  return common::HexEncode(common::Sha256Of(SourceBytes(std::move(data))));
 }
 
-std::string ShortSourceHash(absl::string_view hash) {
-  return hash.empty() ? "none" : std::string(hash.substr(0, kShortHashHexChars));
+std::string SourceFingerprint(const common::FingerprintKey& key,
+                              std::vector<std::pair<std::string, std::string>> data) {
+  return key.Fingerprint(SourceBytes(std::move(data)));
+}
+
+std::string ShortSourceDigest(absl::string_view digest) {
+  if (digest.empty()) return "none";
+  const std::optional<common::FingerprintParts> fingerprint = common::ParseFingerprint(digest);
+  const absl::string_view hex = fingerprint.has_value() ? fingerprint->mac : digest;
+  return std::string(hex.substr(0, kShortHashHexChars));
+}
+
+std::string SourceDigestWords(absl::string_view digest) {
+  if (digest.empty()) return "none";
+  const std::optional<common::FingerprintParts> fingerprint = common::ParseFingerprint(digest);
+  if (!fingerprint.has_value()) return absl::StrCat("hash ", ShortSourceDigest(digest));
+  return absl::StrCat("fingerprint ", ShortSourceDigest(digest), " (key ", fingerprint->key_id,
+                      ")");
 }
 
 }  // namespace credledger::projections

@@ -9,7 +9,9 @@
 # AGENT_CA_FILE (optional). Checkpoints and exports are signed with var/signing-key.pem, made
 # on the first run (`credledger keygen`); auditors verify with var/signing-key.pub.pem. The
 # newest checkpoints are published to var/witness.jsonl (the embedded cluster forgets everything
-# at exit, so the witness is a file).
+# at exit, so the witness is a file). Source Secrets are recorded by fingerprints under
+# var/fingerprint-key, which `credledger serve` makes beside the database on its first start
+# (docs/operations.md, "The fingerprint key").
 # Extra arguments go to `credledger serve`. CREDLEDGER_LISTEN sets the listen address
 # (default 127.0.0.1:7443); the example commands printed at the end dial it. Ctrl-C stops
 # everything.

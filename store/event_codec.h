@@ -33,7 +33,8 @@ class EventCodec {
   // (type → version); lets tests exercise upcasting before a real version 2 exists.
   explicit EventCodec(const std::map<std::string, uint32_t>& current_versions);
 
-  // The codec with the upcasters of every released schema change (none yet).
+  // The codec with the upcasters of every released schema change: SourceSecretObserved and
+  // MirrorWritten from version 1 (a plain source hash) to 2 (a source fingerprint).
   static const EventCodec& Default();
 
   // Registers the step from `from_version` to `from_version + 1` of `type`.

@@ -1,8 +1,18 @@
 #include "store/sqlite.h"
 
+#include <sys/types.h>
+
 #include "absl/strings/str_cat.h"
+#include "common/atomic_file.h"
 
 namespace credledger::store {
+namespace {
+
+// The mode of a database file this process creates: the log is for the service alone
+// (docs/operations.md, "File modes").
+constexpr mode_t kNewDatabaseMode = 0600;
+
+}  // namespace
 
 absl::Status SqliteError(int rc, absl::string_view context, sqlite3* db) {
   std::string message = absl::StrCat(context, ": ", sqlite3_errstr(rc));
@@ -118,6 +128,14 @@ absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::filesyst
     flags |= SQLITE_OPEN_READONLY;
   } else {
     flags |= SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+  }
+  if (create && !read_only) {
+    // SQLite would create the file with mode 0644 less the umask, and gives its -wal, -shm
+    // and journal files the database file's mode: a file made here first, with exactly
+    // 0600, keeps all of them private. An existing file keeps its mode. Any other failure
+    // (a missing folder, no permission) is left to sqlite3_open_v2, which reports it.
+    common::CreateNewFile(path, {.label = "open", .mode = kNewDatabaseMode, .exact_mode = true})
+        .IgnoreError();
   }
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &db, flags, vfs.empty() ? nullptr : vfs.c_str());

@@ -68,7 +68,9 @@ class Statement {
 class Connection {
  public:
   // Opens (creating when `create`) the database at `path`; read-only when `read_only`;
-  // through the registered VFS named `vfs` (empty: SQLite's default VFS).
+  // through the registered VFS named `vfs` (empty: SQLite's default VFS). A database file it
+  // creates has mode 0600 whatever the umask, and so have its -wal, -shm and journal files;
+  // an existing file keeps its mode (docs/operations.md, "File modes").
   // Errors: kUnavailable/kFailedPrecondition/kDataLoss per SqliteError; kInternal for a
   // `vfs` that is not registered.
   static absl::StatusOr<std::unique_ptr<Connection>> Open(const std::filesystem::path& path,

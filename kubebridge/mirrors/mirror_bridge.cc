@@ -110,6 +110,7 @@ MirrorBridge::MirrorBridge(KubeClient* client, MirrorOutcomeSink* sink,
 
 std::unique_ptr<MirrorBridge> MirrorBridge::Start(KubeClient* client, MirrorOutcomeSink* sink,
                                                   projections::IdentityProjector* projector,
+                                                  const common::FingerprintKey* fingerprint_key,
                                                   common::Clock* clock,
                                                   MirrorBridgeOptions options) {
   auto bridge =
@@ -117,7 +118,8 @@ std::unique_ptr<MirrorBridge> MirrorBridge::Start(KubeClient* client, MirrorOutc
   MirrorBridge* b = bridge.get();
   b->namespaces_ = std::make_unique<NamespaceLabelCache>(
       [b](const std::string& ns) { b->EnqueueNamespace(ns); });
-  b->reconciler_ = std::make_unique<MirrorReconciler>(*client, *sink, b->namespaces_.get());
+  b->reconciler_ =
+      std::make_unique<MirrorReconciler>(*client, *sink, b->namespaces_.get(), *fingerprint_key);
   // Changes are queued from now on; the initial EnqueueAll covers everything before.
   b->listener_id_ = projector->AddKeyListener([b](const std::string& stream) {
     absl::string_view name = stream;

@@ -36,6 +36,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
+#include "common/fingerprint_key.h"
 #include "common/metric_values.h"
 #include "kubebridge/client/cancellation.h"
 #include "kubebridge/client/kube_client.h"
@@ -71,9 +72,12 @@ struct MirrorBridgeOptions {
 class MirrorBridge {
  public:
   // Starts the watches, the workers and the resync loop; every identity known to
-  // `projector` is queued once. None of the pointers is owned; all must outlive the bridge.
+  // `projector` is queued once. Sources are fingerprinted under `fingerprint_key` in every
+  // outcome (MirrorReconciler). None of the pointers is owned; all must be non-null and
+  // outlive the bridge.
   static std::unique_ptr<MirrorBridge> Start(KubeClient* client, MirrorOutcomeSink* sink,
                                              projections::IdentityProjector* projector,
+                                             const common::FingerprintKey* fingerprint_key,
                                              common::Clock* clock, MirrorBridgeOptions options);
   // Stops and joins (Stop).
   ~MirrorBridge();

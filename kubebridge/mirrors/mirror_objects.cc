@@ -59,10 +59,10 @@ bool SameOwner(const v1::OwnerReference& a, const v1::OwnerReference& b) {
 
 // The log's record of the mirror in `entry` says exactly this.
 bool RecordMatches(const v1::IdentityNamespaceState* entry, absl::string_view uid,
-                   absl::string_view hash, const std::vector<v1::OwnerReference>& owners) {
+                   absl::string_view fingerprint, const std::vector<v1::OwnerReference>& owners) {
   if (entry == nullptr || !entry->has_mirror()) return false;
   const v1::MirrorRecord& record = entry->mirror();
-  if (record.secret().uid() != uid || record.source_hash() != hash ||
+  if (record.secret().uid() != uid || projections::SourceDigestOf(record) != fingerprint ||
       record.owners_size() != static_cast<int>(owners.size())) {
     return false;
   }
@@ -137,7 +137,7 @@ MirrorAction PlanNamespace(const v1::IdentityState& state, const std::string& ns
     if (!action.changes.empty()) {
       action.kind = MirrorAction::Kind::kUpdate;
       action.object = MergedForUpdate(*live, desired);
-    } else if (!RecordMatches(entry, live_uid, source.hash, action.owners)) {
+    } else if (!RecordMatches(entry, live_uid, source.fingerprint, action.owners)) {
       action.kind = MirrorAction::Kind::kAdopt;
     }
     return action;
@@ -215,7 +215,8 @@ nlohmann::json MergedForUpdate(const nlohmann::json& live, const nlohmann::json&
   return merged;
 }
 
-absl::StatusOr<SourceDigest> SourceSecretDigest(const nlohmann::json& secret) {
+absl::StatusOr<SourceDigest> SourceSecretDigest(const nlohmann::json& secret,
+                                                const common::FingerprintKey& key) {
   const std::string where = absl::StrCat(
       "source Secret ",
       Quoted(StringAt(secret, {"metadata", "namespace"}), StringAt(secret, {"metadata", "name"})));
@@ -242,7 +243,8 @@ absl::StatusOr<SourceDigest> SourceSecretDigest(const nlohmann::json& secret) {
     }
   }
   std::sort(digest.keys.begin(), digest.keys.end());
-  digest.hash = projections::SourceHash(std::move(decoded));
+  digest.hash = projections::SourceHash(decoded);
+  digest.fingerprint = projections::SourceFingerprint(key, std::move(decoded));
   return digest;
 }
 

@@ -20,6 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/fingerprint_key.h"
 #include "credledger/v1/events.pb.h"
 #include "credledger/v1/identity.pb.h"
 #include "credledger/v1/state.pb.h"
@@ -65,25 +66,31 @@ std::vector<std::string> MirrorChanges(const nlohmann::json& live, const nlohman
 // labels and annotations of `live` that `desired` does not set.
 nlohmann::json MergedForUpdate(const nlohmann::json& live, const nlohmann::json& desired);
 
-// The source hash and key names of a Secret (docs/mirrors.md, "Source hash").
+// The source hash, source fingerprint and key names of a Secret (docs/mirrors.md, "Source
+// hash" and "Source fingerprint"): the hash goes into the mirror's captf.io/source-hash
+// annotation, the fingerprint into the log.
 struct SourceDigest {
   std::string hash;               // lowercase hex, projections::SourceHash
+  std::string fingerprint;        // projections::SourceFingerprint
   std::vector<std::string> keys;  // data keys in byte order
 };
 
 // Decodes every value of `secret`'s `data` (standard base64 with padding, as the API writes
-// it) and hashes the result. Missing or null data is empty data.
+// it) and hashes the result, and fingerprints it under `key`. Missing or null data is empty
+// data.
 // Errors: kDataLoss when `data` is not an object, or a value is not a string or not
 // canonical base64 (re-encoding the decoded bytes must give the value back); the message
 // names the Secret and the key, never the value.
-absl::StatusOr<SourceDigest> SourceSecretDigest(const nlohmann::json& secret);
+absl::StatusOr<SourceDigest> SourceSecretDigest(const nlohmann::json& secret,
+                                                const common::FingerprintKey& key);
 
 // The source Secret as read for one pass.
 struct MirrorSource {
   bool found = false;
   // The source's `data` (key -> base64), verbatim; ignored when !found.
   nlohmann::json data = nlohmann::json::object();
-  std::string hash;  // SourceSecretDigest(...).hash; empty when !found
+  std::string hash;         // SourceDigest::hash, for the annotation; empty when !found
+  std::string fingerprint;  // SourceDigest::fingerprint, for the log; empty when !found
 };
 
 // What the reconciler does in one namespace.
@@ -122,8 +129,11 @@ struct MirrorAction {
 //     (the message mentions the mirror only when the namespace holds one of ours);
 //   - a Secret that is not a mirror of this identity (IsMirrorOf): kRecordFailure CONFLICT
 //     telling the user to rename or remove it;
-//   - no Secret: kCreate; our mirror: kUpdate when MirrorChanges is non-empty, else kAdopt
-//     when the log's record (uid, source hash, owners) differs or is missing, else kNone.
+//   - no Secret: kCreate; our mirror: kUpdate when MirrorChanges is non-empty (the annotation
+//     compared is the plain source hash), else kAdopt when the log's record (uid, source
+//     fingerprint, owners) differs or is missing, else kNone. A record of a version 1 event
+//     (a plain hash) or under another fingerprint key differs: the mirror is adopted once,
+//     not rewritten.
 // Otherwise our mirror is deleted (kDelete) when the namespace has no bindings (UNBOUND) or
 // the spec does not allow it (NAMESPACE_NOT_ALLOWED); while the verdict is kUnknown, in the
 // source's own namespace under the source's name, and for Secrets that are not ours,

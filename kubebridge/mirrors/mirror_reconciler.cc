@@ -88,21 +88,23 @@ struct SourceRead {
   RecordSourceObserved observed;
 };
 
-// Reads the source Secret `ref` directly (never from a cache) and hashes its data.
+// Reads the source Secret `ref` directly (never from a cache), hashes its data and
+// fingerprints it under `key`.
 // Errors: the client's, except kNotFound (then found = false); SourceSecretDigest's.
 absl::StatusOr<SourceRead> ReadSource(KubeClient& client, const v1::SourceSecretRef& ref,
-                                      Cancellation* cancel) {
+                                      const common::FingerprintKey& key, Cancellation* cancel) {
   SourceRead read;
   absl::StatusOr<nlohmann::json> live =
       client.Get(SecretResource(ref.namespace_(), ref.name()), cancel);
   if (absl::IsNotFound(live.status())) return read;
   if (!live.ok()) return live.status();
-  ASSIGN_OR_RETURN(SourceDigest digest, SourceSecretDigest(*live));
+  ASSIGN_OR_RETURN(SourceDigest digest, SourceSecretDigest(*live, key));
   auto data = live->find("data");
   if (data != live->end() && data->is_object()) read.source.data = std::move(*data);
   read.source.found = true;
-  read.source.hash = digest.hash;
-  read.observed = {true, std::move(digest.hash), std::move(digest.keys),
+  read.source.hash = std::move(digest.hash);
+  read.source.fingerprint = digest.fingerprint;
+  read.observed = {true, std::move(digest.fingerprint), std::move(digest.keys),
                    StringAt(*live, {"metadata", "resourceVersion"})};
   return read;
 }
@@ -111,7 +113,7 @@ absl::StatusOr<SourceRead> ReadSource(KubeClient& client, const v1::SourceSecret
 struct ActionContext {
   KubeClient& client;
   const std::string& mirror_name;
-  const std::string& source_hash;
+  const std::string& source_fingerprint;
   // The namespace's entry in the state the plan was made from; null when it has none.
   const v1::IdentityNamespaceState* entry;
   Cancellation* cancel;
@@ -119,9 +121,12 @@ struct ActionContext {
 
 RecordMirrorWritten Written(const ActionContext& ctx, const MirrorAction& action,
                             const std::string& uid, v1::MirrorWriteKind kind) {
-  return RecordMirrorWritten{
-      action.namespace_name, MirrorRef(ctx.mirror_name, uid), ctx.source_hash, action.owners, kind,
-      action.changes};
+  return RecordMirrorWritten{action.namespace_name,
+                             MirrorRef(ctx.mirror_name, uid),
+                             ctx.source_fingerprint,
+                             action.owners,
+                             kind,
+                             action.changes};
 }
 
 // Carries out `action`, adding its outcomes to `recorder` and counting them in `result`.
@@ -187,8 +192,9 @@ absl::Status CarryOut(const ActionContext& ctx, const MirrorAction& action,
 }  // namespace
 
 MirrorReconciler::MirrorReconciler(KubeClient& client, MirrorOutcomeSink& sink,
-                                   NamespaceLookup* namespaces)
-    : client_(client), sink_(sink), namespaces_(namespaces) {}
+                                   NamespaceLookup* namespaces,
+                                   const common::FingerprintKey& fingerprint_key)
+    : client_(client), sink_(sink), namespaces_(namespaces), fingerprint_key_(fingerprint_key) {}
 
 absl::StatusOr<NamespaceLabels> MirrorReconciler::LabelsOf(KubeClient& target,
                                                            const std::string& ns,
@@ -236,7 +242,8 @@ absl::StatusOr<MirrorReconcileResult> MirrorReconciler::Reconcile(const v1::Iden
     return status;
   };
 
-  ASSIGN_OR_RETURN(SourceRead read, ReadSource(client_, state.spec().secret_ref(), cancel));
+  ASSIGN_OR_RETURN(SourceRead read,
+                   ReadSource(client_, state.spec().secret_ref(), fingerprint_key_, cancel));
   result.source_found = read.source.found;
 
   std::vector<MirrorOutcome> observations = {std::move(read.observed)};
@@ -267,7 +274,7 @@ absl::StatusOr<MirrorReconcileResult> MirrorReconciler::Reconcile(const v1::Iden
   OutcomeRecorder recorder(sink_, current);
   absl::Status first_error;
   for (const MirrorAction& action : PlanMirrors(current, existing, read.source)) {
-    const ActionContext ctx{mirrors, mirror_name, read.source.hash,
+    const ActionContext ctx{mirrors, mirror_name, read.source.fingerprint,
                             projections::FindIdentityNamespace(current, action.namespace_name),
                             cancel};
     absl::Status status = CarryOut(ctx, action, recorder, result);

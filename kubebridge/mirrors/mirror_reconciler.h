@@ -3,8 +3,10 @@
 // docs/design.md, "Reconcilers").
 //
 // One pass for an active identity:
-//   1. GET the source Secret directly (never from a cache) and hash its data; the data stays
-//      in memory for this pass only and never reaches an outcome.
+//   1. GET the source Secret directly (never from a cache), hash its data (for the mirrors'
+//      captf.io/source-hash annotation) and fingerprint it under the service's fingerprint
+//      key (for the log); the data stays in memory for this pass only and never reaches an
+//      outcome.
 //   2. Record what was observed (the source, and the labels of every namespace the identity
 //      has an entry for when its spec has a selector) in one Record call, and continue from
 //      the state it returns, so that the allowance of each namespace is current.
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/fingerprint_key.h"
 #include "credledger/v1/identity.pb.h"
 #include "credledger/v1/state.pb.h"
 #include "kubebridge/client/cancellation.h"
@@ -73,9 +76,11 @@ struct MirrorReconcileResult {
 
 class MirrorReconciler {
  public:
-  // `client` and `sink` are not owned and must outlive the reconciler; `namespaces` (not
-  // owned, may be null: every label read then goes to the API server) likewise.
-  MirrorReconciler(KubeClient& client, MirrorOutcomeSink& sink, NamespaceLookup* namespaces);
+  // `client`, `sink` and `fingerprint_key` (whose fingerprints of the source's data every
+  // outcome carries) are not owned and must outlive the reconciler; `namespaces` (not owned,
+  // may be null: every label read then goes to the API server) likewise.
+  MirrorReconciler(KubeClient& client, MirrorOutcomeSink& sink, NamespaceLookup* namespaces,
+                   const common::FingerprintKey& fingerprint_key);
 
   // One pass for `state` (the identity's state as read from the log). Does nothing unless
   // state.phase() is PHASE_ACTIVE. The source is read with the home client; namespaces and
@@ -112,6 +117,7 @@ class MirrorReconciler {
   KubeClient& client_;
   MirrorOutcomeSink& sink_;
   NamespaceLookup* namespaces_;
+  const common::FingerprintKey& fingerprint_key_;
 };
 
 }  // namespace credledger::kubebridge

@@ -3,7 +3,8 @@
 // namespaces an identity is bound in, and every mirror it wrote, deleted or could not write.
 // The bridge declares these and the MirrorOutcomeSink it reports through; service/ implements
 // the sink by turning them into identity commands. No outcome carries credential data: the
-// source is described by its hash (projections/mirror_naming.h) and key names.
+// source is described by its fingerprint (projections::SourceFingerprint, under the service's
+// fingerprint key) and key names.
 //
 // Thread-safety: plain values; MirrorOutcomeSink implementations are thread-safe.
 #pragma once
@@ -23,7 +24,7 @@ namespace credledger::kubebridge {
 // The source Secret as read (uncached) by the bridge.
 struct RecordSourceObserved {
   bool found = false;
-  std::string source_hash;          // lowercase hex; empty when not found
+  std::string source_fingerprint;   // "hmac-sha256:<key id>:<hex>"; empty when not found
   std::vector<std::string> keys;    // data keys in byte order
   std::string resource_version;
 };
@@ -37,7 +38,7 @@ struct RecordNamespaceLabels {
 struct RecordMirrorWritten {
   std::string namespace_name;
   v1::SecretRef secret;
-  std::string source_hash;
+  std::string source_fingerprint;          // of the data the mirror holds
   std::vector<v1::OwnerReference> owners;  // ordered by apiVersion, kind, name
   v1::MirrorWriteKind kind = v1::MIRROR_WRITE_KIND_UNSPECIFIED;
   std::vector<std::string> changed;  // UPDATED: "data", "labels", "annotations", ...
@@ -76,7 +77,7 @@ class MirrorOutcomeSink {
   virtual ~MirrorOutcomeSink() = default;
   // Records `outcomes` for identity `identity`, in order and atomically (all or none),
   // under `request_id` (MirrorOutcomeRequestId). Outcomes that change nothing (the same
-  // source hash, labels or failure again) append nothing.
+  // source fingerprint, labels or failure again) append nothing.
   // Returns the identity's state after them.
   // Errors: kNotFound when the identity does not exist (deleted or never created);
   // kInvalidArgument for a malformed outcome; kUnavailable when the log cannot be written.

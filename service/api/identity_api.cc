@@ -72,6 +72,7 @@ v1::MirrorView ToMirrorView(const v1::IdentityState& identity,
   view.set_namespace_(ns.namespace_());
   *view.mutable_secret() = mirror.secret();
   view.set_source_hash(mirror.source_hash());
+  view.set_source_fingerprint(mirror.source_fingerprint());
   view.set_current(MirrorIsCurrent(identity, mirror));
   *view.mutable_owners() = mirror.owners();
   if (mirror.has_written_at()) *view.mutable_written_at() = mirror.written_at();

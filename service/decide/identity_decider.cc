@@ -6,13 +6,14 @@
 #include <string>
 #include <utility>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/dns_label.h"
+#include "common/fingerprint_key.h"
 #include "common/status_macros.h"
 #include "projections/allowed_namespaces.h"
 #include "projections/identity_state.h"
+#include "projections/mirror_naming.h"
 #include "service/decide/validation.h"
 
 namespace credledger::service {
@@ -67,17 +68,6 @@ absl::Status CheckReview(const v1::AccessReview& review, const v1::SourceSecretR
 // The namespace an outcome names: a DNS-1123 label.
 absl::Status ValidateOutcomeNamespace(absl::string_view field, absl::string_view ns) {
   return common::ValidateDnsLabel(absl::StrCat(field, ".namespace"), ns);
-}
-
-// A source hash as docs/mirrors.md defines it: 64 lowercase hex digits.
-absl::Status ValidateSourceHash(absl::string_view field, absl::string_view value) {
-  bool ok = value.size() == 64;
-  for (char c : value) ok = ok && (absl::ascii_isdigit(c) || (c >= 'a' && c <= 'f'));
-  if (!ok) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, ": not a SHA-256 in 64 lowercase hex digits"));
-  }
-  return absl::OkStatus();
 }
 
 bool SameLabels(const RepeatedPtrField<v1::Label>& a, const std::vector<v1::Label>& b) {
@@ -243,20 +233,24 @@ class IdentityDecision {
 
   absl::Status Apply(const std::string& field, const kubebridge::RecordSourceObserved& o) {
     if (o.found) {
-      RETURN_IF_ERROR(ValidateSourceHash(absl::StrCat(field, ".source_hash"), o.source_hash));
-    } else if (!o.source_hash.empty() || !o.keys.empty()) {
+      RETURN_IF_ERROR(common::ValidateFingerprint(absl::StrCat(field, ".source_fingerprint"),
+                                                  o.source_fingerprint));
+    } else if (!o.source_fingerprint.empty() || !o.keys.empty()) {
       return absl::InvalidArgumentError(
-          absl::StrCat(field, ": a source that was not found has no hash and no keys"));
+          absl::StrCat(field, ": a source that was not found has no fingerprint and no keys"));
     }
+    // A plain hash of a version 1 event never equals a fingerprint: the first observation
+    // under fingerprints is recorded (docs/mirrors.md, "Logs with plain source hashes").
     const v1::SourceObservation& last = working_.source();
-    if (last.observed() && last.found() == o.found && last.source_hash() == o.source_hash &&
+    if (last.observed() && last.found() == o.found &&
+        projections::SourceDigestOf(last) == o.source_fingerprint &&
         std::equal(last.keys().begin(), last.keys().end(), o.keys.begin(), o.keys.end())) {
       return absl::OkStatus();
     }
     Event e;
     v1::SourceSecretObserved* s = e.mutable_source_secret_observed();
     s->set_found(o.found);
-    s->set_source_hash(o.source_hash);
+    s->set_source_fingerprint(o.source_fingerprint);
     for (const std::string& key : o.keys) s->add_keys(key);
     s->set_resource_version(o.resource_version);
     Emit(std::move(e));
@@ -282,7 +276,8 @@ class IdentityDecision {
 
   absl::Status Apply(const std::string& field, const kubebridge::RecordMirrorWritten& o) {
     RETURN_IF_ERROR(ValidateOutcomeNamespace(field, o.namespace_name));
-    RETURN_IF_ERROR(ValidateSourceHash(absl::StrCat(field, ".source_hash"), o.source_hash));
+    RETURN_IF_ERROR(common::ValidateFingerprint(absl::StrCat(field, ".source_fingerprint"),
+                                                o.source_fingerprint));
     if (o.kind == v1::MIRROR_WRITE_KIND_ADOPTED) {
       // An adoption records nothing new when the log already holds the mirror as found and
       // no failure since; otherwise it explains the mirror (or clears the failure).
@@ -290,7 +285,7 @@ class IdentityDecision {
           FindIdentityNamespace(working_, o.namespace_name);
       if (entry != nullptr && entry->has_mirror() && !entry->has_failure() &&
           MessageDifferencer::Equals(entry->mirror().secret(), o.secret) &&
-          entry->mirror().source_hash() == o.source_hash &&
+          projections::SourceDigestOf(entry->mirror()) == o.source_fingerprint &&
           SameOwners(entry->mirror().owners(), o.owners)) {
         return absl::OkStatus();
       }
@@ -299,7 +294,7 @@ class IdentityDecision {
     v1::MirrorWritten* w = e.mutable_mirror_written();
     w->set_namespace_(o.namespace_name);
     *w->mutable_secret() = o.secret;
-    w->set_source_hash(o.source_hash);
+    w->set_source_fingerprint(o.source_fingerprint);
     for (const v1::OwnerReference& owner : o.owners) *w->add_owners() = owner;
     w->set_kind(o.kind);
     for (const std::string& what : o.changed) w->add_changed(what);

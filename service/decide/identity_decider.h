@@ -28,8 +28,9 @@ namespace credledger::service {
 //                        `replaced_uid` when it is bound with another uid (an earlier object
 //                        of the same apiVersion, kind and name).
 //   UnbindIdentity       IdentityUnbound with the bound owner; nothing when not bound.
-//   ApplyMirrorOutcomes  per outcome: SourceSecretObserved when found, hash or keys differ
-//                        from the last observation (or there was none);
+//   ApplyMirrorOutcomes  per outcome: SourceSecretObserved when found, fingerprint or keys
+//                        differ from the last observation (or there was none; a plain hash
+//                        of a version 1 event differs from every fingerprint);
 //                        NamespaceLabelsObserved for a namespace the state holds, when found
 //                        or labels differ (or were never observed); MirrorWritten (ADOPTED
 //                        only when it differs from the mirror record or the namespace has a
@@ -46,7 +47,10 @@ namespace credledger::service {
 //   kInvalidArgument     an invalid spec (projections::ValidateIdentitySpec); on Bind, a
 //                        malformed namespace or owner reference (ValidateOwnerReference,
 //                        uid required); a malformed outcome (namespace not a DNS-1123
-//                        label, source hash not 64 lowercase hex digits).
+//                        label; the source_fingerprint of a found source or of a written
+//                        mirror not "hmac-sha256:<16 hex key id>:<64 hex>", as
+//                        common::ValidateFingerprint checks; a source not found with a
+//                        fingerprint or keys).
 absl::StatusOr<std::vector<v1::Event>> DecideIdentity(const IdentityCommand& command,
                                                       const v1::IdentityState& state,
                                                       const IdentityCommandContext& context);

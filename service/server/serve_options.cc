@@ -129,6 +129,11 @@ absl::Status ValidateServeOptions(const ServeOptions& options) {
                             WantsTls(options.grpc.tls));
 }
 
+std::filesystem::path FingerprintKeyPath(const ServeOptions& options) {
+  if (!options.fingerprints.key_file.empty()) return options.fingerprints.key_file;
+  return options.log.db_path.parent_path() / "fingerprint-key";
+}
+
 absl::StatusOr<v1::ServiceConfigured> ServiceConfigurationFor(const ServeOptions& options) {
   const ServeOptions::Credentials& credentials = options.credentials;
   std::string ca_bundle;

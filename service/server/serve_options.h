@@ -165,6 +165,14 @@ struct ServeOptions {
     std::string adopted_by;
   } audit;
 
+  // The key of source fingerprints (server_bridge.cc; docs/audit.md, "Source
+  // fingerprints"), read when the kube bridge starts (a cluster connection, not read-only).
+  struct Fingerprints {
+    // --fingerprint-key: the key file (`credledger keygen --fingerprint-key`), which must
+    // exist. Empty: FingerprintKeyPath's default beside the database, made when missing.
+    std::filesystem::path key_file;
+  } fingerprints;
+
   // The Lease fence (server_lease.cc; kubebridge/client/lease_fence.h; docs/operations.md,
   // "The Lease fence"): with a name, serve takes the coordination.k8s.io/v1 Lease before it
   // opens the log, writes only while it holds it, and releases it at shutdown. Needs a
@@ -205,6 +213,10 @@ struct ServeOptions {
 // --reason or --adopted-by without --adopt-log or breaking their rules, --adopt-log without
 // --reason).
 absl::Status ValidateServeOptions(const ServeOptions& options);
+
+// The fingerprint key file serve reads: --fingerprint-key, or without it "fingerprint-key" in
+// the folder of --db (docs/operations.md, "The fingerprint key").
+std::filesystem::path FingerprintKeyPath(const ServeOptions& options);
 
 // The ServiceConfigured the options describe: URL, lowercase hex SHA-256 of the CA file
 // (empty without one), TTL in seconds, enabled = URL non-empty, and the connection hash over

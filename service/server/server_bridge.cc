@@ -1,12 +1,16 @@
 // Server::ConnectCluster, StartConnections, StartBridge and StopBridge: the Kubernetes side of
 // `credledger serve`: the home cluster connection and its client, registered clusters and
-// source verification, the credential bridge, the mirror bridge and the TargetReport watch
+// source verification, the credential bridge, the mirror bridge with the fingerprint key it
+// records source Secrets under, and the TargetReport watch
 // (docs/kubernetes.md, "serve: cluster connection and flags"; docs/connections.md; docs/mirrors.md,
 // "How a change propagates").
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "common/fingerprint_key.h"
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "kubebridge/client/kubeconfig.h"
@@ -14,6 +18,41 @@
 #include "service/server/server_components.h"
 
 namespace credledger::service {
+namespace {
+
+// The key the mirror bridge fingerprints source Secrets under (docs/operations.md, "The
+// fingerprint key"): the file --fingerprint-key names, which must exist; without the flag,
+// "fingerprint-key" beside the database, made (mode 0600, never over another file) when
+// missing. Logs the key id and, for a new key, its path; never the key.
+// Errors: LoadFile's, prefixed with "--fingerprint-key: " for the flag's file (a missing one
+// says how to make one); WriteNewFingerprintKey's for a new default file.
+absl::StatusOr<common::FingerprintKey> LoadFingerprintKey(const ServeOptions& options) {
+  const std::filesystem::path path = FingerprintKeyPath(options);
+  const bool given = !options.fingerprints.key_file.empty();
+  absl::StatusOr<common::FingerprintKey> key = common::FingerprintKey::LoadFile(path);
+  if (!given && absl::IsNotFound(key.status())) {
+    key = common::WriteNewFingerprintKey(path, "fingerprint key");
+    // Another process made it meanwhile: that one is the installation's key.
+    if (absl::IsAlreadyExists(key.status())) key = common::FingerprintKey::LoadFile(path);
+    if (key.ok()) {
+      common::Log(common::LogLevel::kInfo, "made a new fingerprint key beside the database",
+                  {{"path", path.string()}, {"key_id", key->key_id()}});
+    }
+  }
+  if (!key.ok()) {
+    return absl::Status(
+        key.status().code(),
+        absl::StrCat(given ? "--fingerprint-key: " : "", key.status().message(),
+                     absl::IsNotFound(key.status())
+                         ? "; make one with `credledger keygen --fingerprint-key FILE`"
+                         : ""));
+  }
+  common::Log(common::LogLevel::kInfo, "fingerprinting source Secrets",
+              {{"key_id", key->key_id()}});
+  return key;
+}
+
+}  // namespace
 
 absl::Status Server::ConnectCluster(const v1::ServiceConfigured& config) {
   absl::StatusOr<kubebridge::ConnectionConfig> connection;
@@ -72,6 +111,8 @@ absl::Status Server::StartBridge(const v1::ServiceConfigured& config) {
   }
   BridgeComponent& bridge = *bridge_;
   if (bridge.kube_client == nullptr) return absl::OkStatus();
+  // First: a key that cannot be read stops the start before any bridge runs.
+  ASSIGN_OR_RETURN(bridge.fingerprint_key, LoadFingerprintKey(options_));
   bridge.credential_sink =
       std::make_unique<BridgeOutcomeSink>(log_->bus.get(), options_.clock, config);
   kubebridge::CredentialBridgeOptions bridge_options;
@@ -87,7 +128,7 @@ absl::Status Server::StartBridge(const v1::ServiceConfigured& config) {
   mirror_options.cluster_clients = bridge.connections->ClusterClients();
   bridge.mirror_bridge = kubebridge::MirrorBridge::Start(
       bridge.kube_client.get(), bridge.mirror_sink.get(), log_->identity_projector.get(),
-      options_.clock, mirror_options);
+      &*bridge.fingerprint_key, options_.clock, mirror_options);
   // A cluster whose spec changed or whose probe succeeded may take its identities' mirrors
   // now.
   bridge.connections->WatchClusters(
@@ -111,6 +152,7 @@ void Server::StopBridge() {
   bridge.report_watcher.reset();
   bridge.report_sink.reset();
   bridge.mirror_bridge.reset();
+  bridge.fingerprint_key.reset();
   bridge.mirror_sink.reset();
   bridge.credential_bridge.reset();
   bridge.credential_sink.reset();

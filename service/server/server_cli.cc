@@ -101,6 +101,11 @@ class ServeCommand final : public cli::Subcommand {
     flags.Add("signing-key", &signing_key_,
               "Ed25519 private key (PEM, from `credledger keygen`) that signs checkpoints and "
               "export trailers; without one nothing is signed and exports do not verify");
+    flags.Add("fingerprint-key", &fingerprint_key_,
+              "key file (from `credledger keygen --fingerprint-key`) under which the log "
+              "records source Secrets, so that a guessed value cannot be checked against it; "
+              "must exist. Default: fingerprint-key in the --db folder, made (mode 0600) at the "
+              "first start with a cluster connection");
     flags.Add("checkpoint-every", &checkpoint_every_,
               "sign a checkpoint after this many new events (>= 1)");
     flags.Add("checkpoint-interval", &checkpoint_interval_,
@@ -133,7 +138,8 @@ class ServeCommand final : public cli::Subcommand {
 
   // Every flag value is checked here, before anything is opened or printed, so that a bad one
   // is a usage error (exit 2) rather than a start that fails (docs/api.md, "Bad input" and
-  // "Server subcommands"): ValidateServeOptions, the port files' paths, and the Lease flags.
+  // "Server subcommands"): ValidateServeOptions, the paths of the port files and of
+  // --fingerprint-key, and the Lease flags.
   // The Lease flags other than --lease-name configure a Lease: without its name they would be
   // ignored, which hides a mistyped or forgotten --lease-name.
   absl::Status CheckFlags() const override {
@@ -141,6 +147,9 @@ class ServeCommand final : public cli::Subcommand {
     if (!port_file_.empty()) RETURN_IF_ERROR(cli::CheckFilePathFlag("--port-file", port_file_));
     if (!http_port_file_.empty()) {
       RETURN_IF_ERROR(cli::CheckFilePathFlag("--http-port-file", http_port_file_));
+    }
+    if (!fingerprint_key_.empty()) {
+      RETURN_IF_ERROR(cli::CheckFilePathFlag("--fingerprint-key", fingerprint_key_));
     }
     if (lease_name_.empty()) {
       for (const char* flag : {"lease-namespace", "lease-identity", "lease-duration"}) {
@@ -235,6 +244,7 @@ class ServeCommand final : public cli::Subcommand {
     options.reports.stale_after = report_stale_after_;
     options.reports.liveness_flush_interval = liveness_flush_interval_;
     options.audit.signing_key = signing_key_;
+    options.fingerprints.key_file = fingerprint_key_;
     options.audit.checkpoints.every_events = checkpoint_every_;
     options.audit.checkpoints.interval = checkpoint_interval_;
     for (const std::string& path : trusted_public_keys_.values) {
@@ -279,6 +289,7 @@ class ServeCommand final : public cli::Subcommand {
   absl::Duration liveness_flush_interval_ = absl::Seconds(5);
   std::string authorization_policy_;
   std::string signing_key_;
+  std::string fingerprint_key_;
   int64_t checkpoint_every_ = 1000;
   absl::Duration checkpoint_interval_ = absl::Seconds(1);
   int64_t startup_verify_events_ = 10000;

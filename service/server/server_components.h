@@ -18,6 +18,7 @@
 #include "audit/signing_key.h"
 #include "audit/snapshot_seal.h"
 #include "audit/witness.h"
+#include "common/fingerprint_key.h"
 #include "common/metrics_registry.h"
 #include "kubebridge/client/connection.h"
 #include "kubebridge/client/kube_client.h"
@@ -124,6 +125,9 @@ struct BridgeComponent {
   std::unique_ptr<BridgeOutcomeSink> credential_sink;
   std::unique_ptr<kubebridge::CredentialBridge> credential_bridge;
   std::unique_ptr<BridgeMirrorSink> mirror_sink;
+  // The key the mirror bridge fingerprints source Secrets under (LoadFingerprintKey); set
+  // while the mirror bridge runs, which it outlives.
+  std::optional<common::FingerprintKey> fingerprint_key;
   std::unique_ptr<kubebridge::MirrorBridge> mirror_bridge;
   std::unique_ptr<BridgeReportSink> report_sink;
   std::unique_ptr<kubebridge::ReportWatcher> report_watcher;

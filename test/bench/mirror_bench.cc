@@ -32,6 +32,7 @@
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
 #include "common/clock.h"
+#include "common/fingerprint_key.h"
 #include "kubebridge/client/kube_client.h"
 #include "kubebridge/client/kubeconfig.h"
 #include "kubebridge/credentials/agent_objects.h"
@@ -81,9 +82,11 @@ nlohmann::json SourceSecret(int version) {
             {"secret_key", absl::Base64Escape(absl::StrCat("bench-secret-value-", version))}}}};
 }
 
-std::string SourceHashOf(int version) {
-  return projections::SourceHash({{"access_key", absl::StrCat("AKIA-bench-", version)},
-                                  {"secret_key", absl::StrCat("bench-secret-value-", version)}});
+// The source fingerprint of version `version` of the source data under `key`.
+std::string SourceFingerprintOf(const common::FingerprintKey& key, int version) {
+  return projections::SourceFingerprint(
+      key, {{"access_key", absl::StrCat("AKIA-bench-", version)},
+            {"secret_key", absl::StrCat("bench-secret-value-", version)}});
 }
 
 std::string NamespaceName(int64_t i) { return absl::StrCat("team-", i); }
@@ -138,9 +141,10 @@ class Fleet {
       Must("bind", Run(bind, absl::StrCat("bind-", i)).status());
     }
     kubebridge::MirrorBridgeOptions bridge;
-    bridge_ = kubebridge::MirrorBridge::Start(client_.get(), sink_.get(), projector_.get(),
-                                              common::RealClock::Default(), bridge);
-    if (!WaitMirrored(SourceHashOf(0), absl::Minutes(10))) {
+    bridge_ =
+        kubebridge::MirrorBridge::Start(client_.get(), sink_.get(), projector_.get(),
+                                        &fingerprint_key_, common::RealClock::Default(), bridge);
+    if (!WaitMirrored(SourceFingerprintOf(fingerprint_key_, 0), absl::Minutes(10))) {
       Die("initial mirrors", absl::DeadlineExceededError("not all mirrors were written"));
     }
   }
@@ -161,7 +165,7 @@ class Fleet {
     const absl::Time start = absl::Now();
     Must("rotate", client_->Update(kubebridge::SecretResource(kSourceNamespace, kSourceName), next)
                        .status());
-    if (!WaitMirrored(SourceHashOf(version), absl::Minutes(10))) {
+    if (!WaitMirrored(SourceFingerprintOf(fingerprint_key_, version), absl::Minutes(10))) {
       Die("rotation", absl::DeadlineExceededError("not all mirrors were rewritten"));
     }
     return absl::Now() - start;
@@ -195,9 +199,10 @@ class Fleet {
     return bus_->Execute(command, {kIdentity, absl::Now(), "bench", request_id});
   }
 
-  // True once the projected identity shows a mirror with `hash` in every namespace. Checks
+  // True once the projected identity shows a mirror with source fingerprint `fingerprint` in
+  // every namespace. Checks
   // each time the projector has caught up with the log (counting under its lock, no copy).
-  bool WaitMirrored(const std::string& hash, absl::Duration timeout) {
+  bool WaitMirrored(const std::string& fingerprint, absl::Duration timeout) {
     const absl::Time give_up = absl::Now() + timeout;
     while (absl::Now() < give_up) {
       const int64_t head = store_->HeadSeq();
@@ -205,7 +210,7 @@ class Fleet {
       int64_t current = 0;
       projector_->VisitActive([&](const v1::IdentityState& identity) {
         for (const v1::IdentityNamespaceState& ns : identity.namespaces()) {
-          if (ns.has_mirror() && ns.mirror().source_hash() == hash) ++current;
+          if (ns.has_mirror() && ns.mirror().source_fingerprint() == fingerprint) ++current;
         }
       });
       if (current == namespaces_) return true;
@@ -223,6 +228,7 @@ class Fleet {
   std::unique_ptr<service::IdentityCommandBus> bus_;
   std::unique_ptr<projections::IdentityProjector> projector_;
   std::unique_ptr<service::BridgeMirrorSink> sink_;
+  const common::FingerprintKey fingerprint_key_ = *common::FingerprintKey::Generate();
   std::unique_ptr<kubebridge::MirrorBridge> bridge_;
 };
 

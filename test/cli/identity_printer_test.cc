@@ -37,7 +37,9 @@ using ::testing::Not;
 using ::testing::StartsWith;
 using testing::StatusIs;
 
+// A source's fingerprint, and the plain hash of the same digits as version 1 events carry it.
 const std::string kHash = "0123456789abcdef" + std::string(48, 'e');
+const std::string kFingerprint = "hmac-sha256:5d0c8e1f2a3b4c6d:" + kHash;
 
 v1::Condition Condition(const std::string& type, const std::string& status,
                         const std::string& reason, const std::string& message) {
@@ -64,7 +66,7 @@ v1::IdentityState SampleIdentity() {
   s.mutable_access_review()->set_allowed(true);
   s.mutable_source()->set_observed(true);
   s.mutable_source()->set_found(true);
-  s.mutable_source()->set_source_hash(kHash);
+  s.mutable_source()->set_source_fingerprint(kFingerprint);
   s.mutable_source()->add_keys("AWS_ACCESS_KEY_ID");
   s.mutable_source()->add_keys("AWS_SECRET_ACCESS_KEY");
   v1::IdentityNamespaceState& a = *s.add_namespaces();
@@ -75,7 +77,7 @@ v1::IdentityState SampleIdentity() {
   owner.set_name("c1");
   owner.set_uid(kOwnerUid1);
   a.mutable_mirror()->mutable_secret()->set_name("captf-creds-aws");
-  a.mutable_mirror()->set_source_hash(kHash);
+  a.mutable_mirror()->set_source_fingerprint(kFingerprint);
   *a.mutable_identity_allowed() =
       Condition("IdentityAllowed", "True", "NamespaceAllowed", "listed");
   *a.mutable_credentials_mirrored() = Condition("CredentialsMirrored", "True", "Mirrored", "");
@@ -99,32 +101,49 @@ TEST(IdentityPrinterTest, TextShowsSpecSourceAndEachNamespaceWithItsMirrorAndCon
   EXPECT_THAT(lines, Contains("  secret:      creds/aws-root"));
   EXPECT_THAT(lines, Contains("  cluster:     home"));
   EXPECT_THAT(lines, Contains("  allowed:     namespaces team-a"));
-  EXPECT_THAT(lines, Contains("  source:      found, hash 0123456789ab, keys AWS_ACCESS_KEY_ID, "
-                              "AWS_SECRET_ACCESS_KEY"));
+  EXPECT_THAT(lines, Contains("  source:      found, fingerprint 0123456789ab (key "
+                              "5d0c8e1f2a3b4c6d), keys AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY"));
   EXPECT_THAT(lines, Contains("  review:      user alice@example.com (groups ops) may get "
                               "creds/aws-root"));
   EXPECT_THAT(lines, Contains("  seq:         42"));
   EXPECT_THAT(lines, Contains(absl::StrCat("  team-a: bound by TerraformCluster/c1 "
                                            "(infra.example/v1, uid ", kOwnerUid1, ")")));
-  EXPECT_THAT(lines,
-              Contains("    mirror:              captf-creds-aws, hash 0123456789ab, current"));
+  EXPECT_THAT(lines, Contains("    mirror:              captf-creds-aws, fingerprint 0123456789ab "
+                              "(key 5d0c8e1f2a3b4c6d), current"));
   EXPECT_THAT(lines, Contains("    IdentityAllowed:     True/NamespaceAllowed: listed"));
   EXPECT_THAT(lines, Contains("    CredentialsMirrored: True/Mirrored"));
   EXPECT_THAT(lines, Contains("    mirror:              none"));
   EXPECT_THAT(lines,
               Contains("    CredentialsMirrored: False/NamespaceNotAllowed: mirror removed"));
-  // Never more of the hash than its prefix.
+  // Never more of the fingerprint than its key id and a prefix.
   EXPECT_THAT(FormatIdentityText(SampleIdentity()), Not(HasSubstr(kHash.substr(0, 13))));
 }
 
 TEST(IdentityPrinterTest, AMirrorOfAnOlderSourceIsStale) {
   v1::IdentityState s = SampleIdentity();
-  s.mutable_source()->set_source_hash(std::string(64, 'f'));
-  EXPECT_THAT(FormatIdentityText(s), HasSubstr("captf-creds-aws, hash 0123456789ab, stale"));
+  s.mutable_source()->set_source_fingerprint("hmac-sha256:5d0c8e1f2a3b4c6d:" +
+                                             std::string(64, 'f'));
+  EXPECT_THAT(FormatIdentityText(s),
+              HasSubstr("captf-creds-aws, fingerprint 0123456789ab (key 5d0c8e1f2a3b4c6d), stale"));
   s.mutable_source()->set_found(false);
   EXPECT_THAT(FormatIdentityText(s), HasSubstr("  source:      not found"));
   s.mutable_source()->set_observed(false);
   EXPECT_THAT(FormatIdentityText(s), HasSubstr("  source:      not observed yet"));
+}
+
+// A log written with plain hashes (version 1) prints them as hashes; a plain hash and a
+// fingerprint never name the same data, so such a mirror is stale until it is recorded again.
+TEST(IdentityPrinterTest, PlainHashesOfVersion1EventsPrintAsHashes) {
+  v1::IdentityState s = SampleIdentity();
+  s.mutable_source()->clear_source_fingerprint();
+  s.mutable_source()->set_source_hash(kHash);
+  s.mutable_namespaces(0)->mutable_mirror()->clear_source_fingerprint();
+  s.mutable_namespaces(0)->mutable_mirror()->set_source_hash(kHash);
+  EXPECT_THAT(FormatIdentityText(s), HasSubstr("  source:      found, hash 0123456789ab, keys "));
+  EXPECT_THAT(FormatIdentityText(s), HasSubstr("captf-creds-aws, hash 0123456789ab, current"));
+  EXPECT_THAT(FormatIdentityRow(s), HasSubstr(" 0123456789ab\n"));
+  s.mutable_source()->set_source_fingerprint(kFingerprint);
+  EXPECT_THAT(FormatIdentityText(s), HasSubstr("captf-creds-aws, hash 0123456789ab, stale"));
 }
 
 TEST(IdentityPrinterTest, AllowedNamespacesInWords) {
@@ -174,7 +193,7 @@ TEST(IdentityPrinterTest, TableRowsCountNamespacesAndShowShortHashes) {
   mirror.set_identity("aws");
   mirror.set_namespace_("team-a");
   mirror.mutable_secret()->set_name("captf-creds-aws");
-  mirror.set_source_hash(kHash);
+  mirror.set_source_fingerprint(kFingerprint);
   mirror.set_current(true);
   *mirror.mutable_credentials_mirrored() = Condition("CredentialsMirrored", "True", "Mirrored", "");
   *mirror.add_owners() = SampleIdentity().namespaces(0).bindings(0).owner();
@@ -183,6 +202,7 @@ TEST(IdentityPrinterTest, TableRowsCountNamespacesAndShowShortHashes) {
   EXPECT_THAT(cells, ElementsAre("aws", "team-a", "captf-creds-aws", "0123456789ab", "yes",
                                  "True/Mirrored", "TerraformCluster/c1\n"));
   EXPECT_THAT(FormatMirrorTableHeader(), StartsWith("IDENTITY"));
+  EXPECT_THAT(FormatMirrorTableHeader(), HasSubstr(" FINGERPRINT "));
 }
 
 TEST(IdentitySpecInputTest, FlagsBecomeTheSpec) {

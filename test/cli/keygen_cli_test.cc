@@ -1,6 +1,8 @@
-// `credledger keygen`: the key pair it writes, file modes, refusal to overwrite, and --help.
+// `credledger keygen`: the key pair and the fingerprint key it writes, file modes, refusal to
+// overwrite, and --help.
 #include "cli/keygen_cli.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -8,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "audit/signing_key.h"
+#include "common/fingerprint_key.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "service/credledger_main.h"
@@ -39,9 +42,20 @@ class KeygenCliTest : public ::testing::Test {
                 public_path_.string()});
   }
 
+  // Files in the test's folder, in name order.
+  std::vector<std::string> Files() const {
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
+      names.push_back(entry.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
   TempDir dir_;
   const std::filesystem::path private_path_ = dir_.path() / "signing.pem";
   const std::filesystem::path public_path_ = dir_.path() / "signing.pub.pem";
+  const std::filesystem::path fingerprint_path_ = dir_.path() / "fingerprint-key";
   std::ostringstream out_;
   std::ostringstream err_;
 };
@@ -137,6 +151,63 @@ TEST_F(KeygenCliTest, MissingFolderIsAUsageErrorNamingTheFolder) {
   EXPECT_FALSE(std::filesystem::exists(public_path_));
 }
 
+TEST_F(KeygenCliTest, AFingerprintKeyAloneIsOwnerOnlyAndNamedByItsKeyId) {
+  {
+    ScopedUmask permissive(0);
+    ASSERT_EQ(Run({"keygen", "--fingerprint-key", fingerprint_path_.string()}), kExitOk)
+        << err_.str();
+  }
+  EXPECT_EQ(ModeOf(fingerprint_path_), 0600u);
+  EXPECT_THAT(Files(), ::testing::ElementsAre("fingerprint-key"));
+  ASSERT_OK_AND_ASSIGN(common::FingerprintKey key,
+                       common::FingerprintKey::LoadFile(fingerprint_path_));
+  EXPECT_EQ(out_.str(), absl::StrCat("fingerprint key id: ", key.key_id(),
+                                     "\nfingerprint key: ", fingerprint_path_.string(), "\n"));
+  EXPECT_THAT(out_.str() + err_.str(), Not(HasSubstr(key.Text().substr(0, 16))));
+}
+
+TEST_F(KeygenCliTest, AFingerprintKeyBesideAKeyPairWritesAllThree) {
+  ASSERT_EQ(Run({"keygen", "--private-key", private_path_.string(), "--public-key",
+                 public_path_.string(), "--fingerprint-key", fingerprint_path_.string()}),
+            kExitOk)
+      << err_.str();
+  EXPECT_THAT(Files(), ::testing::ElementsAre("fingerprint-key", "signing.pem", "signing.pub.pem"));
+  EXPECT_THAT(out_.str(), HasSubstr("\nprivate key: "));
+  EXPECT_THAT(out_.str(), HasSubstr("\nfingerprint key id: "));
+  EXPECT_EQ(ModeOf(fingerprint_path_), 0600u);
+}
+
+TEST_F(KeygenCliTest, AnExistingFingerprintKeyIsKeptAndNothingIsWritten) {
+  WriteText(fingerprint_path_, "precious\n");
+  EXPECT_EQ(Run({"keygen", "--private-key", private_path_.string(), "--public-key",
+                 public_path_.string(), "--fingerprint-key", fingerprint_path_.string()}),
+            kExitFailure);
+  EXPECT_THAT(err_.str(), HasSubstr("--fingerprint-key: " + fingerprint_path_.string() +
+                                    " exists; remove it or choose another path"));
+  EXPECT_EQ(ReadText(fingerprint_path_), "precious\n");
+  EXPECT_THAT(Files(), ::testing::ElementsAre("fingerprint-key"));
+  EXPECT_EQ(out_.str(), "");
+}
+
+TEST_F(KeygenCliTest, AnExistingKeyOfThePairWritesNoFingerprintKey) {
+  WriteText(public_path_, "precious\n");
+  EXPECT_EQ(Run({"keygen", "--private-key", private_path_.string(), "--public-key",
+                 public_path_.string(), "--fingerprint-key", fingerprint_path_.string()}),
+            kExitFailure);
+  EXPECT_THAT(err_.str(), HasSubstr("--public-key: "));
+  EXPECT_THAT(Files(), ::testing::ElementsAre("signing.pub.pem"));
+}
+
+TEST_F(KeygenCliTest, TheFingerprintKeyMustBeAnotherFileThanThePair) {
+  EXPECT_EQ(Run({"keygen", "--private-key", private_path_.string(), "--public-key",
+                 public_path_.string(), "--fingerprint-key", private_path_.string()}),
+            kExitUsage);
+  EXPECT_THAT(err_.str(), HasSubstr("--fingerprint-key: must name another file"));
+  EXPECT_EQ(Run({"keygen", "--fingerprint-key", ""}), kExitUsage);
+  EXPECT_THAT(err_.str(), HasSubstr("--fingerprint-key: names no file"));
+  EXPECT_THAT(Files(), ::testing::IsEmpty());
+}
+
 TEST_F(KeygenCliTest, HelpExplainsTheKeysAndTheirFlags) {
   EXPECT_EQ(Run({"keygen", "--help"}), kExitOk);
   const std::string help = out_.str();
@@ -147,6 +218,8 @@ TEST_F(KeygenCliTest, HelpExplainsTheKeysAndTheirFlags) {
   EXPECT_THAT(help, HasSubstr("serve --signing-key"));
   EXPECT_THAT(help, HasSubstr("verify --public-key"));
   EXPECT_THAT(help, HasSubstr("must stay on the service host"));
+  EXPECT_THAT(help, HasSubstr("--fingerprint-key"));
+  EXPECT_THAT(help, HasSubstr("serve --fingerprint-key"));
   EXPECT_THAT(help, Not(HasSubstr("--db")));
 }
 

@@ -90,6 +90,10 @@ void AddCliDispatcherAndServerRows(std::vector<BadInputCliRow>& rows) {
                                {"kubeconfig", "not valid YAML"}));
   rows.push_back(CliOfflineRow({"serve", "--signing-key", CliInput("not-a-key.pem")}, 1,
                                {"--signing-key", "not an unencrypted PEM"}));
+  rows.push_back(CliOfflineRow({"serve", "--fingerprint-key", CliInput("a-folder")}, 2,
+                               {"--fingerprint-key: ", "a-folder\" names a directory"}));
+  rows.push_back(CliOfflineRow({"keygen", "--fingerprint-key", CliInput("missing/key")}, 2,
+                               {"--fingerprint-key: ", "missing\" is not an existing folder"}));
   rows.push_back(CliOfflineRow({"serve", "--agent-ca-file", CliInput("missing.pem")}, 1,
                                {"--agent-ca-file: cannot read"}));
   rows.push_back(CliOfflineRow({"migrate", "--db", ""}, 2, {"--db: required"}));

@@ -337,8 +337,8 @@ struct LogView {
   std::map<int64_t, std::string> request_id_at;  // seq -> request id of its event
   std::set<std::string> credential_secret_uids;  // CredentialSecretCreated
   std::set<std::string> mirror_uids;             // MirrorWritten
-  std::string source_hash;                       // the last SourceSecretObserved
-  std::string mirror_hash;                       // the last MirrorWritten in kMirrorNamespace
+  std::string source_digest;                     // the last SourceSecretObserved
+  std::string mirror_digest;                     // the last MirrorWritten in kMirrorNamespace
   std::string mirror_uid;
   std::map<std::string, int> event_counts;  // by type
 };
@@ -362,13 +362,13 @@ class CrashWorkloadTest : public LiveProcessTest {
         log_.credential_secret_uids.insert(event->credential_secret_created().secret().uid());
       }
       if (event->has_source_secret_observed()) {
-        log_.source_hash = event->source_secret_observed().source_hash();
+        log_.source_digest = projections::SourceDigestOf(event->source_secret_observed());
       }
       if (event->has_mirror_written()) {
         const v1::MirrorWritten& written = event->mirror_written();
         log_.mirror_uids.insert(written.secret().uid());
         if (written.namespace_() == kMirrorNamespace) {
-          log_.mirror_hash = written.source_hash();
+          log_.mirror_digest = projections::SourceDigestOf(written);
           log_.mirror_uid = written.secret().uid();
         }
       }
@@ -484,7 +484,7 @@ class CrashWorkloadTest : public LiveProcessTest {
     if ((*source)["data"] != (*mirror)["data"]) problems.push_back("mirror data is stale");
     const std::string mirror_uid = StringAt(*mirror, {"metadata", "uid"});
     if (mirror_uid != log_.mirror_uid) problems.push_back("mirror is not the one last written");
-    if (log_.mirror_hash != log_.source_hash) {
+    if (log_.mirror_digest != log_.source_digest) {
       problems.push_back("the last mirror write is not of the last observed source");
     }
     for (const char* ns : {kLiveNamespace, kMirrorNamespace}) {

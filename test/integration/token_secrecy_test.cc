@@ -11,6 +11,7 @@
 // start of any JWT, which finds a token that never reached a Secret. The test fails when
 // credledger writes a token, or a form of it, to any of those places: the tokens searched
 // for are exactly the bytes the cluster's Secrets hold.
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,12 +19,16 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/sha256.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kubebridge/client/json_util.h"
 #include "kubebridge/credentials/agent_objects.h"
 #include "projections/mirror_naming.h"
+#include "store/event_codec.h"
 #include "test/integration/live_processes.h"
+#include "test/integration/mirror_processes.h"
+#include "test/support/file_text.h"
 #include "test/support/rbac_objects.h"
 #include "test/support/status_matchers.h"
 
@@ -158,103 +163,45 @@ TEST_F(TokenSecrecyTest, NoTokenReachesTheDatabaseTheLogsOrAnyResponse) {
 }
 
 // Source Secret data through the real binaries: the source data never appears in the log,
-// exports or logs; only hashes do (docs/design.md, "Security model"; docs/mirrors.md,
-// "Source hash"). An identity mirrors a source Secret into a namespace, the source is rotated,
-// and every output of the CLI and of serve, the database files and every export format are
-// searched for the data's values, raw and base64-encoded as the Secret holds them.
-class MirrorSecrecyTest : public LiveProcessTest {
+// exports or logs (docs/design.md, "Security model"; docs/mirrors.md, "Source fingerprint").
+// An identity mirrors a source Secret into a namespace, the source is rotated, and every
+// output of the CLI and of serve, the database files and every export format are searched
+// for the data's values, raw and base64-encoded as the Secret holds them.
+class MirrorSecrecyTest : public MirrorProcessTest {
  protected:
-  static nlohmann::json Source(const std::string& access_key, const std::string& secret_key) {
-    return {{"apiVersion", "v1"},
-            {"kind", "Secret"},
-            {"metadata", {{"name", "aws-keys"}, {"namespace", kLiveNamespace}}},
-            {"data",
-             {{"access_key", absl::Base64Escape(access_key)},
-              {"secret_key", absl::Base64Escape(secret_key)}}}};
-  }
-
-  // Follows the mirror Secret in `ns` until it holds source hash `hash` (a list, then a
-  // watch from it; the watch's server-side timeout bounds the wait).
-  bool WaitForMirror(const std::string& ns, const std::string& hash) {
-    const std::string name = projections::MirrorSecretName("aws");
-    const auto holds = [&](const nlohmann::json& secret) {
-      return StringAt(secret, {"metadata", "annotations", "captf.io/source-hash"}) == hash;
-    };
-    kubebridge::ListOptions by_name;
-    by_name.field_selector = absl::StrCat("metadata.name=", name);
-    absl::StatusOr<kubebridge::ObjectList> listed =
-        admin_->List(kubebridge::SecretResource(ns), by_name);
-    if (!listed.ok()) return false;
-    for (const nlohmann::json& secret : listed->items) {
-      if (holds(secret)) return true;
+  // Every read of the identity in text and JSON, and every export format.
+  void ReadEverywhere() {
+    for (const char* output : {"text", "json"}) {
+      EXPECT_EQ(Cli({"identity", "get", "aws", "--output", output}).exit_code, 0);
+      EXPECT_EQ(Cli({"identity", "list", "--output", output}).exit_code, 0);
+      EXPECT_EQ(Cli({"identity", "mirrors", "--output", output}).exit_code, 0);
+      EXPECT_EQ(Cli({"timeline", "--identity", "aws", "--output", output}).exit_code, 0);
     }
-    kubebridge::WatchOptions watch;
-    watch.field_selector = by_name.field_selector;
-    watch.resource_version = listed->resource_version;
-    watch.timeout = kLiveWait;
-    bool found = false;
-    admin_
-        ->WatchOnce(kubebridge::SecretResource(ns), watch,
-                    [&](const kubebridge::WatchEvent& event) {
-                      found = found || holds(event.object);
-                      // Ending the watch early is the callback's error.
-                      return found ? absl::CancelledError("mirror found") : absl::OkStatus();
-                    })
-        .IgnoreError();
-    return found;
+    for (const char* format : {"jsonl", "cloudevents", "csv"}) {
+      EXPECT_EQ(Cli({"export", "--format", format}).exit_code, 0) << format;
+    }
   }
 };
 
 TEST_F(MirrorSecrecyTest, NoSourceDataReachesTheDatabaseTheLogsOrAnyResponse) {
   const std::vector<std::string> values = {"AKIA-LIVE-7f3e21", "live-secret-value-9a1c55",
                                            "AKIA-LIVE-ROTATED-0b8d", "rotated-secret-4e6f70"};
-  ASSERT_OK(admin_->Create(kubebridge::ResourceRef{"", "v1", "namespaces", "", ""},
-                           {{"apiVersion", "v1"},
-                            {"kind", "Namespace"},
-                            {"metadata", {{"name", "team-a"}}}})
-                .status());
-  ASSERT_OK(admin_->Create(kubebridge::SecretResource(kLiveNamespace), Source(values[0], values[1]))
-                .status());
-  // Without a policy file the caller's declared name is the Kubernetes user of the review.
-  ASSERT_OK(admin_
-                ->Create(kubebridge::RoleResource(kLiveNamespace),
-                         SecretReaderRole("read-aws-keys", "aws-keys"))
-                .status());
-  ASSERT_OK(admin_
-                ->Create(kubebridge::RoleBindingResource(kLiveNamespace),
-                         RoleBindingTo("alice-reads-aws-keys", "read-aws-keys", "User", "alice"))
-                .status());
+  CreateSource({{"access_key", values[0]}, {"secret_key", values[1]}});
   StartServe();
-
-  EXPECT_EQ(Cli({"identity", "create", "aws", "--secret", "demo/aws-keys", "--allow-namespace",
-                 "team-a", "--as", "alice"})
-                .exit_code,
-            0);
-  EXPECT_EQ(Cli({"identity", "bind", "aws", "--namespace", "team-a", "--owner",
-                 "batch/v1/Job/plan", "--owner-uid", "6f0c2a8e-5d1b-4c3a-9e7f-0a1b2c3d4e5f", "--as", "alice"})
-                .exit_code,
-            0);
+  CreateAndBindIdentity();
   ASSERT_TRUE(WaitForMirror("team-a", projections::SourceHash({{"access_key", values[0]},
                                                                 {"secret_key", values[1]}})));
 
   ASSERT_OK_AND_ASSIGN(nlohmann::json live,
                        admin_->Get(kubebridge::SecretResource(kLiveNamespace, "aws-keys")));
-  nlohmann::json rotated = Source(values[2], values[3]);
+  nlohmann::json rotated = Source({{"access_key", values[2]}, {"secret_key", values[3]}});
   rotated["metadata"]["resourceVersion"] = live["metadata"]["resourceVersion"];
   ASSERT_OK(admin_->Update(kubebridge::SecretResource(kLiveNamespace, "aws-keys"), rotated)
                 .status());
   ASSERT_TRUE(WaitForMirror("team-a", projections::SourceHash({{"access_key", values[2]},
                                                                 {"secret_key", values[3]}})));
 
-  for (const char* output : {"text", "json"}) {
-    EXPECT_EQ(Cli({"identity", "get", "aws", "--output", output}).exit_code, 0);
-    EXPECT_EQ(Cli({"identity", "list", "--output", output}).exit_code, 0);
-    EXPECT_EQ(Cli({"identity", "mirrors", "--output", output}).exit_code, 0);
-    EXPECT_EQ(Cli({"timeline", "--identity", "aws", "--output", output}).exit_code, 0);
-  }
-  for (const char* format : {"jsonl", "cloudevents", "csv"}) {
-    EXPECT_EQ(Cli({"export", "--format", format}).exit_code, 0) << format;
-  }
+  ReadEverywhere();
   KeepDatabaseFiles("while serving");
   StopServe();
   KeepDatabaseFiles("after stop");
@@ -271,6 +218,65 @@ TEST_F(MirrorSecrecyTest, NoSourceDataReachesTheDatabaseTheLogsOrAnyResponse) {
                        admin_->Get(kubebridge::SecretResource(
                            "team-a", projections::MirrorSecretName("aws"))));
   EXPECT_TRUE(absl::StrContains(mirror.dump(), absl::Base64Escape(values[3])));
+}
+
+// A guessed source password cannot be confirmed offline from what credledger records or
+// answers (docs/audit.md, "Source fingerprints"). The source holds a known `user` and
+// `pw=hunter2`; whoever holds an export could compute the plain source hash of the guess
+// {user, pw=hunter2} and look for it. The test computes that hash and searches every event's
+// payload and metadata bytes, the database files, every export format, the identity API's
+// answers and serve's log lines for its hex form, its raw bytes and its first 8 hex
+// characters (a short hash of 8 or more characters starts with them). The mirror in the
+// cluster keeps that hash as its captf.io/source-hash annotation, beside the data itself.
+TEST_F(MirrorSecrecyTest, AGuessedPasswordCannotBeConfirmedFromTheLogExportsOrAnswers) {
+  const std::map<std::string, std::string> data = {{"user", "ops-admin"}, {"pw", "hunter2"}};
+  CreateSource(data);
+  StartServe();
+  CreateAndBindIdentity();
+  const std::string guess = projections::SourceHash({data.begin(), data.end()});
+  ASSERT_TRUE(WaitForMirror("team-a", guess));
+  ReadEverywhere();
+  KeepDatabaseFiles("while serving");
+  StopServe();
+  KeepDatabaseFiles("after stop");
+  KeepProcessOutputs();
+  // The observation is recorded before any mirror is written, so the log holds it now.
+  std::string recorded;  // what the log says of the source's data
+  for (const store::RecordedEvent& e : ReadLog()) {
+    haystacks_.push_back({absl::StrCat("payload of seq ", e.seq), e.payload});
+    haystacks_.push_back({absl::StrCat("metadata of seq ", e.seq), e.metadata});
+    absl::StatusOr<v1::Event> event = store::EventCodec::Default().Decode(e);
+    ASSERT_OK(event.status());
+    if (event->has_source_secret_observed()) {
+      recorded = projections::SourceDigestOf(event->source_secret_observed());
+    }
+    if (event->has_mirror_written()) {
+      EXPECT_EQ(projections::SourceDigestOf(event->mirror_written()), recorded);
+    }
+  }
+  ASSERT_FALSE(recorded.empty());
+
+  std::string raw_guess;
+  ASSERT_TRUE(common::HexDecode(guess, &raw_guess));
+  ExpectNotFoundAnywhere({guess, raw_guess, guess.substr(0, 8)});
+  // Nor the key that made the fingerprints (serve made it beside the database), in any form.
+  const std::string key_hex = ReadText(db_path().parent_path() / "fingerprint-key").substr(0, 64);
+  ASSERT_EQ(key_hex.size(), 64u);
+  std::string raw_key;
+  ASSERT_TRUE(common::HexDecode(key_hex, &raw_key));
+  ExpectNotFoundAnywhere({key_hex, raw_key, key_hex.substr(0, 16)});
+  // The search finds what the log holds instead: the exports carry it.
+  const auto printed = [&](const std::string& needle) {
+    for (const RunResult& run : cli_outputs_) {
+      if (absl::StrContains(run.out, needle)) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(printed(recorded)) << recorded;
+  // The cluster keeps CAPTF's annotation.
+  ASSERT_OK_AND_ASSIGN(nlohmann::json mirror, admin_->Get(kubebridge::SecretResource(
+                                                  "team-a", projections::MirrorSecretName("aws"))));
+  EXPECT_EQ(StringAt(mirror, {"metadata", "annotations", "captf.io/source-hash"}), guess);
 }
 
 }  // namespace token_secrecy_test

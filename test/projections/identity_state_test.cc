@@ -13,10 +13,12 @@
 #include "gtest/gtest.h"
 #include "projections/proto_time.h"
 #include "store/event_codec.h"
+#include "test/support/version1_events.h"
 
 namespace credledger::projections {
 namespace identity_state_test {
 
+using ::credledger::testing::AsVersion1;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -26,8 +28,13 @@ using v1::Event;
 const absl::Time kT0 = absl::FromUnixSeconds(1767225600);
 constexpr char kApi[] = "infrastructure.cluster.x-k8s.io/v1beta1";
 // Source hashes as the bridge records them (64 lowercase hex characters).
-constexpr char kHash1[] = "3f2a9c01d4e5b6a7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5";
-constexpr char kHash2[] = "9a8b7c6d5e4f30211203f4e5d6c7b8a99a8b7c6d5e4f30211203f4e5d6c7b8a9";
+// Source fingerprints (the fold treats them as opaque values of that shape) and the plain
+// hash a version 1 event carries.
+constexpr char kHash1[] =
+    "hmac-sha256:0123456789abcdef:3f2a9c01d4e5b6a7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5";
+constexpr char kHash2[] =
+    "hmac-sha256:0123456789abcdef:9a8b7c6d5e4f30211203f4e5d6c7b8a99a8b7c6d5e4f30211203f4e5d6c7b8a9";
+constexpr char kPlainHash1[] = "3f2a9c01d4e5b6a7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5";
 
 v1::OwnerReference Owner(std::string kind, std::string name, std::string uid,
                          std::string api_version = kApi) {
@@ -105,7 +112,7 @@ Event Source(std::string hash, std::vector<std::string> keys = {"AWS_ACCESS_KEY_
   Event e;
   v1::SourceSecretObserved* s = e.mutable_source_secret_observed();
   s->set_found(!hash.empty());
-  s->set_source_hash(std::move(hash));
+  s->set_source_fingerprint(std::move(hash));
   for (std::string& k : keys) s->add_keys(std::move(k));
   s->set_resource_version("4711");
   return e;
@@ -131,7 +138,7 @@ Event Written(std::string ns, std::string hash, std::vector<v1::OwnerReference> 
   w->set_namespace_(std::move(ns));
   w->mutable_secret()->set_name("captf-creds-aws");
   w->mutable_secret()->set_uid(absl::StrCat("mirror-uid-", w->namespace_()));
-  w->set_source_hash(std::move(hash));
+  w->set_source_fingerprint(std::move(hash));
   for (v1::OwnerReference& o : owners) *w->add_owners() = std::move(o);
   w->set_kind(v1::MIRROR_WRITE_KIND_CREATED);
   return e;
@@ -261,7 +268,7 @@ TEST_F(IdentityStateTest, IdentityDeletedKeepsTheRestForHistory) {
   Apply(Deleted());
   EXPECT_EQ(state_.phase(), v1::IdentityState::PHASE_DELETED);
   EXPECT_EQ(state_.name(), "aws");
-  EXPECT_EQ(state_.source().source_hash(), kHash1);
+  EXPECT_EQ(state_.source().source_fingerprint(), kHash1);
   EXPECT_THAT(state_.spec().allowed_namespaces().list(), ElementsAre("team-a"));
   EXPECT_EQ(state_.stream_version(), 2);
 }
@@ -333,7 +340,7 @@ TEST_F(IdentityStateTest, SourceSecretObservedRecordsHashKeysAndTime) {
   Apply(Source(kHash1, {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"}));
   EXPECT_TRUE(state_.source().observed());
   EXPECT_TRUE(state_.source().found());
-  EXPECT_EQ(state_.source().source_hash(), kHash1);
+  EXPECT_EQ(state_.source().source_fingerprint(), kHash1);
   EXPECT_THAT(state_.source().keys(), ElementsAre("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"));
   EXPECT_EQ(FromProto(state_.source().observed_at()), kT0 + absl::Seconds(2));
 
@@ -369,7 +376,7 @@ TEST_F(IdentityStateTest, MirrorWrittenRecordsTheMirror) {
   const v1::MirrorRecord& m = Ns("team-a").mirror();
   EXPECT_EQ(m.secret().name(), "captf-creds-aws");
   EXPECT_EQ(m.secret().uid(), "mirror-uid-team-a");
-  EXPECT_EQ(m.source_hash(), kHash1);
+  EXPECT_EQ(m.source_fingerprint(), kHash1);
   ASSERT_EQ(m.owners_size(), 1);
   EXPECT_EQ(m.owners(0).uid(), "u1");
   EXPECT_EQ(FromProto(m.written_at()), kT0 + absl::Seconds(4));
@@ -536,6 +543,29 @@ TEST_F(IdentityStateTest, ARotatedSourceIsPendingUntilTheMirrorHoldsTheNewHash) 
   EXPECT_EQ(Of(Ns("team-b").credentials_mirrored()), "Unknown/MirrorPending");
   Apply(Written("team-b", kHash2));
   EXPECT_EQ(Of(Ns("team-b").credentials_mirrored()), "True/Mirrored");
+}
+
+// A log written with plain hashes (version 1) folds as it did: a mirror whose plain hash is
+// the source's is current. A plain hash never equals a fingerprint, even of the same data:
+// the first observation under fingerprints leaves the mirror pending until it is recorded
+// again (docs/mirrors.md, "Logs with plain source hashes").
+TEST_F(IdentityStateTest, APlainHashIsCurrentAgainstAPlainHashOnlyAndShownShort) {
+  Apply(Created(Spec({"team-a"})));
+  Apply(AsVersion1(Source(kHash1), kPlainHash1));
+  Apply(Bound("team-a", Owner("TerraformCluster", "c1", "u1")));
+  Apply(AsVersion1(Written("team-a", kHash1), kPlainHash1));
+  EXPECT_EQ(state_.source().source_hash(), kPlainHash1);
+  EXPECT_EQ(Ns("team-a").mirror().source_hash(), kPlainHash1);
+  EXPECT_EQ(Of(Ns("team-a").credentials_mirrored()), "True/Mirrored");
+  EXPECT_EQ(Ns("team-a").credentials_mirrored().message(),
+            "mirror captf-creds-aws holds the source's current data (source 3f2a9c01d4e5)");
+
+  Apply(Source(kHash1));
+  EXPECT_EQ(state_.source().source_hash(), "");
+  EXPECT_EQ(Of(Ns("team-a").credentials_mirrored()), "Unknown/MirrorPending");
+  Apply(Written("team-a", kHash1));
+  EXPECT_EQ(Ns("team-a").mirror().source_hash(), "");
+  EXPECT_EQ(Of(Ns("team-a").credentials_mirrored()), "True/Mirrored");
 }
 
 TEST_F(IdentityStateTest, ConditionMessagesShowOnlyHashPrefixes) {

@@ -1,4 +1,5 @@
-// Tests of mirror names and source hashes (docs/mirrors.md, "The mirror" and "Source hash").
+// Tests of mirror names, source hashes and source fingerprints (docs/mirrors.md, "The mirror",
+// "Source hash" and "Source fingerprint").
 // The expected values were computed outside credledger (Python's hashlib over the byte layouts
 // written out below), not by running this code.
 //
@@ -18,6 +19,13 @@
 //     = 0000000000000001 42 0000000000000001 33 0000000000000001 7a 0000000000000001 31
 //       0000000000000002 c3a9 0000000000000001 32
 //     2575b6a77812fb464f5bfa70dbf3d7eb89cd8a74abb58a9c681606c1c3d84e02
+//   fingerprint key 000102...1f (32 bytes):
+//     key id = first 16 hex of SHA-256("credledger-fingerprint-key-id-v1" 00 000102...1f)
+//            = ee30c76ed9b7b33b
+//     data {}         -> HMAC-SHA-256(key, nothing)
+//       d38b42096d80f45f826b44a9d5607de72496a415d3f4a1a8c88e3bb9da8dc1cb
+//     data {"a": "1"} -> HMAC-SHA-256(key, LP("a") LP("1"))
+//       b665cf4207c31fde1d307de66078a6de4282d99d37fa1186fb5c4e2f1da6eaa8
 //   mirror name of "a" x 241         -> "captf-creds-" + "a" x 241 (253 characters)
 //   mirror name of "a" x 242         -> "captf-creds-" + first 16 hex of SHA-256("a" x 242)
 //     = captf-creds-8fded59c427b2e68
@@ -27,12 +35,19 @@
 #include <utility>
 #include <vector>
 
+#include "common/fingerprint_key.h"
+#include "credledger/v1/events.pb.h"
 #include "gtest/gtest.h"
 
 namespace credledger::projections {
 namespace mirror_naming_test {
 
 using Data = std::vector<std::pair<std::string, std::string>>;
+
+common::FingerprintKey GoldenKey() {
+  return *common::FingerprintKey::FromText(
+      "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\n");
+}
 
 TEST(SourceHashTest, EmptyDataHashesToTheSha256OfNothing) {
   EXPECT_EQ(SourceHash({}), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
@@ -82,10 +97,42 @@ TEST(MirrorSecretNameTest, ANameThatWouldPass253CharactersIsHashed) {
   EXPECT_EQ(MirrorSecretName(std::string(242, 'a')), "captf-creds-8fded59c427b2e68");
 }
 
-TEST(ShortSourceHashTest, ShowsTheFirstTwelveHexCharactersOrNone) {
-  EXPECT_EQ(ShortSourceHash("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+TEST(SourceFingerprintTest, IsTheKeysHmacOverTheBytesTheHashIsOver) {
+  EXPECT_EQ(SourceFingerprint(GoldenKey(), {}),
+            "hmac-sha256:ee30c76ed9b7b33b:"
+            "d38b42096d80f45f826b44a9d5607de72496a415d3f4a1a8c88e3bb9da8dc1cb");
+  EXPECT_EQ(SourceFingerprint(GoldenKey(), {{"a", "1"}}),
+            "hmac-sha256:ee30c76ed9b7b33b:"
+            "b665cf4207c31fde1d307de66078a6de4282d99d37fa1186fb5c4e2f1da6eaa8");
+  EXPECT_EQ(SourceFingerprint(GoldenKey(), {{"b", "2"}, {"a", "1"}}),
+            SourceFingerprint(GoldenKey(), {{"a", "1"}, {"b", "2"}}));
+}
+
+TEST(SourceDigestOfTest, TakesTheFingerprintElseThePlainHashOfAVersion1Record) {
+  v1::MirrorWritten written;
+  EXPECT_EQ(SourceDigestOf(written), "");
+  written.set_source_hash(std::string(64, 'a'));
+  EXPECT_EQ(SourceDigestOf(written), std::string(64, 'a'));
+  written.clear_source_hash();
+  written.set_source_fingerprint("hmac-sha256:ee30c76ed9b7b33b:" + std::string(64, 'a'));
+  EXPECT_EQ(SourceDigestOf(written), written.source_fingerprint());
+}
+
+TEST(ShortSourceDigestTest, ShowsTwelveHexCharactersOfTheMacOrOfAPlainHashOrNone) {
+  EXPECT_EQ(ShortSourceDigest("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
             "e3b0c44298fc");
-  EXPECT_EQ(ShortSourceHash(""), "none");
+  EXPECT_EQ(ShortSourceDigest("hmac-sha256:ee30c76ed9b7b33b:"
+                              "b665cf4207c31fde1d307de66078a6de4282d99d37fa1186fb5c4e2f1da6eaa8"),
+            "b665cf4207c3");
+  EXPECT_EQ(ShortSourceDigest(""), "none");
+}
+
+TEST(SourceDigestWordsTest, NamesAFingerprintsKeyAndCallsAPlainHashAHash) {
+  EXPECT_EQ(SourceDigestWords("hmac-sha256:ee30c76ed9b7b33b:"
+                              "b665cf4207c31fde1d307de66078a6de4282d99d37fa1186fb5c4e2f1da6eaa8"),
+            "fingerprint b665cf4207c3 (key ee30c76ed9b7b33b)");
+  EXPECT_EQ(SourceDigestWords(std::string(64, 'e')), "hash eeeeeeeeeeee");
+  EXPECT_EQ(SourceDigestWords(""), "none");
 }
 
 }  // namespace mirror_naming_test

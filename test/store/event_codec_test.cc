@@ -1,5 +1,9 @@
 #include "store/event_codec.h"
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/support/status_matchers.h"
@@ -91,6 +95,38 @@ TEST(EventCodecTest, OlderVersionsAreUpcastStepByStep) {
   });
   ASSERT_OK_AND_ASSIGN(v1::Event decoded, codec.Decode(old));
   EXPECT_EQ(decoded.service_configured().agent_apiserver_url(), "https://a/v2/v3");
+}
+
+// Logs written with plain source hashes stay readable (docs/mirrors.md, "Logs with plain
+// source hashes"): version 1 of both events decodes with its source_hash, and a log holding
+// them passes the start-up type check; version 2 is what is written.
+TEST(EventCodecTest, Version1SourceHashEventsDecodeAndVersion2IsWritten) {
+  const std::string hash(64, 'a');
+  v1::SourceSecretObserved observed;
+  observed.set_found(true);
+  observed.set_source_hash(hash);
+  v1::MirrorWritten written;
+  written.set_namespace_("team-a");
+  written.set_source_hash(hash);
+  for (const auto& [type, payload] : std::vector<std::pair<std::string, std::string>>{
+           {"credledger.v1.SourceSecretObserved", observed.SerializeAsString()},
+           {"credledger.v1.MirrorWritten", written.SerializeAsString()}}) {
+    EXPECT_EQ(EventCodec::Default().known_types().at(type), 2u) << type;
+    RecordedEvent old;
+    old.type = type;
+    old.schema_version = 1;
+    old.payload = payload;
+    ASSERT_OK_AND_ASSIGN(v1::Event decoded, EventCodec::Default().Decode(old));
+    EXPECT_EQ(decoded.has_source_secret_observed() ? decoded.source_secret_observed().source_hash()
+                                                   : decoded.mirror_written().source_hash(),
+              hash)
+        << type;
+    EXPECT_OK(EventCodec::Default().CheckStoredTypes({{type, 1}}));
+  }
+  v1::Event event;
+  event.mutable_mirror_written()->set_source_fingerprint("hmac-sha256:x");
+  ASSERT_OK_AND_ASSIGN(NewEvent encoded, EventCodec::Default().Encode(event, v1::EventMetadata()));
+  EXPECT_EQ(encoded.schema_version, 2u);
 }
 
 TEST(EventCodecTest, StoredTypeCheckNamesTheOffendingType) {

@@ -22,6 +22,7 @@
 #include "credledger/v1/state.pb.h"
 #include "kubebridge/model/mirror_outcomes.h"
 #include "projections/identity_state.h"
+#include "projections/mirror_naming.h"
 
 namespace credledger::kubebridge {
 
@@ -65,13 +66,14 @@ class FakeIdentityLog final : public MirrorOutcomeSink {
  private:
   std::optional<v1::Event> ToEvent(const RecordSourceObserved& o) {
     const v1::SourceObservation& last = state_.source();
-    if (last.observed() && last.found() == o.found && last.source_hash() == o.source_hash) {
+    if (last.observed() && last.found() == o.found &&
+        projections::SourceDigestOf(last) == o.source_fingerprint) {
       return std::nullopt;
     }
     v1::Event e;
     v1::SourceSecretObserved* s = e.mutable_source_secret_observed();
     s->set_found(o.found);
-    s->set_source_hash(o.source_hash);
+    s->set_source_fingerprint(o.source_fingerprint);
     for (const std::string& k : o.keys) s->add_keys(k);
     s->set_resource_version(o.resource_version);
     return e;
@@ -99,7 +101,7 @@ class FakeIdentityLog final : public MirrorOutcomeSink {
     v1::MirrorWritten* w = e.mutable_mirror_written();
     w->set_namespace_(o.namespace_name);
     *w->mutable_secret() = o.secret;
-    w->set_source_hash(o.source_hash);
+    w->set_source_fingerprint(o.source_fingerprint);
     for (const v1::OwnerReference& owner : o.owners) *w->add_owners() = owner;
     w->set_kind(o.kind);
     for (const std::string& c : o.changed) w->add_changed(c);

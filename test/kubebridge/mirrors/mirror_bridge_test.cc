@@ -115,7 +115,8 @@ class MirrorBridgeTest : public ApiServerFixture {
     ASSERT_TRUE(projector_->WaitForSeq(store_->HeadSeq(), absl::Seconds(20)));
     options_.resync_period = kNoResync;
     options_.workers = 1;
-    bridge_ = MirrorBridge::Start(client_.get(), &log_, projector_.get(), &clock_, options_);
+    bridge_ = MirrorBridge::Start(client_.get(), &log_, projector_.get(), &fingerprint_key_,
+                                  &clock_, options_);
   }
 
   // The failure recorded for team-a; UNSPECIFIED when there is none.
@@ -139,6 +140,7 @@ class MirrorBridgeTest : public ApiServerFixture {
   std::unique_ptr<store::SqliteEventStore> store_;
   std::unique_ptr<projections::IdentityProjector> projector_;
   FakeIdentityLog log_;
+  const common::FingerprintKey fingerprint_key_ = *common::FingerprintKey::Generate();
   std::unique_ptr<MirrorBridge> bridge_;
   int requests_ = 0;
 };

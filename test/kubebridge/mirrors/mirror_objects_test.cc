@@ -1,5 +1,6 @@
 // The mirror Secret builders, comparisons, source digest and the planner, without a server
-// (docs/mirrors.md, "The mirror", "Source hash", "Revocation" and "Conflicts and safety").
+// (docs/mirrors.md, "The mirror", "Source hash", "Source fingerprint", "Revocation" and
+// "Conflicts and safety").
 #include "kubebridge/mirrors/mirror_objects.h"
 
 #include <map>
@@ -7,6 +8,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "common/fingerprint_key.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/kubebridge/mirrors/mirror_test_objects.h"
@@ -23,10 +25,10 @@ using ::testing::IsEmpty;
 using ::testing::Not;
 using Kind = MirrorAction::Kind;
 
-// The source hash computed from its description (docs/mirrors.md, "Source hash"), independently
-// of projections/: for each key in byte order, 8-byte big-endian length and bytes of the key,
-// then of the value.
-std::string ReferenceSourceHash(const std::map<std::string, std::string>& data) {
+// The bytes a source's data is hashed over, from their description (docs/mirrors.md, "Source
+// hash"), independently of projections/: for each key in byte order, 8-byte big-endian
+// length and bytes of the key, then of the value.
+std::string ReferenceSourceBytes(const std::map<std::string, std::string>& data) {
   std::string encoded;
   auto append = [&](const std::string& bytes) {
     for (int shift = 56; shift >= 0; shift -= 8) {
@@ -38,7 +40,18 @@ std::string ReferenceSourceHash(const std::map<std::string, std::string>& data) 
     append(key);
     append(value);
   }
-  return ::credledger::testing::ReferenceSha256HexPrefix(encoded, 64);
+  return encoded;
+}
+
+std::string ReferenceSourceHash(const std::map<std::string, std::string>& data) {
+  return ::credledger::testing::ReferenceSha256HexPrefix(ReferenceSourceBytes(data), 64);
+}
+
+// The fingerprint key of these tests.
+const common::FingerprintKey& Key() {
+  static const auto* key =
+      new common::FingerprintKey(*common::FingerprintKey::FromText(std::string(64, '7')));
+  return *key;
 }
 
 const nlohmann::json kData = {{"password", "aHVudGVyMg=="}, {"user", "YWRtaW4="}};
@@ -155,25 +168,29 @@ TEST_F(MirrorChangesTest, MergedForUpdateKeepsForeignMetadataAndTheResourceVersi
   EXPECT_THAT(MirrorChanges(merged, desired_), IsEmpty());
 }
 
-TEST(SourceSecretDigestTest, HashesTheDecodedValuesAsTheIssueSpecifies) {
+// The hash for the mirror's annotation and the fingerprint for the log are over the same
+// bytes; the fingerprint is the key's, and contains neither the hash nor a part of it.
+TEST(SourceSecretDigestTest, HashesAndFingerprintsTheDecodedValues) {
   nlohmann::json secret = {{"metadata", {{"namespace", "ops"}, {"name", "src"}}},
                            {"data",
                             {{"user", absl::Base64Escape("admin")},
                              {"password", absl::Base64Escape(std::string("hu\0nter2", 8))},
                              {"empty", ""}}}};
-  ASSERT_OK_AND_ASSIGN(SourceDigest digest, SourceSecretDigest(secret));
-  EXPECT_EQ(digest.hash,
-            ReferenceSourceHash(
-                {{"user", "admin"}, {"password", std::string("hu\0nter2", 8)}, {"empty", ""}}));
+  ASSERT_OK_AND_ASSIGN(SourceDigest digest, SourceSecretDigest(secret, Key()));
+  const std::map<std::string, std::string> data = {
+      {"user", "admin"}, {"password", std::string("hu\0nter2", 8)}, {"empty", ""}};
+  EXPECT_EQ(digest.hash, ReferenceSourceHash(data));
+  EXPECT_EQ(digest.fingerprint, Key().Fingerprint(ReferenceSourceBytes(data)));
+  EXPECT_THAT(digest.fingerprint, Not(HasSubstr(digest.hash.substr(0, 8))));
   EXPECT_THAT(digest.keys, ElementsAre("empty", "password", "user"));
 }
 
 TEST(SourceSecretDigestTest, MissingOrNullDataHashesAsEmptyData) {
   const std::string empty_hash = ::credledger::testing::ReferenceSha256HexPrefix("", 64);
-  ASSERT_OK_AND_ASSIGN(SourceDigest missing, SourceSecretDigest({{"metadata", {}}}));
+  ASSERT_OK_AND_ASSIGN(SourceDigest missing, SourceSecretDigest({{"metadata", {}}}, Key()));
   EXPECT_EQ(missing.hash, empty_hash);
   EXPECT_THAT(missing.keys, IsEmpty());
-  ASSERT_OK_AND_ASSIGN(SourceDigest null_data, SourceSecretDigest({{"data", nullptr}}));
+  ASSERT_OK_AND_ASSIGN(SourceDigest null_data, SourceSecretDigest({{"data", nullptr}}, Key()));
   EXPECT_EQ(null_data.hash, empty_hash);
 }
 
@@ -183,7 +200,7 @@ TEST(SourceSecretDigestTest, MalformedBase64IsRefusedNamingTheKeyButNotTheValue)
   for (const char* value : {"c2VjcmV0dmFsdWU", "c2VjcmV0dmFsdWX=", "c2Vj cmV0", "c2V*cmV0"}) {
     nlohmann::json secret = {{"metadata", {{"namespace", "ops"}, {"name", "src"}}},
                              {"data", {{"ok", "YQ=="}, {"token", value}}}};
-    absl::StatusOr<SourceDigest> digest = SourceSecretDigest(secret);
+    absl::StatusOr<SourceDigest> digest = SourceSecretDigest(secret, Key());
     EXPECT_THAT(digest, StatusIs(absl::StatusCode::kDataLoss, HasSubstr("\"token\""))) << value;
     EXPECT_THAT(digest, StatusIs(absl::StatusCode::kDataLoss, HasSubstr("ops/src"))) << value;
     EXPECT_THAT(digest, StatusIs(absl::StatusCode::kDataLoss, Not(HasSubstr(value)))) << value;
@@ -191,9 +208,9 @@ TEST(SourceSecretDigestTest, MalformedBase64IsRefusedNamingTheKeyButNotTheValue)
 }
 
 TEST(SourceSecretDigestTest, NonStringValueOrNonObjectDataIsDataLoss) {
-  EXPECT_THAT(SourceSecretDigest({{"data", {{"n", 1}}}}),
+  EXPECT_THAT(SourceSecretDigest({{"data", {{"n", 1}}}}, Key()),
               StatusIs(absl::StatusCode::kDataLoss, HasSubstr("\"n\"")));
-  EXPECT_THAT(SourceSecretDigest({{"data", "YQ=="}}),
+  EXPECT_THAT(SourceSecretDigest({{"data", "YQ=="}}, Key()),
               StatusIs(absl::StatusCode::kDataLoss, HasSubstr("data is not an object")));
 }
 
@@ -210,6 +227,7 @@ class PlanMirrorsTest : public ::testing::Test {
     source_.found = true;
     source_.data = kData;
     source_.hash = "h1";
+    source_.fingerprint = "f1";
   }
 
   // Adds an entry for `ns` with one binding per owner.
@@ -220,12 +238,16 @@ class PlanMirrorsTest : public ::testing::Test {
     for (const v1::OwnerReference& o : owners) *entry->add_bindings()->mutable_owner() = o;
     return entry;
   }
+  // Records in `entry` the mirror `uid` holding the data with source fingerprint
+  // `fingerprint` and the owner references `owners`.
   static void Record(v1::IdentityNamespaceState* entry, const std::string& uid,
-                     const std::string& hash, const std::vector<v1::OwnerReference>& owners) {
+                     const std::string& fingerprint,
+                     const std::vector<v1::OwnerReference>& owners) {
     v1::MirrorRecord* record = entry->mutable_mirror();
+    record->Clear();
     record->mutable_secret()->set_name("captf-creds-cloud");
     record->mutable_secret()->set_uid(uid);
-    record->set_source_hash(hash);
+    record->set_source_fingerprint(fingerprint);
     for (const v1::OwnerReference& o : owners) *record->add_owners() = o;
   }
   // Our mirror in `ns` as the API server would return it.
@@ -265,14 +287,14 @@ TEST_F(PlanMirrorsTest, BoundAndAllowedWithoutASecretCreatesTheDesiredMirror) {
 }
 
 TEST_F(PlanMirrorsTest, MirrorTheLogHoldsButTheClusterLacksIsRecordedGoneThenCreated) {
-  Record(Entry("a", {c1_}), "old", "h1", {c1_});
+  Record(Entry("a", {c1_}), "old", "f1", {c1_});
   MirrorAction action = PlanOne({});
   EXPECT_EQ(action.kind, Kind::kCreate);
   EXPECT_TRUE(action.mirror_gone);
 }
 
 TEST_F(PlanMirrorsTest, MirrorAsDesiredAndAsRecordedNeedsNothing) {
-  Record(Entry("a", {c1_}), "m1", "h1", {c1_});
+  Record(Entry("a", {c1_}), "m1", "f1", {c1_});
   MirrorAction action = PlanOne({{"a", Live("a", "m1", "h1", {c1_})}});
   EXPECT_EQ(action.kind, Kind::kNone);
   EXPECT_FALSE(action.mirror_gone);
@@ -284,16 +306,33 @@ TEST_F(PlanMirrorsTest, MirrorAsDesiredButUnrecordedOrRecordedDifferentlyIsAdopt
   MirrorAction unrecorded = PlanOne(existing);
   EXPECT_EQ(unrecorded.kind, Kind::kAdopt);
   EXPECT_EQ(unrecorded.uid, "m1");
-  Record(entry, "m0", "h1", {c1_});
+  Record(entry, "m0", "f1", {c1_});
   EXPECT_EQ(PlanOne(existing).kind, Kind::kAdopt);
-  Record(entry, "m1", "h0", {c1_});
+  Record(entry, "m1", "f0", {c1_});
   EXPECT_EQ(PlanOne(existing).kind, Kind::kAdopt);
-  Record(entry, "m1", "h1", {});
+  Record(entry, "m1", "f1", {});
   EXPECT_EQ(PlanOne(existing).kind, Kind::kAdopt);
 }
 
+// After an upgrade the log's record carries the plain hash of a version 1 MirrorWritten, and
+// after a key rotation a fingerprint under the old key. The live mirror's annotation is the
+// plain hash either way: the mirror is adopted (recorded once more), never rewritten.
+TEST_F(PlanMirrorsTest, ARecordWithAPlainHashOrAnotherKeysFingerprintIsAdoptedNotRewritten) {
+  v1::IdentityNamespaceState* entry = Entry("a", {c1_});
+  const std::map<std::string, nlohmann::json> existing = {{"a", Live("a", "m1", "h1", {c1_})}};
+  Record(entry, "m1", "", {c1_});
+  entry->mutable_mirror()->set_source_hash("h1");
+  MirrorAction plain = PlanOne(existing);
+  EXPECT_EQ(plain.kind, Kind::kAdopt);
+  EXPECT_THAT(plain.changes, IsEmpty());
+  Record(entry, "m1", "f1-under-the-old-key", {c1_});
+  EXPECT_EQ(PlanOne(existing).kind, Kind::kAdopt);
+  Record(entry, "m1", "f1", {c1_});
+  EXPECT_EQ(PlanOne(existing).kind, Kind::kNone);
+}
+
 TEST_F(PlanMirrorsTest, RotatedSourceUpdatesDataAndHashKeepingTheResourceVersion) {
-  Record(Entry("a", {c1_}), "m1", "h0", {c1_});
+  Record(Entry("a", {c1_}), "m1", "f0", {c1_});
   nlohmann::json live = Live("a", "m1", "h0", {c1_});
   live["data"] = {{"user", "b2xk"}};
   MirrorAction action = PlanOne({{"a", live}});
@@ -306,7 +345,7 @@ TEST_F(PlanMirrorsTest, RotatedSourceUpdatesDataAndHashKeepingTheResourceVersion
 }
 
 TEST_F(PlanMirrorsTest, ForeignSecretIsAConflictAndNeverWritten) {
-  Record(Entry("a", {c1_}), "m1", "h1", {c1_});
+  Record(Entry("a", {c1_}), "m1", "f1", {c1_});
   MirrorAction action = PlanOne({{"a", Foreign("a")}});
   EXPECT_EQ(action.kind, Kind::kRecordFailure);
   EXPECT_EQ(action.failure_kind, v1::MIRROR_FAILURE_KIND_CONFLICT);
@@ -317,7 +356,7 @@ TEST_F(PlanMirrorsTest, ForeignSecretIsAConflictAndNeverWritten) {
 }
 
 TEST_F(PlanMirrorsTest, MissingSourceIsAFailureAndLeavesTheMirror) {
-  Record(Entry("a", {c1_}), "m1", "h1", {c1_});
+  Record(Entry("a", {c1_}), "m1", "f1", {c1_});
   source_ = MirrorSource{};
   MirrorAction action = PlanOne({{"a", Live("a", "m1", "h1", {c1_})}});
   EXPECT_EQ(action.kind, Kind::kRecordFailure);
@@ -357,7 +396,7 @@ TEST_F(PlanMirrorsTest, SourceLabelledAsOurMirrorIsNeverDeletedWhenUnbound) {
 }
 
 TEST_F(PlanMirrorsTest, OurMirrorWithoutBindingsIsDeletedAsUnbound) {
-  Record(Entry("a", {}), "m1", "h1", {c1_});
+  Record(Entry("a", {}), "m1", "f1", {c1_});
   MirrorAction action = PlanOne({{"a", Live("a", "m1", "h1", {c1_})}});
   EXPECT_EQ(action.kind, Kind::kDelete);
   EXPECT_EQ(action.uid, "m1");
@@ -376,7 +415,7 @@ TEST_F(PlanMirrorsTest, OurMirrorInANamespaceTheStateDoesNotKnowIsDeletedButFore
 }
 
 TEST_F(PlanMirrorsTest, BoundButNoLongerListedLosesItsMirror) {
-  Record(Entry("d", {c1_}), "m1", "h1", {c1_});
+  Record(Entry("d", {c1_}), "m1", "f1", {c1_});
   MirrorAction action = PlanOne({{"d", Live("d", "m1", "h1", {c1_})}});
   EXPECT_EQ(action.kind, Kind::kDelete);
   EXPECT_EQ(action.deletion_reason, v1::MIRROR_DELETION_REASON_NAMESPACE_NOT_ALLOWED);
@@ -393,7 +432,7 @@ TEST_F(PlanMirrorsTest, UnknownLabelsUnderASelectorDeleteNothing) {
   match->set_key("env");
   match->set_value("dev");
   v1::IdentityNamespaceState* entry = Entry("d", {c1_});
-  Record(entry, "m1", "h1", {c1_});
+  Record(entry, "m1", "f1", {c1_});
   const std::map<std::string, nlohmann::json> existing = {{"d", Live("d", "m1", "h1", {c1_})}};
   EXPECT_EQ(PlanOne(existing).kind, Kind::kNone);
 
@@ -408,7 +447,7 @@ TEST_F(PlanMirrorsTest, UnknownLabelsUnderASelectorDeleteNothing) {
 }
 
 TEST_F(PlanMirrorsTest, RecordedMirrorGoneWhereNoneIsWantedIsOnlyRecorded) {
-  Record(Entry("d", {c1_}), "m1", "h1", {c1_});
+  Record(Entry("d", {c1_}), "m1", "f1", {c1_});
   MirrorAction action = PlanOne({});
   EXPECT_EQ(action.kind, Kind::kNone);
   EXPECT_TRUE(action.mirror_gone);

@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/fingerprint_key.h"
 #include "gmock/gmock.h"
 #include "kubebridge/credentials/agent_objects.h"
 #include "kubebridge/mirrors/mirror_objects.h"
@@ -19,6 +20,7 @@
 #include "test/kubebridge/api_server_fixture.h"
 #include "test/kubebridge/mirrors/fake_identity_log.h"
 #include "test/kubebridge/mirrors/mirror_test_objects.h"
+#include "test/support/version1_events.h"
 
 namespace credledger::kubebridge {
 namespace mirror_reconciler_test {
@@ -105,19 +107,25 @@ class MirrorReconcilerTest : public ApiServerFixture {
   }
 
   absl::StatusOr<MirrorReconcileResult> Pass(NamespaceLookup* lookup = nullptr) {
-    MirrorReconciler reconciler(*client_, log_, lookup);
+    MirrorReconciler reconciler(*client_, log_, lookup, key_);
     return reconciler.Reconcile(log_.state(), nullptr);
   }
   absl::StatusOr<nlohmann::json> Mirror(const std::string& ns) {
     return client_->Get(SecretResource(ns, "captf-creds-cloud"));
   }
-  std::string SourceHash() {
+  // The source's digest as it is now, under `key` (default: the fixture's).
+  SourceDigest Digest(const common::FingerprintKey* key = nullptr) {
     absl::StatusOr<nlohmann::json> source = client_->Get(SecretResource("ops", "cloud-src"));
     EXPECT_TRUE(source.ok()) << source.status();
-    absl::StatusOr<SourceDigest> digest = SourceSecretDigest(*source);
+    if (!source.ok()) return {};
+    absl::StatusOr<SourceDigest> digest = SourceSecretDigest(*source, key == nullptr ? key_ : *key);
     EXPECT_TRUE(digest.ok()) << digest.status();
-    return digest.ok() ? digest->hash : "";
+    return digest.ok() ? *digest : SourceDigest{};
   }
+  // The plain hash of the source's data: the mirrors' captf.io/source-hash annotation.
+  std::string SourceHash() { return Digest().hash; }
+  // The source fingerprint the log records.
+  std::string SourceFingerprint() { return Digest().fingerprint; }
   void RotateSource() {
     ASSERT_OK_AND_ASSIGN(nlohmann::json source, client_->Get(SecretResource("ops", "cloud-src")));
     source["data"]["password"] = absl::Base64Escape(kRotatedPassword);
@@ -137,6 +145,7 @@ class MirrorReconcilerTest : public ApiServerFixture {
   }
 
   FakeIdentityLog log_;
+  const common::FingerprintKey key_ = *common::FingerprintKey::Generate();
 };
 
 TEST_F(MirrorReconcilerTest, CreatesAMirrorInEachBoundNamespaceWithItsOwnerReferences) {
@@ -165,7 +174,8 @@ TEST_F(MirrorReconcilerTest, CreatesAMirrorInEachBoundNamespaceWithItsOwnerRefer
     const v1::IdentityNamespaceState* entry = projections::FindIdentityNamespace(state, ns);
     ASSERT_NE(entry, nullptr);
     EXPECT_EQ(entry->mirror().secret().uid(), mirror["metadata"]["uid"]);
-    EXPECT_EQ(entry->mirror().source_hash(), SourceHash());
+    EXPECT_EQ(entry->mirror().source_fingerprint(), SourceFingerprint());
+    EXPECT_EQ(entry->mirror().source_hash(), "");
   }
   int created = 0;
   for (const v1::Event& e : log_.events()) {
@@ -236,7 +246,7 @@ TEST_F(MirrorReconcilerTest, RotatedSourceRewritesDataAndHashInEveryNamespace) {
   for (const v1::Event& e : EventsSince(events)) {
     if (!e.has_mirror_written()) continue;
     EXPECT_THAT(e.mirror_written().changed(), ElementsAre("data", "annotations"));
-    EXPECT_EQ(e.mirror_written().source_hash(), SourceHash());
+    EXPECT_EQ(e.mirror_written().source_fingerprint(), SourceFingerprint());
     ++updated;
   }
   EXPECT_EQ(updated, 2);
@@ -375,7 +385,7 @@ TEST_F(MirrorReconcilerTest, MirrorsOfARegisteredClusterAreWrittenThereFromTheHo
   Bind("team-a", "c1", "u1");
   Bind("ops", "c2", "u2");
 
-  MirrorReconciler reconciler(*client_, log_, nullptr);
+  MirrorReconciler reconciler(*client_, log_, nullptr, key_);
   ASSERT_OK_AND_ASSIGN(MirrorReconcileResult result,
                        reconciler.Reconcile(log_.state(), nullptr, target.get()));
   EXPECT_TRUE(result.source_found);
@@ -419,11 +429,11 @@ TEST_F(MirrorReconcilerTest, AClusterFailureIsRecordedInEveryBoundNamespaceAndWh
   written.namespace_name = "team-d";
   written.secret.set_name("captf-creds-cloud");
   written.secret.set_uid("uid-team-d");
-  written.source_hash = std::string(64, 'a');
+  written.source_fingerprint = SourceFingerprint();
   written.kind = v1::MIRROR_WRITE_KIND_CREATED;
   ASSERT_OK(log_.Record(log_.state().name(), {written}, "credledger:test/written").status());
   Unbind("team-d", "c4", "u4");
-  MirrorReconciler reconciler(*client_, log_, nullptr);
+  MirrorReconciler reconciler(*client_, log_, nullptr, key_);
   ASSERT_OK(reconciler.RecordClusterFailure(log_.state(),
                                             v1::MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE,
                                             "cluster \"edge\": connection refused"));
@@ -528,7 +538,7 @@ TEST_F(MirrorReconcilerTest, MirrorsTheLogDoesNotKnowAreAdoptedWithoutWrites) {
     if (e.has_identity_created() || e.has_identity_bound()) fresh.Append(e);
   }
   const int64_t version = server_->resource_version();
-  MirrorReconciler reconciler(*client_, fresh, nullptr);
+  MirrorReconciler reconciler(*client_, fresh, nullptr, key_);
   ASSERT_OK_AND_ASSIGN(MirrorReconcileResult result, reconciler.Reconcile(fresh.state(), nullptr));
   EXPECT_EQ(result.adopted, 2);
   EXPECT_EQ(server_->resource_version(), version);
@@ -592,6 +602,70 @@ TEST_F(MirrorReconcilerTest, OutcomesAreRecordedInCallsOfAtMost64) {
               size_t{6})));
 }
 
+// A restart keeps the key: the mirrors the log records are steady, nothing is written or
+// recorded. A restart with a rotated key records the source once more under the new key id
+// and adopts every mirror, without writing to the cluster: the annotation stays the plain
+// hash (docs/audit.md, "Source fingerprints").
+TEST_F(MirrorReconcilerTest, ARestartAdoptsTheMirrorsAndARotatedKeyIsRecordedWithoutWrites) {
+  CreateTwoMirrors();
+  const int64_t version = server_->resource_version();
+  size_t events = log_.events().size();
+  ASSERT_OK_AND_ASSIGN(MirrorReconcileResult same_key, Pass());
+  EXPECT_EQ(same_key.adopted + same_key.created + same_key.updated, 0);
+  EXPECT_EQ(log_.events().size(), events);
+
+  const common::FingerprintKey rotated = *common::FingerprintKey::Generate();
+  ASSERT_NE(rotated.key_id(), key_.key_id());
+  MirrorReconciler restarted(*client_, log_, nullptr, rotated);
+  ASSERT_OK_AND_ASSIGN(MirrorReconcileResult result, restarted.Reconcile(log_.state(), nullptr));
+  EXPECT_EQ(result.adopted, 2);
+  EXPECT_EQ(result.created + result.updated + result.failed, 0);
+  EXPECT_EQ(server_->resource_version(), version);
+  const std::string fingerprint = Digest(&rotated).fingerprint;
+  EXPECT_THAT(fingerprint, ::testing::StartsWith("hmac-sha256:" + rotated.key_id() + ":"));
+  std::vector<v1::Event> added = EventsSince(events);
+  ASSERT_EQ(added.size(), 3u);
+  EXPECT_EQ(added[0].source_secret_observed().source_fingerprint(), fingerprint);
+  for (size_t i = 1; i < added.size(); ++i) {
+    EXPECT_EQ(added[i].mirror_written().kind(), v1::MIRROR_WRITE_KIND_ADOPTED);
+    EXPECT_EQ(added[i].mirror_written().source_fingerprint(), fingerprint);
+  }
+  const v1::IdentityState state = log_.state();
+  for (const char* ns : {"team-a", "team-b"}) {
+    ASSERT_OK_AND_ASSIGN(nlohmann::json mirror, Mirror(ns));
+    EXPECT_EQ(mirror["metadata"]["annotations"]["captf.io/source-hash"], SourceHash()) << ns;
+    EXPECT_EQ(projections::FindIdentityNamespace(state, ns)->credentials_mirrored().status(),
+              "True")
+        << ns;
+  }
+  events = log_.events().size();
+  ASSERT_OK(restarted.Reconcile(log_.state(), nullptr).status());
+  EXPECT_EQ(log_.events().size(), events);
+}
+
+// A log whose source observation and mirror records carry plain hashes (version 1 events)
+// gets one SourceSecretObserved and one adoption per mirror under the fingerprint key, and no
+// write to the cluster; then it is steady (docs/mirrors.md, "Logs with plain source hashes").
+TEST_F(MirrorReconcilerTest, MirrorsRecordedWithPlainHashesAreAdoptedOnceWithoutWrites) {
+  CreateTwoMirrors();
+  FakeIdentityLog plain;
+  for (const v1::Event& e : log_.events())
+    plain.Append(::credledger::testing::AsVersion1(e, SourceHash()));
+  const v1::IdentityState before = plain.state();
+  EXPECT_EQ(projections::FindIdentityNamespace(before, "team-a")->credentials_mirrored().status(),
+            "True");
+  const int64_t version = server_->resource_version();
+  const size_t events = plain.events().size();
+  MirrorReconciler reconciler(*client_, plain, nullptr, key_);
+  ASSERT_OK_AND_ASSIGN(MirrorReconcileResult result, reconciler.Reconcile(plain.state(), nullptr));
+  EXPECT_EQ(result.adopted, 2);
+  EXPECT_EQ(server_->resource_version(), version);
+  EXPECT_EQ(plain.events().size(), events + 3);
+  EXPECT_EQ(plain.state().source().source_fingerprint(), SourceFingerprint());
+  ASSERT_OK(reconciler.Reconcile(plain.state(), nullptr).status());
+  EXPECT_EQ(plain.events().size(), events + 3);
+}
+
 TEST_F(MirrorReconcilerTest, InactiveIdentityReadsAndWritesNothing) {
   // Any read of the source would fail.
   kubeapi::Fault broken;
@@ -600,7 +674,7 @@ TEST_F(MirrorReconcilerTest, InactiveIdentityReadsAndWritesNothing) {
   server_->faults().Add(broken);
   v1::IdentityState deleted = log_.state();
   deleted.set_phase(v1::IdentityState::PHASE_DELETED);
-  MirrorReconciler reconciler(*client_, log_, nullptr);
+  MirrorReconciler reconciler(*client_, log_, nullptr, key_);
   ASSERT_OK_AND_ASSIGN(MirrorReconcileResult result, reconciler.Reconcile(deleted, nullptr));
   EXPECT_FALSE(result.source_found);
   EXPECT_TRUE(log_.calls().empty());

@@ -23,8 +23,9 @@ using ::testing::IsEmpty;
 using ::testing::SizeIs;
 using testing::StatusIs;
 
-const std::string kHashA(64, 'a');
-const std::string kHashB(64, 'b');
+// Source fingerprints (the API treats them as opaque values of that shape).
+const std::string kFingerprintA = "hmac-sha256:0123456789abcdef:" + std::string(64, 'a');
+const std::string kFingerprintB = "hmac-sha256:0123456789abcdef:" + std::string(64, 'b');
 
 class IdentityApiTest : public IdentityApiFixture {
  protected:
@@ -39,12 +40,12 @@ class IdentityApiTest : public IdentityApiFixture {
   }
 
   static kubebridge::RecordMirrorWritten Written(const std::string& identity, const std::string& ns,
-                                                 const std::string& hash) {
+                                                 const std::string& fingerprint) {
     kubebridge::RecordMirrorWritten written;
     written.namespace_name = ns;
     written.secret.set_name("captf-creds-" + identity);
     written.secret.set_uid("uid-" + identity + "-" + ns);
-    written.source_hash = hash;
+    written.source_fingerprint = fingerprint;
     written.kind = v1::MIRROR_WRITE_KIND_CREATED;
     return written;
   }
@@ -414,14 +415,15 @@ TEST_F(IdentityApiTest, ListMirrorsFiltersAndTellsWhetherEachMirrorIsCurrent) {
   ASSERT_OK(api_->BindIdentity(Bind("aws", "team-a", Owner("c1", kOwnerUid1), "b1"), "alice"));
   ASSERT_OK(api_->BindIdentity(Bind("aws", "team-b", Owner("c2", kOwnerUid2), "b2"), "alice"));
   ASSERT_OK(api_->BindIdentity(Bind("gcp", "team-a", Owner("c3", kOwnerUid3), "b3"), "alice"));
-  // aws's source is at hash A: team-a holds it, team-b still holds B. gcp's source was not
+  // aws's source is at fingerprint A: team-a holds it, team-b still holds B. gcp's source was not
   // observed yet, so its mirror cannot be current.
   kubebridge::RecordSourceObserved source;
   source.found = true;
-  source.source_hash = kHashA;
+  source.source_fingerprint = kFingerprintA;
   source.keys = {"TOKEN"};
-  Outcomes("aws", {source, Written("aws", "team-a", kHashA), Written("aws", "team-b", kHashB)});
-  Outcomes("gcp", {Written("gcp", "team-a", kHashB)});
+  Outcomes("aws", {source, Written("aws", "team-a", kFingerprintA),
+                   Written("aws", "team-b", kFingerprintB)});
+  Outcomes("gcp", {Written("gcp", "team-a", kFingerprintB)});
   ASSERT_TRUE(projector_->WaitForSeq(store_->HeadSeq(), absl::Seconds(10)));
 
   auto list = [&](const std::string& identity, const std::string& ns) {
@@ -449,7 +451,8 @@ TEST_F(IdentityApiTest, ListMirrorsFiltersAndTellsWhetherEachMirrorIsCurrent) {
   const v1::MirrorView& view = one.mirrors(0);
   EXPECT_EQ(view.secret().name(), "captf-creds-aws");
   EXPECT_EQ(view.secret().uid(), "uid-aws-team-a");
-  EXPECT_EQ(view.source_hash(), kHashA);
+  EXPECT_EQ(view.source_fingerprint(), kFingerprintA);
+  EXPECT_EQ(view.source_hash(), "");
   EXPECT_EQ(one.seq(), store_->HeadSeq());
   // The conditions are the namespace's, as the identity reports them.
   const std::optional<v1::IdentityState> aws = projector_->GetIdentity("aws");

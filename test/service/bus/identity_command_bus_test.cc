@@ -26,8 +26,9 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-const std::string kHash1(64, '1');
-const std::string kHash2(64, '2');
+// Source fingerprints (the buses treat them as opaque values of that shape).
+const std::string kHash1 = "hmac-sha256:0123456789abcdef:" + std::string(64, '1');
+const std::string kHash2 = "hmac-sha256:0123456789abcdef:" + std::string(64, '2');
 
 v1::IdentitySpec Spec() {
   v1::IdentitySpec spec;

@@ -16,10 +16,12 @@
 #include "gtest/gtest.h"
 #include "projections/identity_state.h"
 #include "test/support/status_matchers.h"
+#include "test/support/version1_events.h"
 
 namespace credledger::service {
 namespace identity_decider_test {
 
+using ::credledger::testing::AsVersion1;
 using ::credledger::testing::StatusIs;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -36,8 +38,13 @@ constexpr char kUid3[] = "0f8fad5b-d9cb-469f-a165-708677289503";
 constexpr char kOldUid[] = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
 constexpr char kNewUid[] = "7c9e6679-7425-40de-944b-e07fc1f90ae8";
 
-// A source hash: 64 lowercase hex digits (the decider treats it as an opaque value).
-std::string Hash(char digit) { return std::string(64, digit); }
+// A source fingerprint under the key with id `key_id` (the decider treats it as an opaque
+// value of that shape).
+std::string Fingerprint(char digit, const std::string& key_id = "0123456789abcdef") {
+  return absl::StrCat("hmac-sha256:", key_id, ":", std::string(64, digit));
+}
+// A plain source hash, as version 1 events carry it.
+std::string PlainHash(char digit) { return std::string(64, digit); }
 
 v1::SourceSecretRef Source(const std::string& name = kSourceName) {
   v1::SourceSecretRef ref;
@@ -126,7 +133,7 @@ Event SourceObserved(bool found, const std::string& hash, const std::vector<std:
   Event e;
   auto* s = e.mutable_source_secret_observed();
   s->set_found(found);
-  s->set_source_hash(hash);
+  s->set_source_fingerprint(hash);
   for (const std::string& k : keys) s->add_keys(k);
   s->set_resource_version(resource_version);
   return e;
@@ -146,7 +153,7 @@ Event Written(const std::string& ns, const v1::SecretRef& secret, const std::str
   auto* w = e.mutable_mirror_written();
   w->set_namespace_(ns);
   *w->mutable_secret() = secret;
-  w->set_source_hash(hash);
+  w->set_source_fingerprint(hash);
   for (const v1::OwnerReference& o : owners) *w->add_owners() = o;
   w->set_kind(kind);
   for (const std::string& c : changed) w->add_changed(c);
@@ -324,7 +331,7 @@ TEST_F(IdentityDeciderTest, TheClusterCannotChangeWhileMirrorsExist) {
   GivenCreated();
   const v1::OwnerReference c1 = Owner("c1", kUid1);
   Given({Bound("team-a", c1),
-         Written("team-a", Mirror("m-1"), Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)});
+         Written("team-a", Mirror("m-1"), Fingerprint('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)});
   v1::IdentitySpec moved = ListSpec({"team-a", "team-b", "team-c"});
   moved.set_cluster("edge");
   EXPECT_THAT(When(UpdateIdentity{moved, std::nullopt}),
@@ -395,7 +402,7 @@ TEST_F(IdentityDeciderTest, DeleteWhileBoundOrMirroredIsRefusedNamingTheNamespac
   const v1::OwnerReference c1 = Owner("c1", kUid1);
   const v1::OwnerReference c3 = Owner("c3", kUid3);
   Given({Bound("team-b", Owner("c2", kUid2)), Bound("team-a", c1), Bound("team-c", c3),
-         Written("team-c", Mirror("m-3"), Hash('1'), {c3}, v1::MIRROR_WRITE_KIND_CREATED),
+         Written("team-c", Mirror("m-3"), Fingerprint('1'), {c3}, v1::MIRROR_WRITE_KIND_CREATED),
          Unbound("team-c", c3)});
   EXPECT_THAT(When(DeleteIdentity{}),
               Refused(absl::StatusCode::kFailedPrecondition,
@@ -406,7 +413,7 @@ TEST_F(IdentityDeciderTest, DeleteIsRefusedWhileAMirrorRemainsAfterTheLastUnbind
   GivenCreated();
   const v1::OwnerReference c1 = Owner("c1", kUid1);
   Given({Bound("team-a", c1),
-         Written("team-a", Mirror("m-1"), Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED),
+         Written("team-a", Mirror("m-1"), Fingerprint('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED),
          Unbound("team-a", c1)});
   EXPECT_THAT(When(DeleteIdentity{}),
               Refused(absl::StatusCode::kFailedPrecondition, "mirrors in team-a"));
@@ -528,24 +535,24 @@ TEST_F(IdentityDeciderTest, UnbindOfADeletedIdentityIsNotFound) {
 // --- ApplyMirrorOutcomes ---
 
 TEST_F(IdentityDeciderTest, OutcomesForAnIdentityNotActiveAreNotFound) {
-  EXPECT_THAT(WhenOutcomes({SourceOutcome(Hash('1'))}),
+  EXPECT_THAT(WhenOutcomes({SourceOutcome(Fingerprint('1'))}),
               Refused(absl::StatusCode::kNotFound, "not found"));
   GivenCreated();
   Given({Deleted()});
-  EXPECT_THAT(WhenOutcomes({SourceOutcome(Hash('1'))}),
+  EXPECT_THAT(WhenOutcomes({SourceOutcome(Fingerprint('1'))}),
               Refused(absl::StatusCode::kNotFound, "not found"));
 }
 
 TEST_F(IdentityDeciderTest, ASourceObservationIsRecordedOnlyWhenItChanged) {
   GivenCreated();
-  Then(WhenOutcomes({SourceOutcome(Hash('1'))}),
-       {SourceObserved(true, Hash('1'), {"AWS_KEY"}, "41")});
+  Then(WhenOutcomes({SourceOutcome(Fingerprint('1'))}),
+       {SourceObserved(true, Fingerprint('1'), {"AWS_KEY"}, "41")});
   // Same hash and keys; a new resourceVersion alone (a label change) is not recorded.
-  Then(WhenOutcomes({SourceOutcome(Hash('1'), {"AWS_KEY"}, "42")}), {});
-  Then(WhenOutcomes({SourceOutcome(Hash('2'), {"AWS_KEY"}, "43")}),
-       {SourceObserved(true, Hash('2'), {"AWS_KEY"}, "43")});
-  Then(WhenOutcomes({SourceOutcome(Hash('2'), {"AWS_KEY", "AWS_SECRET"}, "44")}),
-       {SourceObserved(true, Hash('2'), {"AWS_KEY", "AWS_SECRET"}, "44")});
+  Then(WhenOutcomes({SourceOutcome(Fingerprint('1'), {"AWS_KEY"}, "42")}), {});
+  Then(WhenOutcomes({SourceOutcome(Fingerprint('2'), {"AWS_KEY"}, "43")}),
+       {SourceObserved(true, Fingerprint('2'), {"AWS_KEY"}, "43")});
+  Then(WhenOutcomes({SourceOutcome(Fingerprint('2'), {"AWS_KEY", "AWS_SECRET"}, "44")}),
+       {SourceObserved(true, Fingerprint('2'), {"AWS_KEY", "AWS_SECRET"}, "44")});
   Then(WhenOutcomes({kubebridge::RecordSourceObserved{false, "", {}, ""}}),
        {SourceObserved(false, "", {}, "")});
   Then(WhenOutcomes({kubebridge::RecordSourceObserved{false, "", {}, ""}}), {});
@@ -559,11 +566,20 @@ TEST_F(IdentityDeciderTest, AFirstObservationOfAMissingSourceIsRecorded) {
 
 TEST_F(IdentityDeciderTest, MalformedSourceObservationsAreInvalidArgument) {
   GivenCreated();
-  EXPECT_THAT(WhenOutcomes({SourceOutcome(std::string(64, 'A'))}),
-              Refused(absl::StatusCode::kInvalidArgument, "outcomes[0].source_hash"));
-  EXPECT_THAT(WhenOutcomes({SourceOutcome(Hash('1').substr(1))}),
-              Refused(absl::StatusCode::kInvalidArgument, "outcomes[0].source_hash"));
-  EXPECT_THAT(WhenOutcomes({kubebridge::RecordSourceObserved{false, Hash('1'), {}, ""}}),
+  // The bridge records fingerprints only: a plain hash, another shape or uppercase is refused.
+  for (const std::string& malformed : {PlainHash('1'), Fingerprint('A'), Fingerprint('1').substr(1),
+                                       Fingerprint('1', "abc"), Fingerprint('1') + "0"}) {
+    EXPECT_THAT(WhenOutcomes({SourceOutcome(malformed)}),
+                Refused(absl::StatusCode::kInvalidArgument,
+                        "outcomes[0].source_fingerprint: not a fingerprint"))
+        << malformed;
+    EXPECT_THAT(
+        WhenOutcomes({WrittenOutcome("team-a", malformed, {}, v1::MIRROR_WRITE_KIND_CREATED)}),
+        Refused(absl::StatusCode::kInvalidArgument,
+                "outcomes[0].source_fingerprint: not a fingerprint"))
+        << malformed;
+  }
+  EXPECT_THAT(WhenOutcomes({kubebridge::RecordSourceObserved{false, Fingerprint('1'), {}, ""}}),
               Refused(absl::StatusCode::kInvalidArgument, "outcomes[0]"));
 }
 
@@ -594,7 +610,7 @@ TEST_F(IdentityDeciderTest, OutcomesWithAMalformedNamespaceAreInvalidArgument) {
   GivenCreated();
   const std::vector<kubebridge::MirrorOutcome> malformed = {
       kubebridge::RecordNamespaceLabels{"Team_A", true, {}},
-      WrittenOutcome("Team_A", Hash('1'), {}, v1::MIRROR_WRITE_KIND_CREATED),
+      WrittenOutcome("Team_A", Fingerprint('1'), {}, v1::MIRROR_WRITE_KIND_CREATED),
       kubebridge::RecordMirrorDeleted{"", Mirror("m-1"), v1::MIRROR_DELETION_REASON_UNBOUND},
       kubebridge::RecordMirrorDeletedExternally{"team.a", Mirror("m-1")},
       kubebridge::RecordMirrorFailed{"-team", v1::MIRROR_FAILURE_KIND_CONFLICT, "x"},
@@ -604,43 +620,48 @@ TEST_F(IdentityDeciderTest, OutcomesWithAMalformedNamespaceAreInvalidArgument) {
                 Refused(absl::StatusCode::kInvalidArgument, "outcomes[0].namespace"));
   }
   EXPECT_THAT(WhenOutcomes({WrittenOutcome("team-a", "", {}, v1::MIRROR_WRITE_KIND_CREATED)}),
-              Refused(absl::StatusCode::kInvalidArgument, "outcomes[0].source_hash"));
+              Refused(absl::StatusCode::kInvalidArgument, "outcomes[0].source_fingerprint"));
 }
 
 TEST_F(IdentityDeciderTest, AMirrorWriteIsAlwaysRecordedButAnAdoptionOnlyWhenItDiffers) {
   GivenCreated();
   const v1::OwnerReference c1 = Owner("c1", kUid1);
   Given({Bound("team-a", c1)});
-  Then(WhenOutcomes({WrittenOutcome("team-a", Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)}),
-       {Written("team-a", Mirror("m-1"), Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)});
+  Then(WhenOutcomes(
+           {WrittenOutcome("team-a", Fingerprint('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)}),
+       {Written("team-a", Mirror("m-1"), Fingerprint('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)});
   kubebridge::RecordMirrorWritten updated =
-      WrittenOutcome("team-a", Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_UPDATED);
+      WrittenOutcome("team-a", Fingerprint('1'), {c1}, v1::MIRROR_WRITE_KIND_UPDATED);
   updated.changed = {"labels"};
-  Then(WhenOutcomes({updated}), {Written("team-a", Mirror("m-1"), Hash('1'), {c1},
+  Then(WhenOutcomes({updated}), {Written("team-a", Mirror("m-1"), Fingerprint('1'), {c1},
                                          v1::MIRROR_WRITE_KIND_UPDATED, {"labels"})});
   // After a restart the bridge finds the mirror as the log holds it.
-  Then(WhenOutcomes({WrittenOutcome("team-a", Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_ADOPTED)}),
+  Then(WhenOutcomes(
+           {WrittenOutcome("team-a", Fingerprint('1'), {c1}, v1::MIRROR_WRITE_KIND_ADOPTED)}),
        {});
   // Found with another owner set (an object bound while the bridge was down).
   const v1::OwnerReference c2 = Owner("c2", kUid2);
   Given({Bound("team-a", c2)});
   Then(WhenOutcomes(
-           {WrittenOutcome("team-a", Hash('1'), {c1, c2}, v1::MIRROR_WRITE_KIND_ADOPTED)}),
-       {Written("team-a", Mirror("m-1"), Hash('1'), {c1, c2}, v1::MIRROR_WRITE_KIND_ADOPTED)});
+           {WrittenOutcome("team-a", Fingerprint('1'), {c1, c2}, v1::MIRROR_WRITE_KIND_ADOPTED)}),
+       {Written("team-a", Mirror("m-1"), Fingerprint('1'), {c1, c2},
+                v1::MIRROR_WRITE_KIND_ADOPTED)});
   // Found with another source hash.
   Then(WhenOutcomes(
-           {WrittenOutcome("team-a", Hash('2'), {c1, c2}, v1::MIRROR_WRITE_KIND_ADOPTED)}),
-       {Written("team-a", Mirror("m-1"), Hash('2'), {c1, c2}, v1::MIRROR_WRITE_KIND_ADOPTED)});
+           {WrittenOutcome("team-a", Fingerprint('2'), {c1, c2}, v1::MIRROR_WRITE_KIND_ADOPTED)}),
+       {Written("team-a", Mirror("m-1"), Fingerprint('2'), {c1, c2},
+                v1::MIRROR_WRITE_KIND_ADOPTED)});
 }
 
 TEST_F(IdentityDeciderTest, AnAdoptionAfterAFailureIsRecordedToClearTheFailure) {
   GivenCreated();
   const v1::OwnerReference c1 = Owner("c1", kUid1);
   Given({Bound("team-a", c1),
-         Written("team-a", Mirror("m-1"), Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED),
+         Written("team-a", Mirror("m-1"), Fingerprint('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED),
          Failed("team-a", v1::MIRROR_FAILURE_KIND_WRITE_FAILED, "the API server refused")});
-  Then(WhenOutcomes({WrittenOutcome("team-a", Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_ADOPTED)}),
-       {Written("team-a", Mirror("m-1"), Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_ADOPTED)});
+  Then(WhenOutcomes(
+           {WrittenOutcome("team-a", Fingerprint('1'), {c1}, v1::MIRROR_WRITE_KIND_ADOPTED)}),
+       {Written("team-a", Mirror("m-1"), Fingerprint('1'), {c1}, v1::MIRROR_WRITE_KIND_ADOPTED)});
   EXPECT_FALSE(projections::FindIdentityNamespace(state_, "team-a")->has_failure());
 }
 
@@ -648,7 +669,7 @@ TEST_F(IdentityDeciderTest, AMirrorDeletionIsRecorded) {
   GivenCreated();
   const v1::OwnerReference c1 = Owner("c1", kUid1);
   Given({Bound("team-a", c1),
-         Written("team-a", Mirror("m-1"), Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED),
+         Written("team-a", Mirror("m-1"), Fingerprint('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED),
          Unbound("team-a", c1)});
   Then(WhenOutcomes({kubebridge::RecordMirrorDeleted{"team-a", Mirror("m-1"),
                                                      v1::MIRROR_DELETION_REASON_UNBOUND}}),
@@ -664,7 +685,7 @@ TEST_F(IdentityDeciderTest, AnExternalDeletionIsRecordedOnlyForTheMirrorTheLogHo
   Then(WhenOutcomes({kubebridge::RecordMirrorDeletedExternally{"team-a", Mirror("m-1")},
                      kubebridge::RecordMirrorDeletedExternally{"team-b", Mirror("m-1")}}),
        {});
-  Given({Written("team-a", Mirror("m-1"), Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)});
+  Given({Written("team-a", Mirror("m-1"), Fingerprint('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)});
   // Another Secret than the recorded one.
   Then(WhenOutcomes({kubebridge::RecordMirrorDeletedExternally{"team-a", Mirror("m-0")}}), {});
   Then(WhenOutcomes({kubebridge::RecordMirrorDeletedExternally{"team-a", Mirror("m-1")}}),
@@ -690,7 +711,7 @@ TEST_F(IdentityDeciderTest, AFailureIsRecordedOnlyWhenItDiffersFromTheCurrentOne
   Then(WhenOutcomes({other_kind}),
        {Failed("team-a", v1::MIRROR_FAILURE_KIND_WRITE_FAILED, other_message.message)});
   // A write clears the failure, so the same failure afterwards is news again.
-  Given({Written("team-a", Mirror("m-1"), Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)});
+  Given({Written("team-a", Mirror("m-1"), Fingerprint('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)});
   Then(WhenOutcomes({other_kind}),
        {Failed("team-a", v1::MIRROR_FAILURE_KIND_WRITE_FAILED, other_message.message)});
 }
@@ -703,26 +724,28 @@ TEST_F(IdentityDeciderTest, ABatchIsDecidedOutcomeAfterOutcome) {
                                               "the API server refused"};
   // The second of each pair sees the first: the repeated source, labels, adoption and
   // failure are not recorded again.
-  Then(WhenOutcomes({SourceOutcome(Hash('1')), SourceOutcome(Hash('1')),
-                     kubebridge::RecordNamespaceLabels{"team-a", true, {Label("a", "b")}},
-                     kubebridge::RecordNamespaceLabels{"team-a", true, {Label("a", "b")}},
-                     WrittenOutcome("team-a", Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_ADOPTED),
-                     WrittenOutcome("team-a", Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_ADOPTED),
-                     failed, failed}),
-       {SourceObserved(true, Hash('1'), {"AWS_KEY"}, "41"),
-        LabelsObserved("team-a", true, {Label("a", "b")}),
-        Written("team-a", Mirror("m-1"), Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_ADOPTED),
-        Failed("team-a", v1::MIRROR_FAILURE_KIND_WRITE_FAILED, "the API server refused")});
+  Then(
+      WhenOutcomes({SourceOutcome(Fingerprint('1')), SourceOutcome(Fingerprint('1')),
+                    kubebridge::RecordNamespaceLabels{"team-a", true, {Label("a", "b")}},
+                    kubebridge::RecordNamespaceLabels{"team-a", true, {Label("a", "b")}},
+                    WrittenOutcome("team-a", Fingerprint('1'), {c1}, v1::MIRROR_WRITE_KIND_ADOPTED),
+                    WrittenOutcome("team-a", Fingerprint('1'), {c1}, v1::MIRROR_WRITE_KIND_ADOPTED),
+                    failed, failed}),
+      {SourceObserved(true, Fingerprint('1'), {"AWS_KEY"}, "41"),
+       LabelsObserved("team-a", true, {Label("a", "b")}),
+       Written("team-a", Mirror("m-1"), Fingerprint('1'), {c1}, v1::MIRROR_WRITE_KIND_ADOPTED),
+       Failed("team-a", v1::MIRROR_FAILURE_KIND_WRITE_FAILED, "the API server refused")});
 }
 
 TEST_F(IdentityDeciderTest, ASourceObservationThenAMirrorWriteInOneBatchMirrorsTheNamespace) {
   GivenCreated();
   const v1::OwnerReference c1 = Owner("c1", kUid1);
   Given({Bound("team-a", c1)});
-  Then(WhenOutcomes({SourceOutcome(Hash('2')),
-                     WrittenOutcome("team-a", Hash('2'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)}),
-       {SourceObserved(true, Hash('2'), {"AWS_KEY"}, "41"),
-        Written("team-a", Mirror("m-1"), Hash('2'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)});
+  Then(WhenOutcomes(
+           {SourceOutcome(Fingerprint('2')),
+            WrittenOutcome("team-a", Fingerprint('2'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)}),
+       {SourceObserved(true, Fingerprint('2'), {"AWS_KEY"}, "41"),
+        Written("team-a", Mirror("m-1"), Fingerprint('2'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)});
   const v1::IdentityNamespaceState* ns = projections::FindIdentityNamespace(state_, "team-a");
   ASSERT_NE(ns, nullptr);
   EXPECT_EQ(ns->credentials_mirrored().status(), "True");
@@ -733,7 +756,7 @@ TEST_F(IdentityDeciderTest, AMirrorDeletedEarlierInABatchIsNotDeletedExternallyA
   GivenCreated();
   const v1::OwnerReference c1 = Owner("c1", kUid1);
   Given({Bound("team-a", c1),
-         Written("team-a", Mirror("m-1"), Hash('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)});
+         Written("team-a", Mirror("m-1"), Fingerprint('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)});
   constexpr v1::MirrorDeletionReason kNotAllowed = v1::MIRROR_DELETION_REASON_NAMESPACE_NOT_ALLOWED;
   Then(WhenOutcomes({kubebridge::RecordMirrorDeleted{"team-a", Mirror("m-1"), kNotAllowed},
                      kubebridge::RecordMirrorDeletedExternally{"team-a", Mirror("m-1")}}),
@@ -742,9 +765,46 @@ TEST_F(IdentityDeciderTest, AMirrorDeletedEarlierInABatchIsNotDeletedExternallyA
 
 TEST_F(IdentityDeciderTest, AMalformedOutcomeRefusesTheWholeBatchNamingItsIndex) {
   GivenCreated();
-  EXPECT_THAT(WhenOutcomes({SourceOutcome(Hash('1')),
+  EXPECT_THAT(WhenOutcomes({SourceOutcome(Fingerprint('1')),
                             WrittenOutcome("team-a", "nothex", {}, v1::MIRROR_WRITE_KIND_CREATED)}),
-              Refused(absl::StatusCode::kInvalidArgument, "outcomes[1].source_hash"));
+              Refused(absl::StatusCode::kInvalidArgument, "outcomes[1].source_fingerprint"));
+}
+
+// After an upgrade the log's last observation and mirror record carry plain hashes (version
+// 1). A plain hash never equals a fingerprint: the first pass records the source once and
+// adopts the mirror once, and the next pass records nothing.
+TEST_F(IdentityDeciderTest, APlainHashOfAVersion1EventCountsAsOtherDataOnce) {
+  GivenCreated();
+  const v1::OwnerReference c1 = Owner("c1", kUid1);
+  Given({Bound("team-a", c1),
+         AsVersion1(SourceObserved(true, Fingerprint('1'), {"AWS_KEY"}, "41"), PlainHash('1')),
+         AsVersion1(Written("team-a", Mirror("m-1"), Fingerprint('1'), {c1},
+                            v1::MIRROR_WRITE_KIND_CREATED),
+                    PlainHash('1'))});
+  const std::vector<kubebridge::MirrorOutcome> pass = {
+      SourceOutcome(Fingerprint('1')),
+      WrittenOutcome("team-a", Fingerprint('1'), {c1}, v1::MIRROR_WRITE_KIND_ADOPTED)};
+  Then(WhenOutcomes(pass),
+       {SourceObserved(true, Fingerprint('1'), {"AWS_KEY"}, "41"),
+        Written("team-a", Mirror("m-1"), Fingerprint('1'), {c1}, v1::MIRROR_WRITE_KIND_ADOPTED)});
+  Then(WhenOutcomes(pass), {});
+}
+
+// A rotated fingerprint key names itself: the same data under another key is recorded again
+// (once), so the log shows from when the new key applies.
+TEST_F(IdentityDeciderTest, AFingerprintUnderAnotherKeyCountsAsOtherData) {
+  GivenCreated();
+  const v1::OwnerReference c1 = Owner("c1", kUid1);
+  Given({Bound("team-a", c1), SourceObserved(true, Fingerprint('1'), {"AWS_KEY"}, "41"),
+         Written("team-a", Mirror("m-1"), Fingerprint('1'), {c1}, v1::MIRROR_WRITE_KIND_CREATED)});
+  const std::string rotated = Fingerprint('1', "fedcba9876543210");
+  const std::vector<kubebridge::MirrorOutcome> pass = {
+      SourceOutcome(rotated),
+      WrittenOutcome("team-a", rotated, {c1}, v1::MIRROR_WRITE_KIND_ADOPTED)};
+  Then(WhenOutcomes(pass),
+       {SourceObserved(true, rotated, {"AWS_KEY"}, "41"),
+        Written("team-a", Mirror("m-1"), rotated, {c1}, v1::MIRROR_WRITE_KIND_ADOPTED)});
+  Then(WhenOutcomes(pass), {});
 }
 
 TEST_F(IdentityDeciderTest, AnEmptyBatchEmitsNothing) {

@@ -464,8 +464,8 @@ TEST_F(AuditApiTest, AnIdentityTimelineTellsWhichNamespacesHeldWhichCopyAndWhen)
   bind.owner.set_name("plan");
   bind.owner.set_uid("0f8fad5b-d9cb-469f-a165-70867728950e");
   ASSERT_OK(run(bind, "id-bind", "alice"));
-  const std::string first(64, 'a');
-  const std::string second(64, 'b');
+  const std::string first = "hmac-sha256:0123456789abcdef:" + std::string(64, 'a');
+  const std::string second = "hmac-sha256:0123456789abcdef:" + std::string(64, 'b');
   v1::SecretRef mirror;
   mirror.set_name("captf-creds-aws");
   mirror.set_uid("mirror-uid");
@@ -493,10 +493,11 @@ TEST_F(AuditApiTest, AnIdentityTimelineTellsWhichNamespacesHeldWhichCopyAndWhen)
                                             "SourceSecretObserved", "MirrorWritten"));
   ASSERT_THAT(timeline.entries(), SizeIs(6));
   EXPECT_EQ(timeline.entries(0).actor(), "alice");
-  // Each copy names its namespace and the source hash it held (by its 12-hex prefix).
+  // Each copy names its namespace and the source fingerprint it held (12 hex characters of
+  // its MAC).
   EXPECT_THAT(timeline.entries(3).summary(), HasSubstr("team-a"));
-  EXPECT_THAT(timeline.entries(3).summary(), HasSubstr(first.substr(0, 12)));
-  EXPECT_THAT(timeline.entries(5).summary(), HasSubstr(second.substr(0, 12)));
+  EXPECT_THAT(timeline.entries(3).summary(), HasSubstr("source " + std::string(12, 'a')));
+  EXPECT_THAT(timeline.entries(5).summary(), HasSubstr("source " + std::string(12, 'b')));
 
   v1::TimelineRequest both = request;
   both.set_namespace_("fleet-a");
