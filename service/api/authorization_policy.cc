@@ -3,21 +3,27 @@
 #include <google/protobuf/descriptor.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <set>
+#include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "common/field_error.h"
 #include "common/file_util.h"
 #include "common/status_macros.h"
 #include "common/yaml_text.h"
 #include "credledger/v1/api.pb.h"
+#include "service/decide/validation.h"
 
 namespace credledger::service {
 namespace {
 
 constexpr char kEveryCaller[] = "*";
 constexpr char kPackage[] = "credledger.v1";
+constexpr char kIdentitySuffix[] = "{identity-suffix}";
 
 absl::Status CheckKeys(const YAML::Node& node, absl::string_view path,
                        const std::set<std::string>& allowed) {
@@ -71,6 +77,35 @@ absl::Status CheckRpc(absl::string_view rpc, absl::string_view path) {
   return absl::OkStatus();
 }
 
+// A target of an entry: a Target pattern, or a template holding "{identity-suffix}" (only in
+// an entry whose name ends in '*', `prefix_name`) and no other '{' or '}'.
+absl::Status CheckTarget(absl::string_view target, bool prefix_name, absl::string_view path) {
+  if (IsTargetPattern(target)) return absl::OkStatus();
+  const std::string rest = absl::StrReplaceAll(target, {{kIdentitySuffix, ""}});
+  if (rest.size() == target.size() || absl::StrContains(rest, "{") ||
+      absl::StrContains(rest, "}")) {
+    return common::FieldError(
+        path, absl::StrCat("\"", target,
+                           "\" is not \"<namespace>/<name>\" or \"<namespace>/*\" (DNS-1123 "
+                           "labels), nor a pattern with ",
+                           kIdentitySuffix));
+  }
+  if (!prefix_name) {
+    return common::FieldError(path, absl::StrCat(kIdentitySuffix,
+                                                 " needs an entry whose name ends in '*' (the "
+                                                 "suffix is what the '*' matched)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> Boolean(const YAML::Node& node, absl::string_view path) {
+  if (!node.IsDefined() || node.IsNull()) return false;
+  if (node.IsScalar() && (node.Scalar() == "true" || node.Scalar() == "false")) {
+    return node.Scalar() == "true";
+  }
+  return common::FieldError(path, "must be true or false");
+}
+
 }  // namespace
 
 AuthorizationPolicy AuthorizationPolicy::AllowAll() {
@@ -79,9 +114,16 @@ AuthorizationPolicy AuthorizationPolicy::AllowAll() {
   return policy;
 }
 
+AuthorizationPolicy AuthorizationPolicy::DenyAll() {
+  AuthorizationPolicy policy;
+  policy.policy_given_ = false;
+  return policy;
+}
+
 absl::StatusOr<AuthorizationPolicy> AuthorizationPolicy::Parse(absl::string_view yaml) {
   ASSIGN_OR_RETURN(YAML::Node root, common::LoadYaml(yaml, common::kMaxConfigFileBytes));
   AuthorizationPolicy policy;
+  std::set<std::string> names;
   try {
     RETURN_IF_ERROR(CheckKeys(root, "policy", {"identities"}));
     const YAML::Node identities = root["identities"];
@@ -91,29 +133,52 @@ absl::StatusOr<AuthorizationPolicy> AuthorizationPolicy::Parse(absl::string_view
     for (size_t i = 0; i < identities.size(); ++i) {
       const std::string path = absl::StrCat("identities[", i, "]");
       const YAML::Node node = identities[i];
-      RETURN_IF_ERROR(CheckKeys(node, path, {"name", "rpcs", "kubernetes"}));
+      RETURN_IF_ERROR(
+          CheckKeys(node, path, {"name", "rpcs", "targets", "allow_declared", "kubernetes"}));
       ASSIGN_OR_RETURN(std::string name, Scalar(node["name"], absl::StrCat(path, ".name")));
+      const size_t star = name.find('*');
+      if (star != std::string::npos && star + 1 != name.size()) {
+        return common::FieldError(absl::StrCat(path, ".name"),
+                                  absl::StrCat("\"", name, "\": '*' may only end a name"));
+      }
+      const bool prefix_name = star != std::string::npos;
       Entry entry;
       ASSIGN_OR_RETURN(entry.rpcs, ScalarList(node["rpcs"], absl::StrCat(path, ".rpcs")));
       for (size_t r = 0; r < entry.rpcs.size(); ++r) {
         RETURN_IF_ERROR(CheckRpc(entry.rpcs[r], absl::StrCat(path, ".rpcs[", r, "]")));
       }
+      if (const YAML::Node targets = node["targets"]; targets.IsDefined()) {
+        ASSIGN_OR_RETURN(entry.targets, ScalarList(targets, absl::StrCat(path, ".targets")));
+        for (size_t t = 0; t < entry.targets->size(); ++t) {
+          RETURN_IF_ERROR(CheckTarget((*entry.targets)[t], prefix_name,
+                                      absl::StrCat(path, ".targets[", t, "]")));
+        }
+      }
+      ASSIGN_OR_RETURN(entry.allow_declared,
+                       Boolean(node["allow_declared"], absl::StrCat(path, ".allow_declared")));
       if (const YAML::Node k8s = node["kubernetes"]; k8s.IsDefined()) {
         const std::string k8s_path = absl::StrCat(path, ".kubernetes");
         RETURN_IF_ERROR(CheckKeys(k8s, k8s_path, {"user", "groups"}));
-        ASSIGN_OR_RETURN(entry.subject.user,
-                         Scalar(k8s["user"], absl::StrCat(k8s_path, ".user")));
+        ASSIGN_OR_RETURN(entry.subject.user, Scalar(k8s["user"], absl::StrCat(k8s_path, ".user")));
         ASSIGN_OR_RETURN(entry.subject.groups,
                          ScalarList(k8s["groups"], absl::StrCat(k8s_path, ".groups")));
       }
-      if (!policy.entries_.emplace(name, std::move(entry)).second) {
+      if (!names.insert(name).second) {
         return common::FieldError(absl::StrCat(path, ".name"),
                                   absl::StrCat("\"", name, "\" is listed twice"));
+      }
+      if (prefix_name && name != kEveryCaller) {
+        name.pop_back();
+        policy.prefixes_.emplace_back(std::move(name), std::move(entry));
+      } else {
+        policy.entries_.emplace(std::move(name), std::move(entry));
       }
     }
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(absl::StrCat("unexpected structure: ", e.what()));
   }
+  std::sort(policy.prefixes_.begin(), policy.prefixes_.end(),
+            [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
   return policy;
 }
 
@@ -127,33 +192,71 @@ absl::StatusOr<AuthorizationPolicy> AuthorizationPolicy::Load(const std::filesys
   return policy;
 }
 
-const AuthorizationPolicy::Entry* AuthorizationPolicy::EntryFor(
-    absl::string_view identity) const {
-  if (auto it = entries_.find(identity); it != entries_.end()) return &it->second;
-  if (auto it = entries_.find(kEveryCaller); it != entries_.end()) return &it->second;
+const AuthorizationPolicy::Entry* AuthorizationPolicy::EntryFor(absl::string_view identity,
+                                                                bool declared,
+                                                                absl::string_view* suffix) const {
+  *suffix = absl::string_view();
+  if (auto it = entries_.find(identity); it != entries_.end() && it->first != kEveryCaller &&
+                                         (!declared || it->second.allow_declared)) {
+    return &it->second;
+  }
+  for (const auto& [prefix, entry] : prefixes_) {
+    if (absl::StartsWith(identity, prefix) && (!declared || entry.allow_declared)) {
+      *suffix = identity.substr(prefix.size());
+      return &entry;
+    }
+  }
+  if (auto it = entries_.find(kEveryCaller); it != entries_.end()) {
+    *suffix = identity;
+    return &it->second;
+  }
   return nullptr;
 }
 
-absl::Status AuthorizationPolicy::Authorize(absl::string_view identity,
-                                            absl::string_view service,
-                                            absl::string_view method) const {
-  if (!restrictive_) return absl::OkStatus();
-  if (const Entry* entry = EntryFor(identity)) {
+absl::StatusOr<TargetScope> AuthorizationPolicy::Authorize(absl::string_view identity,
+                                                           bool declared, absl::string_view service,
+                                                           absl::string_view method) const {
+  if (!restrictive_) return TargetScope::Unrestricted();
+  if (!policy_given_) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "caller \"", identity, "\" may not call ", service, "/", method,
+        ": the service runs without --authorization-policy, so only health checking and "
+        "reflection answer; give it a policy file (or --insecure-allow-all on a trusted host)"));
+  }
+  absl::string_view suffix;
+  if (const Entry* entry = EntryFor(identity, declared, &suffix)) {
     for (const std::string& rpc : entry->rpcs) {
       if (rpc == absl::StrCat(service, "/", method) || rpc == absl::StrCat(service, "/*")) {
-        return absl::OkStatus();
+        if (!entry->targets.has_value()) return TargetScope::Unrestricted();
+        // A declared name supplies no suffix unless the entry allows declared names.
+        const bool use_suffix = !declared || entry->allow_declared;
+        std::vector<std::string> patterns;
+        for (const std::string& target : *entry->targets) {
+          if (!absl::StrContains(target, kIdentitySuffix)) {
+            patterns.push_back(target);
+          } else if (use_suffix) {
+            patterns.push_back(absl::StrReplaceAll(target, {{kIdentitySuffix, suffix}}));
+          }
+        }
+        return TargetScope::Of(std::move(patterns));
       }
     }
   }
   return absl::PermissionDeniedError(absl::StrCat("caller \"", identity, "\" may not call ",
-                                                  service, "/", method,
-                                                  " (authorization policy)"));
+                                                  service, "/", method, " (authorization policy)"));
 }
 
-AuthorizationPolicy::KubernetesSubject AuthorizationPolicy::SubjectOf(
-    absl::string_view identity) const {
-  const Entry* entry = EntryFor(identity);
-  return entry == nullptr ? KubernetesSubject{} : entry->subject;
+std::optional<AuthorizationPolicy::KubernetesSubject> AuthorizationPolicy::SubjectOf(
+    absl::string_view actor) const {
+  absl::string_view identity = actor;
+  const bool declared = absl::ConsumePrefix(&identity, kDeclaredActorPrefix);
+  if (!restrictive_) return KubernetesSubject{std::string(identity), {}};
+  absl::string_view suffix;
+  const Entry* entry = policy_given_ ? EntryFor(identity, declared, &suffix) : nullptr;
+  if (entry == nullptr) return std::nullopt;
+  if (!entry->subject.user.empty()) return entry->subject;
+  if (declared && !entry->allow_declared) return std::nullopt;
+  return KubernetesSubject{std::string(identity), {}};
 }
 
 }  // namespace credledger::service

@@ -110,12 +110,16 @@ absl::Status IdentityApi::CheckCluster(const v1::IdentitySpec& spec) const {
 absl::StatusOr<v1::AccessReview> IdentityApi::ReviewAccess(const v1::SourceSecretRef& secret,
                                                            const std::string& actor) {
   if (reviewer_ == nullptr) return absl::FailedPreconditionError(kNoReviewerMessage);
-  AuthorizationPolicy::KubernetesSubject subject = policy_->SubjectOf(actor);
-  // Without a Kubernetes user in the policy, the caller's declared identity is the user.
-  if (subject.user.empty()) subject = {actor, {}};
+  const std::optional<AuthorizationPolicy::KubernetesSubject> subject = policy_->SubjectOf(actor);
+  if (!subject.has_value()) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "access review: caller \"", actor,
+        "\" acts as no Kubernetes user: a declared name (--as) is not authenticated, so it "
+        "needs a policy entry that names kubernetes.user or sets allow_declared"));
+  }
   v1::AccessReview review;
-  review.set_user(subject.user);
-  for (const std::string& group : subject.groups) review.add_groups(group);
+  review.set_user(subject->user);
+  for (const std::string& group : subject->groups) review.add_groups(group);
   *review.mutable_secret() = secret;
   ASSIGN_OR_RETURN(const bool allowed, reviewer_->Review(review));
   review.set_allowed(allowed);

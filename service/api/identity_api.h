@@ -15,10 +15,10 @@
 // Access review (docs/mirrors.md, "Access review"): CreateIdentity always, and UpdateIdentity
 // when projections::NeedsAccessReview(current spec, new spec), ask the SecretAccessReviewer
 // whether the caller's Kubernetes subject may `get` the source Secret. The subject is
-// AuthorizationPolicy::SubjectOf(actor); when the policy names no Kubernetes user for the
-// caller, the actor itself is the user, with no groups. The actor is the caller's declared
-// identity: on loopback plaintext that is whatever the CLI declares with --as, so there the
-// review is only as strong as that declaration. A retried request runs the review again before
+// AuthorizationPolicy::SubjectOf(actor): the policy's Kubernetes user for the caller, else
+// its authenticated identity. A declared name (--as, recorded as "declared:<name>") acts as
+// a user only when the policy says so (docs/api.md, "Declared names"); otherwise the call
+// fails with kPermissionDenied before any review. A retried request runs the review again before
 // the log answers it. Should another update land between the read of the current spec and this
 // one, and the review turn out to be needed after all, the decider refuses
 // (kFailedPrecondition) rather than widen unreviewed; the caller retries.
@@ -32,7 +32,8 @@
 // identity, request_id, credledger-actor, spec.*, namespace, owner.*);
 // kFailedPrecondition when spec.cluster names a cluster that is not registered;
 // kFailedPrecondition when a review is needed and there is no reviewer (no cluster
-// connection); kPermissionDenied naming the user, groups and Secret when the review denies;
+// connection); kPermissionDenied naming the user, groups and Secret when the review denies,
+// or naming the caller when it acts as no Kubernetes user;
 // the review's own errors (kUnavailable when the cluster cannot be reached); the decider's
 // kNotFound / kFailedPrecondition / kInvalidArgument; kFailedPrecondition when the request
 // id was already used for another request; kUnavailable when the log cannot be written. A
@@ -69,7 +70,6 @@ class SecretAccessReviewer {
   // Errors: kUnavailable when the cluster cannot be reached; the API's refusal otherwise.
   virtual absl::StatusOr<bool> Review(const v1::AccessReview& review) = 0;
 };
-
 
 class IdentityApi {
  public:
@@ -114,8 +114,7 @@ class IdentityApi {
  private:
   // Runs `command` for identity `name` and answers with the identity after it.
   absl::StatusOr<v1::IdentityChangeResponse> Run(const IdentityCommand& command,
-                                                 absl::string_view name,
-                                                 const RequestKey& request,
+                                                 absl::string_view name, const RequestKey& request,
                                                  const std::string& actor);
   // The allowed access review of `actor` for `secret`.
   absl::StatusOr<v1::AccessReview> ReviewAccess(const v1::SourceSecretRef& secret,

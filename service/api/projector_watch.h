@@ -37,6 +37,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "service/api/target_scope.h"
 
 namespace credledger::service {
 
@@ -55,6 +56,8 @@ class ProjectorWatch {
     int64_t after_seq = 0;
     // Live changes allowed to wait for the consumer (>= 1).
     size_t queue_limit = 1024;
+    // Only items of Targets in this scope (docs/api.md, "Target scopes").
+    TargetScope scope = TargetScope::Unrestricted();
   };
 
   // Starts following `projector` (not owned; must outlive the watch).
@@ -62,12 +65,12 @@ class ProjectorWatch {
   // `after_seq` (its history was trimmed, or the service restarted since): list again.
   static absl::StatusOr<std::unique_ptr<ProjectorWatch>> Start(Projector* projector,
                                                                Options options) {
-    auto watch =
-        std::unique_ptr<ProjectorWatch>(new ProjectorWatch(projector, std::move(options)));
+    auto watch = std::unique_ptr<ProjectorWatch>(new ProjectorWatch(projector, std::move(options)));
     int64_t from = watch->options_.after_seq;
     size_t snapshot_items = 0;
     if (from == 0) {
       std::vector<State> items = Traits::List(*projector, watch->options_.target_namespace, &from);
+      std::erase_if(items, [&](const State& state) { return !watch->Wanted(state); });
       watch->snapshot_end_.set_kind(Response::KIND_SNAPSHOT_END);
       watch->snapshot_end_.set_seq(from);
       Traits::RenderSnapshotEnd(items, watch->snapshot_end_);
@@ -118,11 +121,11 @@ class ProjectorWatch {
       };
       if (!mu_.AwaitWithTimeout(absl::Condition(&ready), timeout)) return std::nullopt;
       if (overflowed_) {
-        return absl::ResourceExhaustedError(absl::StrCat(
-            "watch: the client fell more than ", options_.queue_limit,
-            " changes behind; list again (", Traits::kRpc,
-            " with after_seq 0), or resume with after_seq ", last_delivered_seq_,
-            " while the server still keeps those changes"));
+        return absl::ResourceExhaustedError(
+            absl::StrCat("watch: the client fell more than ", options_.queue_limit,
+                         " changes behind; list again (", Traits::kRpc,
+                         " with after_seq 0), or resume with after_seq ", last_delivered_seq_,
+                         " while the server still keeps those changes"));
       }
       item = std::move(queue_.front());
       queue_.pop_front();
@@ -149,8 +152,8 @@ class ProjectorWatch {
       : projector_(projector), options_(std::move(options)) {}
 
   bool Wanted(const State& state) const {
-    return options_.target_namespace.empty() ||
-           state.namespace_() == options_.target_namespace;
+    return (options_.target_namespace.empty() || state.namespace_() == options_.target_namespace) &&
+           options_.scope.Contains(state.namespace_(), state.name());
   }
 
   void OnChange(const Change& change) {

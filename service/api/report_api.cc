@@ -50,31 +50,29 @@ absl::Status ValidateConditionFilter(const v1::ListFleetStatusRequest& request) 
 
 bool HasCondition(const v1::TargetStatusView& view, const std::string& type,
                   const std::string& status) {
-  return std::any_of(view.conditions().begin(), view.conditions().end(),
-                     [&](const v1::StatusCondition& c) {
-                       return c.type() == type && c.status() == status;
-                     });
+  return std::any_of(
+      view.conditions().begin(), view.conditions().end(),
+      [&](const v1::StatusCondition& c) { return c.type() == type && c.status() == status; });
 }
 
 }  // namespace
 
-ReportApi::ReportApi(ReportIngest* ingest, projections::StatusProjector* statuses,
-                     Options options)
+ReportApi::ReportApi(ReportIngest* ingest, projections::StatusProjector* statuses, Options options)
     : ingest_(ingest), statuses_(statuses), options_(options) {}
 
 void ReportApi::AwaitFolded(int64_t seq) const {
   if (seq > 0) statuses_->WaitForSeq(seq, options_.read_your_writes_timeout);
 }
 
-absl::StatusOr<v1::PushReportResponse> ReportApi::PushReport(
-    const v1::PushReportRequest& request, absl::string_view actor) {
+absl::StatusOr<v1::PushReportResponse> ReportApi::PushReport(const v1::PushReportRequest& request,
+                                                             absl::string_view actor) {
   RETURN_IF_ERROR(ValidateTarget(request.namespace_(), request.name()));
   RETURN_IF_ERROR(ValidateClientRequestId(request.request_id(), kMaxRequestIdBytes));
   ASSIGN_OR_RETURN(const std::string resolved, ResolveActor(actor));
   if (!request.has_report()) return absl::InvalidArgumentError("report: required");
   ASSIGN_OR_RETURN(ReportIngest::PushResult result,
-                   ingest_->Push(request.namespace_(), request.name(), request.report(),
-                                 resolved, KeyOf(request)));
+                   ingest_->Push(request.namespace_(), request.name(), request.report(), resolved,
+                                 KeyOf(request)));
   AwaitFolded(result.seq);
   v1::PushReportResponse response;
   response.set_heartbeat(result.heartbeat);
@@ -99,10 +97,10 @@ absl::StatusOr<v1::SetBoundReleasesResponse> ReportApi::SetBoundReleases(
   }
   const std::vector<v1::BoundRelease> releases(request.releases().begin(),
                                                request.releases().end());
-  ASSIGN_OR_RETURN(ReportIngest::SetResult result,
-                   ingest_->SetBoundReleases(request.namespace_(), request.name(), releases,
-                                             request.bootstrap_version(), resolved,
-                                             KeyOf(request)));
+  ASSIGN_OR_RETURN(
+      ReportIngest::SetResult result,
+      ingest_->SetBoundReleases(request.namespace_(), request.name(), releases,
+                                request.bootstrap_version(), resolved, KeyOf(request)));
   AwaitFolded(result.seq);
   v1::SetBoundReleasesResponse response;
   response.set_replayed(result.replayed);
@@ -115,8 +113,8 @@ absl::StatusOr<v1::GetTargetStatusResponse> ReportApi::GetTargetStatus(
   RETURN_IF_ERROR(ValidateTarget(request.namespace_(), request.name()));
   std::optional<v1::TargetStatus> status = statuses_->Get(request.namespace_(), request.name());
   if (!status.has_value()) {
-    return absl::NotFoundError(absl::StrCat("target \"", request.namespace_(), "/",
-                                            request.name(), "\": not found"));
+    return absl::NotFoundError(
+        absl::StrCat("target \"", request.namespace_(), "/", request.name(), "\": not found"));
   }
   v1::GetTargetStatusResponse response;
   *response.mutable_status() = ToStatusView(*status);
@@ -124,7 +122,7 @@ absl::StatusOr<v1::GetTargetStatusResponse> ReportApi::GetTargetStatus(
 }
 
 absl::StatusOr<v1::ListFleetStatusResponse> ReportApi::ListFleetStatus(
-    const v1::ListFleetStatusRequest& request) const {
+    const v1::ListFleetStatusRequest& request, const TargetScope& scope) const {
   RETURN_IF_ERROR(ValidateNamespaceFilter(request.namespace_()));
   RETURN_IF_ERROR(ValidateConditionFilter(request));
   int64_t seq = 0;
@@ -133,6 +131,7 @@ absl::StatusOr<v1::ListFleetStatusResponse> ReportApi::ListFleetStatus(
   v1::ListFleetStatusResponse response;
   response.set_seq(seq);
   for (v1::TargetStatus& status : listed) {
+    if (!scope.Contains(status.namespace_(), status.name())) continue;
     v1::TargetStatusView view = ToStatusView(status);
     if (!request.condition_type().empty() &&
         !HasCondition(view, request.condition_type(), request.condition_status())) {
@@ -146,10 +145,11 @@ absl::StatusOr<v1::ListFleetStatusResponse> ReportApi::ListFleetStatus(
 }
 
 absl::StatusOr<std::unique_ptr<FleetWatch>> ReportApi::WatchFleet(
-    const v1::WatchFleetRequest& request) const {
+    const v1::WatchFleetRequest& request, const TargetScope& scope) const {
   RETURN_IF_ERROR(ValidateWatchStart(request.namespace_(), request.after_seq()));
   FleetWatch::Options options;
   options.target_namespace = request.namespace_();
+  options.scope = scope;
   options.after_seq = request.after_seq();
   options.queue_limit = options_.watch_queue_limit;
   return FleetWatch::Start(statuses_, std::move(options));

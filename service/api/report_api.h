@@ -22,6 +22,7 @@
 #include "credledger/v1/api.pb.h"
 #include "projections/status_projector.h"
 #include "service/api/fleet_watch.h"
+#include "service/api/target_scope.h"
 
 namespace credledger::service {
 
@@ -59,15 +60,17 @@ class ReportApi {
       const v1::GetTargetStatusRequest& request) const;
   // The rollups of active Targets, optionally of one namespace and with one condition in
   // one status, ordered by namespace then name, with the FleetSummary over them.
+  // Only Targets in `scope` are listed and counted (docs/api.md, "Target scopes").
   // Errors: kInvalidArgument naming namespace, or condition_type / condition_status when
   // only one of them is given, the type is not Reporting, PreflightReady or ReleasesReady,
   // or the status is not True, False or Unknown.
   absl::StatusOr<v1::ListFleetStatusResponse> ListFleetStatus(
-      const v1::ListFleetStatusRequest& request) const;
-  // Starts a fleet watch. Errors: kInvalidArgument (namespace, negative after_seq);
-  // kResourceExhausted when the changes after after_seq are no longer kept.
-  absl::StatusOr<std::unique_ptr<FleetWatch>> WatchFleet(
-      const v1::WatchFleetRequest& request) const;
+      const v1::ListFleetStatusRequest& request, const TargetScope& scope) const;
+  // Starts a fleet watch over the Targets in `scope`. Errors: kInvalidArgument (namespace,
+  // negative after_seq); kResourceExhausted when the changes after after_seq are no longer
+  // kept.
+  absl::StatusOr<std::unique_ptr<FleetWatch>> WatchFleet(const v1::WatchFleetRequest& request,
+                                                         const TargetScope& scope) const;
 
   // Tells running watches to end (the server is shutting down); see stopping().
   void Stop() { stopping_.store(true); }

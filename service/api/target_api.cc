@@ -26,8 +26,7 @@ TargetApi::TargetApi(TargetCommandBus* bus, projections::CredentialProjector* pr
 
 absl::StatusOr<TargetApi::Outcome> TargetApi::Run(const TargetCommand& command,
                                                   absl::string_view target_namespace,
-                                                  absl::string_view name,
-                                                  const RequestKey& request,
+                                                  absl::string_view name, const RequestKey& request,
                                                   absl::string_view actor) {
   CommandContext context;
   context.target_namespace = std::string(target_namespace);
@@ -76,8 +75,8 @@ absl::StatusOr<v1::RegisterTargetResponse> TargetApi::RegisterTarget(
   } else {
     ASSIGN_OR_RETURN(command.target_uid, common::NewUuidV4());
   }
-  ASSIGN_OR_RETURN(Outcome outcome, Run(command, request.namespace_(), request.name(),
-                                        KeyOf(request), actor));
+  ASSIGN_OR_RETURN(Outcome outcome,
+                   Run(command, request.namespace_(), request.name(), KeyOf(request), actor));
   return Answer<v1::RegisterTargetResponse>(std::move(outcome));
 }
 
@@ -97,8 +96,8 @@ absl::StatusOr<v1::RequestRotationResponse> TargetApi::RequestRotation(
   // The value defaults to the request id: one rotation per request.
   service::RequestRotation command{request.value().empty() ? request.request_id()
                                                            : request.value()};
-  ASSIGN_OR_RETURN(Outcome outcome, Run(command, request.namespace_(), request.name(),
-                                        KeyOf(request), actor));
+  ASSIGN_OR_RETURN(Outcome outcome,
+                   Run(command, request.namespace_(), request.name(), KeyOf(request), actor));
   return Answer<v1::RequestRotationResponse>(std::move(outcome));
 }
 
@@ -158,7 +157,7 @@ absl::StatusOr<v1::GetTargetResponse> TargetApi::GetTarget(
 }
 
 absl::StatusOr<v1::ListTargetsResponse> TargetApi::ListTargets(
-    const v1::ListTargetsRequest& request) const {
+    const v1::ListTargetsRequest& request, const TargetScope& scope) const {
   RETURN_IF_ERROR(ValidateNamespaceFilter(request.namespace_()));
   int64_t seq = 0;
   std::vector<v1::TargetState> states =
@@ -167,16 +166,18 @@ absl::StatusOr<v1::ListTargetsResponse> TargetApi::ListTargets(
   v1::ListTargetsResponse response;
   response.set_seq(seq);
   for (const v1::TargetState& state : states) {
+    if (!scope.Contains(state.namespace_(), state.name())) continue;
     *response.add_targets() = ToTargetView(state, connection_hash);
   }
   return response;
 }
 
 absl::StatusOr<std::unique_ptr<TargetWatch>> TargetApi::WatchTargets(
-    const v1::WatchTargetsRequest& request) const {
+    const v1::WatchTargetsRequest& request, const TargetScope& scope) const {
   RETURN_IF_ERROR(ValidateWatchStart(request.namespace_(), request.after_seq()));
   TargetWatch::Options options;
   options.target_namespace = request.namespace_();
+  options.scope = scope;
   options.after_seq = request.after_seq();
   options.queue_limit = options_.watch_queue_limit;
   return TargetWatch::Start(projector_, std::move(options));

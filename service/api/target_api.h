@@ -31,9 +31,10 @@
 #include "common/clock.h"
 #include "credledger/v1/api.pb.h"
 #include "projections/credential_projector.h"
+#include "service/api/target_scope.h"
 #include "service/api/target_watch.h"
-#include "service/bus/target_command_bus.h"
 #include "service/bus/prior_request.h"
+#include "service/bus/target_command_bus.h"
 #include "service/decide/validation.h"
 
 namespace credledger::service {
@@ -68,15 +69,16 @@ class TargetApi {
       const v1::ConfirmRolloutRequest& request, absl::string_view actor);
 
   // Reads from the projector. Errors: kInvalidArgument (namespace, name); kNotFound for a
-  // Target that was never registered (GetTarget).
+  // Target that was never registered (GetTarget). ListTargets leaves out the Targets outside
+  // `scope` (docs/api.md, "Target scopes").
   absl::StatusOr<v1::GetTargetResponse> GetTarget(const v1::GetTargetRequest& request) const;
-  absl::StatusOr<v1::ListTargetsResponse> ListTargets(
-      const v1::ListTargetsRequest& request) const;
+  absl::StatusOr<v1::ListTargetsResponse> ListTargets(const v1::ListTargetsRequest& request,
+                                                      const TargetScope& scope) const;
 
-  // Starts a watch. Errors: kInvalidArgument (namespace, negative after_seq);
-  // kResourceExhausted when the changes after after_seq are no longer kept.
-  absl::StatusOr<std::unique_ptr<TargetWatch>> WatchTargets(
-      const v1::WatchTargetsRequest& request) const;
+  // Starts a watch over the Targets in `scope`. Errors: kInvalidArgument (namespace, negative
+  // after_seq); kResourceExhausted when the changes after after_seq are no longer kept.
+  absl::StatusOr<std::unique_ptr<TargetWatch>> WatchTargets(const v1::WatchTargetsRequest& request,
+                                                            const TargetScope& scope) const;
 
   // Tells running watches to end (the server is shutting down); see stopping().
   void Stop() { stopping_.store(true); }

@@ -50,11 +50,16 @@ absl::Status ValidateOwnerReference(const v1::OwnerReference& owner, bool requir
 inline constexpr char kActorMetadataKey[] = "credledger-actor";
 // The actor when a call names none.
 inline constexpr char kAnonymousActor[] = "anonymous";
+// A name a local caller declared (the CLI's --as) is recorded as "declared:<name>", so the log
+// tells declared callers from authenticated ones (docs/api.md, "Declared names").
+inline constexpr char kDeclaredActorPrefix[] = "declared:";
 // The actor recorded on events the service decides on its own.
 inline constexpr char kServiceActor[] = "credledger";
 // Longest request id and actor accepted, in bytes.
 inline constexpr size_t kMaxRequestIdBytes = 128;
 inline constexpr size_t kMaxActorBytes = 128;
+// Longest declared name accepted, in bytes: its recorded form fits kMaxActorBytes.
+inline constexpr size_t kMaxDeclaredNameBytes = kMaxActorBytes - (sizeof(kDeclaredActorPrefix) - 1);
 // Longest revocation reason accepted, in bytes.
 inline constexpr size_t kMaxReasonBytes = 1024;
 

@@ -12,8 +12,8 @@ constexpr char kAuditServiceName[] = "AuditService";
 grpc::Status AuditGrpcService::ExportEvents(grpc::ServerContext* context,
                                             const v1::ExportEventsRequest* request,
                                             grpc::ServerWriter<v1::ExportEventsResponse>* writer) {
-  if (absl::StatusOr<std::string> caller =
-          Authorize(*context, *authorizer_, kAuditServiceName, "ExportEvents");
+  if (absl::StatusOr<AuthorizedCaller> caller =
+          authorizer_->Authorize(*context, kAuditServiceName, "ExportEvents");
       !caller.ok()) {
     return ToGrpcStatus(caller.status());
   }
@@ -27,7 +27,7 @@ grpc::Status AuditGrpcService::GetStateAt(grpc::ServerContext* context,
                                           v1::GetStateAtResponse* response) {
   return AuthorizeAndReply(
       *context, *authorizer_, kAuditServiceName, "GetStateAt",
-      [&](const std::string&) { return api_->GetStateAt(*request); }, response);
+      [&](const AuthorizedCaller&) { return api_->GetStateAt(*request); }, response);
 }
 
 grpc::Status AuditGrpcService::Timeline(grpc::ServerContext* context,
@@ -35,14 +35,14 @@ grpc::Status AuditGrpcService::Timeline(grpc::ServerContext* context,
                                         v1::TimelineResponse* response) {
   return AuthorizeAndReply(
       *context, *authorizer_, kAuditServiceName, "Timeline",
-      [&](const std::string&) { return api_->Timeline(*request); }, response);
+      [&](const AuthorizedCaller&) { return api_->Timeline(*request); }, response);
 }
 
 grpc::Status AuditGrpcService::Diff(grpc::ServerContext* context, const v1::DiffRequest* request,
                                     v1::DiffResponse* response) {
   return AuthorizeAndReply(
       *context, *authorizer_, kAuditServiceName, "Diff",
-      [&](const std::string&) { return api_->Diff(*request); }, response);
+      [&](const AuthorizedCaller&) { return api_->Diff(*request); }, response);
 }
 
 grpc::Status AuditGrpcService::ValidCredentialsAt(grpc::ServerContext* context,
@@ -50,7 +50,7 @@ grpc::Status AuditGrpcService::ValidCredentialsAt(grpc::ServerContext* context,
                                                   v1::ValidCredentialsAtResponse* response) {
   return AuthorizeAndReply(
       *context, *authorizer_, kAuditServiceName, "ValidCredentialsAt",
-      [&](const std::string&) { return api_->ValidCredentialsAt(*request); }, response);
+      [&](const AuthorizedCaller&) { return api_->ValidCredentialsAt(*request); }, response);
 }
 
 }  // namespace credledger::service

@@ -16,7 +16,8 @@ grpc::Status ClusterGrpcService::RegisterCluster(grpc::ServerContext* context,
                                                  v1::ClusterChangeResponse* response) {
   return AuthorizeAndReply(
       *context, *authorizer_, kClusterServiceName, "RegisterCluster",
-      [&](const std::string& actor) { return api_->RegisterCluster(*request, actor); }, response);
+      [&](const AuthorizedCaller& caller) { return api_->RegisterCluster(*request, caller.actor); },
+      response);
 }
 
 grpc::Status ClusterGrpcService::DeregisterCluster(grpc::ServerContext* context,
@@ -24,7 +25,10 @@ grpc::Status ClusterGrpcService::DeregisterCluster(grpc::ServerContext* context,
                                                    v1::ClusterChangeResponse* response) {
   return AuthorizeAndReply(
       *context, *authorizer_, kClusterServiceName, "DeregisterCluster",
-      [&](const std::string& actor) { return api_->DeregisterCluster(*request, actor); }, response);
+      [&](const AuthorizedCaller& caller) {
+        return api_->DeregisterCluster(*request, caller.actor);
+      },
+      response);
 }
 
 grpc::Status ClusterGrpcService::ProbeCluster(grpc::ServerContext* context,
@@ -32,7 +36,7 @@ grpc::Status ClusterGrpcService::ProbeCluster(grpc::ServerContext* context,
                                               v1::GetClusterResponse* response) {
   return AuthorizeAndReply(
       *context, *authorizer_, kClusterServiceName, "ProbeCluster",
-      [&](const std::string&) {
+      [&](const AuthorizedCaller&) {
         // The probe ends at the bridge's probe timeout; a client that goes away earlier
         // does not shorten it (a synchronous handler is not told).
         return api_->ProbeCluster(*request, /*cancel=*/nullptr);
@@ -45,7 +49,7 @@ grpc::Status ClusterGrpcService::GetCluster(grpc::ServerContext* context,
                                             v1::GetClusterResponse* response) {
   return AuthorizeAndReply(
       *context, *authorizer_, kClusterServiceName, "GetCluster",
-      [&](const std::string&) { return api_->GetCluster(*request); }, response);
+      [&](const AuthorizedCaller&) { return api_->GetCluster(*request); }, response);
 }
 
 grpc::Status ClusterGrpcService::ListClusters(grpc::ServerContext* context,
@@ -53,7 +57,7 @@ grpc::Status ClusterGrpcService::ListClusters(grpc::ServerContext* context,
                                               v1::ListClustersResponse* response) {
   return AuthorizeAndReply(
       *context, *authorizer_, kClusterServiceName, "ListClusters",
-      [&](const std::string&) { return api_->ListClusters(*request); }, response);
+      [&](const AuthorizedCaller&) { return api_->ListClusters(*request); }, response);
 }
 
 }  // namespace credledger::service

@@ -32,21 +32,32 @@ grpc::Status Reply(absl::StatusOr<Response> result, Response* response) {
   return grpc::Status::OK;
 }
 
-// The caller's identity when `authorizer` lets it call `service`/`method` (short names, e.g.
-// "ReportService", "PushReport"); UNAUTHENTICATED or PERMISSION_DENIED (mapped by
-// ToGrpcStatus) otherwise.
-absl::StatusOr<std::string> Authorize(const grpc::ServerContext& context,
-                                      const CallAuthorizer& authorizer,
-                                      absl::string_view service, absl::string_view method);
-
-// Authorize, then Reply with `call(identity)`.
+// CallAuthorizer::Authorize (short names, e.g. "ReportService", "PushReport"), then Reply with
+// `call(caller)` (an AuthorizedCaller: its `actor` for events, its `scope` for lists and watches).
 template <typename Response, typename Call>
-grpc::Status AuthorizeAndReply(const grpc::ServerContext& context,
-                               const CallAuthorizer& authorizer, absl::string_view service,
-                               absl::string_view method, Call call, Response* response) {
-  absl::StatusOr<std::string> identity = Authorize(context, authorizer, service, method);
-  if (!identity.ok()) return ToGrpcStatus(identity.status());
-  return Reply(call(*identity), response);
+grpc::Status AuthorizeAndReply(const grpc::ServerContext& context, const CallAuthorizer& authorizer,
+                               absl::string_view service, absl::string_view method, Call call,
+                               Response* response) {
+  absl::StatusOr<AuthorizedCaller> caller = authorizer.Authorize(context, service, method);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  return Reply(call(*caller), response);
+}
+
+// AuthorizeAndReply for an RPC that addresses one Target (`request.namespace_()`/`name()`):
+// the caller's Target scope is checked before anything else (docs/api.md, "Target scopes").
+template <typename Request, typename Response, typename Call>
+grpc::Status AuthorizeTargetAndReply(const grpc::ServerContext& context,
+                                     const CallAuthorizer& authorizer, absl::string_view service,
+                                     absl::string_view method, const Request& request, Call call,
+                                     Response* response) {
+  absl::StatusOr<AuthorizedCaller> caller = authorizer.Authorize(context, service, method);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  if (absl::Status in_scope =
+          authorizer.CheckTarget(*caller, service, method, request.namespace_(), request.name());
+      !in_scope.ok()) {
+    return ToGrpcStatus(in_scope);
+  }
+  return Reply(call(*caller), response);
 }
 
 // Serves a started watch until it fails, the client goes away, or `stopping()` turns true.
@@ -55,8 +66,7 @@ grpc::Status AuthorizeAndReply(const grpc::ServerContext& context,
 // client cancelled or a write failed, UNAVAILABLE when the server shuts down. The handler
 // thread is held for the life of the stream.
 template <typename Watch, typename Response>
-grpc::Status ServeWatch(grpc::ServerContext* context,
-                        absl::StatusOr<std::unique_ptr<Watch>> watch,
+grpc::Status ServeWatch(grpc::ServerContext* context, absl::StatusOr<std::unique_ptr<Watch>> watch,
                         grpc::ServerWriter<Response>* writer,
                         const std::function<bool()>& stopping) {
   if (!watch.ok()) return ToGrpcStatus(watch.status());

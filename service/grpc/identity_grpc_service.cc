@@ -16,7 +16,8 @@ grpc::Status IdentityGrpcService::CreateIdentity(grpc::ServerContext* context,
                                                  v1::IdentityChangeResponse* response) {
   return AuthorizeAndReply(
       *context, *authorizer_, kIdentityServiceName, "CreateIdentity",
-      [&](const std::string& actor) { return api_->CreateIdentity(*request, actor); }, response);
+      [&](const AuthorizedCaller& caller) { return api_->CreateIdentity(*request, caller.actor); },
+      response);
 }
 
 grpc::Status IdentityGrpcService::UpdateIdentity(grpc::ServerContext* context,
@@ -24,7 +25,8 @@ grpc::Status IdentityGrpcService::UpdateIdentity(grpc::ServerContext* context,
                                                  v1::IdentityChangeResponse* response) {
   return AuthorizeAndReply(
       *context, *authorizer_, kIdentityServiceName, "UpdateIdentity",
-      [&](const std::string& actor) { return api_->UpdateIdentity(*request, actor); }, response);
+      [&](const AuthorizedCaller& caller) { return api_->UpdateIdentity(*request, caller.actor); },
+      response);
 }
 
 grpc::Status IdentityGrpcService::DeleteIdentity(grpc::ServerContext* context,
@@ -32,7 +34,8 @@ grpc::Status IdentityGrpcService::DeleteIdentity(grpc::ServerContext* context,
                                                  v1::IdentityChangeResponse* response) {
   return AuthorizeAndReply(
       *context, *authorizer_, kIdentityServiceName, "DeleteIdentity",
-      [&](const std::string& actor) { return api_->DeleteIdentity(*request, actor); }, response);
+      [&](const AuthorizedCaller& caller) { return api_->DeleteIdentity(*request, caller.actor); },
+      response);
 }
 
 grpc::Status IdentityGrpcService::BindIdentity(grpc::ServerContext* context,
@@ -40,7 +43,8 @@ grpc::Status IdentityGrpcService::BindIdentity(grpc::ServerContext* context,
                                                v1::IdentityChangeResponse* response) {
   return AuthorizeAndReply(
       *context, *authorizer_, kIdentityServiceName, "BindIdentity",
-      [&](const std::string& actor) { return api_->BindIdentity(*request, actor); }, response);
+      [&](const AuthorizedCaller& caller) { return api_->BindIdentity(*request, caller.actor); },
+      response);
 }
 
 grpc::Status IdentityGrpcService::UnbindIdentity(grpc::ServerContext* context,
@@ -48,7 +52,8 @@ grpc::Status IdentityGrpcService::UnbindIdentity(grpc::ServerContext* context,
                                                  v1::IdentityChangeResponse* response) {
   return AuthorizeAndReply(
       *context, *authorizer_, kIdentityServiceName, "UnbindIdentity",
-      [&](const std::string& actor) { return api_->UnbindIdentity(*request, actor); }, response);
+      [&](const AuthorizedCaller& caller) { return api_->UnbindIdentity(*request, caller.actor); },
+      response);
 }
 
 grpc::Status IdentityGrpcService::GetIdentity(grpc::ServerContext* context,
@@ -56,7 +61,7 @@ grpc::Status IdentityGrpcService::GetIdentity(grpc::ServerContext* context,
                                               v1::GetIdentityResponse* response) {
   return AuthorizeAndReply(
       *context, *authorizer_, kIdentityServiceName, "GetIdentity",
-      [&](const std::string&) { return api_->GetIdentity(*request); }, response);
+      [&](const AuthorizedCaller&) { return api_->GetIdentity(*request); }, response);
 }
 
 grpc::Status IdentityGrpcService::ListIdentities(grpc::ServerContext* context,
@@ -64,7 +69,7 @@ grpc::Status IdentityGrpcService::ListIdentities(grpc::ServerContext* context,
                                                  v1::ListIdentitiesResponse* response) {
   return AuthorizeAndReply(
       *context, *authorizer_, kIdentityServiceName, "ListIdentities",
-      [&](const std::string&) { return api_->ListIdentities(*request); }, response);
+      [&](const AuthorizedCaller&) { return api_->ListIdentities(*request); }, response);
 }
 
 grpc::Status IdentityGrpcService::ListMirrors(grpc::ServerContext* context,
@@ -72,7 +77,7 @@ grpc::Status IdentityGrpcService::ListMirrors(grpc::ServerContext* context,
                                               v1::ListMirrorsResponse* response) {
   return AuthorizeAndReply(
       *context, *authorizer_, kIdentityServiceName, "ListMirrors",
-      [&](const std::string&) { return api_->ListMirrors(*request); }, response);
+      [&](const AuthorizedCaller&) { return api_->ListMirrors(*request); }, response);
 }
 
 }  // namespace credledger::service

@@ -12,26 +12,29 @@ constexpr char kReportServiceName[] = "ReportService";
 grpc::Status ReportGrpcService::PushReport(grpc::ServerContext* context,
                                            const v1::PushReportRequest* request,
                                            v1::PushReportResponse* response) {
-  return AuthorizeAndReply(
-      *context, *authorizer_, kReportServiceName, "PushReport",
-      [&](const std::string& actor) { return api_->PushReport(*request, actor); }, response);
+  return AuthorizeTargetAndReply(
+      *context, *authorizer_, kReportServiceName, "PushReport", *request,
+      [&](const AuthorizedCaller& caller) { return api_->PushReport(*request, caller.actor); },
+      response);
 }
 
 grpc::Status ReportGrpcService::SetBoundReleases(grpc::ServerContext* context,
                                                  const v1::SetBoundReleasesRequest* request,
                                                  v1::SetBoundReleasesResponse* response) {
-  return AuthorizeAndReply(
-      *context, *authorizer_, kReportServiceName, "SetBoundReleases",
-      [&](const std::string& actor) { return api_->SetBoundReleases(*request, actor); },
+  return AuthorizeTargetAndReply(
+      *context, *authorizer_, kReportServiceName, "SetBoundReleases", *request,
+      [&](const AuthorizedCaller& caller) {
+        return api_->SetBoundReleases(*request, caller.actor);
+      },
       response);
 }
 
 grpc::Status ReportGrpcService::GetTargetStatus(grpc::ServerContext* context,
                                                 const v1::GetTargetStatusRequest* request,
                                                 v1::GetTargetStatusResponse* response) {
-  return AuthorizeAndReply(
-      *context, *authorizer_, kReportServiceName, "GetTargetStatus",
-      [&](const std::string&) { return api_->GetTargetStatus(*request); }, response);
+  return AuthorizeTargetAndReply(
+      *context, *authorizer_, kReportServiceName, "GetTargetStatus", *request,
+      [&](const AuthorizedCaller&) { return api_->GetTargetStatus(*request); }, response);
 }
 
 grpc::Status ReportGrpcService::ListFleetStatus(grpc::ServerContext* context,
@@ -39,18 +42,17 @@ grpc::Status ReportGrpcService::ListFleetStatus(grpc::ServerContext* context,
                                                 v1::ListFleetStatusResponse* response) {
   return AuthorizeAndReply(
       *context, *authorizer_, kReportServiceName, "ListFleetStatus",
-      [&](const std::string&) { return api_->ListFleetStatus(*request); }, response);
+      [&](const AuthorizedCaller& caller) { return api_->ListFleetStatus(*request, caller.scope); },
+      response);
 }
 
 grpc::Status ReportGrpcService::WatchFleet(grpc::ServerContext* context,
                                            const v1::WatchFleetRequest* request,
                                            grpc::ServerWriter<v1::WatchFleetResponse>* writer) {
-  if (absl::StatusOr<std::string> caller =
-          Authorize(*context, *authorizer_, kReportServiceName, "WatchFleet");
-      !caller.ok()) {
-    return ToGrpcStatus(caller.status());
-  }
-  return ServeWatch(context, api_->WatchFleet(*request), writer,
+  absl::StatusOr<AuthorizedCaller> caller =
+      authorizer_->Authorize(*context, kReportServiceName, "WatchFleet");
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  return ServeWatch(context, api_->WatchFleet(*request, caller->scope), writer,
                     [this] { return api_->stopping(); });
 }
 

@@ -11,7 +11,8 @@ grpc::Status SourceGrpcService::VerifySource(grpc::ServerContext* context,
                                              v1::VerifySourceResponse* response) {
   return AuthorizeAndReply(
       *context, *authorizer_, "SourceService", "VerifySource",
-      [&](const std::string& actor) { return api_->VerifySource(*request, actor); }, response);
+      [&](const AuthorizedCaller& caller) { return api_->VerifySource(*request, caller.actor); },
+      response);
 }
 
 }  // namespace credledger::service

@@ -78,8 +78,12 @@ struct ServeOptions {
     // The same for ReportService (no flag).
     ReportApi::Options report_api;
     // --authorization-policy: authorization policy file (authorization_policy.h). Empty:
-    // every caller may call every RPC (a warning at start-up).
+    // only health checking and reflection answer, unless `insecure_allow_all`
+    // (docs/api.md, "Authorization").
     std::filesystem::path authorization_policy;
+    // --insecure-allow-all: without a policy file, every caller may call every RPC (a warning
+    // at start-up). REQUIRES: authorization_policy empty.
+    bool insecure_allow_all = false;
     // How often refused calls of ended minutes are recorded (CallsDenied); the rest are
     // recorded at shutdown (no flag).
     absl::Duration denial_record_interval = absl::Seconds(10);

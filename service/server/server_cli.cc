@@ -96,8 +96,11 @@ class ServeCommand final : public cli::Subcommand {
     flags.Add("liveness-flush-interval", &liveness_flush_interval_,
               "how often heartbeats are recorded and staleness is checked (100ms..1m)");
     flags.Add("authorization-policy", &authorization_policy_,
-              "YAML file naming the RPCs each caller may call (docs/api.md); without one "
-              "every caller may call every RPC");
+              "YAML file naming the RPCs and Targets each caller may call (docs/api.md); "
+              "without one only health checking and reflection answer");
+    flags.Add("insecure-allow-all", &insecure_allow_all_,
+              "without a policy file, let every caller call every RPC on every Target (a "
+              "trusted development host only; logged as a warning)");
     flags.Add("signing-key", &signing_key_,
               "Ed25519 private key (PEM, from `credledger keygen`) that signs checkpoints and "
               "export trailers; without one nothing is signed and exports do not verify");
@@ -230,6 +233,7 @@ class ServeCommand final : public cli::Subcommand {
     options.grpc.port_file = port_file_;
     options.grpc.access_log = access_log_;
     options.grpc.authorization_policy = authorization_policy_;
+    options.grpc.insecure_allow_all = insecure_allow_all_;
     options.http.listen_address = http_listen_;
     options.http.port_file = http_port_file_;
     options.credentials.agent_apiserver_url = agent_apiserver_url_;
@@ -288,6 +292,7 @@ class ServeCommand final : public cli::Subcommand {
   absl::Duration report_stale_after_ = absl::Minutes(10);
   absl::Duration liveness_flush_interval_ = absl::Seconds(5);
   std::string authorization_policy_;
+  bool insecure_allow_all_ = false;
   std::string signing_key_;
   std::string fingerprint_key_;
   int64_t checkpoint_every_ = 1000;

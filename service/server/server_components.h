@@ -142,7 +142,7 @@ struct GrpcComponent {
   // Made from --tls-* before anything is opened, so that bad TLS files change nothing.
   std::shared_ptr<grpc::ServerCredentials> credentials;
 
-  AuthorizationPolicy policy = AuthorizationPolicy::AllowAll();
+  AuthorizationPolicy policy = AuthorizationPolicy::DenyAll();
   DenialLedger denials;
   std::unique_ptr<CallAuthorizer> authorizer;
   std::unique_ptr<DenialRecorder> denial_recorder;

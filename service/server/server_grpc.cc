@@ -77,17 +77,24 @@ absl::Status Server::LoadTls() {
 }
 
 absl::Status Server::LoadAuthorizationPolicy() {
+  if (options_.grpc.insecure_allow_all) {
+    common::Log(common::LogLevel::kWarning,
+                "--insecure-allow-all: every caller may call every RPC on every Target, "
+                "including PushReport, which can release credential Secrets");
+    grpc_->policy = AuthorizationPolicy::AllowAll();
+    return absl::OkStatus();
+  }
   if (options_.grpc.authorization_policy.empty()) {
     common::Log(common::LogLevel::kWarning,
-                "no --authorization-policy: every caller may call every RPC, including "
-                "PushReport, which can release credential Secrets");
+                "no --authorization-policy: only health checking and reflection answer; every "
+                "other call is refused");
     return absl::OkStatus();
   }
   absl::StatusOr<AuthorizationPolicy> policy =
       AuthorizationPolicy::Load(options_.grpc.authorization_policy);
   if (!policy.ok()) {
-    return absl::Status(policy.status().code(), absl::StrCat("--authorization-policy: ",
-                                                             policy.status().message()));
+    return absl::Status(policy.status().code(),
+                        absl::StrCat("--authorization-policy: ", policy.status().message()));
   }
   grpc_->policy = *std::move(policy);
   return absl::OkStatus();
@@ -95,7 +102,7 @@ absl::Status Server::LoadAuthorizationPolicy() {
 
 void Server::StartApis() {
   grpc_->target_api = std::make_unique<TargetApi>(log_->bus.get(), log_->projector.get(),
-                                                options_.clock, options_.grpc.target_api);
+                                                  options_.clock, options_.grpc.target_api);
   if (bridge_->kube_client != nullptr) {
     grpc_->access_reviewer = std::make_unique<KubeAccessReviewer>(bridge_->kube_client.get());
   }
@@ -105,8 +112,7 @@ void Server::StartApis() {
       bridge_->connections->cluster_projector());
   grpc_->report_api = std::make_unique<ReportApi>(
       reports_->ingest.get(), log_->status_projector.get(), options_.grpc.report_api);
-  const audit::SigningKey* key =
-      audit_->signing_key.has_value() ? &*audit_->signing_key : nullptr;
+  const audit::SigningKey* key = audit_->signing_key.has_value() ? &*audit_->signing_key : nullptr;
   grpc_->audit_api =
       std::make_unique<AuditApi>(log_->store.get(), key, options_.clock, log_->snapshots.get());
 }
@@ -122,8 +128,8 @@ absl::Status Server::StartGrpc() {
         &grpc_->denials, log_->store.get(), options_.clock, options.denial_record_interval);
     grpc_->denial_recorder->Start();
   }
-  grpc_->target_service = std::make_unique<TargetGrpcService>(grpc_->target_api.get(),
-                                                            grpc_->authorizer.get());
+  grpc_->target_service =
+      std::make_unique<TargetGrpcService>(grpc_->target_api.get(), grpc_->authorizer.get());
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;

@@ -199,6 +199,7 @@ class FleetBench {
   // Starts a Server on the bench's database with `resync_period`.
   std::unique_ptr<Server> StartServer(absl::Duration resync_period) const {
     ServeOptions options;
+    options.grpc.insecure_allow_all = true;
     options.log.db_path = dir_.path() / "credledger.db";
     options.grpc.listen_address = "127.0.0.1:0";
     options.log.synchronous = store::SqliteEventStoreOptions::Synchronous::kFull;

@@ -161,6 +161,7 @@ struct GrpcBench {
       names.push_back(absl::StrCat("edge-", i));
     }
     ServeOptions options;
+    options.grpc.insecure_allow_all = true;
     options.log.db_path = dir.path() / "credledger.db";
     options.grpc.listen_address = "127.0.0.1:0";
     options.log.synchronous = store::SqliteEventStoreOptions::Synchronous::kFull;
@@ -408,7 +409,11 @@ void BM_GrpcListFleetStatus(benchmark::State& state) {
 void BM_LocalListFleetStatus(benchmark::State& state) {
   MeasureReads(
       state, g_bench->NamespaceCount(),
-      [](int k) { return g_bench->local_reports->ListFleetStatus(PageRequest(k)); }, CheckPageOf);
+      [](int k) {
+        return g_bench->local_reports->ListFleetStatus(PageRequest(k),
+                                                       service::TargetScope::Unrestricted());
+      },
+      CheckPageOf);
 }
 
 // --- Commands. ---

@@ -186,7 +186,8 @@ TEST_F(AccessLogIntegrationTest, InvalidIdIsReplacedNotEchoed) {
 }
 
 TEST_F(AccessLogIntegrationTest, RefusedCallIsLoggedUnderTheCallersIdentity) {
-  RestartWithPolicy("identities:\n  - name: alice\n    rpcs: [\"TargetService/*\"]\n");
+  RestartWithPolicy(
+      "identities:\n  - name: alice\n    rpcs: [\"TargetService/*\"]\n    allow_declared: true\n");
   v1::RevokeRequest request;
   request.set_namespace_("demo");
   request.set_name("edge-1");

@@ -20,7 +20,8 @@
 namespace credledger::testing {
 
 inline constexpr char kAgentUrl[] = "https://agents.example:6443";
-inline constexpr char kAgentCa[] = "-----BEGIN CERTIFICATE-----\ntest-ca\n-----END CERTIFICATE-----\n";
+inline constexpr char kAgentCa[] =
+    "-----BEGIN CERTIFICATE-----\ntest-ca\n-----END CERTIFICATE-----\n";
 
 class ApiFixture : public ::testing::Test {
  protected:
@@ -41,6 +42,7 @@ class ApiFixture : public ::testing::Test {
     options.credentials.agent_ca_file = dir_.path() / "ca.pem";
     options.credentials.agent_token_ttl = absl::Hours(24);
     options.grpc.authorization_policy = policy_file_;
+    options.grpc.insecure_allow_all = policy_file_.empty() && allow_all_without_policy_;
     // Refused calls are recorded at shutdown only, so a minute ending during a test does not
     // move the head the test watches.
     options.grpc.denial_record_interval = absl::InfiniteDuration();
@@ -59,6 +61,12 @@ class ApiFixture : public ::testing::Test {
   void RestartWithPolicy(const std::string& yaml) {
     policy_file_ = dir_.path() / "policy.yaml";
     std::ofstream(policy_file_) << yaml;
+    RestartServer();
+  }
+  // Restarts the server with neither a policy nor --insecure-allow-all.
+  void RestartWithoutPolicy() {
+    policy_file_.clear();
+    allow_all_without_policy_ = false;
     RestartServer();
   }
   void RestartServer() {
@@ -80,8 +88,7 @@ class ApiFixture : public ::testing::Test {
   }
 
   v1::RegisterTargetResponse Register(const std::string& ns, const std::string& name,
-                                      const std::string& request_id,
-                                      const std::string& uid = "") {
+                                      const std::string& request_id, const std::string& uid = "") {
     v1::RegisterTargetRequest request;
     request.set_namespace_(ns);
     request.set_name(name);
@@ -96,8 +103,10 @@ class ApiFixture : public ::testing::Test {
   int64_t HeadSeq() const { return server_->event_store()->HeadSeq(); }
 
   TempDir dir_;
-  // Authorization policy the server starts with; empty: every caller may call every RPC.
+  // Authorization policy the server starts with; empty: every caller may call every RPC
+  // (--insecure-allow-all), unless `allow_all_without_policy_` is false.
   std::filesystem::path policy_file_;
+  bool allow_all_without_policy_ = true;
   std::unique_ptr<service::Server> server_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::TargetService::Stub> stub_;

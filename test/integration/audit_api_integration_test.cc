@@ -107,10 +107,14 @@ TEST_F(AuditApiIntegrationTest, ATamperedTailRefusesTheStartAndReadOnlyServesItF
   const int64_t head = HeadSeq();
   server_->Shutdown();
   server_.reset();
-  Tamper(absl::StrCat("DROP TRIGGER events_refuse_update; UPDATE events SET payload = "
-                      "x'0a00' WHERE seq = ", head, ";"));
+  Tamper(
+      absl::StrCat("DROP TRIGGER events_refuse_update; UPDATE events SET payload = "
+                   "x'0a00' WHERE seq = ",
+                   head, ";"));
 
   service::ServeOptions options;
+
+  options.grpc.insecure_allow_all = true;
   options.log.db_path = db();
   options.grpc.listen_address = "127.0.0.1:0";
   Configure(options);
@@ -201,8 +205,10 @@ TEST_F(AuditApiIntegrationTest, ThePolicyGuardsTheAuditRpcs) {
       "identities:\n"
       "  - name: auditor\n"
       "    rpcs: [\"AuditService/*\"]\n"
+      "    allow_declared: true\n"
       "  - name: alice\n"
-      "    rpcs: [\"TargetService/*\"]\n");
+      "    rpcs: [\"TargetService/*\"]\n"
+      "    allow_declared: true\n");
   audit_ = v1::AuditService::NewStub(channel_);
   for (const std::string& actor : {std::string("alice"), std::string("auditor")}) {
     grpc::ClientContext context;
@@ -212,8 +218,8 @@ TEST_F(AuditApiIntegrationTest, ThePolicyGuardsTheAuditRpcs) {
     request.mutable_as_of()->set_seq(0);
     v1::GetStateAtResponse response;
     grpc::Status status = audit_->GetStateAt(&context, request, &response);
-    EXPECT_EQ(status.error_code(), actor == "alice" ? grpc::StatusCode::PERMISSION_DENIED
-                                                    : grpc::StatusCode::OK)
+    EXPECT_EQ(status.error_code(),
+              actor == "alice" ? grpc::StatusCode::PERMISSION_DENIED : grpc::StatusCode::OK)
         << actor << ": " << status.error_message();
   }
 }

@@ -68,6 +68,9 @@ void AddCliDispatcherAndServerRows(std::vector<BadInputCliRow>& rows) {
                                {"--witness: \"kubernetes:Ops/w\"", kCliNotLabel}));
   rows.push_back(CliOfflineRow({"serve", "--witness", "file:w.jsonl"}, 2,
                                {"--witness: requires --signing-key"}));
+  rows.push_back(CliOfflineRow(
+      {"serve", "--insecure-allow-all", "--authorization-policy", "policy.yaml"}, 2,
+      {"--insecure-allow-all: conflicts with --authorization-policy; give one of them"}));
   rows.push_back(CliOfflineRow({"serve", "--witness-interval", "500ms"}, 2,
                                {"--witness-interval: 500ms is below the minimum of 1s"}));
   rows.push_back(CliOfflineRow({"serve", "--adopt-log"}, 2,

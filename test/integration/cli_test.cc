@@ -55,7 +55,8 @@ class CliTest : public ::testing::Test {
                                      "--agent-apiserver-url",
                                      "https://agents.example:6443",
                                      "--agent-ca-file",
-                                     (dir_.path() / "ca.pem").string()};
+                                     (dir_.path() / "ca.pem").string(),
+                                     "--insecure-allow-all"};
     argv.insert(argv.end(), extra_args.begin(), extra_args.end());
     auto server = Subprocess::Start(argv, kCleanEnv);
     ASSERT_OK(server);
@@ -193,18 +194,17 @@ TEST_F(CliTest, ServeLogsEveryCallUnderTheRequestIdTheCliPrintsUnlessTheAccessLo
 }
 
 TEST_F(CliTest, ServeRefusesAShortTokenTtlAndANonLoopbackAddress) {
-  RunResult short_ttl =
-      Cli({"serve", "--db", (dir_.path() / "other.db").string(), "--listen", "127.0.0.1:0",
-           "--agent-token-ttl", "5m"},
-          /*with_server=*/false);
+  RunResult short_ttl = Cli({"serve", "--db", (dir_.path() / "other.db").string(), "--listen",
+                             "127.0.0.1:0", "--agent-token-ttl", "5m"},
+                            /*with_server=*/false);
   // Flag values are usage errors, refused before anything is opened or printed.
   EXPECT_EQ(short_ttl.exit_code, 2);
   EXPECT_EQ(short_ttl.out, "");
   EXPECT_THAT(short_ttl.err, HasSubstr("--agent-token-ttl: 5m is below the minimum of 10m"));
 
-  RunResult exposed = Cli({"serve", "--db", (dir_.path() / "other.db").string(), "--listen",
-                           "0.0.0.0:0"},
-                          /*with_server=*/false);
+  RunResult exposed =
+      Cli({"serve", "--db", (dir_.path() / "other.db").string(), "--listen", "0.0.0.0:0"},
+          /*with_server=*/false);
   EXPECT_EQ(exposed.exit_code, 2);
   EXPECT_THAT(exposed.err, HasSubstr("is not a loopback address"));
 }

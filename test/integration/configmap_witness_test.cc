@@ -56,6 +56,7 @@ class ConfigMapWitnessTest : public ::testing::Test {
 
   service::ServeOptions Options(const std::string& db) {
     service::ServeOptions options;
+    options.grpc.insecure_allow_all = true;
     options.log.db_path = dir_.path() / db / "credledger.db";
     options.grpc.listen_address = "127.0.0.1:0";
     options.kube.kubeconfig = api_->kubeconfig_path();

@@ -45,15 +45,17 @@ constexpr char kWrongToken[] = "wrong-token-Qz81-never-valid";
 constexpr char kRegistryToken[] = "registry-token-Jm4-Xs9";
 
 kubebridge::ResourceRef Namespaces() { return {"", "v1", "namespaces", "", ""}; }
-kubebridge::ResourceRef ConfigMaps(const std::string& ns) { return {"", "v1", "configmaps", ns, ""}; }
+kubebridge::ResourceRef ConfigMaps(const std::string& ns) {
+  return {"", "v1", "configmaps", ns, ""};
+}
 
 nlohmann::json SecretWith(const std::string& name, const nlohmann::json& data) {
   nlohmann::json encoded = nlohmann::json::object();
   for (const auto& [key, value] : data.items()) {
     encoded[key] = absl::Base64Escape(value.get<std::string>());
   }
-  return {{"apiVersion", "v1"}, {"kind", "Secret"}, {"metadata", {{"name", name}}},
-          {"data", encoded}};
+  return {
+      {"apiVersion", "v1"}, {"kind", "Secret"}, {"metadata", {{"name", name}}}, {"data", encoded}};
 }
 
 class ConnectionIntegrationTest : public ::testing::Test {
@@ -69,11 +71,11 @@ class ConnectionIntegrationTest : public ::testing::Test {
     home_client_ = Client(*home_);
     edge_client_ = Client(*edge_);
     for (const char* ns : {kRefs, "team-a"}) {
-      ASSERT_OK(home_client_
-                    ->Create(Namespaces(), {{"apiVersion", "v1"},
-                                            {"kind", "Namespace"},
-                                            {"metadata", {{"name", ns}}}})
-                    .status());
+      ASSERT_OK(
+          home_client_
+              ->Create(Namespaces(),
+                       {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}})
+              .status());
     }
     // The edge cluster's CA and its admin token, as an operator would store them.
     ASSERT_OK(home_client_
@@ -90,14 +92,17 @@ class ConnectionIntegrationTest : public ::testing::Test {
     std::filesystem::create_directories(kube);
     std::ofstream(kube / "ca.crt") << home_->ca_pem();
     std::ofstream(kube / "token") << home_->admin_token();
-    std::ofstream(kube / "config") << "apiVersion: v1\nkind: Config\n"
-                                   << "clusters:\n- name: home\n  cluster:\n    server: "
-                                   << home_->url() << "\n    certificate-authority: ca.crt\n"
-                                   << "users:\n- name: svc\n  user:\n    tokenFile: token\n"
-                                   << "contexts:\n- name: home\n  context: {cluster: home, "
-                                      "user: svc}\ncurrent-context: home\n";
+    std::ofstream(kube / "config")
+        << "apiVersion: v1\nkind: Config\n"
+        << "clusters:\n- name: home\n  cluster:\n    server: " << home_->url()
+        << "\n    certificate-authority: ca.crt\n"
+        << "users:\n- name: svc\n  user:\n    tokenFile: token\n"
+        << "contexts:\n- name: home\n  context: {cluster: home, "
+           "user: svc}\ncurrent-context: home\n";
 
     service::ServeOptions options;
+
+    options.grpc.insecure_allow_all = true;
     options.log.db_path = dir_.path() / "var" / "credledger.db";
     options.grpc.listen_address = "127.0.0.1:0";
     options.kube.kubeconfig = kube / "config";
@@ -271,8 +276,7 @@ TEST_F(ConnectionIntegrationTest, ProbeFailuresAreClassifiedAndARotatedSecretIsU
                        home_client_->Get(kubebridge::SecretResource(kRefs, "rotating")));
   nlohmann::json rotated = SecretWith("rotating", {{"token", edge_->admin_token()}});
   rotated["metadata"]["resourceVersion"] = live["metadata"]["resourceVersion"];
-  ASSERT_OK(
-      home_client_->Update(kubebridge::SecretResource(kRefs, "rotating"), rotated).status());
+  ASSERT_OK(home_client_->Update(kubebridge::SecretResource(kRefs, "rotating"), rotated).status());
   view = Probe("edge");
   EXPECT_EQ(view.cluster().reachable().reason(), "ProbeSucceeded")
       << view.cluster().reachable().message();
@@ -310,8 +314,7 @@ TEST_F(ConnectionIntegrationTest, AnIdentityMirrorsIntoARegisteredCluster) {
                          testing::RoleBindingTo("alice-reads", "read-cloud-keys", "User", "alice"))
                 .status());
 
-  std::unique_ptr<v1::IdentityService::Stub> identities =
-      v1::IdentityService::NewStub(channel_);
+  std::unique_ptr<v1::IdentityService::Stub> identities = v1::IdentityService::NewStub(channel_);
   {
     grpc::ClientContext context;
     context.AddMetadata("credledger-actor", "alice");
@@ -345,9 +348,8 @@ TEST_F(ConnectionIntegrationTest, AnIdentityMirrorsIntoARegisteredCluster) {
   ASSERT_TRUE(Eventually([&] {
     return edge_client_->Get(kubebridge::SecretResource("team-a", "captf-creds-cloud")).ok();
   }));
-  ASSERT_OK_AND_ASSIGN(
-      nlohmann::json mirror,
-      edge_client_->Get(kubebridge::SecretResource("team-a", "captf-creds-cloud")));
+  ASSERT_OK_AND_ASSIGN(nlohmann::json mirror, edge_client_->Get(kubebridge::SecretResource(
+                                                  "team-a", "captf-creds-cloud")));
   EXPECT_EQ(mirror["data"]["access_key"], absl::Base64Escape("AKIA-edge-0001"));
   EXPECT_THAT(home_client_->Get(kubebridge::SecretResource("team-a", "captf-creds-cloud")),
               testing::StatusIs(absl::StatusCode::kNotFound));
@@ -399,8 +401,7 @@ TEST_F(ConnectionIntegrationTest, VerifySourceRecordsTheOutcomeWithoutTheCredent
   EXPECT_EQ(response.result().reason(), "Verified") << response.result().message();
   EXPECT_FALSE(response.retryable());
   EXPECT_THAT(response.result().notes(), Contains(HasSubstr("first pull")));
-  EXPECT_EQ(registry->requests().back().authorization,
-            absl::StrCat("Bearer ", kRegistryToken));
+  EXPECT_EQ(registry->requests().back().authorization, absl::StrCat("Bearer ", kRegistryToken));
 
   const std::vector<v1::Event> events = Events(absl::StrCat("source/", kRefs, "/registry"));
   ASSERT_EQ(events.size(), 1u);

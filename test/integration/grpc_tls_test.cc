@@ -36,6 +36,7 @@ using Stub = v1::TargetService::Stub;
 
 constexpr char kOps[] = "spiffe://credledger.test/ops";
 constexpr char kViewer[] = "spiffe://credledger.test/viewer";
+constexpr char kAgentEdgeA[] = "spiffe://credledger.test/agent/demo/edge-a";
 
 constexpr char kPolicy[] = R"(identities:
   - name: spiffe://credledger.test/ops
@@ -44,6 +45,9 @@ constexpr char kPolicy[] = R"(identities:
     rpcs: ["TargetService/GetTarget", "TargetService/ListTargets"]
   - name: CN=auditor
     rpcs: ["TargetService/ListTargets"]
+  - name: spiffe://credledger.test/agent/*
+    rpcs: ["ReportService/PushReport"]
+    targets: ["{identity-suffix}"]
 )";
 
 class GrpcTlsTest : public ::testing::Test {
@@ -59,6 +63,7 @@ class GrpcTlsTest : public ::testing::Test {
     Issue("ops", "ops", {kOps});
     Issue("viewer", "viewer", {kViewer});
     Issue("auditor", "auditor", {});
+    Issue("agent-a", "agent-a", {kAgentEdgeA});
     Write("policy.yaml", kPolicy);
   }
   void TearDown() override {
@@ -102,14 +107,17 @@ class GrpcTlsTest : public ::testing::Test {
   }
 
   // A TLS channel trusting the test CA, presenting client certificate `client` unless empty.
-  std::unique_ptr<Stub> TlsStub(const std::string& client) const {
+  std::shared_ptr<grpc::Channel> TlsChannel(const std::string& client) const {
     grpc::SslCredentialsOptions tls;
     tls.pem_root_certs = material_.ca_cert_pem;
     if (!client.empty()) {
       tls.pem_cert_chain = Read(client + ".pem");
       tls.pem_private_key = Read(client + "-key.pem");
     }
-    return v1::TargetService::NewStub(grpc::CreateChannel(target_, grpc::SslCredentials(tls)));
+    return grpc::CreateChannel(target_, grpc::SslCredentials(tls));
+  }
+  std::unique_ptr<Stub> TlsStub(const std::string& client) const {
+    return v1::TargetService::NewStub(TlsChannel(client));
   }
 
   // Whether a new connection (its own subchannel) trusting `ca_pem` and presenting client
@@ -232,6 +240,42 @@ TEST_F(GrpcTlsTest, ClientCertificateNamesTheCallerAndThePolicyDecides) {
   EXPECT_THAT(denied.error_message(), HasSubstr(kViewer));
 }
 
+// An agent's certificate names its Target; the policy scopes it to that Target, so a report
+// for another Target (which could release that Target's credential Secrets) is refused before
+// anything is read or appended, and recorded like every refusal.
+TEST_F(GrpcTlsTest, AnAgentCertificateMayPushReportsOnlyForItsOwnTarget) {
+  Start(/*mutual=*/true);
+  std::unique_ptr<Stub> ops = TlsStub("ops");
+  ASSERT_TRUE(Register(*ops, "edge-a").ok());
+  ASSERT_TRUE(Register(*ops, "edge-b").ok());
+  std::unique_ptr<v1::ReportService::Stub> agent =
+      v1::ReportService::NewStub(TlsChannel("agent-a"));
+  auto push = [&](const std::string& name) {
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
+    v1::PushReportRequest request;
+    request.set_namespace_("demo");
+    request.set_name(name);
+    request.set_request_id(absl::StrCat("push-", name));
+    request.mutable_report()->mutable_last_report_time()->set_seconds(
+        absl::ToUnixSeconds(absl::Now()));
+    v1::PushReportResponse response;
+    return agent->PushReport(&context, request, &response);
+  };
+  const int64_t head = server_->event_store()->HeadSeq();
+  grpc::Status other = push("edge-b");
+  EXPECT_EQ(other.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(other.error_message(),
+              HasSubstr(absl::StrCat("caller \"", kAgentEdgeA,
+                                     "\" may not call ReportService/PushReport for Target "
+                                     "\"demo/edge-b\": its Targets are demo/edge-a")));
+  EXPECT_EQ(server_->event_store()->HeadSeq(), head);
+  grpc::Status own = push("edge-a");
+  EXPECT_TRUE(own.ok()) << own.error_message();
+  EXPECT_EQ(ActorOfLast("report/demo/edge-a"), kAgentEdgeA);
+  EXPECT_EQ(RecordedDenials()[kAgentEdgeA]["ReportService/PushReport"], 1);
+}
+
 TEST_F(GrpcTlsTest, WithoutAUriSanTheSubjectNamesTheCaller) {
   Start(/*mutual=*/true);
   std::unique_ptr<Stub> auditor = TlsStub("auditor");
@@ -263,12 +307,17 @@ TEST_F(GrpcTlsTest, MutualTlsRefusesClientsWithoutCertificateAndPlaintext) {
   EXPECT_EQ(server_->event_store()->HeadSeq(), head);
 }
 
-TEST_F(GrpcTlsTest, ServerTlsListensOnEveryAddressAndHonoursDeclaredNamesOnLoopback) {
+// A name declared on loopback is honoured as a declared name, which the ops entry does not
+// accept: declaring a certificate's identity does not pass for it.
+TEST_F(GrpcTlsTest, ServerTlsListensOnEveryAddressAndADeclaredNameDoesNotPassForACertificate) {
   Start(/*mutual=*/false, "0.0.0.0:0");
   std::unique_ptr<Stub> anyone = TlsStub("");
-  grpc::Status registered = Register(*anyone, "edge-1", std::string(kOps));
-  ASSERT_TRUE(registered.ok()) << registered.error_message();
-  EXPECT_EQ(ActorOfLast("target/demo/edge-1"), kOps);
+  grpc::Status declared = Register(*anyone, "edge-1", std::string(kOps));
+  EXPECT_EQ(declared.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(declared.error_message(),
+              HasSubstr(absl::StrCat("caller \"", kOps, "\" may not call")));
+  EXPECT_EQ(RecordedDenials()[kOps]["authentication:declared"], 1);
+  Start(/*mutual=*/false, "0.0.0.0:0");
   auto plaintext =
       v1::TargetService::NewStub(grpc::CreateChannel(target_, grpc::InsecureChannelCredentials()));
   EXPECT_EQ(List(*plaintext).error_code(), grpc::StatusCode::UNAVAILABLE);
@@ -358,6 +407,7 @@ TEST_F(GrpcTlsTest, CliCallsThatCannotConnectGetAHintNamingTheFlagsToCheck) {
 
   // TLS flags against a plaintext server, and no server at all.
   service::ServeOptions options;
+  options.grpc.insecure_allow_all = true;
   options.log.db_path = dir_.path() / "plaintext.db";
   options.grpc.listen_address = "127.0.0.1:0";
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<service::Server> plaintext, service::Server::Start(options));
@@ -372,6 +422,7 @@ TEST_F(GrpcTlsTest, CliCallsThatCannotConnectGetAHintNamingTheFlagsToCheck) {
 
 TEST_F(GrpcTlsTest, BadServerFilesFailTheStartNamingTheFlag) {
   service::ServeOptions options;
+  options.grpc.insecure_allow_all = true;
   options.log.db_path = dir_.path() / "credledger.db";
   options.grpc.listen_address = "127.0.0.1:0";
   options.grpc.tls.cert_file = PathOf("server.pem");

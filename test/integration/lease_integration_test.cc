@@ -48,6 +48,7 @@ class LeaseIntegrationTest : public ::testing::Test {
 
   service::ServeOptions Options(const std::string& replica) {
     service::ServeOptions options;
+    options.grpc.insecure_allow_all = true;
     options.log.db_path = dir_.path() / replica / "credledger.db";
     options.grpc.listen_address = "127.0.0.1:0";
     options.kube.kubeconfig = api_->kubeconfig_path();

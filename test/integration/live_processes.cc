@@ -42,10 +42,10 @@ std::string FirstLine(const std::filesystem::path& path) {
 void LiveProcessTest::SetUp() {
   const std::filesystem::path state = dir_.path() / "kubeapi";
   const std::filesystem::path port_file = dir_.path() / "kubeapi.port";
-  ASSERT_OK_AND_ASSIGN(apiserver_, Subprocess::Start({kApiServer, "--state-dir", state.string(),
-                                                      "--port-file", port_file.string(),
-                                                      "--namespaces", kLiveNamespace},
-                                                     kCleanEnv));
+  ASSERT_OK_AND_ASSIGN(apiserver_,
+                       Subprocess::Start({kApiServer, "--state-dir", state.string(), "--port-file",
+                                          port_file.string(), "--namespaces", kLiveNamespace},
+                                         kCleanEnv));
   ASSERT_OK(apiserver_->WaitForLine("listening on", absl::Now() + kLiveWait));
   const std::string port = FirstLine(port_file);
   ASSERT_FALSE(port.empty());
@@ -85,12 +85,25 @@ void LiveProcessTest::LaunchServe(const std::string& fault_points,
   std::vector<std::string> extra_env;
   if (!fault_points.empty()) extra_env.push_back("CREDLEDGER_FAULT_POINTS=" + fault_points);
   const std::filesystem::path state = dir_.path() / "kubeapi";
-  std::vector<std::string> argv = {kCredledger, "serve", "--db", db_path().string(), "--listen",
-                                   "127.0.0.1:0", "--port-file", serve_port_file().string(),
-                                   "--kubeconfig", (state / "kubeconfig").string(),
-                                   "--agent-apiserver-url", apiserver_url_, "--agent-ca-file",
-                                   (state / "ca.crt").string(), "--kube-qps", "1000",
-                                   "--kube-burst", "1000"};
+  std::vector<std::string> argv = {kCredledger,
+                                   "serve",
+                                   "--db",
+                                   db_path().string(),
+                                   "--listen",
+                                   "127.0.0.1:0",
+                                   "--port-file",
+                                   serve_port_file().string(),
+                                   "--kubeconfig",
+                                   (state / "kubeconfig").string(),
+                                   "--agent-apiserver-url",
+                                   apiserver_url_,
+                                   "--agent-ca-file",
+                                   (state / "ca.crt").string(),
+                                   "--kube-qps",
+                                   "1000",
+                                   "--kube-burst",
+                                   "1000",
+                                   "--insecure-allow-all"};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   ASSERT_OK_AND_ASSIGN(serve_, Subprocess::Start(argv, kCleanEnv, extra_env));
 }
@@ -165,16 +178,11 @@ std::filesystem::path LiveProcessTest::WriteAgentKubeconfig(const std::string& t
 }
 
 std::vector<std::string> LiveProcessTest::AgentArgv(const std::string& target) const {
-  return {kCredledger,
-          "agent",
-          "--target-namespace",
-          kLiveNamespace,
-          "--target-name",
-          target,
-          "--solar-kubeconfig",
-          (dir_.path() / "agent" / "kubeconfig").string(),
-          "--kubeconfig",
-          (dir_.path() / "kubeapi" / "kubeconfig").string()};
+  return {kCredledger,          "agent",
+          "--target-namespace", kLiveNamespace,
+          "--target-name",      target,
+          "--solar-kubeconfig", (dir_.path() / "agent" / "kubeconfig").string(),
+          "--kubeconfig",       (dir_.path() / "kubeapi" / "kubeconfig").string()};
 }
 
 absl::StatusOr<std::unique_ptr<Subprocess>> LiveProcessTest::StartAgent(

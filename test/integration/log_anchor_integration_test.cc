@@ -59,6 +59,7 @@ class LogAnchorIntegrationTest : public ApiFixture {
   // Options as StartServer builds them, to start a server that may be refused.
   absl::StatusOr<std::unique_ptr<service::Server>> TryStart() {
     service::ServeOptions options;
+    options.grpc.insecure_allow_all = true;
     options.log.db_path = db();
     options.grpc.listen_address = "127.0.0.1:0";
     Configure(options);

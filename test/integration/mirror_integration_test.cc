@@ -59,11 +59,13 @@ constexpr char kUid2[] = "7c2f5e30-ad4f-4081-9c9d-3e4f5a6b7c82";
 constexpr char kPolicy[] = R"(identities:
   - name: alice
     rpcs: ["IdentityService/*", "AuditService/*"]
+    allow_declared: true
     kubernetes:
       user: alice-k8s
       groups: [platform]
   - name: mallory
     rpcs: ["IdentityService/*"]
+    allow_declared: true
     kubernetes:
       user: mallory-k8s
 )";

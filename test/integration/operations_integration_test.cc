@@ -91,6 +91,7 @@ class OperationsIntegrationTest : public ::testing::Test {
 
   service::ServeOptions Options() {
     service::ServeOptions options;
+    options.grpc.insecure_allow_all = true;
     options.log.db_path = dir_.path() / "var" / "credledger.db";
     options.grpc.listen_address = "127.0.0.1:0";
     options.http.listen_address = "127.0.0.1:0";
@@ -106,8 +107,8 @@ class OperationsIntegrationTest : public ::testing::Test {
   // GET `path` from the HTTP endpoint whose port the port file names.
   httplib::Result Get(const std::string& path) {
     int port = 0;
-    EXPECT_TRUE(absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadFile(dir_.path() / "http-port")),
-                                 &port));
+    EXPECT_TRUE(
+        absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadFile(dir_.path() / "http-port")), &port));
     httplib::Client client("127.0.0.1", port);
     client.set_read_timeout(20);
     return client.Get(path.c_str());
@@ -189,9 +190,9 @@ TEST_F(OperationsIntegrationTest, MetricsFollowAppendsKubernetesCallsAndCredenti
   const double appended = after["credledger_log_events_appended_total"];
   EXPECT_GE(appended, head_before);
   EXPECT_LE(appended, head_after);
-  ASSERT_OK_AND_ASSIGN(std::vector<store::RecordedEvent> stream,
-                       server_->event_store()->ReadStream(projections::TargetStream(kNs, kTarget),
-                                                          0, 100));
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<store::RecordedEvent> stream,
+      server_->event_store()->ReadStream(projections::TargetStream(kNs, kTarget), 0, 100));
   EXPECT_GE(appended, 1 + static_cast<double>(stream.size()));
   EXPECT_GE(stream.size(), 5u);
   // Each command was timed; the count is the +Inf bucket.

@@ -81,8 +81,8 @@ std::set<Right> RightsOf(const nlohmann::json& rules, const std::string& role) {
         for (const nlohmann::json& verb : rule.value("verbs", nlohmann::json::array())) {
           EXPECT_TRUE(group != "*" && resource != "*" && verb != "*")
               << role << " uses a wildcard: " << rule.dump();
-          rights.insert({group.get<std::string>(), resource.get<std::string>(),
-                         verb.get<std::string>()});
+          rights.insert(
+              {group.get<std::string>(), resource.get<std::string>(), verb.get<std::string>()});
         }
       }
     }
@@ -99,8 +99,7 @@ ResourceRef CollectionOf(const nlohmann::json& object) {
   ref.group = parts.size() == 2 ? parts[0] : "";
   ref.version = parts.back();
   ref.resource = absl::StrCat(absl::AsciiStrToLower(kind), "s");
-  const std::set<std::string> cluster_scoped = {"Namespace", "ClusterRole",
-                                                "ClusterRoleBinding"};
+  const std::set<std::string> cluster_scoped = {"Namespace", "ClusterRole", "ClusterRoleBinding"};
   if (cluster_scoped.count(kind) == 0) {
     ref.namespace_name = StringAt(object, {"metadata", "namespace"});
   }
@@ -150,6 +149,8 @@ class RbacManifestTest : public ::testing::Test {
     api_->faults().Add(namespace_list);
 
     service::ServeOptions options;
+
+    options.grpc.insecure_allow_all = true;
     options.log.db_path = dir_.path() / "var" / "credledger.db";
     options.grpc.listen_address = "127.0.0.1:0";
     options.kube.kubeconfig = dir_.path() / "credledger-kubeconfig";
@@ -201,24 +202,28 @@ class RbacManifestTest : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(nlohmann::json ns, admin_->Get(mirror_ns));
     ns["metadata"]["labels"] = {{"env", "prod"}};
     ASSERT_OK(admin_->Update(mirror_ns, ns).status());
-    ASSERT_OK(admin_->Create(kubebridge::SecretResource(kRefs),
-                             SecretWith("aws-keys", "access_key", "AKIA-rbac-test-0001"))
+    ASSERT_OK(admin_
+                  ->Create(kubebridge::SecretResource(kRefs),
+                           SecretWith("aws-keys", "access_key", "AKIA-rbac-test-0001"))
                   .status());
-    ASSERT_OK(admin_->Create(kubebridge::RoleResource(kRefs),
-                             testing::SecretReaderRole("read-aws-keys", "aws-keys"))
+    ASSERT_OK(admin_
+                  ->Create(kubebridge::RoleResource(kRefs),
+                           testing::SecretReaderRole("read-aws-keys", "aws-keys"))
                   .status());
-    ASSERT_OK(admin_->Create(kubebridge::RoleBindingResource(kRefs),
-                             testing::RoleBindingTo("alice-reads", "read-aws-keys", "User",
-                                                    "alice"))
+    ASSERT_OK(admin_
+                  ->Create(kubebridge::RoleBindingResource(kRefs),
+                           testing::RoleBindingTo("alice-reads", "read-aws-keys", "User", "alice"))
                   .status());
-    ASSERT_OK(admin_->Create(ResourceRef{"", "v1", "configmaps", kRefs, ""},
-                             {{"apiVersion", "v1"},
-                              {"kind", "ConfigMap"},
-                              {"metadata", {{"name", "edge-ca"}}},
-                              {"data", {{"ca.crt", api_->ca_pem()}}}})
+    ASSERT_OK(admin_
+                  ->Create(ResourceRef{"", "v1", "configmaps", kRefs, ""},
+                           {{"apiVersion", "v1"},
+                            {"kind", "ConfigMap"},
+                            {"metadata", {{"name", "edge-ca"}}},
+                            {"data", {{"ca.crt", api_->ca_pem()}}}})
                   .status());
-    ASSERT_OK(admin_->Create(kubebridge::SecretResource(kRefs),
-                             SecretWith("edge-token", "token", api_->admin_token()))
+    ASSERT_OK(admin_
+                  ->Create(kubebridge::SecretResource(kRefs),
+                           SecretWith("edge-token", "token", api_->admin_token()))
                   .status());
   }
 
@@ -429,9 +434,8 @@ class RbacManifestTest : public ::testing::Test {
     v1::RevokeRequest revoke;
     revoke.set_reason("rbac manifest test");
     ASSERT_NO_FATAL_FAILURE(CallTarget(&Stub::Revoke, revoke));
-    AwaitTarget(
-        [](const v1::TargetState& s) { return s.revoked() && s.credentials_size() == 0; },
-        "every Secret deleted on revoke");
+    AwaitTarget([](const v1::TargetState& s) { return s.revoked() && s.credentials_size() == 0; },
+                "every Secret deleted on revoke");
 
     ASSERT_NO_FATAL_FAILURE(CallTarget(&Stub::DeleteTarget, v1::DeleteTargetRequest()));
     AwaitTarget(

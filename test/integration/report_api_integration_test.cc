@@ -117,6 +117,7 @@ TEST_F(ReportApiIntegrationTest, OnlyCallersThePolicyAllowsMayPushReports) {
 identities:
   - name: platform
     rpcs: ["ReportService/*", "TargetService/*"]
+    allow_declared: true
   - name: "*"
     rpcs: ["ReportService/GetTargetStatus"]
 )");

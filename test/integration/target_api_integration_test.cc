@@ -105,7 +105,8 @@ TEST_F(TargetApiIntegrationTest, RegisterGetAndListShowTheTargetAwaitingItsFirst
   ASSERT_OK(recorded);
   auto metadata = store::EventCodec::DecodeMetadata(recorded->front());
   ASSERT_OK(metadata);
-  EXPECT_EQ(metadata->actor(), "alice");
+  // Declared with --as on loopback: recorded as declared.
+  EXPECT_EQ(metadata->actor(), "declared:alice");
   EXPECT_EQ(metadata->request_id(), "req-1");
 
   v1::GetTargetRequest get;

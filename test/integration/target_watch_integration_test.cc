@@ -142,7 +142,15 @@ TEST_F(TargetWatchIntegrationTest, ShutdownEndsARunningWatchWithUnavailable) {
   EXPECT_EQ(watch->reader->Finish().error_code(), grpc::StatusCode::UNAVAILABLE);
 }
 
-TEST_F(TargetWatchIntegrationTest, HealthCheckAndReflectionAreServed) {
+// Without a policy and without --insecure-allow-all, health checking and reflection are all
+// that answer (docs/api.md, "Authorization").
+TEST_F(TargetWatchIntegrationTest, WithoutAPolicyOnlyHealthCheckAndReflectionAreServed) {
+  RestartWithoutPolicy();
+  v1::ListTargetsResponse listed_targets;
+  const grpc::Status refused =
+      Call(&v1::TargetService::Stub::ListTargets, v1::ListTargetsRequest(), &listed_targets);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(refused.error_message(), HasSubstr("runs without --authorization-policy"));
   grpc::GenericStub generic(channel_);
   // grpc.health.v1.HealthCheckRequest{service: "credledger.v1.TargetService"}: field 1, bytes.
   const std::string service = "credledger.v1.TargetService";
@@ -171,9 +179,8 @@ TEST_F(TargetWatchIntegrationTest, HealthCheckAndReflectionAreServed) {
   grpc::CompletionQueue cq;
   grpc::ClientContext reflection_context;
   reflection_context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-  auto call = generic.PrepareCall(&reflection_context,
-                                  "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
-                                  &cq);
+  auto call = generic.PrepareCall(
+      &reflection_context, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", &cq);
   void* tag = nullptr;
   bool ok = false;
   auto step = [&](int expected) {

@@ -54,6 +54,7 @@ class FakeReviewer final : public SecretAccessReviewer {
 inline constexpr char kAlicePolicy[] = R"(identities:
   - name: alice
     rpcs: ["IdentityService/*"]
+    allow_declared: true
     kubernetes:
       user: alice@example.com
       groups: [platform-admins, oncall]

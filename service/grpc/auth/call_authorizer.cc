@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
+#include "common/quote_cut.h"
 #include "service/api/target_api.h"
 
 namespace credledger::service {
@@ -12,9 +13,9 @@ CallAuthorizer::CallAuthorizer(const AuthorizationPolicy* policy, DenialLedger* 
                                common::Clock* clock)
     : policy_(policy), denials_(denials), clock_(clock) {}
 
-absl::StatusOr<Caller> CallAuthorizer::Authorize(const grpc::ServerContext& context,
-                                                 absl::string_view service,
-                                                 absl::string_view method) const {
+absl::StatusOr<AuthorizedCaller> CallAuthorizer::Authorize(const grpc::ServerContext& context,
+                                                           absl::string_view service,
+                                                           absl::string_view method) const {
   const CallerEvidence evidence = EvidenceOf(context);
   absl::StatusOr<Caller> caller = ResolveCaller(evidence);
   if (!caller.ok()) {
@@ -30,11 +31,27 @@ absl::StatusOr<Caller> CallAuthorizer::Authorize(const grpc::ServerContext& cont
     }
     return caller.status();
   }
-  if (absl::Status allowed = policy_->Authorize(caller->identity, service, method); !allowed.ok()) {
-    Refused(caller->identity, caller->authentication, service, method, allowed, "");
-    return allowed;
+  absl::StatusOr<TargetScope> scope = policy_->Authorize(
+      caller->identity, caller->authentication == kAuthDeclared, service, method);
+  if (!scope.ok()) {
+    Refused(caller->identity, caller->authentication, service, method, scope.status(), "");
+    return scope.status();
   }
-  return caller;
+  std::string actor = RecordedActor(*caller);
+  return AuthorizedCaller{*std::move(caller), std::move(actor), *std::move(scope)};
+}
+
+absl::Status CallAuthorizer::CheckTarget(const AuthorizedCaller& caller, absl::string_view service,
+                                         absl::string_view method,
+                                         absl::string_view target_namespace,
+                                         absl::string_view name) const {
+  if (caller.scope.Contains(target_namespace, name)) return absl::OkStatus();
+  absl::Status refused = absl::PermissionDeniedError(
+      absl::StrCat("caller \"", caller.caller.identity, "\" may not call ", service, "/", method,
+                   " for Target ", common::QuoteCut(absl::StrCat(target_namespace, "/", name), 128),
+                   ": its Targets are ", caller.scope.Describe(), " (authorization policy)"));
+  Refused(caller.caller.identity, caller.caller.authentication, service, method, refused, "");
+  return refused;
 }
 
 void CallAuthorizer::Refused(absl::string_view identity, absl::string_view authentication,

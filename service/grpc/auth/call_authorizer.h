@@ -1,6 +1,7 @@
 // CallAuthorizer: the gate every RPC passes first (docs/api.md, "Caller identity" and
 // "Authorization"). It establishes the caller (caller_identity.h), asks the authorization
-// policy whether that identity may call the RPC, and counts every refusal in a DenialLedger
+// policy whether that identity may call the RPC and which Targets it may address
+// (docs/api.md, "Target scopes"), and counts every refusal in a DenialLedger
 // that the DenialRecorder turns into CallsDenied events, one per identity and minute. The
 // first refusal of an identity in a minute is also logged.
 //
@@ -23,6 +24,13 @@ namespace credledger::service {
 // The authentication name recorded for a caller whose identity could not be established.
 inline constexpr char kAuthUnauthenticated[] = "unauthenticated";
 
+// A caller the policy let through, with what its events record and what it may address.
+struct AuthorizedCaller {
+  Caller caller;
+  std::string actor;  // RecordedActor(caller): the actor of the call's events
+  TargetScope scope;  // the Targets it may address with this RPC
+};
+
 class CallAuthorizer {
  public:
   // `policy` is not owned and must outlive the authorizer. `denials` (not owned; may be null,
@@ -37,8 +45,17 @@ class CallAuthorizer {
   // it. Both are counted: an unauthenticated call under its certificate's identity when it
   // has a valid one (CertifiedCaller), else as "anonymous" with authentication
   // "unauthenticated", and with the name it declared (DeclaredName), if any.
-  absl::StatusOr<Caller> Authorize(const grpc::ServerContext& context, absl::string_view service,
-                                   absl::string_view method) const;
+  absl::StatusOr<AuthorizedCaller> Authorize(const grpc::ServerContext& context,
+                                             absl::string_view service,
+                                             absl::string_view method) const;
+
+  // OK when `caller`'s scope holds the Target `target_namespace`/`name`, which the call to
+  // `service`/`method` addresses. Callers check it before validating anything else.
+  // Errors: kPermissionDenied naming the caller, the Target, the RPC and the scope; counted
+  // like every refusal.
+  absl::Status CheckTarget(const AuthorizedCaller& caller, absl::string_view service,
+                           absl::string_view method, absl::string_view target_namespace,
+                           absl::string_view name) const;
 
  private:
   // Counts (and, the first time in a minute, logs) one refusal; `declared_name` as

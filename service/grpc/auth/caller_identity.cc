@@ -31,13 +31,21 @@ std::string PeerHost(absl::string_view address) {
   return split.ok() ? split->host : "";
 }
 
-absl::Status CheckActor(absl::string_view what, absl::string_view identity) {
-  if (absl::Status valid = ValidateToken(what, identity, kMaxActorBytes); !valid.ok()) {
+// An identity of at most `max_bytes` printable ASCII bytes without spaces, neither the
+// service's own actor nor starting with the declared-name prefix (a certificate must not pass
+// for a declared name, nor a declared name for the service).
+absl::Status CheckActor(absl::string_view what, absl::string_view identity,
+                        size_t max_bytes = kMaxActorBytes) {
+  if (absl::Status valid = ValidateToken(what, identity, max_bytes); !valid.ok()) {
     return absl::UnauthenticatedError(valid.message());
   }
   if (identity == kServiceActor) {
     return absl::UnauthenticatedError(absl::StrCat(
         what, ": \"", kServiceActor, "\" is reserved for the service's own decisions"));
+  }
+  if (absl::StartsWith(identity, kDeclaredActorPrefix)) {
+    return absl::UnauthenticatedError(absl::StrCat(what, ": \"", kDeclaredActorPrefix,
+                                                   "\" is reserved for recording declared names"));
   }
   return absl::OkStatus();
 }
@@ -91,8 +99,15 @@ absl::StatusOr<Caller> ResolveCaller(const CallerEvidence& evidence) {
                      ": a declared identity (--as) is honoured only on loopback or a "
                      "unix socket; over the network present a client certificate (mutual TLS)"));
   }
-  RETURN_IF_ERROR(CheckActor(kActorMetadataKey, *declared));
+  RETURN_IF_ERROR(CheckActor(kActorMetadataKey, *declared, kMaxDeclaredNameBytes));
   return Caller{*declared, kAuthDeclared};
+}
+
+std::string RecordedActor(const Caller& caller) {
+  if (caller.authentication == kAuthDeclared) {
+    return absl::StrCat(kDeclaredActorPrefix, caller.identity);
+  }
+  return caller.identity;
 }
 
 std::optional<Caller> CertifiedCaller(const CallerEvidence& evidence) {

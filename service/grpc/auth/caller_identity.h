@@ -6,7 +6,9 @@
 //      URI SAN, or without one its subject (as gRPC prints it, e.g. "CN=ops,O=platform").
 //      A declared `credledger-actor` must then name the same identity.
 //   2. No client certificate and a local peer (loopback or a unix socket): the name the
-//      client declares in `credledger-actor` (the CLI's --as), "anonymous" when none.
+//      client declares in `credledger-actor` (the CLI's --as), "anonymous" when none. A
+//      declared name is not authenticated: it is recorded as "declared:<name>" and matches
+//      only the policy entries that allow declared names (authorization_policy.h).
 //      Declaring "anonymous" (or an empty name) is the same as declaring nothing.
 //   3. Otherwise "anonymous"; a declared name is refused (anyone on the network could
 //      declare any name).
@@ -58,9 +60,14 @@ std::string DeclaredName(const CallerEvidence& evidence);
 // Errors: kUnauthenticated when a declared name differs from the certificate's identity,
 // when a name is declared by a caller that is neither local nor certified, when a declared
 // name or a certificate identity is not a valid actor (printable ASCII without spaces, at most
-// 128 bytes, not the service's own "credledger"), or when a verified certificate has neither URI
+// 128 bytes, 119 for a declared name; not the service's own "credledger" nor starting with
+// "declared:"), or when a verified certificate has neither URI
 // SAN nor subject.
 absl::StatusOr<Caller> ResolveCaller(const CallerEvidence& evidence);
+
+// The actor recorded on the events of `caller`'s calls: its identity, or for a declared name
+// "declared:<name>" (docs/api.md, "Declared names").
+std::string RecordedActor(const Caller& caller);
 
 // Who a call ResolveCaller refused is recorded as: the client certificate's identity (with
 // kAuthCertificate) when a verified certificate names a valid actor, as for a caller that

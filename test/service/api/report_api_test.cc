@@ -15,8 +15,8 @@
 #include "projections/proto_time.h"
 #include "service/api/liveness_buffer.h"
 #include "service/api/report_ingest.h"
-#include "service/bus/target_command_bus.h"
 #include "service/bus/report_command_bus.h"
+#include "service/bus/target_command_bus.h"
 #include "service/server/service_configuration.h"
 #include "store/sqlite_event_store.h"
 #include "test/support/status_matchers.h"
@@ -47,14 +47,14 @@ class ReportApiTest : public ::testing::Test {
         std::make_unique<ReportCommandBus>(store_.get(), ReportBusDecider(target_bus_.get()));
     ASSERT_OK_AND_ASSIGN(targets_, projections::CredentialProjector::Start(store_.get(), {}));
     ASSERT_OK_AND_ASSIGN(statuses_, projections::StatusProjector::Start(store_.get(), {}));
-    ingest_ = std::make_unique<ReportIngest>(report_bus_.get(), &liveness_, targets_.get(),
-                                             &clock_);
+    ingest_ =
+        std::make_unique<ReportIngest>(report_bus_.get(), &liveness_, targets_.get(), &clock_);
     api_ = std::make_unique<ReportApi>(ingest_.get(), statuses_.get(), ReportApi::Options{});
   }
 
   // Registers <ns>/<name> and waits until both projectors have it.
   void Register(const std::string& ns, const std::string& name) {
-    CommandContext context{ns, name, clock_.Now(), "alice", "register-" + ns + "-" + name,
+    CommandContext context{ns,      name, clock_.Now(), "alice", "register-" + ns + "-" + name,
                            service_};
     auto result = target_bus_->Execute(RegisterTarget{Uid(), true}, context);
     ASSERT_OK(result);
@@ -62,9 +62,7 @@ class ReportApiTest : public ::testing::Test {
     ASSERT_TRUE(statuses_->WaitForSeq(store_->HeadSeq(), kWait));
   }
 
-  std::string Uid() {
-    return "0f8fad5b-d9cb-469f-a165-7086772895" + std::to_string(10 + uids_++);
-  }
+  std::string Uid() { return "0f8fad5b-d9cb-469f-a165-7086772895" + std::to_string(10 + uids_++); }
 
   // A valid report taken now: one Ready release and one passed check.
   v1::TargetReportSpec Report(v1::ReleasePhase phase = v1::RELEASE_PHASE_READY) {
@@ -142,8 +140,7 @@ TEST_F(ReportApiTest, PushReportValidationNamesTheFieldAndAppendsNothing) {
       {[](v1::PushReportRequest& r) { r.set_namespace_("Demo"); }, "alice", "namespace: "},
       {[](v1::PushReportRequest& r) { r.set_name(""); }, "alice", "name: required"},
       {[](v1::PushReportRequest& r) { r.set_request_id(""); }, "alice", "request_id: "},
-      {[](v1::PushReportRequest& r) { r.set_request_id("credledger:x"); }, "alice",
-       "request_id: "},
+      {[](v1::PushReportRequest& r) { r.set_request_id("credledger:x"); }, "alice", "request_id: "},
       {[](v1::PushReportRequest&) {}, "al ice", "credledger-actor: "},
       {[](v1::PushReportRequest& r) { r.clear_report(); }, "alice", "report: required"},
       {[](v1::PushReportRequest& r) { r.mutable_report()->mutable_releases(0)->set_name(""); },
@@ -173,9 +170,9 @@ TEST_F(ReportApiTest, SetBoundReleasesValidationNamesTheReleaseField) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("releases[1].name: ")));
   request.mutable_releases(1)->set_name("monitoring");
   request.mutable_releases(0)->clear_namespace_();
-  EXPECT_THAT(api_->SetBoundReleases(request, "alice"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("releases[0].namespace: required")));
+  EXPECT_THAT(
+      api_->SetBoundReleases(request, "alice"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("releases[0].namespace: required")));
   request.mutable_releases(0)->set_namespace_("flux-system");
   request.set_name("Edge");
   EXPECT_THAT(api_->SetBoundReleases(request, "alice"),
@@ -261,39 +258,43 @@ TEST_F(ReportApiTest, ListFleetStatusFiltersByNamespaceAndConditionAndSummarizes
   clock_.Advance(absl::Seconds(5));
   ASSERT_OK(api_->PushReport(Push("demo", "edge-2", "r1"), "platform"));
 
-  ASSERT_OK_AND_ASSIGN(v1::ListFleetStatusResponse all, api_->ListFleetStatus(List("")));
+  ASSERT_OK_AND_ASSIGN(v1::ListFleetStatusResponse all,
+                       api_->ListFleetStatus(List(""), TargetScope::Unrestricted()));
   EXPECT_THAT(Names(all), ElementsAre("demo/edge-1", "demo/edge-2", "lab/edge-3"));
   EXPECT_EQ(all.summary().targets(), 3);
   EXPECT_EQ(all.seq(), store_->HeadSeq());
 
-  ASSERT_OK_AND_ASSIGN(v1::ListFleetStatusResponse lab, api_->ListFleetStatus(List("lab")));
+  ASSERT_OK_AND_ASSIGN(v1::ListFleetStatusResponse lab,
+                       api_->ListFleetStatus(List("lab"), TargetScope::Unrestricted()));
   EXPECT_THAT(Names(lab), ElementsAre("lab/edge-3"));
 
-  ASSERT_OK_AND_ASSIGN(v1::ListFleetStatusResponse reporting,
-                       api_->ListFleetStatus(List("", "Reporting", "True")));
+  ASSERT_OK_AND_ASSIGN(
+      v1::ListFleetStatusResponse reporting,
+      api_->ListFleetStatus(List("", "Reporting", "True"), TargetScope::Unrestricted()));
   EXPECT_THAT(Names(reporting), ElementsAre("demo/edge-2"));
   EXPECT_EQ(reporting.summary().targets(), 1);
   EXPECT_EQ(reporting.summary().release_counts().ready(), 1);
 
-  ASSERT_OK_AND_ASSIGN(v1::ListFleetStatusResponse silent,
-                       api_->ListFleetStatus(List("demo", "Reporting", "Unknown")));
+  ASSERT_OK_AND_ASSIGN(
+      v1::ListFleetStatusResponse silent,
+      api_->ListFleetStatus(List("demo", "Reporting", "Unknown"), TargetScope::Unrestricted()));
   EXPECT_THAT(Names(silent), ElementsAre("demo/edge-1"));
 }
 
 TEST_F(ReportApiTest, ListFleetStatusRejectsHalfOrUnknownConditionFilters) {
-  EXPECT_THAT(api_->ListFleetStatus(List("", "Reporting", "")),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("condition_status: required")));
-  EXPECT_THAT(api_->ListFleetStatus(List("", "", "True")),
+  EXPECT_THAT(
+      api_->ListFleetStatus(List("", "Reporting", ""), TargetScope::Unrestricted()),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("condition_status: required")));
+  EXPECT_THAT(api_->ListFleetStatus(List("", "", "True"), TargetScope::Unrestricted()),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("condition_type: required")));
-  EXPECT_THAT(api_->ListFleetStatus(List("", "Ready", "True")),
+  EXPECT_THAT(api_->ListFleetStatus(List("", "Ready", "True"), TargetScope::Unrestricted()),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("condition_type: \"Ready\" is not one of Reporting, "
                                  "PreflightReady, ReleasesReady")));
-  EXPECT_THAT(api_->ListFleetStatus(List("", "Reporting", "true")),
+  EXPECT_THAT(api_->ListFleetStatus(List("", "Reporting", "true"), TargetScope::Unrestricted()),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("condition_status: \"true\" is not one of True, False, Unknown")));
-  EXPECT_THAT(api_->ListFleetStatus(List("Demo")),
+  EXPECT_THAT(api_->ListFleetStatus(List("Demo"), TargetScope::Unrestricted()),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("namespace: ")));
 }
 
@@ -302,7 +303,8 @@ TEST_F(ReportApiTest, WatchFleetSendsTheSnapshotWithItsSummaryThenChanges) {
   Register("lab", "edge-3");
   v1::WatchFleetRequest request;
   request.set_namespace_("demo");
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<FleetWatch> watch, api_->WatchFleet(request));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<FleetWatch> watch,
+                       api_->WatchFleet(request, TargetScope::Unrestricted()));
   clock_.Advance(absl::Seconds(5));
   ASSERT_OK(api_->PushReport(Push("lab", "edge-3", "r0"), "platform"));
   ASSERT_OK_AND_ASSIGN(v1::PushReportResponse pushed,
@@ -332,7 +334,7 @@ TEST_F(ReportApiTest, WatchFleetSendsTheSnapshotWithItsSummaryThenChanges) {
 TEST_F(ReportApiTest, WatchFleetRejectsANegativeAfterSeqAndAnUnkeptOne) {
   v1::WatchFleetRequest request;
   request.set_after_seq(-1);
-  EXPECT_THAT(api_->WatchFleet(request),
+  EXPECT_THAT(api_->WatchFleet(request, TargetScope::Unrestricted()),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("after_seq: ")));
   Register("demo", "edge-1");
   // A projector started now (as after a restart) keeps no change up to the head.
@@ -341,9 +343,9 @@ TEST_F(ReportApiTest, WatchFleetRejectsANegativeAfterSeqAndAnUnkeptOne) {
   ASSERT_OK_AND_ASSIGN(statuses_, projections::StatusProjector::Start(store_.get(), {}));
   api_ = std::make_unique<ReportApi>(ingest_.get(), statuses_.get(), ReportApi::Options{});
   request.set_after_seq(0);
-  ASSERT_OK(api_->WatchFleet(request));
+  ASSERT_OK(api_->WatchFleet(request, TargetScope::Unrestricted()));
   request.set_after_seq(store_->HeadSeq() - 1);
-  EXPECT_THAT(api_->WatchFleet(request),
+  EXPECT_THAT(api_->WatchFleet(request, TargetScope::Unrestricted()),
               StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("WatchFleet")));
 }
 

@@ -52,6 +52,7 @@ TEST(HttpListenAddressTest, RefusesMissingPartsAndBadPortsNamingTheFlag) {
 
 TEST(ServeOptionsHttpTest, HttpListenIsCheckedAndMayUseEveryInterface) {
   ServeOptions options;
+  options.grpc.insecure_allow_all = true;
   options.http.listen_address = "0.0.0.0:9464";
   EXPECT_OK(ValidateServeOptions(options));
   options.http.listen_address = "9464";
@@ -59,9 +60,8 @@ TEST(ServeOptionsHttpTest, HttpListenIsCheckedAndMayUseEveryInterface) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--http-listen")));
   options.http.listen_address.clear();
   options.http.port_file = "http-port";
-  EXPECT_THAT(ValidateServeOptions(options),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       "--http-port-file: requires --http-listen"));
+  EXPECT_THAT(ValidateServeOptions(options), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                      "--http-port-file: requires --http-listen"));
 }
 
 class OperationsHttpServerTest : public ::testing::Test {
@@ -113,9 +113,8 @@ TEST_F(OperationsHttpServerTest, HealthzIsOkWhileReadyzWaitsForItsGates) {
 
 TEST_F(OperationsHttpServerTest, AReasonWithLineBreaksAndControlsIsServedOnOneLine) {
   readiness_.OpenGate("grpc");
-  readiness_.AddCheck("projectors", [] {
-    return absl::DataLossError("event at seq 7\nforged: line\x1b[31m");
-  });
+  readiness_.AddCheck("projectors",
+                      [] { return absl::DataLossError("event at seq 7\nforged: line\x1b[31m"); });
   EXPECT_EQ(Answer(client_->Get("/readyz")),
             "503 not ready: projectors: event at seq 7 forged: line\\x1b[31m\n");
 }

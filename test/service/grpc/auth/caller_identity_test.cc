@@ -116,6 +116,28 @@ TEST(ResolveCallerTest, LocalPeersMayDeclareAName) {
   EXPECT_THAT(ResolveCaller(evidence), StatusIs(absl::StatusCode::kUnauthenticated));
 }
 
+TEST(ResolveCallerTest, DeclaredNamesAreRecordedAsDeclaredAndCannotBeForged) {
+  CallerEvidence local;
+  local.peer = "unix:/run/credledger.sock";
+  local.declared = "alice";
+  ASSERT_OK_AND_ASSIGN(Caller alice, ResolveCaller(local));
+  EXPECT_EQ(RecordedActor(alice), "declared:alice");
+  ASSERT_OK_AND_ASSIGN(Caller ops, ResolveCaller(Certified({"spiffe://corp/ops"}, "")));
+  EXPECT_EQ(RecordedActor(ops), "spiffe://corp/ops");
+  // The recorded form must fit an actor: a declared name has 119 bytes at most.
+  local.declared = std::string(119, 'a');
+  ASSERT_OK_AND_ASSIGN(Caller longest, ResolveCaller(local));
+  EXPECT_EQ(RecordedActor(longest).size(), 128u);
+  local.declared = std::string(120, 'a');
+  EXPECT_THAT(ResolveCaller(local), StatusIs(absl::StatusCode::kUnauthenticated));
+  // Neither a certificate nor a declared name may look like a recorded declared name.
+  EXPECT_THAT(ResolveCaller(Certified({"declared:alice"}, "")),
+              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("reserved")));
+  local.declared = "declared:alice";
+  EXPECT_THAT(ResolveCaller(local),
+              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("reserved")));
+}
+
 TEST(ResolveCallerTest, NetworkPeersWithoutCertificateAreAnonymousAndMayNotDeclare) {
   CallerEvidence evidence;
   evidence.peer = "ipv4:10.0.0.7:50000";
