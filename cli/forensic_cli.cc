@@ -192,7 +192,7 @@ class TimelineCommand final : public ForensicCommand {
  private:
   void DefineQueryFlags(FlagSet& flags) override {
     flags.Add("identity", &identity_,
-              "an identity's history instead of a Target's (bindings, source hashes, mirrors)");
+              "an identity's history instead of a Target's (bindings, source fingerprints, mirrors)");
     flags.Add("after-seq", &after_seq_, "only entries after this seq");
     flags.Add("limit", &limit_,
               "at most this many entries (1..10000); without it every entry is listed");
@@ -273,7 +273,7 @@ constexpr char kTimelineDescription[] =
     "\n"
     "\n"
     "With --identity NAME instead of a Target it lists an identity's history: who created,\n"
-    "changed and bound it, every source hash observed, and every mirror written or deleted,\n"
+    "changed and bound it, every source fingerprint observed, and every mirror written or deleted,\n"
     "in which namespace: which namespaces held a copy of which credential, and when.\n"
     "\n"
     "Examples:\n"

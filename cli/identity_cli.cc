@@ -451,7 +451,7 @@ void AddIdentityCommands(Dispatcher& d) {
          Binding<v1::UnbindIdentityRequest>(&IdentityStub::UnbindIdentity, "unbound",
                                             /*uid_required=*/false),
          kOwnerDescription});
-  d.Add({"identity mirrors", "", "list mirrors with their source hash", 0, 0,
+  d.Add({"identity mirrors", "", "list mirrors with their source fingerprint", 0, 0,
          [] { return std::make_unique<MirrorsCommand>(); }});
   d.Add({"identity pod-spec", kIdentityNameArg,
          "print the Pod spec fragment that delivers an identity's mirror (local)", 1, 1,

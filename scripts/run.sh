@@ -52,10 +52,15 @@ fi
 serve_args=(--db var/credledger.db --listen "$listen" --port-file var/credledger.port
             --signing-key var/signing-key.pem --witness file:var/witness.jsonl
             --insecure-allow-all)
-# A log made before the witness was kept under ./var is adopted once, with the reason recorded
-# (docs/audit.md, "Adopting a log"); from then on the witness vouches for it.
-if [ -s var/credledger.db ] && [ ! -e var/witness.jsonl ]; then
-  serve_args+=(--adopt-log --reason "make run: the file witness var/witness.jsonl starts with this log")
+# A log the witness does not vouch for (made before var/witness.jsonl was kept, or the witness
+# was removed) starts only when adopted, with a reason a person gives (docs/audit.md, "Adopting
+# a log"): CREDLEDGER_ADOPT_REASON="..." make run.
+if [ -n "${CREDLEDGER_ADOPT_REASON:-}" ]; then
+  serve_args+=(--adopt-log --reason "$CREDLEDGER_ADOPT_REASON")
+elif [ -s var/credledger.db ] && [ ! -e var/witness.jsonl ]; then
+  echo "var/credledger.db exists but its witness var/witness.jsonl does not: credledger will" >&2
+  echo "refuse the log. If that is expected (an older ./var, or you removed the witness), adopt" >&2
+  echo "it once: CREDLEDGER_ADOPT_REASON=\"<why>\" make run" >&2
 fi
 if [ -z "${KUBECONFIG:-}" ]; then
   rm -f var/kubeapi/port

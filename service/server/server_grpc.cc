@@ -133,6 +133,9 @@ absl::Status Server::StartGrpc() {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
+  // gRPC sets SO_REUSEPORT on Linux by default: a second server on the same address would
+  // start beside this one and take half of its calls. Off, it fails to listen instead.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(options.listen_address, grpc_->credentials, &port_);
   if (options.access_log) {
     std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> logs;
@@ -153,7 +156,8 @@ absl::Status Server::StartGrpc() {
   grpc_->server = builder.BuildAndStart();
   if (grpc_->server == nullptr) {
     return absl::UnavailableError(
-        absl::StrCat("--listen: cannot listen on \"", options.listen_address, "\""));
+        absl::StrCat("--listen: cannot listen on \"", options.listen_address,
+                     "\" (is another server using that address?)"));
   }
   if (absl::StartsWith(options.listen_address, "unix")) port_ = 0;
   grpc::HealthCheckServiceInterface* health = grpc_->server->GetHealthCheckService();

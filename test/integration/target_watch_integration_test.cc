@@ -142,6 +142,17 @@ TEST_F(TargetWatchIntegrationTest, ShutdownEndsARunningWatchWithUnavailable) {
   EXPECT_EQ(watch->reader->Finish().error_code(), grpc::StatusCode::UNAVAILABLE);
 }
 
+// A second server on an address in use fails to start rather than share the port.
+TEST_F(TargetWatchIntegrationTest, ASecondServerOnTheSameAddressFailsToStart) {
+  service::ServeOptions options;
+  options.log.db_path = dir_.path() / "second.db";
+  options.grpc.listen_address = absl::StrCat("127.0.0.1:", server_->port());
+  options.grpc.insecure_allow_all = true;
+  EXPECT_THAT(service::Server::Start(options).status(),
+              StatusIs(absl::StatusCode::kUnavailable,
+                       HasSubstr("is another server using that address?")));
+}
+
 // Without a policy and without --insecure-allow-all, health checking and reflection are all
 // that answer (docs/api.md, "Authorization").
 TEST_F(TargetWatchIntegrationTest, WithoutAPolicyOnlyHealthCheckAndReflectionAreServed) {
