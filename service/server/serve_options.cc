@@ -77,24 +77,23 @@ absl::Status ValidateServeOptions(const ServeOptions& options) {
   const absl::Duration token_ttl = options.credentials.agent_token_ttl;
   RETURN_IF_ERROR(CheckAtLeast("--agent-token-ttl", token_ttl, kMinAgentTokenTtl));
   if (token_ttl > kMaxAgentTokenTtl) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--agent-token-ttl: ", absl::FormatDuration(token_ttl), " is above the maximum of ",
-        absl::FormatDuration(kMaxAgentTokenTtl)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--agent-token-ttl: ", absl::FormatDuration(token_ttl),
+                     " is above the maximum of ", absl::FormatDuration(kMaxAgentTokenTtl)));
   }
   const ServeOptions::Kube& kube = options.kube;
   RETURN_IF_ERROR(CheckAtLeast("--resync-period", kube.resync_period, absl::Seconds(1)));
   RETURN_IF_ERROR(
       CheckAtLeast("--cluster-probe-period", kube.cluster_probe_period, absl::Seconds(1)));
   if (kube.cluster_probe_record_interval < kube.cluster_probe_period) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--cluster-probe-record-interval: ",
-        absl::FormatDuration(kube.cluster_probe_record_interval),
-        " is below --cluster-probe-period (", absl::FormatDuration(kube.cluster_probe_period),
-        ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--cluster-probe-record-interval: ",
+                     absl::FormatDuration(kube.cluster_probe_record_interval),
+                     " is below --cluster-probe-period (",
+                     absl::FormatDuration(kube.cluster_probe_period), ")"));
   }
   if (!(kube.qps > 0) || kube.burst < 1) {
-    return absl::InvalidArgumentError(
-        "--kube-qps must be > 0 and --kube-burst >= 1");
+    return absl::InvalidArgumentError("--kube-qps must be > 0 and --kube-burst >= 1");
   }
   const ServeOptions::Reports& reports = options.reports;
   if (reports.liveness_flush_interval < absl::Milliseconds(100) ||
@@ -105,10 +104,10 @@ absl::Status ValidateServeOptions(const ServeOptions& options) {
   }
   RETURN_IF_ERROR(CheckAtLeast("--report-stale-after", reports.stale_after, absl::Seconds(1)));
   if (reports.stale_after < reports.liveness_flush_interval) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--report-stale-after: ", absl::FormatDuration(reports.stale_after),
-        " is shorter than --liveness-flush-interval (",
-        absl::FormatDuration(reports.liveness_flush_interval), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--report-stale-after: ", absl::FormatDuration(reports.stale_after),
+                     " is shorter than --liveness-flush-interval (",
+                     absl::FormatDuration(reports.liveness_flush_interval), ")"));
   }
   RETURN_IF_ERROR(CheckAuditFlags(options.audit));
   if (options.log.startup_verify_events < 1) {
@@ -116,17 +115,20 @@ absl::Status ValidateServeOptions(const ServeOptions& options) {
         "--startup-verify-events: ", options.log.startup_verify_events, " is below 1"));
   }
   if (options.log.snapshot_every < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--snapshot-every: ", options.log.snapshot_every, " is negative; 0 disables snapshots"));
+    return absl::InvalidArgumentError(absl::StrCat("--snapshot-every: ", options.log.snapshot_every,
+                                                   " is negative; 0 disables snapshots"));
   }
   if (!options.http.listen_address.empty()) {
     RETURN_IF_ERROR(ParseHttpListenAddress(options.http.listen_address).status());
   } else if (!options.http.port_file.empty()) {
     return absl::InvalidArgumentError("--http-port-file: requires --http-listen");
   }
+  if (const size_t n = options.http.limits.max_connections; n < 1 || n > kMaxHttpConnections) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--http-max-connections: ", n, " is outside 1..", kMaxHttpConnections));
+  }
   RETURN_IF_ERROR(CheckServerTlsFlags(options.grpc.tls));
-  return CheckListenAddress("--listen", options.grpc.listen_address,
-                            WantsTls(options.grpc.tls));
+  return CheckListenAddress("--listen", options.grpc.listen_address, WantsTls(options.grpc.tls));
 }
 
 std::filesystem::path FingerprintKeyPath(const ServeOptions& options) {

@@ -69,6 +69,9 @@ class ServeCommand final : public cli::Subcommand {
     flags.Add("http-port-file", &http_port_file_,
               "write the bound HTTP port to this file once listening (needs --http-listen; a "
               "file path, not a folder)");
+    flags.Add("http-max-connections", &http_max_connections_,
+              "HTTP connections served at once (1..1024); a further one is answered 503 and "
+              "closed (docs/operations.md, \"Limits of the HTTP endpoint\")");
     flags.Add("agent-apiserver-url", &agent_apiserver_url_,
               "API server URL agents use; empty disables credentials");
     flags.Add("agent-ca-file", &agent_ca_file_,
@@ -232,6 +235,8 @@ class ServeCommand final : public cli::Subcommand {
     options.grpc.authorization_policy = authorization_policy_;
     options.http.listen_address = http_listen_;
     options.http.port_file = http_port_file_;
+    options.http.limits.max_connections =
+        http_max_connections_ < 0 ? 0 : static_cast<size_t>(http_max_connections_);
     options.credentials.agent_apiserver_url = agent_apiserver_url_;
     options.credentials.agent_ca_file = agent_ca_file_;
     options.credentials.agent_token_ttl = agent_token_ttl_;
@@ -274,6 +279,7 @@ class ServeCommand final : public cli::Subcommand {
   absl::Duration lease_duration_ = absl::Seconds(15);
   std::string http_listen_;
   std::string http_port_file_;
+  int64_t http_max_connections_ = static_cast<int64_t>(HttpLimits{}.max_connections);
   std::string agent_apiserver_url_;
   std::string agent_ca_file_;
   absl::Duration agent_token_ttl_ = absl::Hours(24);
