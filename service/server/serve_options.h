@@ -87,6 +87,9 @@ struct ServeOptions {
     // How often refused calls of ended minutes are recorded (CallsDenied); the rest are
     // recorded at shutdown (no flag).
     absl::Duration denial_record_interval = absl::Seconds(10);
+    // With the access log: refused calls are written in full once per peer address and
+    // interval, the others summed up per interval (common/repeat_log.h; no flag).
+    absl::Duration refused_call_log_interval = absl::Seconds(10);
   } grpc;
 
   // The operations endpoint (server_operations.cc; docs/operations.md, "Metrics and health").

@@ -27,6 +27,10 @@
 namespace credledger::service {
 namespace {
 
+// The `msg` of the access log's summaries of refused calls (docs/operations.md, "Repeated
+// lines").
+constexpr char kRefusedCallsSummary[] = "rpc refused, repeated";
+
 // How long in-flight calls may run once shutdown has begun.
 constexpr absl::Duration kShutdownGrace = absl::Seconds(5);
 
@@ -86,8 +90,8 @@ absl::Status Server::LoadAuthorizationPolicy() {
   absl::StatusOr<AuthorizationPolicy> policy =
       AuthorizationPolicy::Load(options_.grpc.authorization_policy);
   if (!policy.ok()) {
-    return absl::Status(policy.status().code(), absl::StrCat("--authorization-policy: ",
-                                                             policy.status().message()));
+    return absl::Status(policy.status().code(),
+                        absl::StrCat("--authorization-policy: ", policy.status().message()));
   }
   grpc_->policy = *std::move(policy);
   return absl::OkStatus();
@@ -95,7 +99,7 @@ absl::Status Server::LoadAuthorizationPolicy() {
 
 void Server::StartApis() {
   grpc_->target_api = std::make_unique<TargetApi>(log_->bus.get(), log_->projector.get(),
-                                                options_.clock, options_.grpc.target_api);
+                                                  options_.clock, options_.grpc.target_api);
   if (bridge_->kube_client != nullptr) {
     grpc_->access_reviewer = std::make_unique<KubeAccessReviewer>(bridge_->kube_client.get());
   }
@@ -105,8 +109,7 @@ void Server::StartApis() {
       bridge_->connections->cluster_projector());
   grpc_->report_api = std::make_unique<ReportApi>(
       reports_->ingest.get(), log_->status_projector.get(), options_.grpc.report_api);
-  const audit::SigningKey* key =
-      audit_->signing_key.has_value() ? &*audit_->signing_key : nullptr;
+  const audit::SigningKey* key = audit_->signing_key.has_value() ? &*audit_->signing_key : nullptr;
   grpc_->audit_api =
       std::make_unique<AuditApi>(log_->store.get(), key, options_.clock, log_->snapshots.get());
 }
@@ -122,15 +125,21 @@ absl::Status Server::StartGrpc() {
         &grpc_->denials, log_->store.get(), options_.clock, options.denial_record_interval);
     grpc_->denial_recorder->Start();
   }
-  grpc_->target_service = std::make_unique<TargetGrpcService>(grpc_->target_api.get(),
-                                                            grpc_->authorizer.get());
+  grpc_->target_service =
+      std::make_unique<TargetGrpcService>(grpc_->target_api.get(), grpc_->authorizer.get());
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.listen_address, grpc_->credentials, &port_);
   if (options.access_log) {
     std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> logs;
-    logs.push_back(NewAccessLogInterceptorFactory());
+    grpc_->refused_calls = std::make_unique<common::RepeatLog>(
+        common::RepeatLog::Options{.summary_message = kRefusedCallsSummary,
+                                   .level = common::LogLevel::kInfo,
+                                   .interval = options.refused_call_log_interval},
+        options_.clock);
+    grpc_->refused_calls->Start();
+    logs.push_back(NewAccessLogInterceptorFactory(grpc_->refused_calls.get()));
     builder.experimental().SetInterceptorCreators(std::move(logs));
   }
   builder.RegisterService(grpc_->target_service.get());
@@ -175,6 +184,8 @@ void Server::StopGrpc() {
   grpc_->report_service.reset();
   grpc_->audit_service.reset();
   grpc_->identity_service.reset();
+  // No call is logged any more: the last summaries of refused calls are written.
+  grpc_->refused_calls.reset();
   // No call is refused any more: the last minutes of refusals go into the log.
   if (grpc_->denial_recorder != nullptr) grpc_->denial_recorder->Stop();
   grpc_->denial_recorder.reset();
