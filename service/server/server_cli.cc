@@ -13,11 +13,13 @@
 #include "cli/framework/file_path_flag.h"
 #include "cli/framework/flag_value_list.h"
 #include "common/dns_label.h"
+#include "common/repeat_log.h"
 #include "common/status_macros.h"
 #include "kubebridge/client/lease_fence.h"
 #include "service/server/event_log.h"
 #include "service/server/serve_options.h"
 #include "service/server/server.h"
+#include "service/wire/grpc_log.h"
 #include "store/migrations.h"
 #include "store/sqlite.h"
 
@@ -196,8 +198,11 @@ class ServeCommand final : public cli::Subcommand {
       starting.Cancel();
     });
     const std::string transport(TransportModeName(options.grpc.tls));
+    // gRPC core's messages as JSON lines, failed handshakes summed up (grpc_log.h).
+    common::RepeatLog& handshakes = RouteGrpcLogsToServiceLog();
     absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(std::move(options));
     if (!server.ok()) {
+      handshakes.Stop();
       // Ends the signal thread. Directed at that thread alone: a process-wide signal could
       // reach a thread that does not block it (one started before this command, when it
       // runs inside a larger process such as a test) and end the whole process.
@@ -214,6 +219,7 @@ class ServeCommand final : public cli::Subcommand {
       err << "credledger: " << strsignal(signal_number.load()) << ", shutting down\n";
     }
     (*server)->Shutdown();
+    handshakes.Stop();
     return lease_lost.load() ? cli::kExitFailure : cli::kExitOk;
   }
 
