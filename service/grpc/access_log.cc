@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/types/span.h"
@@ -22,6 +23,7 @@ std::string CutForAccessLog(absl::string_view text, size_t max_bytes) {
 std::string LoggedError(const CallRecord& call) {
   if (!call.error.empty()) return CutForAccessLog(call.error, kMaxLoggedErrorBytes);
   if (call.code == absl::StatusCode::kUnimplemented) return std::string(kUnservedRpcError);
+  if (call.unparsed_request) return std::string(kUnparsedRequestError);
   return std::string(kNoMessageError);
 }
 
@@ -38,6 +40,27 @@ common::LogLevel AccessLogLevel(absl::StatusCode code) {
     default:
       return common::LogLevel::kInfo;
   }
+}
+
+common::LogLevel CallLogLevel(const CallRecord& call) {
+  return call.unparsed_request && call.code != absl::StatusCode::kOk ? common::LogLevel::kWarning
+                                                                     : AccessLogLevel(call.code);
+}
+
+bool IsRefusal(absl::StatusCode code) {
+  return code == absl::StatusCode::kPermissionDenied || code == absl::StatusCode::kUnauthenticated;
+}
+
+std::string PeerAddress(absl::string_view peer) {
+  if (!absl::StartsWith(peer, "ipv4:") && !absl::StartsWith(peer, "ipv6:")) {
+    return std::string(peer);
+  }
+  const size_t colon = peer.rfind(':');
+  const size_t bracket = peer.rfind(']');
+  if (colon <= 4 || (bracket != absl::string_view::npos && colon < bracket)) {
+    return std::string(peer);
+  }
+  return std::string(peer.substr(0, colon));
 }
 
 void LogCall(const CallRecord& call) {
@@ -57,7 +80,7 @@ void LogCall(const CallRecord& call) {
   if (call.code != absl::StatusCode::kOk) {
     fields[count++] = {"error", LoggedError(call)};
   }
-  common::LogFields(AccessLogLevel(call.code), kAccessLogMessage,
+  common::LogFields(CallLogLevel(call), kAccessLogMessage,
                     absl::MakeConstSpan(fields.data(), count));
 }
 

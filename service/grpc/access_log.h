@@ -14,6 +14,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "common/log.h"
 
@@ -41,7 +42,21 @@ struct CallRecord {
   absl::StatusCode code = absl::StatusCode::kOk;
   std::string error;        // the status message; ignored when code is OK
   absl::Duration duration;  // from the start of the call to its status
+  // gRPC could not parse the request message (it then answers INTERNAL).
+  bool unparsed_request = false;
 };
+
+// The `error` logged for a call whose request did not parse and whose status has no message.
+inline constexpr char kUnparsedRequestError[] = "the request message does not parse";
+
+// Whether `code` is a refusal by the authorization (PERMISSION_DENIED, UNAUTHENTICATED):
+// such calls are counted per peer address and interval and only the first of each is
+// written in full (docs/operations.md, "Repeated lines").
+bool IsRefusal(absl::StatusCode code);
+
+// `peer` (gRPC's peer address) without its port: "ipv4:10.1.2.3:50312" -> "ipv4:10.1.2.3",
+// "ipv6:[::1]:50312" -> "ipv6:[::1]"; "unix:..." and anything without a port unchanged.
+std::string PeerAddress(absl::string_view peer);
 
 // The level of a call that ended with `code`: kError for INTERNAL, UNKNOWN and DATA_LOSS (a
 // fault of the service or of its stored data); kWarning for UNAVAILABLE (the log cannot be
@@ -49,10 +64,14 @@ struct CallRecord {
 // code, OK and the client's own errors (bad input, not found, refused, cancelled).
 common::LogLevel AccessLogLevel(absl::StatusCode code);
 
+// The level of the line of `call`: AccessLogLevel of its code, but kWarning for a request
+// that did not parse (the client's fault, though gRPC answers it INTERNAL).
+common::LogLevel CallLogLevel(const CallRecord& call);
+
 // Writes the line of `call`: fields rpc, request_id, command_request_id (only when set), peer,
 // identity, code (canonical name, e.g. "PERMISSION_DENIED"), duration_ms (milliseconds with
 // three decimals) and, when the code is not OK, error (the message, or kUnservedRpcError /
-// kNoMessageError when it is empty).
+// kUnparsedRequestError / kNoMessageError when it is empty), at CallLogLevel.
 void LogCall(const CallRecord& call);
 
 }  // namespace credledger::service

@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "common/repeat_log.h"
 #include "credledger/v1/api.pb.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
@@ -62,9 +63,14 @@ std::string LoggedIdentity(const CallerEvidence& evidence) {
 class AccessLogInterceptor final : public grpc::experimental::Interceptor {
  public:
   // `command_id_field`: the request's `request_id` field; null when the RPC has none.
+  // `refusals`: as NewAccessLogInterceptorFactory's.
   AccessLogInterceptor(grpc::experimental::ServerRpcInfo* info,
-                       const google::protobuf::FieldDescriptor* command_id_field)
-      : info_(info), command_id_field_(command_id_field), start_(std::chrono::steady_clock::now()) {
+                       const google::protobuf::FieldDescriptor* command_id_field,
+                       common::RepeatLog* refusals)
+      : info_(info),
+        command_id_field_(command_id_field),
+        refusals_(refusals),
+        start_(std::chrono::steady_clock::now()) {
     record_.rpc = info->method();
   }
 
@@ -84,7 +90,13 @@ class AccessLogInterceptor final : public grpc::experimental::Interceptor {
       record_.code = status.code();
       record_.error = std::string(status.message());
       record_.duration = absl::FromChrono(std::chrono::steady_clock::now() - start_);
-      LogCall(record_);
+      record_.unparsed_request = unparsed_request_;
+      if (!IsRefusal(record_.code) || refusals_ == nullptr ||
+          refusals_->Count(
+              PeerAddress(record_.peer),
+              absl::StrCat(record_.rpc, " ", absl::StatusCodeToString(record_.code)))) {
+        LogCall(record_);
+      }
     }
     methods->Proceed();
   }
@@ -102,41 +114,52 @@ class AccessLogInterceptor final : public grpc::experimental::Interceptor {
   }
 
   // `message`: the received request, of the RPC's generated request type (see the factory's
-  // REQUIRES); only the first of a stream is read.
+  // REQUIRES); only the first of a stream is read. A missing first message is one gRPC could
+  // not parse (the only message of a unary or server-streaming RPC).
   void Received(void* message) {
-    if (command_id_field_ == nullptr || message == nullptr || read_message_) return;
+    if (read_message_) return;
     read_message_ = true;
+    if (message == nullptr) {
+      unparsed_request_ = true;
+      return;
+    }
+    if (command_id_field_ == nullptr) return;
     const auto* request = static_cast<const google::protobuf::Message*>(message);
     record_.command_request_id = request->GetReflection()->GetString(*request, command_id_field_);
   }
 
   grpc::experimental::ServerRpcInfo* const info_;
   const google::protobuf::FieldDescriptor* const command_id_field_;
+  common::RepeatLog* const refusals_;
   const std::chrono::steady_clock::time_point start_;
   bool read_message_ = false;
+  bool unparsed_request_ = false;
   CallRecord record_;
 };
 
 class AccessLogInterceptorFactory final
     : public grpc::experimental::ServerInterceptorFactoryInterface {
  public:
-  AccessLogInterceptorFactory() : command_id_fields_(FindCommandIdFields()) {}
+  explicit AccessLogInterceptorFactory(common::RepeatLog* refusals)
+      : command_id_fields_(FindCommandIdFields()), refusals_(refusals) {}
 
   grpc::experimental::Interceptor* CreateServerInterceptor(
       grpc::experimental::ServerRpcInfo* info) override {
     const auto it = command_id_fields_.find(absl::string_view(info->method()));
-    return new AccessLogInterceptor(info, it == command_id_fields_.end() ? nullptr : it->second);
+    return new AccessLogInterceptor(info, it == command_id_fields_.end() ? nullptr : it->second,
+                                    refusals_);
   }
 
  private:
   const CommandIdFields command_id_fields_;
+  common::RepeatLog* const refusals_;
 };
 
 }  // namespace
 
 std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>
-NewAccessLogInterceptorFactory() {
-  return std::make_unique<AccessLogInterceptorFactory>();
+NewAccessLogInterceptorFactory(common::RepeatLog* refusals) {
+  return std::make_unique<AccessLogInterceptorFactory>(refusals);
 }
 
 }  // namespace credledger::service

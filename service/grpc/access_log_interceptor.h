@@ -10,7 +10,10 @@
 //     identity, else the client certificate's (CertifiedCaller), else "anonymous";
 //   - for an RPC of package credledger.v1 whose request has a string field `request_id`
 //     (the idempotency key of a mutating RPC), reads it from the first request message;
-//   - writes one line (LogCall) when the status is sent, after the handler has returned.
+//   - writes one line (LogCall) when the status is sent, after the handler has returned;
+//     a refused call (IsRefusal) only when it is its peer address's first in the interval
+//     of `refusals`, which counts the others (docs/operations.md, "Repeated lines");
+//   - notes a request gRPC could not parse (it then answers INTERNAL), logged at warning.
 //
 // Thread-safety: the factory is thread-safe; each call has its own interceptor, whose hooks
 // gRPC runs one after another.
@@ -22,12 +25,18 @@ namespace grpc::experimental {
 class ServerInterceptorFactoryInterface;
 }  // namespace grpc::experimental
 
+namespace credledger::common {
+class RepeatLog;
+}  // namespace credledger::common
+
 namespace credledger::service {
 
 // The factory to register with ServerBuilder::experimental().SetInterceptorCreators.
 // REQUIRES: the services of package credledger.v1 are the generated (typed, not raw)
 // services of api.proto: their received messages are read as those request types.
+// `refusals` (not owned; must outlive the server) counts refused calls; null: every refused
+// call is written in full.
 std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>
-NewAccessLogInterceptorFactory();
+NewAccessLogInterceptorFactory(common::RepeatLog* refusals);
 
 }  // namespace credledger::service

@@ -12,6 +12,7 @@
 #include "common/metric_text.h"
 #include "common/terminal_text.h"
 #include "common/url.h"
+#include "service/server/bounded_http_server.h"
 
 namespace credledger::service {
 namespace {
@@ -20,10 +21,7 @@ constexpr char kFlag[] = "--http-listen";
 constexpr char kPlainText[] = "text/plain; charset=utf-8";
 // Paths this server answers; other methods than GET and HEAD on them are 405.
 constexpr absl::string_view kPaths[] = {"/metrics", "/healthz", "/readyz"};
-constexpr size_t kWorkerThreads = 4;
 constexpr size_t kMaxBodyBytes = 1024;
-constexpr time_t kTimeoutSeconds = 5;
-constexpr time_t kKeepAliveSeconds = 2;
 constexpr absl::Duration kStartTimeout = absl::Seconds(10);
 
 // `text` on one printable line: terminal controls escaped, line breaks as spaces.
@@ -32,8 +30,7 @@ std::string OneLine(absl::string_view text) {
 }
 
 absl::Status BadAddress(absl::string_view address, absl::string_view rule) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(kFlag, ": \"", OneLine(address), "\" ", rule));
+  return absl::InvalidArgumentError(absl::StrCat(kFlag, ": \"", OneLine(address), "\" ", rule));
 }
 
 }  // namespace
@@ -49,22 +46,20 @@ absl::StatusOr<HttpListenAddress> ParseHttpListenAddress(absl::string_view addre
 }
 
 OperationsHttpServer::OperationsHttpServer(const common::MetricsRegistry* registry,
-                                           const Readiness* readiness)
-    : registry_(registry), readiness_(readiness), server_(std::make_unique<httplib::Server>()) {}
+                                           const Readiness* readiness, const HttpLimits& limits)
+    : registry_(registry),
+      readiness_(readiness),
+      server_(std::make_unique<BoundedHttpServer>(limits)) {}
 
 absl::StatusOr<std::unique_ptr<OperationsHttpServer>> OperationsHttpServer::Start(
-    absl::string_view address, const common::MetricsRegistry* registry,
-    const Readiness* readiness) {
+    absl::string_view address, const common::MetricsRegistry* registry, const Readiness* readiness,
+    const HttpLimits& limits) {
   absl::StatusOr<HttpListenAddress> listen = ParseHttpListenAddress(address);
   if (!listen.ok()) return listen.status();
   auto server =
-      std::unique_ptr<OperationsHttpServer>(new OperationsHttpServer(registry, readiness));
+      std::unique_ptr<OperationsHttpServer>(new OperationsHttpServer(registry, readiness, limits));
   httplib::Server& http = *server->server_;
-  http.new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
   http.set_payload_max_length(kMaxBodyBytes);
-  http.set_read_timeout(kTimeoutSeconds);
-  http.set_write_timeout(kTimeoutSeconds);
-  http.set_keep_alive_timeout(kKeepAliveSeconds);
   // Without it, a response written as headers and then body waits for the client's delayed
   // ACK (about 40 ms; docs/performance.md).
   http.set_tcp_nodelay(true);
@@ -75,10 +70,9 @@ absl::StatusOr<std::unique_ptr<OperationsHttpServer>> OperationsHttpServer::Star
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
   server->InstallHandlers();
-  server->port_ = listen->port == 0 ? http.bind_to_any_port(listen->host)
-                                    : (http.bind_to_port(listen->host, listen->port)
-                                           ? listen->port
-                                           : -1);
+  server->port_ = listen->port == 0
+                      ? http.bind_to_any_port(listen->host)
+                      : (http.bind_to_port(listen->host, listen->port) ? listen->port : -1);
   if (server->port_ <= 0) {
     return absl::UnavailableError(
         absl::StrCat(kFlag, ": cannot listen on \"", OneLine(address), "\""));
@@ -123,8 +117,8 @@ void OperationsHttpServer::InstallHandlers() {
   // request that announces a body (none of these paths takes one) is refused before a byte
   // of it is read: a GET with a huge or endless chunked body must not fill the memory.
   server_->set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
-    const bool known = std::find(std::begin(kPaths), std::end(kPaths), req.path) !=
-                       std::end(kPaths);
+    const bool known =
+        std::find(std::begin(kPaths), std::end(kPaths), req.path) != std::end(kPaths);
     if (known && req.method != "GET" && req.method != "HEAD") {
       res.status = 405;
       res.set_header("Allow", "GET, HEAD");

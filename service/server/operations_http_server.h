@@ -10,8 +10,11 @@
 // reason is made one printable line, so no byte of a request or of stored data can forge a
 // line. It serves no secret (docs/operations.md lists every metric).
 //
+// Connections are bounded as BoundedHttpServer bounds them (docs/operations.md, "Limits of
+// the HTTP endpoint"), so that slow or idle clients cannot keep the probes from answering.
+//
 // Thread-safety: Start and Stop from one thread; requests are served on the server's own
-// pool of 4 threads.
+// pool (HttpLimits::max_connections + kSpareWorkers threads).
 #pragma once
 
 #include <memory>
@@ -21,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/metrics_registry.h"
+#include "service/server/http_limits.h"
 #include "service/server/readiness.h"
 
 namespace httplib {
@@ -44,12 +48,12 @@ absl::StatusOr<HttpListenAddress> ParseHttpListenAddress(absl::string_view addre
 class OperationsHttpServer {
  public:
   // Binds `address` (ParseHttpListenAddress) and starts serving `registry` and `readiness`
-  // (not owned; both must outlive the server).
+  // (not owned; both must outlive the server) within `limits`.
   // Errors: ParseHttpListenAddress's; kUnavailable when the address cannot be bound;
   // kInternal when the server does not start.
   static absl::StatusOr<std::unique_ptr<OperationsHttpServer>> Start(
       absl::string_view address, const common::MetricsRegistry* registry,
-      const Readiness* readiness);
+      const Readiness* readiness, const HttpLimits& limits = {});
   // Stops (Stop).
   ~OperationsHttpServer();
   OperationsHttpServer(const OperationsHttpServer&) = delete;
@@ -58,12 +62,13 @@ class OperationsHttpServer {
   // The bound TCP port.
   int port() const { return port_; }
 
-  // Closes the listening socket and waits for the requests being served (an idle
-  // keep-alive connection holds a worker for at most 2 seconds). Idempotent.
+  // Closes the listening socket and waits for the requests being served (a connection
+  // waiting for a request holds a worker for at most HttpLimits::idle_timeout). Idempotent.
   void Stop();
 
  private:
-  OperationsHttpServer(const common::MetricsRegistry* registry, const Readiness* readiness);
+  OperationsHttpServer(const common::MetricsRegistry* registry, const Readiness* readiness,
+                       const HttpLimits& limits);
   void InstallHandlers();
 
   const common::MetricsRegistry* registry_;

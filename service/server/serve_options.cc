@@ -127,6 +127,10 @@ absl::Status ValidateServeOptions(const ServeOptions& options) {
     return absl::InvalidArgumentError(
         "--insecure-allow-all: conflicts with --authorization-policy; give one of them");
   }
+  if (const size_t n = options.http.limits.max_connections; n < 1 || n > kMaxHttpConnections) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--http-max-connections: ", n, " is outside 1..", kMaxHttpConnections));
+  }
   RETURN_IF_ERROR(CheckServerTlsFlags(options.grpc.tls));
   return CheckListenAddress("--listen", options.grpc.listen_address, WantsTls(options.grpc.tls));
 }

@@ -22,6 +22,7 @@
 #include "service/api/checkpoint_writer.h"
 #include "service/api/report_api.h"
 #include "service/api/target_api.h"
+#include "service/server/http_limits.h"
 #include "service/wire/grpc_tls.h"
 #include "store/sqlite_event_store.h"
 
@@ -32,6 +33,9 @@ namespace credledger::service {
 inline constexpr absl::Duration kMinAgentTokenTtl = absl::Minutes(10);
 // Longest agent token lifetime accepted (one year); API servers clamp far below it anyway.
 inline constexpr absl::Duration kMaxAgentTokenTtl = absl::Hours(24 * 365);
+
+// Most connections --http-max-connections accepts (each may hold a thread).
+inline constexpr size_t kMaxHttpConnections = 1024;
 
 // What `credledger serve` is told by its flags. The defaults are the flags' defaults.
 struct ServeOptions {
@@ -87,6 +91,9 @@ struct ServeOptions {
     // How often refused calls of ended minutes are recorded (CallsDenied); the rest are
     // recorded at shutdown (no flag).
     absl::Duration denial_record_interval = absl::Seconds(10);
+    // With the access log: refused calls are written in full once per peer address and
+    // interval, the others summed up per interval (common/repeat_log.h; no flag).
+    absl::Duration refused_call_log_interval = absl::Seconds(10);
   } grpc;
 
   // The operations endpoint (server_operations.cc; docs/operations.md, "Metrics and health").
@@ -97,6 +104,8 @@ struct ServeOptions {
     // --http-port-file: when set, the bound HTTP port is written there (decimal, newline)
     // once it listens.
     std::filesystem::path port_file;
+    // --http-max-connections (1..kMaxHttpConnections) and the limits without a flag.
+    HttpLimits limits;
   } http;
 
   // Agent credentials; recorded as ServiceConfigured (ServiceConfigurationFor).
@@ -213,7 +222,8 @@ struct ServeOptions {
 // --liveness-flush-interval outside 100ms..1m, --report-stale-after below 1s or below the
 // flush interval, --checkpoint-every below 1, --checkpoint-interval below 10ms,
 // --startup-verify-events below 1, --http-listen malformed, --http-port-file without
-// --http-listen, --witness malformed or without --signing-key, --witness-interval below 1s,
+// --http-listen, --http-max-connections outside 1..kMaxHttpConnections, --witness malformed or
+// without --signing-key, --witness-interval below 1s,
 // --reason or --adopted-by without --adopt-log or breaking their rules, --adopt-log without
 // --reason).
 absl::Status ValidateServeOptions(const ServeOptions& options);

@@ -13,11 +13,13 @@
 #include "cli/framework/file_path_flag.h"
 #include "cli/framework/flag_value_list.h"
 #include "common/dns_label.h"
+#include "common/repeat_log.h"
 #include "common/status_macros.h"
 #include "kubebridge/client/lease_fence.h"
 #include "service/server/event_log.h"
 #include "service/server/serve_options.h"
 #include "service/server/server.h"
+#include "service/wire/grpc_log.h"
 #include "store/migrations.h"
 #include "store/sqlite.h"
 
@@ -69,6 +71,9 @@ class ServeCommand final : public cli::Subcommand {
     flags.Add("http-port-file", &http_port_file_,
               "write the bound HTTP port to this file once listening (needs --http-listen; a "
               "file path, not a folder)");
+    flags.Add("http-max-connections", &http_max_connections_,
+              "HTTP connections served at once (1..1024); a further one is answered 503 and "
+              "closed (docs/operations.md, \"Limits of the HTTP endpoint\")");
     flags.Add("agent-apiserver-url", &agent_apiserver_url_,
               "API server URL agents use; empty disables credentials");
     flags.Add("agent-ca-file", &agent_ca_file_,
@@ -196,8 +201,11 @@ class ServeCommand final : public cli::Subcommand {
       starting.Cancel();
     });
     const std::string transport(TransportModeName(options.grpc.tls));
+    // gRPC core's messages as JSON lines, failed handshakes summed up (grpc_log.h).
+    common::RepeatLog& handshakes = RouteGrpcLogsToServiceLog();
     absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(std::move(options));
     if (!server.ok()) {
+      handshakes.Stop();
       // Ends the signal thread. Directed at that thread alone: a process-wide signal could
       // reach a thread that does not block it (one started before this command, when it
       // runs inside a larger process such as a test) and end the whole process.
@@ -214,6 +222,7 @@ class ServeCommand final : public cli::Subcommand {
       err << "credledger: " << strsignal(signal_number.load()) << ", shutting down\n";
     }
     (*server)->Shutdown();
+    handshakes.Stop();
     return lease_lost.load() ? cli::kExitFailure : cli::kExitOk;
   }
 
@@ -236,6 +245,8 @@ class ServeCommand final : public cli::Subcommand {
     options.grpc.insecure_allow_all = insecure_allow_all_;
     options.http.listen_address = http_listen_;
     options.http.port_file = http_port_file_;
+    options.http.limits.max_connections =
+        http_max_connections_ < 0 ? 0 : static_cast<size_t>(http_max_connections_);
     options.credentials.agent_apiserver_url = agent_apiserver_url_;
     options.credentials.agent_ca_file = agent_ca_file_;
     options.credentials.agent_token_ttl = agent_token_ttl_;
@@ -278,6 +289,7 @@ class ServeCommand final : public cli::Subcommand {
   absl::Duration lease_duration_ = absl::Seconds(15);
   std::string http_listen_;
   std::string http_port_file_;
+  int64_t http_max_connections_ = static_cast<int64_t>(HttpLimits{}.max_connections);
   std::string agent_apiserver_url_;
   std::string agent_ca_file_;
   absl::Duration agent_token_ttl_ = absl::Hours(24);

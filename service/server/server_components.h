@@ -20,6 +20,7 @@
 #include "audit/witness.h"
 #include "common/fingerprint_key.h"
 #include "common/metrics_registry.h"
+#include "common/repeat_log.h"
 #include "kubebridge/client/connection.h"
 #include "kubebridge/client/kube_client.h"
 #include "kubebridge/client/lease_fence.h"
@@ -146,6 +147,8 @@ struct GrpcComponent {
   DenialLedger denials;
   std::unique_ptr<CallAuthorizer> authorizer;
   std::unique_ptr<DenialRecorder> denial_recorder;
+  // With the access log: refused calls beyond the first per peer and interval, summed up.
+  std::unique_ptr<common::RepeatLog> refused_calls;
 
   std::unique_ptr<TargetApi> target_api;
   std::unique_ptr<SecretAccessReviewer> access_reviewer;

@@ -27,6 +27,10 @@
 namespace credledger::service {
 namespace {
 
+// The `msg` of the access log's summaries of refused calls (docs/operations.md, "Repeated
+// lines").
+constexpr char kRefusedCallsSummary[] = "rpc refused, repeated";
+
 // How long in-flight calls may run once shutdown has begun.
 constexpr absl::Duration kShutdownGrace = absl::Seconds(5);
 
@@ -139,7 +143,13 @@ absl::Status Server::StartGrpc() {
   builder.AddListeningPort(options.listen_address, grpc_->credentials, &port_);
   if (options.access_log) {
     std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> logs;
-    logs.push_back(NewAccessLogInterceptorFactory());
+    grpc_->refused_calls = std::make_unique<common::RepeatLog>(
+        common::RepeatLog::Options{.summary_message = kRefusedCallsSummary,
+                                   .level = common::LogLevel::kInfo,
+                                   .interval = options.refused_call_log_interval},
+        options_.clock);
+    grpc_->refused_calls->Start();
+    logs.push_back(NewAccessLogInterceptorFactory(grpc_->refused_calls.get()));
     builder.experimental().SetInterceptorCreators(std::move(logs));
   }
   builder.RegisterService(grpc_->target_service.get());
@@ -185,6 +195,8 @@ void Server::StopGrpc() {
   grpc_->report_service.reset();
   grpc_->audit_service.reset();
   grpc_->identity_service.reset();
+  // No call is logged any more: the last summaries of refused calls are written.
+  grpc_->refused_calls.reset();
   // No call is refused any more: the last minutes of refusals go into the log.
   if (grpc_->denial_recorder != nullptr) grpc_->denial_recorder->Stop();
   grpc_->denial_recorder.reset();

@@ -154,7 +154,8 @@ absl::Status Server::StartOperations() {
   };
   if (options_.http.listen_address.empty()) return absl::OkStatus();
   ASSIGN_OR_RETURN(operations_->http_server,
-                   OperationsHttpServer::Start(options_.http.listen_address, &metrics, &readiness));
+                   OperationsHttpServer::Start(options_.http.listen_address, &metrics, &readiness,
+                                               options_.http.limits));
   const int port = operations_->http_server->port();
   if (!options_.http.port_file.empty()) {
     absl::Status written = common::WriteFileAtomically(
@@ -175,8 +176,8 @@ absl::Status Server::WireOperations() {
                            [b] { return b->QueueDepth(); }});
   }
   if (const kubebridge::MirrorBridge* b = bridge_->mirror_bridge.get(); b != nullptr) {
-    controllers.push_back({"mirror_bridge", [b] { return b->reconcile_errors(); },
-                           [b] { return b->QueueDepth(); }});
+    controllers.push_back(
+        {"mirror_bridge", [b] { return b->reconcile_errors(); }, [b] { return b->QueueDepth(); }});
   }
   ConnectionServices* connections = bridge_->connections.get();
   if (const kubebridge::ClusterBridge* b = connections->cluster_bridge(); b != nullptr) {
@@ -188,9 +189,10 @@ absl::Status Server::WireOperations() {
   RETURN_IF_ERROR(RegisterSnapshotMetrics(metrics, log_->snapshots.get()));
   // A projection that stopped at an event it cannot fold serves stale answers.
   operations_->readiness.AddCheck(
-      "projectors", [credentials = log_->projector.get(), status = log_->status_projector.get(),
-                     identities = log_->identity_projector.get(),
-                     clusters = connections->cluster_projector()]() -> absl::Status {
+      "projectors",
+      [credentials = log_->projector.get(), status = log_->status_projector.get(),
+       identities = log_->identity_projector.get(),
+       clusters = connections->cluster_projector()]() -> absl::Status {
         for (const absl::Status& stopped :
              {credentials->status(), status->status(), identities->status(), clusters->status()}) {
           if (!stopped.ok()) return stopped;

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "credledger/v1/api.grpc.pb.h"
 #include "gmock/gmock.h"
@@ -20,11 +21,13 @@
 #include "service/credledger_main.h"
 #include "service/server/server.h"
 #include "service/server/tls_file_guard.h"
+#include "service/wire/grpc_log.h"
 #include "store/event_codec.h"
 #include "store/event_store.h"
 #include "store/sqlite_event_store.h"
 #include "test/integration/await_tls_file_guard.h"
 #include "test/kubeapi/tls_material.h"
+#include "test/support/captured_log.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 
@@ -32,6 +35,7 @@ namespace credledger::testing {
 namespace grpc_tls_test {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using Stub = v1::TargetService::Stub;
 
 constexpr char kOps[] = "spiffe://credledger.test/ops";
@@ -135,6 +139,23 @@ class GrpcTlsTest : public ::testing::Test {
     std::shared_ptr<grpc::Channel> channel =
         grpc::CreateCustomChannel(target_, grpc::SslCredentials(tls), args);
     return channel->WaitForConnected(absl::ToChronoTime(absl::Now() + timeout));
+  }
+  // Connects on a new connection trusting the test CA without a client certificate; true
+  // once the handshake has failed (within 10 s).
+  bool FailsHandshake() const {
+    grpc::SslCredentialsOptions tls;
+    tls.pem_root_certs = material_.ca_cert_pem;
+    grpc::ChannelArguments args;
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    std::shared_ptr<grpc::Channel> channel =
+        grpc::CreateCustomChannel(target_, grpc::SslCredentials(tls), args);
+    const auto deadline = absl::ToChronoTime(absl::Now() + absl::Seconds(10));
+    grpc_connectivity_state state = channel->GetState(/*try_to_connect=*/true);
+    while (state != GRPC_CHANNEL_TRANSIENT_FAILURE) {
+      if (!channel->WaitForStateChange(state, deadline)) return false;
+      state = channel->GetState(/*try_to_connect=*/false);
+    }
+    return true;
   }
   // Waits (up to 20 s) until the server's TLS file guard has refused `more` further checks
   // of its files. Three refusals span two reload intervals, so that gRPC's own watcher of
@@ -305,6 +326,33 @@ TEST_F(GrpcTlsTest, MutualTlsRefusesClientsWithoutCertificateAndPlaintext) {
       v1::TargetService::NewStub(grpc::CreateChannel(target_, grpc::InsecureChannelCredentials()));
   EXPECT_EQ(Register(*plaintext, "edge-1").error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_EQ(server_->event_store()->HeadSeq(), head);
+}
+
+// Regression: gRPC wrote a plain-text stderr line for every failed handshake (6,408 lines in
+// 10 s from clients without a certificate). With gRPC's messages routed as serve routes
+// them, a flood of such handshakes writes one line per interval (two when the flood straddles
+// the end of one) and counts the rest.
+TEST_F(GrpcTlsTest, FailedHandshakesWriteBoundedLines) {
+  CapturedLog log;
+  common::RepeatLog& handshakes = service::RouteGrpcLogsToServiceLog();
+  Start(/*mutual=*/true);
+  constexpr int kHandshakes = 40;
+  for (int i = 0; i < kHandshakes; ++i) ASSERT_TRUE(FailsHandshake()) << i;
+  server_->Shutdown();
+  handshakes.Stop();
+  const size_t written = log.Lines(service::kHandshakeFailedMessage).size();
+  EXPECT_GE(written, 1u);
+  EXPECT_LE(written, 2u);
+  int64_t summed_up = 0;
+  for (const nlohmann::json& line : log.Lines(service::kHandshakeFailedSummary)) {
+    int64_t count = 0;
+    EXPECT_TRUE(absl::SimpleAtoi(line["count"].get<std::string>(), &count));
+    summed_up += count;
+  }
+  EXPECT_EQ(static_cast<int64_t>(written) + summed_up, kHandshakes);
+  for (const nlohmann::json& line : log.Lines(service::kGrpcLogMessage)) {
+    EXPECT_THAT(line["message"].get<std::string>(), Not(HasSubstr("andshake"))) << line;
+  }
 }
 
 // A name declared on loopback is honoured as a declared name, which the ops entry does not

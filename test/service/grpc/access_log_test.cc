@@ -103,6 +103,26 @@ TEST(AccessLogTest, ServiceFaultsAreErrorsUnavailableIsAWarningTheRestIsInfo) {
   EXPECT_EQ(AccessLineOf(call)["level"], "warning");
 }
 
+TEST(AccessLogTest, ARequestThatDidNotParseIsAWarningSayingSo) {
+  CallRecord call = LoggedRevokeCall();
+  call.code = absl::StatusCode::kInternal;
+  call.unparsed_request = true;
+  const nlohmann::json line = AccessLineOf(call);
+  EXPECT_EQ(line["level"], "warning");
+  EXPECT_EQ(line["error"], kUnparsedRequestError);
+}
+
+TEST(AccessLogTest, RefusalsAreCountedPerPeerAddressWithoutItsPort) {
+  EXPECT_TRUE(IsRefusal(absl::StatusCode::kPermissionDenied));
+  EXPECT_TRUE(IsRefusal(absl::StatusCode::kUnauthenticated));
+  EXPECT_FALSE(IsRefusal(absl::StatusCode::kInvalidArgument));
+  EXPECT_EQ(PeerAddress("ipv4:10.1.2.3:50312"), "ipv4:10.1.2.3");
+  EXPECT_EQ(PeerAddress("ipv6:[::1]:50312"), "ipv6:[::1]");
+  EXPECT_EQ(PeerAddress("ipv6:[::1]"), "ipv6:[::1]");
+  EXPECT_EQ(PeerAddress("unix:/run/credledger.sock"), "unix:/run/credledger.sock");
+  EXPECT_EQ(PeerAddress("ipv4:"), "ipv4:");
+}
+
 TEST(AccessLogTest, ErrorOfTheCapIsKeptWhole) {
   CallRecord call = LoggedRevokeCall();
   call.code = absl::StatusCode::kInvalidArgument;
