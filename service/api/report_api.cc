@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "common/quote_cut.h"
 #include "common/status_macros.h"
+#include "projections/proto_time.h"
 #include "service/api/report_ingest.h"
 #include "service/api/target_api.h"
 #include "service/decide/validation.h"
@@ -50,36 +51,36 @@ absl::Status ValidateConditionFilter(const v1::ListFleetStatusRequest& request) 
 
 bool HasCondition(const v1::TargetStatusView& view, const std::string& type,
                   const std::string& status) {
-  return std::any_of(view.conditions().begin(), view.conditions().end(),
-                     [&](const v1::StatusCondition& c) {
-                       return c.type() == type && c.status() == status;
-                     });
+  return std::any_of(
+      view.conditions().begin(), view.conditions().end(),
+      [&](const v1::StatusCondition& c) { return c.type() == type && c.status() == status; });
 }
 
 }  // namespace
 
-ReportApi::ReportApi(ReportIngest* ingest, projections::StatusProjector* statuses,
-                     Options options)
+ReportApi::ReportApi(ReportIngest* ingest, projections::StatusProjector* statuses, Options options)
     : ingest_(ingest), statuses_(statuses), options_(options) {}
 
 void ReportApi::AwaitFolded(int64_t seq) const {
   if (seq > 0) statuses_->WaitForSeq(seq, options_.read_your_writes_timeout);
 }
 
-absl::StatusOr<v1::PushReportResponse> ReportApi::PushReport(
-    const v1::PushReportRequest& request, absl::string_view actor) {
+absl::StatusOr<v1::PushReportResponse> ReportApi::PushReport(const v1::PushReportRequest& request,
+                                                             absl::string_view actor) {
   RETURN_IF_ERROR(ValidateTarget(request.namespace_(), request.name()));
   RETURN_IF_ERROR(ValidateClientRequestId(request.request_id(), kMaxRequestIdBytes));
   ASSIGN_OR_RETURN(const std::string resolved, ResolveActor(actor));
   if (!request.has_report()) return absl::InvalidArgumentError("report: required");
   ASSIGN_OR_RETURN(ReportIngest::PushResult result,
-                   ingest_->Push(request.namespace_(), request.name(), request.report(),
-                                 resolved, KeyOf(request)));
+                   ingest_->Push(request.namespace_(), request.name(), request.report(), resolved,
+                                 KeyOf(request)));
   AwaitFolded(result.seq);
   v1::PushReportResponse response;
   response.set_heartbeat(result.heartbeat);
   response.set_replayed(result.replayed);
   response.set_seq(result.seq);
+  response.set_held(result.held);
+  if (result.held) *response.mutable_held_until() = projections::ToProto(result.held_until);
   for (std::string& name : result.released_secrets) {
     response.add_released_secrets(std::move(name));
   }
@@ -99,10 +100,10 @@ absl::StatusOr<v1::SetBoundReleasesResponse> ReportApi::SetBoundReleases(
   }
   const std::vector<v1::BoundRelease> releases(request.releases().begin(),
                                                request.releases().end());
-  ASSIGN_OR_RETURN(ReportIngest::SetResult result,
-                   ingest_->SetBoundReleases(request.namespace_(), request.name(), releases,
-                                             request.bootstrap_version(), resolved,
-                                             KeyOf(request)));
+  ASSIGN_OR_RETURN(
+      ReportIngest::SetResult result,
+      ingest_->SetBoundReleases(request.namespace_(), request.name(), releases,
+                                request.bootstrap_version(), resolved, KeyOf(request)));
   AwaitFolded(result.seq);
   v1::SetBoundReleasesResponse response;
   response.set_replayed(result.replayed);
@@ -115,8 +116,8 @@ absl::StatusOr<v1::GetTargetStatusResponse> ReportApi::GetTargetStatus(
   RETURN_IF_ERROR(ValidateTarget(request.namespace_(), request.name()));
   std::optional<v1::TargetStatus> status = statuses_->Get(request.namespace_(), request.name());
   if (!status.has_value()) {
-    return absl::NotFoundError(absl::StrCat("target \"", request.namespace_(), "/",
-                                            request.name(), "\": not found"));
+    return absl::NotFoundError(
+        absl::StrCat("target \"", request.namespace_(), "/", request.name(), "\": not found"));
   }
   v1::GetTargetStatusResponse response;
   *response.mutable_status() = ToStatusView(*status);

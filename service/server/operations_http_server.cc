@@ -32,8 +32,7 @@ std::string OneLine(absl::string_view text) {
 }
 
 absl::Status BadAddress(absl::string_view address, absl::string_view rule) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(kFlag, ": \"", OneLine(address), "\" ", rule));
+  return absl::InvalidArgumentError(absl::StrCat(kFlag, ": \"", OneLine(address), "\" ", rule));
 }
 
 }  // namespace
@@ -75,10 +74,9 @@ absl::StatusOr<std::unique_ptr<OperationsHttpServer>> OperationsHttpServer::Star
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
   server->InstallHandlers();
-  server->port_ = listen->port == 0 ? http.bind_to_any_port(listen->host)
-                                    : (http.bind_to_port(listen->host, listen->port)
-                                           ? listen->port
-                                           : -1);
+  server->port_ = listen->port == 0
+                      ? http.bind_to_any_port(listen->host)
+                      : (http.bind_to_port(listen->host, listen->port) ? listen->port : -1);
   if (server->port_ <= 0) {
     return absl::UnavailableError(
         absl::StrCat(kFlag, ": cannot listen on \"", OneLine(address), "\""));
@@ -113,7 +111,11 @@ void OperationsHttpServer::InstallHandlers() {
   server_->Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
     const absl::Status ready = readiness_->Evaluate();
     if (ready.ok()) {
-      res.set_content("ok\n", kPlainText);
+      std::string body = "ok\n";
+      for (const std::string& notice : readiness_->Notices()) {
+        absl::StrAppend(&body, OneLine(notice), "\n");
+      }
+      res.set_content(body, kPlainText);
       return;
     }
     res.status = 503;
@@ -123,8 +125,8 @@ void OperationsHttpServer::InstallHandlers() {
   // request that announces a body (none of these paths takes one) is refused before a byte
   // of it is read: a GET with a huge or endless chunked body must not fill the memory.
   server_->set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
-    const bool known = std::find(std::begin(kPaths), std::end(kPaths), req.path) !=
-                       std::end(kPaths);
+    const bool known =
+        std::find(std::begin(kPaths), std::end(kPaths), req.path) != std::end(kPaths);
     if (known && req.method != "GET" && req.method != "HEAD") {
       res.status = 405;
       res.set_header("Allow", "GET, HEAD");

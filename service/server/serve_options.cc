@@ -38,6 +38,33 @@ absl::Status CheckAtLeast(absl::string_view flag, absl::Duration value, absl::Du
                                                  absl::FormatDuration(minimum)));
 }
 
+// The checks of the report limits (docs/reports.md, "Limits").
+absl::Status CheckReportLimits(const ServeOptions::Reports& reports) {
+  const int64_t max_bytes = reports.limits.max_report_bytes;
+  if (max_bytes < kMinReportBytes || max_bytes > kMaxReportBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--report-max-bytes: ", max_bytes, " is outside ", kMinReportBytes, "..", kMaxReportBytes));
+  }
+  const absl::Duration interval = reports.limits.min_interval;
+  RETURN_IF_ERROR(CheckAtLeast("--report-min-interval", interval, absl::ZeroDuration()));
+  if (interval > kMaxReportMinInterval) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--report-min-interval: ", absl::FormatDuration(interval),
+                     " is above the maximum of ", absl::FormatDuration(kMaxReportMinInterval)));
+  }
+  if (interval >= reports.stale_after) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--report-min-interval: ", absl::FormatDuration(interval),
+        " is not shorter than --report-stale-after (", absl::FormatDuration(reports.stale_after),
+        "): held reports would mark live Targets stale"));
+  }
+  if (reports.space_reserve_bytes < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("--space-reserve: ", reports.space_reserve_bytes,
+                                                   " is negative; 0 disables the reserve"));
+  }
+  return absl::OkStatus();
+}
+
 // The checks of the audit group: the checkpoint policy, the witness and the adoption flags.
 absl::Status CheckAuditFlags(const ServeOptions::Audit& audit) {
   if (audit.checkpoints.every_events < 1) {
@@ -77,24 +104,23 @@ absl::Status ValidateServeOptions(const ServeOptions& options) {
   const absl::Duration token_ttl = options.credentials.agent_token_ttl;
   RETURN_IF_ERROR(CheckAtLeast("--agent-token-ttl", token_ttl, kMinAgentTokenTtl));
   if (token_ttl > kMaxAgentTokenTtl) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--agent-token-ttl: ", absl::FormatDuration(token_ttl), " is above the maximum of ",
-        absl::FormatDuration(kMaxAgentTokenTtl)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--agent-token-ttl: ", absl::FormatDuration(token_ttl),
+                     " is above the maximum of ", absl::FormatDuration(kMaxAgentTokenTtl)));
   }
   const ServeOptions::Kube& kube = options.kube;
   RETURN_IF_ERROR(CheckAtLeast("--resync-period", kube.resync_period, absl::Seconds(1)));
   RETURN_IF_ERROR(
       CheckAtLeast("--cluster-probe-period", kube.cluster_probe_period, absl::Seconds(1)));
   if (kube.cluster_probe_record_interval < kube.cluster_probe_period) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--cluster-probe-record-interval: ",
-        absl::FormatDuration(kube.cluster_probe_record_interval),
-        " is below --cluster-probe-period (", absl::FormatDuration(kube.cluster_probe_period),
-        ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--cluster-probe-record-interval: ",
+                     absl::FormatDuration(kube.cluster_probe_record_interval),
+                     " is below --cluster-probe-period (",
+                     absl::FormatDuration(kube.cluster_probe_period), ")"));
   }
   if (!(kube.qps > 0) || kube.burst < 1) {
-    return absl::InvalidArgumentError(
-        "--kube-qps must be > 0 and --kube-burst >= 1");
+    return absl::InvalidArgumentError("--kube-qps must be > 0 and --kube-burst >= 1");
   }
   const ServeOptions::Reports& reports = options.reports;
   if (reports.liveness_flush_interval < absl::Milliseconds(100) ||
@@ -105,19 +131,20 @@ absl::Status ValidateServeOptions(const ServeOptions& options) {
   }
   RETURN_IF_ERROR(CheckAtLeast("--report-stale-after", reports.stale_after, absl::Seconds(1)));
   if (reports.stale_after < reports.liveness_flush_interval) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--report-stale-after: ", absl::FormatDuration(reports.stale_after),
-        " is shorter than --liveness-flush-interval (",
-        absl::FormatDuration(reports.liveness_flush_interval), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--report-stale-after: ", absl::FormatDuration(reports.stale_after),
+                     " is shorter than --liveness-flush-interval (",
+                     absl::FormatDuration(reports.liveness_flush_interval), ")"));
   }
+  RETURN_IF_ERROR(CheckReportLimits(reports));
   RETURN_IF_ERROR(CheckAuditFlags(options.audit));
   if (options.log.startup_verify_events < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--startup-verify-events: ", options.log.startup_verify_events, " is below 1"));
   }
   if (options.log.snapshot_every < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--snapshot-every: ", options.log.snapshot_every, " is negative; 0 disables snapshots"));
+    return absl::InvalidArgumentError(absl::StrCat("--snapshot-every: ", options.log.snapshot_every,
+                                                   " is negative; 0 disables snapshots"));
   }
   if (!options.http.listen_address.empty()) {
     RETURN_IF_ERROR(ParseHttpListenAddress(options.http.listen_address).status());
@@ -125,8 +152,7 @@ absl::Status ValidateServeOptions(const ServeOptions& options) {
     return absl::InvalidArgumentError("--http-port-file: requires --http-listen");
   }
   RETURN_IF_ERROR(CheckServerTlsFlags(options.grpc.tls));
-  return CheckListenAddress("--listen", options.grpc.listen_address,
-                            WantsTls(options.grpc.tls));
+  return CheckListenAddress("--listen", options.grpc.listen_address, WantsTls(options.grpc.tls));
 }
 
 std::filesystem::path FingerprintKeyPath(const ServeOptions& options) {

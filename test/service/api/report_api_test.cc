@@ -3,6 +3,7 @@
 // ListFleetStatus with its filters and summary, and WatchFleet's snapshot and changes.
 #include "service/api/report_api.h"
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -15,8 +16,9 @@
 #include "projections/proto_time.h"
 #include "service/api/liveness_buffer.h"
 #include "service/api/report_ingest.h"
-#include "service/bus/target_command_bus.h"
+#include "service/api/space_reserve.h"
 #include "service/bus/report_command_bus.h"
+#include "service/bus/target_command_bus.h"
 #include "service/server/service_configuration.h"
 #include "store/sqlite_event_store.h"
 #include "test/support/status_matchers.h"
@@ -47,14 +49,14 @@ class ReportApiTest : public ::testing::Test {
         std::make_unique<ReportCommandBus>(store_.get(), ReportBusDecider(target_bus_.get()));
     ASSERT_OK_AND_ASSIGN(targets_, projections::CredentialProjector::Start(store_.get(), {}));
     ASSERT_OK_AND_ASSIGN(statuses_, projections::StatusProjector::Start(store_.get(), {}));
-    ingest_ = std::make_unique<ReportIngest>(report_bus_.get(), &liveness_, targets_.get(),
-                                             &clock_);
+    ingest_ = std::make_unique<ReportIngest>(report_bus_.get(), &liveness_, targets_.get(), &space_,
+                                             &clock_, ReportIngest::Limits{});
     api_ = std::make_unique<ReportApi>(ingest_.get(), statuses_.get(), ReportApi::Options{});
   }
 
   // Registers <ns>/<name> and waits until both projectors have it.
   void Register(const std::string& ns, const std::string& name) {
-    CommandContext context{ns, name, clock_.Now(), "alice", "register-" + ns + "-" + name,
+    CommandContext context{ns,      name, clock_.Now(), "alice", "register-" + ns + "-" + name,
                            service_};
     auto result = target_bus_->Execute(RegisterTarget{Uid(), true}, context);
     ASSERT_OK(result);
@@ -62,9 +64,7 @@ class ReportApiTest : public ::testing::Test {
     ASSERT_TRUE(statuses_->WaitForSeq(store_->HeadSeq(), kWait));
   }
 
-  std::string Uid() {
-    return "0f8fad5b-d9cb-469f-a165-7086772895" + std::to_string(10 + uids_++);
-  }
+  std::string Uid() { return "0f8fad5b-d9cb-469f-a165-7086772895" + std::to_string(10 + uids_++); }
 
   // A valid report taken now: one Ready release and one passed check.
   v1::TargetReportSpec Report(v1::ReleasePhase phase = v1::RELEASE_PHASE_READY) {
@@ -115,6 +115,10 @@ class ReportApiTest : public ::testing::Test {
   std::unique_ptr<TargetCommandBus> target_bus_;
   std::unique_ptr<ReportCommandBus> report_bus_;
   LivenessBuffer liveness_;
+  // The free bytes the space reserve reads (a fake file system), and the reserve (1 MiB).
+  std::atomic<uint64_t> free_bytes_{uint64_t{1} << 40};
+  SpaceReserve space_{[this]() -> absl::StatusOr<uint64_t> { return free_bytes_.load(); },
+                      uint64_t{1} << 20};
   std::unique_ptr<projections::CredentialProjector> targets_;
   std::unique_ptr<projections::StatusProjector> statuses_;
   std::unique_ptr<ReportIngest> ingest_;
@@ -142,8 +146,7 @@ TEST_F(ReportApiTest, PushReportValidationNamesTheFieldAndAppendsNothing) {
       {[](v1::PushReportRequest& r) { r.set_namespace_("Demo"); }, "alice", "namespace: "},
       {[](v1::PushReportRequest& r) { r.set_name(""); }, "alice", "name: required"},
       {[](v1::PushReportRequest& r) { r.set_request_id(""); }, "alice", "request_id: "},
-      {[](v1::PushReportRequest& r) { r.set_request_id("credledger:x"); }, "alice",
-       "request_id: "},
+      {[](v1::PushReportRequest& r) { r.set_request_id("credledger:x"); }, "alice", "request_id: "},
       {[](v1::PushReportRequest&) {}, "al ice", "credledger-actor: "},
       {[](v1::PushReportRequest& r) { r.clear_report(); }, "alice", "report: required"},
       {[](v1::PushReportRequest& r) { r.mutable_report()->mutable_releases(0)->set_name(""); },
@@ -173,9 +176,9 @@ TEST_F(ReportApiTest, SetBoundReleasesValidationNamesTheReleaseField) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("releases[1].name: ")));
   request.mutable_releases(1)->set_name("monitoring");
   request.mutable_releases(0)->clear_namespace_();
-  EXPECT_THAT(api_->SetBoundReleases(request, "alice"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("releases[0].namespace: required")));
+  EXPECT_THAT(
+      api_->SetBoundReleases(request, "alice"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("releases[0].namespace: required")));
   request.mutable_releases(0)->set_namespace_("flux-system");
   request.set_name("Edge");
   EXPECT_THAT(api_->SetBoundReleases(request, "alice"),
@@ -281,9 +284,9 @@ TEST_F(ReportApiTest, ListFleetStatusFiltersByNamespaceAndConditionAndSummarizes
 }
 
 TEST_F(ReportApiTest, ListFleetStatusRejectsHalfOrUnknownConditionFilters) {
-  EXPECT_THAT(api_->ListFleetStatus(List("", "Reporting", "")),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("condition_status: required")));
+  EXPECT_THAT(
+      api_->ListFleetStatus(List("", "Reporting", "")),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("condition_status: required")));
   EXPECT_THAT(api_->ListFleetStatus(List("", "", "True")),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("condition_type: required")));
   EXPECT_THAT(api_->ListFleetStatus(List("", "Ready", "True")),

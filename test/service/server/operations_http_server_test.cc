@@ -59,9 +59,8 @@ TEST(ServeOptionsHttpTest, HttpListenIsCheckedAndMayUseEveryInterface) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--http-listen")));
   options.http.listen_address.clear();
   options.http.port_file = "http-port";
-  EXPECT_THAT(ValidateServeOptions(options),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       "--http-port-file: requires --http-listen"));
+  EXPECT_THAT(ValidateServeOptions(options), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                      "--http-port-file: requires --http-listen"));
 }
 
 class OperationsHttpServerTest : public ::testing::Test {
@@ -111,11 +110,19 @@ TEST_F(OperationsHttpServerTest, HealthzIsOkWhileReadyzWaitsForItsGates) {
   EXPECT_EQ(Answer(client_->Get("/readyz")), "200 ok\n");
 }
 
+TEST_F(OperationsHttpServerTest, AReadyServiceListsItsNoticesAfterOk) {
+  readiness_.OpenGate("grpc");
+  readiness_.AddNotice("space", [] {
+    return absl::ResourceExhaustedError("reports and heartbeats are refused\nforged");
+  });
+  EXPECT_EQ(Answer(client_->Get("/readyz")),
+            "200 ok\nspace: reports and heartbeats are refused forged\n");
+}
+
 TEST_F(OperationsHttpServerTest, AReasonWithLineBreaksAndControlsIsServedOnOneLine) {
   readiness_.OpenGate("grpc");
-  readiness_.AddCheck("projectors", [] {
-    return absl::DataLossError("event at seq 7\nforged: line\x1b[31m");
-  });
+  readiness_.AddCheck("projectors",
+                      [] { return absl::DataLossError("event at seq 7\nforged: line\x1b[31m"); });
   EXPECT_EQ(Answer(client_->Get("/readyz")),
             "503 not ready: projectors: event at seq 7 forged: line\\x1b[31m\n");
 }
