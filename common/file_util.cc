@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -65,6 +66,12 @@ absl::StatusOr<FileStamp> StatFile(const std::filesystem::path& path) {
   stamp.size = static_cast<int64_t>(st.st_size);
   stamp.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   return stamp;
+}
+
+absl::StatusOr<uint64_t> FreeBytesOf(const std::filesystem::path& path) {
+  struct statvfs st;
+  if (::statvfs(path.c_str(), &st) != 0) return ErrnoStatus(path, errno);
+  return static_cast<uint64_t>(st.f_bavail) * static_cast<uint64_t>(st.f_frsize);
 }
 
 }  // namespace credledger::common

@@ -39,4 +39,9 @@ struct FileStamp {
 // Errors: kNotFound when it does not exist; kFailedPrecondition for other stat failures.
 absl::StatusOr<FileStamp> StatFile(const std::filesystem::path& path);
 
+// Bytes an unprivileged process may still write on the file system holding `path` (statvfs(3):
+// f_bavail * f_frsize).
+// Errors: kNotFound when `path` does not exist; kFailedPrecondition for other statvfs failures.
+absl::StatusOr<uint64_t> FreeBytesOf(const std::filesystem::path& path);
+
 }  // namespace credledger::common

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "common/quote_cut.h"
 #include "common/status_macros.h"
+#include "projections/proto_time.h"
 #include "service/api/report_ingest.h"
 #include "service/api/target_api.h"
 #include "service/decide/validation.h"
@@ -78,6 +79,8 @@ absl::StatusOr<v1::PushReportResponse> ReportApi::PushReport(const v1::PushRepor
   response.set_heartbeat(result.heartbeat);
   response.set_replayed(result.replayed);
   response.set_seq(result.seq);
+  response.set_held(result.held);
+  if (result.held) *response.mutable_held_until() = projections::ToProto(result.held_until);
   for (std::string& name : result.released_secrets) {
     response.add_released_secrets(std::move(name));
   }

@@ -42,9 +42,10 @@ class ReportApi {
 
   // Submits a report on behalf of `actor` (empty means anonymous).
   // Errors: kInvalidArgument naming namespace, name, request_id, credledger-actor, or
-  // "report: required" when the request carries none; ReportIngest::Push's (the decider's
-  // kInvalidArgument naming "report.<field path>", kNotFound, kFailedPrecondition;
-  // kUnavailable).
+  // "report: required" when the request carries none; ReportIngest::Push's (kInvalidArgument
+  // for a report over --report-max-bytes, kResourceExhausted below --space-reserve, the
+  // decider's kInvalidArgument naming "report.<field path>", kNotFound, kFailedPrecondition;
+  // kUnavailable). A held report answers held with held_until and seq 0.
   absl::StatusOr<v1::PushReportResponse> PushReport(const v1::PushReportRequest& request,
                                                     absl::string_view actor);
   // Sets the Target's bound releases and bootstrap version.

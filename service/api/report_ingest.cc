@@ -1,22 +1,56 @@
 #include "service/api/report_ingest.h"
 
 #include <algorithm>
+#include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
 #include "common/status_macros.h"
 #include "projections/proto_time.h"
 
 namespace credledger::service {
-
 ReportIngest::ReportIngest(ReportCommandBus* bus, LivenessBuffer* liveness,
-                           projections::CredentialProjector* projector, common::Clock* clock)
-    : bus_(bus), liveness_(liveness), projector_(projector), clock_(clock) {}
+                           projections::CredentialProjector* projector, const SpaceReserve* space,
+                           common::Clock* clock, Limits limits)
+    : bus_(bus),
+      liveness_(liveness),
+      projector_(projector),
+      space_(space),
+      clock_(clock),
+      limits_(limits) {}
 
 CommandContext ReportIngest::Context(absl::string_view target_namespace, absl::string_view name,
-                                    absl::string_view actor,
-                                    const RequestKey& request) const {
-  return {std::string(target_namespace), std::string(name), clock_->Now(),
-          std::string(actor),            request.id,        projector_->service(),
+                                     absl::string_view actor, const RequestKey& request) const {
+  return {std::string(target_namespace),
+          std::string(name),
+          clock_->Now(),
+          std::string(actor),
+          request.id,
+          projector_->service(),
           request.digest};
+}
+
+std::optional<absl::Time> ReportIngest::Floor(absl::string_view target_namespace,
+                                              absl::string_view name) const {
+  std::optional<absl::Time> floor;
+  if (std::optional<v1::TargetState> target = projector_->Get(target_namespace, name)) {
+    floor = liveness_->Floor(target_namespace, name, target->target_uid());
+  }
+  if (std::optional<HeldReports::Held> held = held_.Find(target_namespace, name)) {
+    floor = std::max(floor.value_or(absl::InfinitePast()),
+                     projections::FromProto(held->report.last_report_time()));
+  }
+  return floor;
+}
+
+absl::StatusOr<ReportCommandResult> ReportIngest::Submit(const HeldReports::Held& report,
+                                                         std::optional<absl::Time> floor,
+                                                         absl::Duration min_interval,
+                                                         const absl::Status& space) {
+  const CommandContext context =
+      Context(report.target_namespace, report.name, report.actor, report.request);
+  SubmitReport command{report.report, report.received_at, floor, min_interval, !space.ok()};
+  return bus_->Execute(command, context);
 }
 
 absl::StatusOr<ReportIngest::PushResult> ReportIngest::Push(absl::string_view target_namespace,
@@ -24,36 +58,97 @@ absl::StatusOr<ReportIngest::PushResult> ReportIngest::Push(absl::string_view ta
                                                             const v1::TargetReportSpec& report,
                                                             absl::string_view actor,
                                                             const RequestKey& request) {
-  const CommandContext context = Context(target_namespace, name, actor, request);
-  std::optional<absl::Time> floor;
-  if (std::optional<v1::TargetState> target = projector_->Get(target_namespace, name)) {
-    floor = liveness_->Floor(target_namespace, name, target->target_uid());
+  const size_t bytes = report.ByteSizeLong();
+  if (bytes > static_cast<size_t>(limits_.max_report_bytes)) {
+    refused_too_large_.fetch_add(1);
+    return absl::InvalidArgumentError(absl::StrCat(
+        "target \"", target_namespace, "/", name, "\": report is ", bytes,
+        " bytes, above the limit of ", limits_.max_report_bytes, " bytes (--report-max-bytes)"));
   }
-  SubmitReport command{report, context.now, floor};
-  absl::StatusOr<ReportCommandResult> result = bus_->Execute(command, context);
-  if (!result.ok()) return result.status();
-
   PushResult out;
-  out.heartbeat = result->note.heartbeat;
-  out.replayed = result->replayed;
-  if (!result->events.empty()) out.seq = result->events.back().seq;
-  ASSIGN_OR_RETURN(out.released_secrets, ReleasedSecrets(result->events));
+  std::optional<HeldReports::Held> held = held_.Find(target_namespace, name);
+  if (held.has_value() && held->request.id == request.id &&
+      held->request.digest == request.digest) {
+    out.held = true;  // a retry of the held report's request
+    out.held_until = held->due;
+    return out;
+  }
+  const absl::Status space = space_->Check();
+  const std::optional<absl::Time> floor = Floor(target_namespace, name);
+  HeldReports::Held submitted{std::string(target_namespace),
+                              std::string(name),
+                              report,
+                              clock_->Now(),
+                              std::string(actor),
+                              request,
+                              absl::InfinitePast()};
+  ASSIGN_OR_RETURN(ReportCommandResult result,
+                   Submit(submitted, floor, limits_.min_interval, space));
+  out.heartbeat = result.note.heartbeat;
+  out.replayed = result.replayed;
+  if (!result.replayed && (result.note.refused || (result.note.heartbeat && !space.ok()))) {
+    refused_no_space_.fetch_add(1);
+    return space;
+  }
+  if (result.note.held) {
+    submitted.due = projections::FromProto(result.state.status.last_report_received_at()) +
+                    limits_.min_interval;
+    out.held = true;
+    out.held_until = submitted.due;
+    held_.Hold(std::move(submitted));
+    return out;
+  }
+  if (!result.events.empty()) out.seq = result.events.back().seq;
+  ASSIGN_OR_RETURN(out.released_secrets, ReleasedSecrets(result.events));
+  // Newest wins: a held report older than this report or heartbeat will never be appended.
+  const absl::Time report_time = projections::FromProto(report.last_report_time());
+  held_.DropUpTo(target_namespace, name, report_time);
   // A heartbeat refreshes liveness only when its lastReportTime is new: a retry of the last
   // report (the same object read again, a client retry) says nothing about the agent now.
-  const absl::Time report_time = projections::FromProto(report.last_report_time());
   const absl::Time last_known =
-      std::max(projections::FromProto(result->state.status.last_report_time()),
+      std::max(projections::FromProto(result.state.status.last_report_time()),
                floor.value_or(absl::InfinitePast()));
-  if (result->note.heartbeat && !result->replayed && report_time > last_known) {
+  if (result.note.heartbeat && !result.replayed && report_time > last_known) {
     v1::LivenessEntry entry;
     entry.set_namespace_(std::string(target_namespace));
     entry.set_name(std::string(name));
-    entry.set_target_uid(result->state.status.target_uid());
-    *entry.mutable_received_at() = projections::ToProto(context.now);
+    entry.set_target_uid(result.state.status.target_uid());
+    *entry.mutable_received_at() = projections::ToProto(submitted.received_at);
     *entry.mutable_last_report_time() = report.last_report_time();
     liveness_->Record(entry);
   }
   return out;
+}
+
+absl::Status ReportIngest::FlushHeld(absl::Time due_by) {
+  std::vector<HeldReports::Held> due = held_.TakeDue(due_by);
+  if (due.empty()) return absl::OkStatus();
+  const absl::Status space = space_->Check();
+  std::vector<HeldReports::Held> kept;
+  absl::Status first_error;
+  for (HeldReports::Held& held : due) {
+    absl::StatusOr<ReportCommandResult> result =
+        Submit(held, Floor(held.target_namespace, held.name), absl::ZeroDuration(), space);
+    const absl::Status failed = !result.ok()           ? result.status()
+                                : result->note.refused ? space
+                                                       : absl::OkStatus();
+    if (failed.ok()) continue;
+    if (absl::IsUnavailable(failed) || absl::IsResourceExhausted(failed)) {
+      if (first_error.ok()) first_error = failed;
+      kept.push_back(std::move(held));
+      continue;
+    }
+    common::Log(common::LogLevel::kWarning, "held report dropped",
+                {{"target", absl::StrCat(held.target_namespace, "/", held.name)},
+                 {"request_id", held.request.id},
+                 {"error", failed.ToString()}});
+  }
+  held_.Restore(std::move(kept));
+  return first_error;
+}
+
+bool ReportIngest::HasHeld(absl::string_view target_namespace, absl::string_view name) const {
+  return held_.Find(target_namespace, name).has_value();
 }
 
 absl::StatusOr<ReportIngest::SetResult> ReportIngest::SetBoundReleases(
@@ -68,6 +163,10 @@ absl::StatusOr<ReportIngest::SetResult> ReportIngest::SetBoundReleases(
   out.replayed = result->replayed;
   if (!result->events.empty()) out.seq = result->events.back().seq;
   return out;
+}
+
+ReportIngest::Stats ReportIngest::stats() const {
+  return {refused_too_large_.load(), refused_no_space_.load(), static_cast<int64_t>(held_.size())};
 }
 
 }  // namespace credledger::service

@@ -2,11 +2,14 @@
 // "Liveness and staleness" and "Rollups").
 //
 // Every `period` it
-//   1. drains the LivenessBuffer into one LivenessObserved event (stream `liveness`), and
-//   2. after the status projector has folded the log up to the head, marks every active
+//   1. drains the LivenessBuffer into one LivenessObserved event (stream `liveness`), unless
+//      free space is below the SpaceReserve (the heartbeats then wait in the buffer),
+//   2. appends the held reports that are due (ReportIngest::FlushHeld; docs/reports.md,
+//      "Limits"), and
+//   3. after the status projector has folded the log up to the head, marks every active
 //      Target whose last report or heartbeat is older than `stale_after` with one
 //      ReportingStale event (Reporting=False/Stale). A heartbeat still waiting in the buffer
-//      counts as seen.
+//      or a held report counts as seen.
 // Staleness is decided here, by the clock, and recorded; never computed on read, so a replay
 // of the log shows exactly when each Target went stale.
 //
@@ -24,6 +27,8 @@
 #include "projections/credential_projector.h"
 #include "projections/status_projector.h"
 #include "service/api/liveness_buffer.h"
+#include "service/api/report_ingest.h"
+#include "service/api/space_reserve.h"
 #include "service/bus/report_command_bus.h"
 
 namespace credledger::service {
@@ -40,23 +45,25 @@ class ReportScheduler {
   };
 
   // None of the pointers is owned; all must outlive the scheduler.
-  ReportScheduler(ReportCommandBus* bus, LivenessBuffer* liveness,
-                  projections::CredentialProjector* targets,
-                  projections::StatusProjector* statuses, common::Clock* clock,
-                  Options options);
+  ReportScheduler(ReportCommandBus* bus, LivenessBuffer* liveness, ReportIngest* ingest,
+                  const SpaceReserve* space, projections::CredentialProjector* targets,
+                  projections::StatusProjector* statuses, common::Clock* clock, Options options);
   ~ReportScheduler();
 
   // Starts the timer thread; the first round runs one period after Start.
   void Start();
-  // Stops the thread after the round in progress, then flushes the buffer once more so that
-  // no heartbeat received before Stop is lost. Idempotent.
+  // Stops the thread after the round in progress, then flushes the buffer and every held
+  // report, due or not, so that no heartbeat or report received before Stop is lost.
+  // Idempotent.
   void Stop();
 
-  // One round: flush, then staleness. Returns the first error (the round goes on after a
-  // failed flush; the heartbeats are put back for the next round).
+  // One round: heartbeats, held reports, then staleness. Returns the first error (the round
+  // goes on after a failed flush; the heartbeats and reports are put back for the next
+  // round).
   absl::Status RunOnce();
 
-  // Appends the waiting heartbeats as one LivenessObserved; nothing when none wait.
+  // Appends the waiting heartbeats as one LivenessObserved; nothing when none wait or free
+  // space is below the reserve (they keep waiting).
   // Errors: the bus's (kUnavailable when the log cannot be written): the heartbeats are put
   // back.
   absl::Status FlushLiveness();
@@ -71,6 +78,8 @@ class ReportScheduler {
 
   ReportCommandBus* bus_;
   LivenessBuffer* liveness_;
+  ReportIngest* ingest_;
+  const SpaceReserve* space_;
   projections::CredentialProjector* targets_;
   projections::StatusProjector* statuses_;
   common::Clock* clock_;

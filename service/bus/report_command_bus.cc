@@ -45,6 +45,8 @@ absl::StatusOr<Decision<ReportNote>> ReportBusDecider::Decide(const ReportComman
                    DecideReport(command, folds.state, folds.status, context));
   Decision<ReportNote> out;
   out.note.heartbeat = decision.heartbeat;
+  out.note.held = decision.held;
+  out.note.refused = decision.refused;
   out.appends.push_back({projections::ReportStream(context.target_namespace, context.target_name),
                          std::move(decision.report_events)});
   out.appends.push_back({projections::TargetStream(context.target_namespace, context.target_name),

@@ -57,6 +57,10 @@ struct ReportFolds {
 struct ReportNote {
   // The report was a heartbeat or a retry: nothing was appended (ReportDecision::heartbeat).
   bool heartbeat = false;
+  // The changed report was held or refused: nothing was appended (ReportDecision::held,
+  // ReportDecision::refused).
+  bool held = false;
+  bool refused = false;
 };
 
 // The bus decider of the report side (service/bus/bus_decider.h).

@@ -24,6 +24,12 @@ struct SubmitReport {
   // The newest lastReportTime of this Target's heartbeats not yet in the log; nullopt when
   // none. A report must be later than it, as it must be later than any logged one.
   std::optional<absl::Time> heartbeat_floor;
+  // --report-min-interval: a changed report received sooner than this after the Target's
+  // last ReportAccepted is held, unless it is urgent (DecideReport); zero never holds.
+  absl::Duration min_interval = absl::ZeroDuration();
+  // Free space is below --space-reserve: a changed report is refused unless it confirms a
+  // rollout (docs/reports.md, "Limits").
+  bool space_low = false;
 };
 
 // The releases the platform bound to the Target, and the bootstrap version it rendered them

@@ -75,6 +75,31 @@ std::vector<Event> ConfirmRolloutFor(const v1::TargetReportSpec& report, const T
   return {};
 }
 
+// Whether `report` has a release in phase Failed that was absent or not Failed in `last`.
+bool NewlyFailed(const v1::TargetReportSpec& report, const v1::TargetReportSpec& last) {
+  for (const v1::ReleaseStatus& release : report.releases()) {
+    if (release.phase() != v1::RELEASE_PHASE_FAILED) continue;
+    const bool failed_before = std::any_of(
+        last.releases().begin(), last.releases().end(), [&](const v1::ReleaseStatus& before) {
+          return before.name() == release.name() && before.namespace_() == release.namespace_() &&
+                 before.phase() == v1::RELEASE_PHASE_FAILED;
+        });
+    if (!failed_before) return true;
+  }
+  return false;
+}
+
+// Whether a changed report that confirms nothing waits for min_interval (docs/reports.md,
+// "Limits"): it came too soon after the last ReportAccepted and changes nothing the rollup
+// must show at once.
+bool Holds(const SubmitReport& c, const v1::TargetStatus& status) {
+  if (!status.has_last_report_received_at() || status.reporting().status() != "True") {
+    return false;
+  }
+  return c.received_at < FromProto(status.last_report_received_at()) + c.min_interval &&
+         !NewlyFailed(c.report, status.last_report());
+}
+
 class ReportDecider {
  public:
   ReportDecider(const TargetState& target, const v1::TargetStatus& status,
@@ -99,13 +124,22 @@ class ReportDecider {
     RETURN_IF_ERROR(projections::ValidateReportTime(report_time, last_accepted, context_.now,
                                                     "report.last_report_time"));
     if (same) return Heartbeat();
+    std::vector<Event> confirmed = ConfirmRolloutFor(c.report, target_, context_);
+    if (confirmed.empty() && c.space_low) {
+      decision_.refused = true;
+      return std::move(decision_);
+    }
+    if (confirmed.empty() && Holds(c, status_)) {
+      decision_.held = true;
+      return std::move(decision_);
+    }
     Event e;
     v1::ReportAccepted* accepted = e.mutable_report_accepted();
     accepted->set_target_uid(target_.target_uid());
     *accepted->mutable_report() = c.report;
     *accepted->mutable_received_at() = ToProto(c.received_at);
     decision_.report_events.push_back(std::move(e));
-    decision_.target_events = ConfirmRolloutFor(c.report, target_, context_);
+    decision_.target_events = std::move(confirmed);
     return std::move(decision_);
   }
 

@@ -30,6 +30,12 @@ struct ReportDecision {
   // heartbeat, recorded later in a LivenessObserved batch) or is a retry of a report already
   // accepted or heartbeat already seen; nothing is appended then.
   bool heartbeat = false;
+  // True when a changed report was held (SubmitReport::min_interval): nothing is appended;
+  // the caller appends it later.
+  bool held = false;
+  // True when a changed report was refused for lack of space (SubmitReport::space_low):
+  // nothing is appended.
+  bool refused = false;
 };
 
 // Decides a command addressed to one Target.
@@ -40,6 +46,11 @@ struct ReportDecision {
 //     report, received_at), and when a release of the report is Ready, not rolled back and
 //     its revision ends in -<credentialTag> of the current credential, the RolloutConfirmed
 //     the Target decider's ConfirmRollout gives (none when it gives an error or nothing).
+//     A changed report that confirms no rollout is instead refused (refused=true, no events)
+//     when space_low, and held (held=true, no events) when it was received sooner than
+//     min_interval after the last ReportAccepted's receive time, unless it is urgent: a
+//     release is Failed that was not Failed in the last accepted report, or Reporting is
+//     not True (docs/reports.md, "Limits").
 //   SetBoundReleases: stored ordered by (namespace, name); the same list and bootstrap
 //     version as the current ones yields no events.
 //   MarkStale: one ReportingStale when Reporting is True, the status's last_seen_at equals

@@ -107,7 +107,11 @@ void OperationsHttpServer::InstallHandlers() {
   server_->Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
     const absl::Status ready = readiness_->Evaluate();
     if (ready.ok()) {
-      res.set_content("ok\n", kPlainText);
+      std::string body = "ok\n";
+      for (const std::string& notice : readiness_->Notices()) {
+        absl::StrAppend(&body, OneLine(notice), "\n");
+      }
+      res.set_content(body, kPlainText);
       return;
     }
     res.status = 503;

@@ -2,7 +2,8 @@
 // Kubernetes probes (docs/operations.md, "Metrics and health"):
 //   GET /metrics  200 with the registry's exposition (text/plain; version=0.0.4)
 //   GET /healthz  200 "ok" while the process serves
-//   GET /readyz   200 "ok" when every readiness check passes, otherwise 503 and
+//   GET /readyz   200 "ok" when every readiness check passes, followed by one line per
+//                 readiness notice ("<name>: <notice>"); otherwise 503 and
 //                 "not ready: <name>: <reason>" on one line
 // HEAD is answered like GET without a body; any other method on these paths is 405 with
 // "Allow: GET, HEAD"; every other path is 404. It takes no input beyond the request line:

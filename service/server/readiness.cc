@@ -18,8 +18,7 @@ void Readiness::AddGate(std::string name, std::string pending) {
   absl::MutexLock lock(&mu_);
   gates_.push_back(std::move(gate));
   checks_.push_back({std::move(name), [raw, pending = std::move(pending)] {
-                       return raw->open.load() ? absl::OkStatus()
-                                               : absl::UnavailableError(pending);
+                       return raw->open.load() ? absl::OkStatus() : absl::UnavailableError(pending);
                      }});
 }
 
@@ -39,6 +38,21 @@ absl::Status Readiness::Evaluate() const {
     }
   }
   return absl::OkStatus();
+}
+
+void Readiness::AddNotice(std::string name, Check check) {
+  absl::MutexLock lock(&mu_);
+  notices_.push_back({std::move(name), std::move(check)});
+}
+
+std::vector<std::string> Readiness::Notices() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> out;
+  for (const NamedCheck& notice : notices_) {
+    absl::Status status = notice.check();
+    if (!status.ok()) out.push_back(absl::StrCat(notice.name, ": ", status.message()));
+  }
+  return out;
 }
 
 }  // namespace credledger::service

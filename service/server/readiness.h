@@ -3,6 +3,8 @@
 // one gives the reason. A check is a function returning OK or the reason it fails; a gate is a
 // check that fails with a fixed reason until it is opened (start-up stages such as
 // "the log is open"). Further conditions (a Lease fence) are added as more named checks.
+// A notice is a check that never makes the service unready: it names a condition a ready
+// service is in, which /readyz shows (reports refused for lack of space).
 //
 // Thread-safety: all methods are thread-safe. Checks run on the thread that calls Evaluate,
 // must be thread-safe and must not block.
@@ -33,6 +35,13 @@ class Readiness {
   // Opens gate `name`; no effect when there is no such gate.
   void OpenGate(absl::string_view name);
 
+  // Adds notice `name`: `check` returns OK when there is nothing to say, otherwise any error
+  // whose message is the notice.
+  void AddNotice(std::string name, Check check);
+
+  // "<name>: <message>" of every notice whose check fails, in the order they were added.
+  std::vector<std::string> Notices() const;
+
   // OK when every check passes; otherwise kUnavailable with the message
   // "<name>: <reason>" of the first failing check.
   absl::Status Evaluate() const;
@@ -49,6 +58,7 @@ class Readiness {
 
   mutable absl::Mutex mu_;
   std::vector<NamedCheck> checks_ ABSL_GUARDED_BY(mu_);
+  std::vector<NamedCheck> notices_ ABSL_GUARDED_BY(mu_);
   std::vector<std::unique_ptr<Gate>> gates_ ABSL_GUARDED_BY(mu_);
 };
 

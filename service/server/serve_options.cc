@@ -38,6 +38,33 @@ absl::Status CheckAtLeast(absl::string_view flag, absl::Duration value, absl::Du
                                                  absl::FormatDuration(minimum)));
 }
 
+// The checks of the report limits (docs/reports.md, "Limits").
+absl::Status CheckReportLimits(const ServeOptions::Reports& reports) {
+  const int64_t max_bytes = reports.limits.max_report_bytes;
+  if (max_bytes < kMinReportBytes || max_bytes > kMaxReportBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--report-max-bytes: ", max_bytes, " is outside ", kMinReportBytes, "..", kMaxReportBytes));
+  }
+  const absl::Duration interval = reports.limits.min_interval;
+  RETURN_IF_ERROR(CheckAtLeast("--report-min-interval", interval, absl::ZeroDuration()));
+  if (interval > kMaxReportMinInterval) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--report-min-interval: ", absl::FormatDuration(interval),
+                     " is above the maximum of ", absl::FormatDuration(kMaxReportMinInterval)));
+  }
+  if (interval >= reports.stale_after) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--report-min-interval: ", absl::FormatDuration(interval),
+        " is not shorter than --report-stale-after (", absl::FormatDuration(reports.stale_after),
+        "): held reports would mark live Targets stale"));
+  }
+  if (reports.space_reserve_bytes < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("--space-reserve: ", reports.space_reserve_bytes,
+                                                   " is negative; 0 disables the reserve"));
+  }
+  return absl::OkStatus();
+}
+
 // The checks of the audit group: the checkpoint policy, the witness and the adoption flags.
 absl::Status CheckAuditFlags(const ServeOptions::Audit& audit) {
   if (audit.checkpoints.every_events < 1) {
@@ -109,6 +136,7 @@ absl::Status ValidateServeOptions(const ServeOptions& options) {
                      " is shorter than --liveness-flush-interval (",
                      absl::FormatDuration(reports.liveness_flush_interval), ")"));
   }
+  RETURN_IF_ERROR(CheckReportLimits(reports));
   RETURN_IF_ERROR(CheckAuditFlags(options.audit));
   if (options.log.startup_verify_events < 1) {
     return absl::InvalidArgumentError(absl::StrCat(

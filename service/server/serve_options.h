@@ -21,6 +21,7 @@
 #include "kubebridge/client/cancellation.h"
 #include "service/api/checkpoint_writer.h"
 #include "service/api/report_api.h"
+#include "service/api/report_ingest.h"
 #include "service/api/target_api.h"
 #include "service/server/http_limits.h"
 #include "service/wire/grpc_tls.h"
@@ -33,6 +34,12 @@ namespace credledger::service {
 inline constexpr absl::Duration kMinAgentTokenTtl = absl::Minutes(10);
 // Longest agent token lifetime accepted (one year); API servers clamp far below it anyway.
 inline constexpr absl::Duration kMaxAgentTokenTtl = absl::Hours(24 * 365);
+// Bounds of --report-max-bytes: 1 KiB, and etcd's 1.5 MiB request limit, beyond which no
+// TargetReport can be stored in a cluster.
+inline constexpr int64_t kMinReportBytes = 1024;
+inline constexpr int64_t kMaxReportBytes = 1536 * 1024;
+// Longest --report-min-interval accepted.
+inline constexpr absl::Duration kMaxReportMinInterval = absl::Hours(1);
 
 // Most connections --http-max-connections accepts (each may hold a thread).
 inline constexpr size_t kMaxHttpConnections = 1024;
@@ -148,6 +155,12 @@ struct ServeOptions {
     // --liveness-flush-interval: how often heartbeats are recorded (one LivenessObserved) and
     // staleness is checked (100ms to 1m).
     absl::Duration liveness_flush_interval = absl::Seconds(5);
+    // --report-max-bytes (kMinReportBytes..kMaxReportBytes) and --report-min-interval (0 to
+    // 1h, and below --report-stale-after): ReportIngest::Limits (docs/reports.md, "Limits").
+    ReportIngest::Limits limits;
+    // --space-reserve: bytes that must stay free on the log's file system for reports and
+    // heartbeats to be appended (SpaceReserve; >= 0, 0 disables).
+    int64_t space_reserve_bytes = int64_t{256} << 20;
   } reports;
 
   // Signed checkpoints and export trailers (server_audit.cc).
@@ -220,7 +233,10 @@ struct ServeOptions {
 // --listen malformed or, without TLS, not loopback or a unix socket, --tls-key or
 // --tls-client-ca without --tls-cert, --snapshot-every negative, --db empty,
 // --liveness-flush-interval outside 100ms..1m, --report-stale-after below 1s or below the
-// flush interval, --checkpoint-every below 1, --checkpoint-interval below 10ms,
+// flush interval, --report-max-bytes outside kMinReportBytes..kMaxReportBytes,
+// --report-min-interval negative, above kMaxReportMinInterval or not below
+// --report-stale-after, --space-reserve negative, --checkpoint-every below 1, --checkpoint-interval
+// below 10ms,
 // --startup-verify-events below 1, --http-listen malformed, --http-port-file without
 // --http-listen, --http-max-connections outside 1..kMaxHttpConnections, --witness malformed or
 // without --signing-key, --witness-interval below 1s,

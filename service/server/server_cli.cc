@@ -100,6 +100,16 @@ class ServeCommand final : public cli::Subcommand {
               "1s and --liveness-flush-interval)");
     flags.Add("liveness-flush-interval", &liveness_flush_interval_,
               "how often heartbeats are recorded and staleness is checked (100ms..1m)");
+    flags.Add("report-max-bytes", &report_max_bytes_,
+              "largest report accepted, in bytes of its encoding as the log stores it (1024 to "
+              "1572864); a larger one is refused (docs/reports.md, \"Limits\")");
+    flags.Add("report-min-interval", &report_min_interval_,
+              "shortest time between two recorded changed reports of one Target (0 to 1h, "
+              "below --report-stale-after); sooner ones wait, the newest wins, 0 turns it off");
+    flags.Add("space-reserve", &space_reserve_,
+              "bytes kept free on the database's file system: below it reports and "
+              "heartbeats are refused while revocations and other commands still commit; 0 "
+              "turns it off");
     flags.Add("authorization-policy", &authorization_policy_,
               "YAML file naming the RPCs and Targets each caller may call (docs/api.md); "
               "without one only health checking and reflection answer");
@@ -258,6 +268,9 @@ class ServeCommand final : public cli::Subcommand {
     options.kube.cluster_probe_record_interval = cluster_probe_record_interval_;
     options.reports.stale_after = report_stale_after_;
     options.reports.liveness_flush_interval = liveness_flush_interval_;
+    options.reports.limits.max_report_bytes = report_max_bytes_;
+    options.reports.limits.min_interval = report_min_interval_;
+    options.reports.space_reserve_bytes = space_reserve_;
     options.audit.signing_key = signing_key_;
     options.fingerprints.key_file = fingerprint_key_;
     options.audit.checkpoints.every_events = checkpoint_every_;
@@ -303,6 +316,9 @@ class ServeCommand final : public cli::Subcommand {
   int64_t snapshot_every_ = 1000;
   absl::Duration report_stale_after_ = absl::Minutes(10);
   absl::Duration liveness_flush_interval_ = absl::Seconds(5);
+  int64_t report_max_bytes_ = ReportIngest::Limits{}.max_report_bytes;
+  absl::Duration report_min_interval_ = ReportIngest::Limits{}.min_interval;
+  int64_t space_reserve_ = ServeOptions::Reports{}.space_reserve_bytes;
   std::string authorization_policy_;
   bool insecure_allow_all_ = false;
   std::string signing_key_;

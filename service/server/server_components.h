@@ -38,6 +38,7 @@
 #include "service/api/report_api.h"
 #include "service/api/report_ingest.h"
 #include "service/api/report_scheduler.h"
+#include "service/api/space_reserve.h"
 #include "service/api/target_api.h"
 #include "service/bridge/bridge_mirror_sink.h"
 #include "service/bridge/bridge_outcome_sink.h"
@@ -108,6 +109,8 @@ struct AuditComponent {
 
 // The report path: ingest, heartbeats and the scheduler (server_reports.cc).
 struct ReportsComponent {
+  // --space-reserve over the free space of the --db file system.
+  std::unique_ptr<SpaceReserve> space;
   std::unique_ptr<ReportCommandBus> bus;
   std::unique_ptr<LivenessBuffer> liveness;
   std::unique_ptr<ReportIngest> ingest;

@@ -102,6 +102,31 @@ absl::Status RegisterProjectionMetrics(common::MetricsRegistry& metrics,
       MetricType::kGauge, [status] { return static_cast<double>(status->StaleTargets()); });
 }
 
+// The limits of the report path (docs/reports.md, "Limits"): refusals by reason, held
+// reports, and whether free space is below the reserve.
+absl::Status RegisterReportLimitMetrics(common::MetricsRegistry& metrics,
+                                        const ReportIngest* ingest, const SpaceReserve* space) {
+  RETURN_IF_ERROR(metrics.AddCallback(
+      "credledger_reports_refused_total",
+      "Reports refused by a limit, by reason: too_large (--report-max-bytes) or no_space "
+      "(reports and heartbeats below --space-reserve).",
+      MetricType::kCounter, {"reason"}, [ingest] {
+        const ReportIngest::Stats stats = ingest->stats();
+        return std::vector<MetricSample>{
+            {{"no_space"}, static_cast<double>(stats.refused_no_space)},
+            {{"too_large"}, static_cast<double>(stats.refused_too_large)}};
+      }));
+  RETURN_IF_ERROR(metrics.AddCallbackValue(
+      "credledger_reports_held",
+      "Changed reports waiting for --report-min-interval (at most one per Target).",
+      MetricType::kGauge, [ingest] { return static_cast<double>(ingest->stats().held); }));
+  return metrics.AddCallbackValue(
+      "credledger_space_reserve_low",
+      "1 while free space on the log's file system is below --space-reserve (reports and "
+      "heartbeats refused), else 0.",
+      MetricType::kGauge, [space] { return space->Check().ok() ? 0.0 : 1.0; });
+}
+
 // Snapshots refused by `snapshots` (null without a signing key: none is loaded), by
 // projection, every projection of the service listed from 0.
 absl::Status RegisterSnapshotMetrics(common::MetricsRegistry& metrics,
@@ -187,6 +212,11 @@ absl::Status Server::WireOperations() {
   RETURN_IF_ERROR(
       RegisterProjectionMetrics(metrics, log_->projector.get(), log_->status_projector.get()));
   RETURN_IF_ERROR(RegisterSnapshotMetrics(metrics, log_->snapshots.get()));
+  RETURN_IF_ERROR(
+      RegisterReportLimitMetrics(metrics, reports_->ingest.get(), reports_->space.get()));
+  // Ready, so that revocations keep reaching the service, but saying what it refuses.
+  operations_->readiness.AddNotice("space",
+                                   [space = reports_->space.get()] { return space->Check(); });
   // A projection that stopped at an event it cannot fold serves stale answers.
   operations_->readiness.AddCheck(
       "projectors",

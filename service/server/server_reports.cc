@@ -1,7 +1,8 @@
 // Server::StartReports and Server::StopReports: the report path of `credledger serve`: the
-// report bus, the heartbeats waiting in memory, the ingest every report goes through and the
-// scheduler that records heartbeats and marks silent Targets stale (docs/reports.md,
-// "Ingest", "Liveness and staleness" and "Service flags").
+// report bus, the space reserve, the heartbeats waiting in memory, the ingest every report goes
+// through and the scheduler that records heartbeats, appends held reports and marks silent
+// Targets stale (docs/reports.md, "Ingest", "Limits", "Liveness and staleness" and "Service
+// flags").
 #include <memory>
 
 #include "service/server/server.h"
@@ -10,17 +11,21 @@
 namespace credledger::service {
 
 void Server::StartReports() {
-  reports_->bus = std::make_unique<ReportCommandBus>(log_->store.get(),
-                                                     ReportBusDecider(log_->bus.get()));
+  reports_->bus =
+      std::make_unique<ReportCommandBus>(log_->store.get(), ReportBusDecider(log_->bus.get()));
+  reports_->space =
+      std::make_unique<SpaceReserve>(SpaceReserve::FileSystemOf(options_.log.db_path),
+                                     static_cast<uint64_t>(options_.reports.space_reserve_bytes));
   reports_->liveness = std::make_unique<LivenessBuffer>();
   reports_->ingest = std::make_unique<ReportIngest>(reports_->bus.get(), reports_->liveness.get(),
-                                                    log_->projector.get(), options_.clock);
+                                                    log_->projector.get(), reports_->space.get(),
+                                                    options_.clock, options_.reports.limits);
   ReportScheduler::Options scheduler_options;
   scheduler_options.period = options_.reports.liveness_flush_interval;
   scheduler_options.stale_after = options_.reports.stale_after;
   reports_->scheduler = std::make_unique<ReportScheduler>(
-      reports_->bus.get(), reports_->liveness.get(), log_->projector.get(),
-      log_->status_projector.get(), options_.clock, scheduler_options);
+      reports_->bus.get(), reports_->liveness.get(), reports_->ingest.get(), reports_->space.get(),
+      log_->projector.get(), log_->status_projector.get(), options_.clock, scheduler_options);
   if (!options_.log.read_only) reports_->scheduler->Start();
 }
 
@@ -30,6 +35,7 @@ void Server::StopReports() {
   reports_->ingest.reset();
   reports_->liveness.reset();
   reports_->bus.reset();
+  reports_->space.reset();
 }
 
 }  // namespace credledger::service

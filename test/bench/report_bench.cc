@@ -48,8 +48,9 @@
 #include "service/api/liveness_buffer.h"
 #include "service/api/report_ingest.h"
 #include "service/api/report_scheduler.h"
-#include "service/bus/target_command_bus.h"
+#include "service/api/space_reserve.h"
 #include "service/bus/report_command_bus.h"
+#include "service/bus/target_command_bus.h"
 #include "store/sqlite_event_store.h"
 #include "test/bench/size_flag.h"
 #include "test/support/temp_dir.h"
@@ -124,12 +125,14 @@ struct Fleet {
     auto status = projections::StatusProjector::Start(store.get(), {0, 1000});
     if (!status.ok()) Die("status projector", status.status());
     status_projector = std::move(*status);
-    bus = std::make_unique<ReportCommandBus>(store.get(),
-                                             ReportBusDecider(targets_bus.get()));
-    ingest = std::make_unique<ReportIngest>(bus.get(), &liveness, credential_projector.get(),
-                                            &clock);
+    bus = std::make_unique<ReportCommandBus>(store.get(), ReportBusDecider(targets_bus.get()));
+    // No --report-min-interval: every changed report is appended, which is what is measured.
+    ingest = std::make_unique<ReportIngest>(
+        bus.get(), &liveness, credential_projector.get(), &space, &clock,
+        ReportIngest::Limits{.min_interval = absl::ZeroDuration()});
     scheduler = std::make_unique<ReportScheduler>(
-        bus.get(), &liveness, credential_projector.get(), status_projector.get(), &clock,
+        bus.get(), &liveness, ingest.get(), &space, credential_projector.get(),
+        status_projector.get(), &clock,
         ReportScheduler::Options{absl::Seconds(5), absl::Minutes(10), absl::Seconds(30)});
   }
 
@@ -137,8 +140,8 @@ struct Fleet {
   // folded the log up to the head.
   void Build() {
     ForEachTarget(targets, kBuildThreads, [this](int i) {
-      CommandContext context{kNamespace, names[i], clock.Now(), "bench",
-                             absl::StrCat("register-", i), {}};
+      CommandContext context{
+          kNamespace, names[i], clock.Now(), "bench", absl::StrCat("register-", i), {}};
       absl::StatusOr<CommandResult> result = targets_bus->Execute(RegisterTarget{}, context);
       if (!result.ok()) Die("register", result.status());
     });
@@ -177,6 +180,7 @@ struct Fleet {
   std::unique_ptr<projections::StatusProjector> status_projector;
   std::unique_ptr<ReportCommandBus> bus;
   LivenessBuffer liveness;
+  SpaceReserve space{nullptr, 0};  // no reserve: nothing is refused
   std::unique_ptr<ReportIngest> ingest;
   std::unique_ptr<ReportScheduler> scheduler;
 };
@@ -248,8 +252,8 @@ BENCHMARK(BM_FlushLiveness)->Unit(benchmark::kMillisecond)->UseRealTime();
 int main(int argc, char** argv) {
   namespace service = credledger::service;
   benchmark::Initialize(&argc, argv);
-  const int targets = static_cast<int>(credledger::bench::TakeSizeFlag(
-      "targets", /*fallback=*/10000, /*min=*/1, argc, argv));
+  const int targets = static_cast<int>(
+      credledger::bench::TakeSizeFlag("targets", /*fallback=*/10000, /*min=*/1, argc, argv));
   if (targets < 0) {
     std::fprintf(stderr, "--targets: expected a positive integer\n");
     return 1;
@@ -264,8 +268,8 @@ int main(int argc, char** argv) {
   const int64_t after = service::ResidentBytes();
 
   benchmark::RunSpecifiedBenchmarks();
-  std::printf("\nfleet of %d Targets built (registered, one accepted report each) in %s\n",
-              targets, absl::FormatDuration(built).c_str());
+  std::printf("\nfleet of %d Targets built (registered, one accepted report each) in %s\n", targets,
+              absl::FormatDuration(built).c_str());
   std::printf("memory per Target: %.0f bytes (RSS %+.1f MiB)\n",
               static_cast<double>(after - before) / targets,
               static_cast<double>(after - before) / (1024.0 * 1024.0));

@@ -36,6 +36,17 @@ void AddCliDispatcherAndServerRows(std::vector<BadInputCliRow>& rows) {
       CliOfflineRow({"serve", "--kube-qps", "abc"}, 2, {"--kube-qps", "expected a number"}));
   rows.push_back(CliOfflineRow({"serve", "--liveness-flush-interval", "2m"}, 2,
                                {"--liveness-flush-interval: 2m is outside 100ms..1m"}));
+  rows.push_back(CliOfflineRow({"serve", "--report-max-bytes", "100"}, 2,
+                               {"--report-max-bytes: 100 is outside 1024..1572864"}));
+  rows.push_back(CliOfflineRow({"serve", "--report-max-bytes", "2MiB"}, 2,
+                               {"--report-max-bytes", "expected"}));
+  rows.push_back(CliOfflineRow({"serve", "--report-min-interval", "-1s"}, 2,
+                               {"--report-min-interval: -1s is below the minimum of 0"}));
+  rows.push_back(
+      CliOfflineRow({"serve", "--report-min-interval", "10m"}, 2,
+                    {"--report-min-interval: 10m is not shorter than --report-stale-after (10m)"}));
+  rows.push_back(CliOfflineRow({"serve", "--space-reserve", "-1"}, 2,
+                               {"--space-reserve: -1 is negative; 0 disables the reserve"}));
   rows.push_back(CliOfflineRow({"serve", "--listen", "0.0.0.0:0"}, 2,
                                {"--listen: \"0.0.0.0:0\" is not a loopback address"}));
   rows.push_back(CliOfflineRow({"serve", "--db", ""}, 2, {"--db: required"}));
@@ -77,11 +88,11 @@ void AddCliDispatcherAndServerRows(std::vector<BadInputCliRow>& rows) {
                                {"--reason: required: say why the log is adopted"}));
   rows.push_back(CliOfflineRow({"serve", "--adopt-log", "--reason", "line\nbreak"}, 2,
                                {"--reason: must be UTF-8 text without control characters"}));
-  rows.push_back(CliOfflineRow({"serve", "--reason", "restored"}, 2,
-                               {"--reason: requires --adopt-log"}));
-  rows.push_back(CliOfflineRow({"serve", "--adopt-log", "--reason", "restored", "--adopted-by",
-                                "jane doe"},
-                               2, {"--adopted-by"}));
+  rows.push_back(
+      CliOfflineRow({"serve", "--reason", "restored"}, 2, {"--reason: requires --adopt-log"}));
+  rows.push_back(
+      CliOfflineRow({"serve", "--adopt-log", "--reason", "restored", "--adopted-by", "jane doe"}, 2,
+                    {"--adopted-by"}));
   rows.push_back(CliOfflineRow({"serve", "--authorization-policy", CliInput("invalid.yaml")}, 1,
                                {"--authorization-policy", "not valid YAML"}));
   rows.push_back(CliOfflineRow(

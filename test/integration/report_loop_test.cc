@@ -37,8 +37,8 @@ nlohmann::json Condition(const nlohmann::json& status, const std::string& type) 
   return nullptr;
 }
 
-bool ConditionIs(const nlohmann::json& status, const std::string& type,
-                 const std::string& value, const std::string& reason) {
+bool ConditionIs(const nlohmann::json& status, const std::string& type, const std::string& value,
+                 const std::string& reason) {
   const nlohmann::json c = Condition(status, type);
   return c.is_object() && c.value("status", "") == value && c.value("reason", "") == reason;
 }
@@ -140,8 +140,8 @@ TEST_F(ReportLoopTest, TheAgentReportsWithItsTokenAndAConfirmedRolloutReleasesTh
   const nlohmann::json first = WaitForStatus(
       "edge-1",
       [](const nlohmann::json& s) {
-        return ConditionIs(s, "Reporting", "True", "ReportReceived") &&
-               Release(s).is_object() && Release(s).value("phase", "") == "Ready";
+        return ConditionIs(s, "Reporting", "True", "ReportReceived") && Release(s).is_object() &&
+               Release(s).value("phase", "") == "Ready";
       },
       "the agent's first report, release Ready");
   ASSERT_TRUE(first.is_object());
@@ -217,7 +217,8 @@ TEST_F(ReportLoopTest, TheAgentReportsWithItsTokenAndAConfirmedRolloutReleasesTh
 }
 
 TEST_F(ReportLoopTest, ASilentTargetGoesStaleOnceAndComesBackWithTheNextReport) {
-  StartServe("", {"--liveness-flush-interval", "200ms", "--report-stale-after", "2s"});
+  StartServe("", {"--liveness-flush-interval", "200ms", "--report-stale-after", "2s",
+                  "--report-min-interval", "1s"});
   const nlohmann::json edge1 = RegisterWithCredential("edge-1");
   objects_->CreateFluxPair("healthy", kLiveNamespace, kRelease);
   WriteAgentKubeconfig(CurrentToken("edge-1", edge1));
@@ -231,13 +232,12 @@ TEST_F(ReportLoopTest, ASilentTargetGoesStaleOnceAndComesBackWithTheNextReport) 
                   },
                   "the first report")
                   .is_object());
-  ASSERT_TRUE(WaitForStatus(
-                  "edge-1",
-                  [](const nlohmann::json& s) {
-                    return ConditionIs(s, "Reporting", "False", "Stale");
-                  },
-                  "Reporting=False/Stale after 2s of silence")
-                  .is_object());
+  ASSERT_TRUE(
+      WaitForStatus(
+          "edge-1",
+          [](const nlohmann::json& s) { return ConditionIs(s, "Reporting", "False", "Stale"); },
+          "Reporting=False/Stale after 2s of silence")
+          .is_object());
 
   // The next report (unchanged: a heartbeat) makes it True again.
   RunResult again = RunAgentOnce("edge-1");

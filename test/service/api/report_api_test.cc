@@ -3,6 +3,7 @@
 // ListFleetStatus with its filters and summary, and WatchFleet's snapshot and changes.
 #include "service/api/report_api.h"
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "projections/proto_time.h"
 #include "service/api/liveness_buffer.h"
 #include "service/api/report_ingest.h"
+#include "service/api/space_reserve.h"
 #include "service/bus/report_command_bus.h"
 #include "service/bus/target_command_bus.h"
 #include "service/server/service_configuration.h"
@@ -47,8 +49,8 @@ class ReportApiTest : public ::testing::Test {
         std::make_unique<ReportCommandBus>(store_.get(), ReportBusDecider(target_bus_.get()));
     ASSERT_OK_AND_ASSIGN(targets_, projections::CredentialProjector::Start(store_.get(), {}));
     ASSERT_OK_AND_ASSIGN(statuses_, projections::StatusProjector::Start(store_.get(), {}));
-    ingest_ =
-        std::make_unique<ReportIngest>(report_bus_.get(), &liveness_, targets_.get(), &clock_);
+    ingest_ = std::make_unique<ReportIngest>(report_bus_.get(), &liveness_, targets_.get(), &space_,
+                                             &clock_, ReportIngest::Limits{});
     api_ = std::make_unique<ReportApi>(ingest_.get(), statuses_.get(), ReportApi::Options{});
   }
 
@@ -113,6 +115,10 @@ class ReportApiTest : public ::testing::Test {
   std::unique_ptr<TargetCommandBus> target_bus_;
   std::unique_ptr<ReportCommandBus> report_bus_;
   LivenessBuffer liveness_;
+  // The free bytes the space reserve reads (a fake file system), and the reserve (1 MiB).
+  std::atomic<uint64_t> free_bytes_{uint64_t{1} << 40};
+  SpaceReserve space_{[this]() -> absl::StatusOr<uint64_t> { return free_bytes_.load(); },
+                      uint64_t{1} << 20};
   std::unique_ptr<projections::CredentialProjector> targets_;
   std::unique_ptr<projections::StatusProjector> statuses_;
   std::unique_ptr<ReportIngest> ingest_;

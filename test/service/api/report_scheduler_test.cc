@@ -3,6 +3,7 @@
 // found by the scheduler).
 #include "service/api/report_scheduler.h"
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "projections/proto_time.h"
 #include "service/api/report_ingest.h"
+#include "service/api/space_reserve.h"
 #include "service/bus/target_command_bus.h"
 #include "store/event_codec.h"
 #include "store/sqlite_event_store.h"
@@ -50,11 +52,11 @@ class ReportSchedulerTest : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(targets_,
                          projections::CredentialProjector::Start(store_.get(), {0, 1000}));
     ASSERT_OK_AND_ASSIGN(statuses_, projections::StatusProjector::Start(store_.get(), {0, 1000}));
-    bus_ = std::make_unique<ReportCommandBus>(store_.get(),
-                                              ReportBusDecider(targets_bus_.get()));
-    ingest_ = std::make_unique<ReportIngest>(bus_.get(), &liveness_, targets_.get(), &clock_);
+    bus_ = std::make_unique<ReportCommandBus>(store_.get(), ReportBusDecider(targets_bus_.get()));
+    ingest_ = std::make_unique<ReportIngest>(bus_.get(), &liveness_, targets_.get(), &space_,
+                                             &clock_, ReportIngest::Limits{});
     scheduler_ = std::make_unique<ReportScheduler>(
-        bus_.get(), &liveness_, targets_.get(), statuses_.get(), &clock_,
+        bus_.get(), &liveness_, ingest_.get(), &space_, targets_.get(), statuses_.get(), &clock_,
         ReportScheduler::Options{absl::Seconds(5), kStaleAfter, absl::Seconds(30)});
   }
 
@@ -96,6 +98,10 @@ class ReportSchedulerTest : public ::testing::Test {
   std::unique_ptr<projections::StatusProjector> statuses_;
   std::unique_ptr<ReportCommandBus> bus_;
   LivenessBuffer liveness_;
+  // The free bytes the space reserve reads (a fake file system), and the reserve (1 MiB).
+  std::atomic<uint64_t> free_bytes_{uint64_t{1} << 40};
+  SpaceReserve space_{[this]() -> absl::StatusOr<uint64_t> { return free_bytes_.load(); },
+                      uint64_t{1} << 20};
   std::unique_ptr<ReportIngest> ingest_;
   std::unique_ptr<ReportScheduler> scheduler_;
   int pushes_ = 0;

@@ -39,7 +39,6 @@ using ::testing::IsEmpty;
 using v1::Event;
 using namespace ::credledger::testing::fleet_target;  // NOLINT: the shared Target
 
-
 // --- Given events ---
 
 Event Finalized() {
@@ -347,6 +346,43 @@ TEST_F(ReportDeciderTest, AHeartbeatConfirmsNothingEvenWithTheCurrentTag) {
   Given(CredentialIssued(2));
   now_ = kT0 + absl::Minutes(1);
   ThenHeartbeat(When(SubmitReport{Report(now_, releases), now_, std::nullopt}));
+}
+
+// --- Limits: held and refused reports (docs/reports.md, "Limits") ---
+
+TEST_F(ReportDeciderTest, AChangedReportWithinTheIntervalIsHeldUnlessANewFailureOrStale) {
+  Given({Registered()});
+  GivenAccepted(kT0);
+  Given({Liveness({Heartbeat(kT0, kT0)})});  // Reporting=True
+  now_ = kT0 + absl::Seconds(9);
+  const v1::TargetReportSpec degraded = Report(now_, {Release("web", v1::RELEASE_PHASE_DEGRADED)});
+  absl::StatusOr<ReportDecision> held =
+      When(SubmitReport{degraded, now_, std::nullopt, absl::Seconds(10)});
+  ASSERT_OK(held);
+  EXPECT_TRUE(held->held);
+  EXPECT_THAT(held->report_events, IsEmpty());
+  const v1::TargetReportSpec failed = Report(now_, {Release("web", v1::RELEASE_PHASE_FAILED)});
+  Then(When(SubmitReport{failed, now_, std::nullopt, absl::Seconds(10)}), {Accepted(failed, now_)});
+  now_ = kT0 + absl::Seconds(10);
+  Then(When(SubmitReport{degraded, now_, std::nullopt, absl::Seconds(10)}),
+       {Accepted(degraded, now_)});
+}
+
+TEST_F(ReportDeciderTest, BelowTheReserveOnlyARolloutConfirmationIsAppended) {
+  Given({Registered()});
+  Given(CredentialIssued(1));
+  Given(CredentialIssued(2));
+  const v1::TargetReportSpec plain = Report(kT0, {Release("web", v1::RELEASE_PHASE_DEGRADED)});
+  absl::StatusOr<ReportDecision> refused =
+      When(SubmitReport{plain, kT0, std::nullopt, absl::ZeroDuration(), /*space_low=*/true});
+  ASSERT_OK(refused);
+  EXPECT_TRUE(refused->refused);
+  EXPECT_THAT(refused->report_events, IsEmpty());
+  // Also within the interval: a confirmation is neither refused nor held.
+  const v1::TargetReportSpec confirming =
+      Report(kT0, {Release("agent", v1::RELEASE_PHASE_READY, Revision(Tag(2)))});
+  Then(When(SubmitReport{confirming, kT0, std::nullopt, absl::Hours(1), true}),
+       {Accepted(confirming, kT0)}, {Confirmed(Revision(Tag(2)), Tag(2), {Secret(1).name()})});
 }
 
 // --- SetBoundReleases ---

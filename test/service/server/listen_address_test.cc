@@ -15,17 +15,16 @@ using ::testing::HasSubstr;
 using testing::StatusIs;
 
 TEST(ListenAddressTest, LoopbackAndUnixSocketsAreAccepted) {
-  for (const char* address : {"127.0.0.1:7443", "127.0.0.1:0", "127.1.2.3:65535", "[::1]:7443",
-                              "localhost:7443", "unix:/run/credledger.sock",
-                              "unix:///run/credledger.sock", "unix-abstract:credledger"}) {
+  for (const char* address :
+       {"127.0.0.1:7443", "127.0.0.1:0", "127.1.2.3:65535", "[::1]:7443", "localhost:7443",
+        "unix:/run/credledger.sock", "unix:///run/credledger.sock", "unix-abstract:credledger"}) {
     SCOPED_TRACE(address);
     EXPECT_OK(CheckListenAddress("--listen", address, /*tls=*/false));
   }
 }
 
 TEST(ListenAddressTest, NetworkAddressesAreRefused) {
-  for (const char* address :
-       {"0.0.0.0:7443", "10.0.0.1:7443", "[::]:7443", "example.com:7443"}) {
+  for (const char* address : {"0.0.0.0:7443", "10.0.0.1:7443", "[::]:7443", "example.com:7443"}) {
     EXPECT_THAT(CheckListenAddress("--listen", address, /*tls=*/false),
                 StatusIs(absl::StatusCode::kInvalidArgument,
                          AllOf(HasSubstr("not a loopback address"), HasSubstr("--tls-cert"))))
@@ -163,6 +162,35 @@ TEST(ServeOptionsTest, ReportPeriodsOutsideTheirBoundsAreRefused) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "--report-stale-after: 2s is shorter than --liveness-flush-interval (5s)"));
   options.reports.liveness_flush_interval = absl::Seconds(2);
+  options.reports.limits.min_interval = absl::Seconds(1);
+  EXPECT_OK(ValidateServeOptions(options));
+}
+
+TEST(ServeOptionsTest, ReportLimitsOutsideTheirBoundsAreRefused) {
+  ServeOptions options;
+  options.reports.limits.max_report_bytes = 1023;
+  EXPECT_THAT(ValidateServeOptions(options),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "--report-max-bytes: 1023 is outside 1024..1572864"));
+  options.reports.limits.max_report_bytes = kMaxReportBytes + 1;
+  EXPECT_THAT(ValidateServeOptions(options),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--report-max-bytes")));
+  options = ServeOptions();
+  options.reports.limits.min_interval = absl::Hours(2);
+  EXPECT_THAT(ValidateServeOptions(options),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "--report-min-interval: 2h is above the maximum of 1h"));
+  options.reports.limits.min_interval = absl::Minutes(10);
+  EXPECT_THAT(ValidateServeOptions(options),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--report-min-interval: 10m is not shorter than "
+                                 "--report-stale-after (10m)")));
+  options = ServeOptions();
+  options.reports.space_reserve_bytes = -1;
+  EXPECT_THAT(ValidateServeOptions(options),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--space-reserve: -1")));
+  options.reports.space_reserve_bytes = 0;
+  options.reports.limits.min_interval = absl::ZeroDuration();
   EXPECT_OK(ValidateServeOptions(options));
 }
 

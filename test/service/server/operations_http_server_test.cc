@@ -111,6 +111,15 @@ TEST_F(OperationsHttpServerTest, HealthzIsOkWhileReadyzWaitsForItsGates) {
   EXPECT_EQ(Answer(client_->Get("/readyz")), "200 ok\n");
 }
 
+TEST_F(OperationsHttpServerTest, AReadyServiceListsItsNoticesAfterOk) {
+  readiness_.OpenGate("grpc");
+  readiness_.AddNotice("space", [] {
+    return absl::ResourceExhaustedError("reports and heartbeats are refused\nforged");
+  });
+  EXPECT_EQ(Answer(client_->Get("/readyz")),
+            "200 ok\nspace: reports and heartbeats are refused forged\n");
+}
+
 TEST_F(OperationsHttpServerTest, AReasonWithLineBreaksAndControlsIsServedOnOneLine) {
   readiness_.OpenGate("grpc");
   readiness_.AddCheck("projectors",

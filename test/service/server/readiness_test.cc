@@ -42,5 +42,17 @@ TEST(ReadinessTest, ANamedCheckIsEvaluatedAtEachCall) {
   EXPECT_OK(readiness.Evaluate());
 }
 
+TEST(ReadinessTest, ANoticeNeverMakesTheServiceUnreadyAndIsListedWhileItApplies) {
+  Readiness readiness;
+  bool low = true;
+  readiness.AddNotice("space", [&low] {
+    return low ? absl::ResourceExhaustedError("reports are refused") : absl::OkStatus();
+  });
+  EXPECT_OK(readiness.Evaluate());
+  EXPECT_THAT(readiness.Notices(), ::testing::ElementsAre("space: reports are refused"));
+  low = false;
+  EXPECT_THAT(readiness.Notices(), ::testing::IsEmpty());
+}
+
 }  // namespace readiness_test
 }  // namespace credledger::service
