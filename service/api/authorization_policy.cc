@@ -228,8 +228,11 @@ absl::StatusOr<TargetScope> AuthorizationPolicy::Authorize(absl::string_view ide
     for (const std::string& rpc : entry->rpcs) {
       if (rpc == absl::StrCat(service, "/", method) || rpc == absl::StrCat(service, "/*")) {
         if (!entry->targets.has_value()) return TargetScope::Unrestricted();
-        // A declared name supplies no suffix unless the entry allows declared names.
-        const bool use_suffix = !declared || entry->allow_declared;
+        // A declared name supplies no suffix unless the entry allows declared names; nor does
+        // an anonymous caller, or a suffix holding '*' (it would name every Target of a
+        // namespace).
+        const bool use_suffix = (!declared || entry->allow_declared) &&
+                                identity != kAnonymousActor && !absl::StrContains(suffix, '*');
         std::vector<std::string> patterns;
         for (const std::string& target : *entry->targets) {
           if (!absl::StrContains(target, kIdentitySuffix)) {

@@ -8,11 +8,14 @@
 //     - name: platform-controller          # an identity; "*" is every other caller;
 //                                          # "prefix*" every identity starting with "prefix"
 //       rpcs: ["TargetService/*", "ReportService/PushReport"]
-//       targets: ["demo/*", "{identity-suffix}"]   # optional: the Target scope
+//       targets: ["demo/*"]                # optional: the Target scope
 //       allow_declared: false              # optional: may a declared name (--as) match it
 //       kubernetes:                        # optional; used for access reviews
 //         user: system:serviceaccount:solar-system:solar-controller-manager
 //         groups: [solar-operators]
+//     - name: spiffe://corp/agent/*          # "spiffe://corp/agent/demo/edge-a" ...
+//       rpcs: ["ReportService/PushReport"]
+//       targets: ["{identity-suffix}"]     # ... may address "demo/edge-a" only
 //
 // RPCs are "<Service>/<Method>" or "<Service>/*" with services and methods of credledger.v1.
 // An identity matches, in this order: the entry of its exact name, the entry with the longest
@@ -22,9 +25,9 @@
 //
 // Targets are "<namespace>/<name>", "<namespace>/*", or contain "{identity-suffix}": the part
 // of the identity its "prefix*" name matched (the whole identity under "*"), substituted at
-// each call; a result that is not a Target pattern matches nothing. A declared name supplies
-// no suffix unless its entry allows declared names. Without `targets` the caller's scope is
-// every Target.
+// each call; a result that is not a Target pattern matches nothing. No suffix is supplied by a
+// declared name (unless its entry allows declared names), by "anonymous", or when it holds a
+// '*'. Without `targets` the caller's scope is every Target.
 //
 // Thread-safety: immutable after Load; all methods are const.
 #pragma once
@@ -95,8 +98,8 @@ class AuthorizationPolicy {
     bool allow_declared = false;
     KubernetesSubject subject;
   };
-  // The entry `identity` matches and the suffix its name matched (empty for an exact name);
-  // nullptr when none matches.
+  // The entry `identity` matches and the suffix its name matched (empty for an exact name,
+  // the whole identity under "*"); nullptr when none matches.
   const Entry* EntryFor(absl::string_view identity, bool declared, absl::string_view* suffix) const;
 
   bool restrictive_ = true;

@@ -16,7 +16,7 @@
 // when projections::NeedsAccessReview(current spec, new spec), ask the SecretAccessReviewer
 // whether the caller's Kubernetes subject may `get` the source Secret. The subject is
 // AuthorizationPolicy::SubjectOf(actor): the policy's Kubernetes user for the caller, else
-// its authenticated identity. A declared name (--as, recorded as "declared:<name>") acts as
+// its identity (under --insecure-allow-all, also a declared name). A declared name (--as, recorded as "declared:<name>") acts as
 // a user only when the policy says so (docs/api.md, "Declared names"); otherwise the call
 // fails with kPermissionDenied before any review. A retried request runs the review again before
 // the log answers it. Should another update land between the read of the current spec and this

@@ -50,11 +50,12 @@ CommandIdFields FindCommandIdFields() {
   return fields;
 }
 
-// The identity a call is logged under: the caller CallAuthorizer establishes, and for a call
-// it refuses as unauthenticated, the one it counts the refusal under.
+// The identity a call is logged under: the caller CallAuthorizer establishes, as its events
+// record it ("declared:<name>" for a declared name), and for a call it refuses as
+// unauthenticated, the one it counts the refusal under.
 std::string LoggedIdentity(const CallerEvidence& evidence) {
   absl::StatusOr<Caller> caller = ResolveCaller(evidence);
-  if (caller.ok()) return std::move(caller->identity);
+  if (caller.ok()) return RecordedActor(*caller);
   std::optional<Caller> certified = CertifiedCaller(evidence);
   if (certified.has_value()) return std::move(certified->identity);
   return kAnonymousActor;

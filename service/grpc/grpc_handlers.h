@@ -43,6 +43,23 @@ grpc::Status AuthorizeAndReply(const grpc::ServerContext& context, const CallAut
   return Reply(call(*caller), response);
 }
 
+// AuthorizeAndReply for an RPC that answers about one Target or many
+// (CallAuthorizer::CheckOneTarget on `request.namespace_()`/`name()`).
+template <typename Request, typename Response, typename Call>
+grpc::Status AuthorizeOneTargetAndReply(const grpc::ServerContext& context,
+                                        const CallAuthorizer& authorizer, absl::string_view service,
+                                        absl::string_view method, const Request& request, Call call,
+                                        Response* response) {
+  absl::StatusOr<AuthorizedCaller> caller = authorizer.Authorize(context, service, method);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  if (absl::Status in_scope =
+          authorizer.CheckOneTarget(*caller, service, method, request.namespace_(), request.name());
+      !in_scope.ok()) {
+    return ToGrpcStatus(in_scope);
+  }
+  return Reply(call(*caller), response);
+}
+
 // AuthorizeAndReply for an RPC that addresses one Target (`request.namespace_()`/`name()`):
 // the caller's Target scope is checked before anything else (docs/api.md, "Target scopes").
 template <typename Request, typename Response, typename Call>

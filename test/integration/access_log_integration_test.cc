@@ -130,7 +130,7 @@ TEST_F(AccessLogIntegrationTest, GivenIdIsLoggedOnceWithTheCommandRequestIdAndSe
   EXPECT_EQ(line["level"], "info");
   EXPECT_EQ(line["request_id"], "ci-run-42/step:3");
   EXPECT_EQ(line["command_request_id"], "reg-1");
-  EXPECT_EQ(line["identity"], "alice");
+  EXPECT_EQ(line["identity"], "declared:alice");
   EXPECT_EQ(line["code"], "OK");
   EXPECT_THAT(line.value("peer", ""), StartsWith("ipv4:127.0.0.1:"));
   double duration_ms = -1;
@@ -200,7 +200,7 @@ TEST_F(AccessLogIntegrationTest, RefusedCallIsLoggedUnderTheCallersIdentity) {
 
   const std::vector<nlohmann::json> lines = AwaitLinesOf("/credledger.v1.TargetService/Revoke", 1);
   ASSERT_THAT(lines, SizeIs(1));
-  EXPECT_EQ(lines[0]["identity"], "mallory");
+  EXPECT_EQ(lines[0]["identity"], "declared:mallory");
   EXPECT_EQ(lines[0]["code"], "PERMISSION_DENIED");
   EXPECT_EQ(lines[0]["command_request_id"], "revoke-1");
   EXPECT_EQ(lines[0]["error"], status.error_message());

@@ -24,7 +24,7 @@ constexpr char kPolicy[] = R"(identities:
     allow_declared: true
   - name: spiffe://corp/agent/*
     rpcs: ["ReportService/*", "TargetService/GetTarget", "TargetService/ListTargets",
-           "TargetService/WatchTargets", "TargetService/RequestRotation"]
+           "TargetService/WatchTargets", "TargetService/RequestRotation", "AuditService/*"]
     targets: ["{identity-suffix}"]
     allow_declared: true
   - name: controller
@@ -145,6 +145,38 @@ TEST_F(TargetScopeIntegrationTest, AWatchSendsOnlyTheScopesTargets) {
   for (const std::string& name : seen) EXPECT_THAT(name, ::testing::StartsWith("edge-a@"));
   EXPECT_EQ(seen.back(),
             absl::StrCat("edge-a@", static_cast<int>(v1::WatchTargetsResponse::KIND_CHANGE)));
+}
+
+// The audit RPCs answer a scoped caller only about one Target of its scope; an export, which
+// answers from the whole log, is refused.
+TEST_F(TargetScopeIntegrationTest, AuditRpcsAnswerAScopedCallerOnlyAboutItsOwnTargets) {
+  std::unique_ptr<v1::AuditService::Stub> audit = v1::AuditService::NewStub(channel_);
+  auto timeline = [&](const std::string& name) {
+    grpc::ClientContext context;
+    context.AddMetadata("credledger-actor", kAgentA);
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
+    v1::TimelineRequest request;
+    request.set_namespace_(name.empty() ? "" : "demo");
+    request.set_name(name);
+    if (name.empty()) request.set_identity("aws");
+    v1::TimelineResponse response;
+    return audit->Timeline(&context, request, &response);
+  };
+  const grpc::Status own = timeline("edge-a");
+  EXPECT_TRUE(own.ok()) << own.error_message();
+  EXPECT_EQ(timeline("edge-b").error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(timeline("").error_code(), grpc::StatusCode::PERMISSION_DENIED);
+
+  grpc::ClientContext context;
+  context.AddMetadata("credledger-actor", kAgentA);
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
+  std::unique_ptr<grpc::ClientReader<v1::ExportEventsResponse>> reader =
+      audit->ExportEvents(&context, v1::ExportEventsRequest());
+  v1::ExportEventsResponse batch;
+  EXPECT_FALSE(reader->Read(&batch));
+  const grpc::Status exported = reader->Finish();
+  EXPECT_EQ(exported.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(exported.error_message(), HasSubstr("but for one Target of its own"));
 }
 
 TEST_F(TargetScopeIntegrationTest, ADeclaredNameMatchesOnlyEntriesThatAllowDeclaredNames) {

@@ -54,6 +54,20 @@ absl::Status CallAuthorizer::CheckTarget(const AuthorizedCaller& caller, absl::s
   return refused;
 }
 
+absl::Status CallAuthorizer::CheckOneTarget(const AuthorizedCaller& caller,
+                                            absl::string_view service, absl::string_view method,
+                                            absl::string_view target_namespace,
+                                            absl::string_view name) const {
+  if (caller.scope.unrestricted()) return absl::OkStatus();
+  if (!name.empty()) return CheckTarget(caller, service, method, target_namespace, name);
+  absl::Status refused = absl::PermissionDeniedError(
+      absl::StrCat("caller \"", caller.caller.identity, "\" may not call ", service, "/", method,
+                   " but for one Target of its own: its Targets are ", caller.scope.Describe(),
+                   " (authorization policy)"));
+  Refused(caller.caller.identity, caller.caller.authentication, service, method, refused, "");
+  return refused;
+}
+
 void CallAuthorizer::Refused(absl::string_view identity, absl::string_view authentication,
                              absl::string_view service, absl::string_view method,
                              const absl::Status& status, absl::string_view declared_name) const {

@@ -57,6 +57,15 @@ class CallAuthorizer {
                            absl::string_view method, absl::string_view target_namespace,
                            absl::string_view name) const;
 
+  // For an RPC that may answer about one Target or about many (the audit RPCs): OK for a
+  // caller without a Target scope; a scoped caller must name one Target (`name` not empty)
+  // that CheckTarget accepts (docs/api.md, "Target scopes").
+  // Errors: kPermissionDenied naming the caller, the RPC and the scope; counted like every
+  // refusal.
+  absl::Status CheckOneTarget(const AuthorizedCaller& caller, absl::string_view service,
+                              absl::string_view method, absl::string_view target_namespace,
+                              absl::string_view name) const;
+
  private:
   // Counts (and, the first time in a minute, logs) one refusal; `declared_name` as
   // DenialLedger::Add's.

@@ -125,6 +125,14 @@ TEST(AuthorizationPolicyTest, IdentitySuffixScopesAnAgentToItsOwnTarget) {
   scope = policy.Authorize("spiffe://corp/agent/demo", false, "ReportService", "PushReport");
   ASSERT_TRUE(scope.ok()) << scope.status();
   EXPECT_EQ(scope->Describe(), "no Target");
+  // Nor does a suffix with a '*' become a namespace pattern.
+  scope = policy.Authorize("spiffe://corp/agent/demo/*", false, "ReportService", "PushReport");
+  ASSERT_TRUE(scope.ok()) << scope.status();
+  EXPECT_EQ(scope->Describe(), "no Target");
+  // "anonymous" is no proven name either: under "*" it fills no suffix.
+  scope = policy.Authorize("anonymous", false, "TargetService", "ListTargets");
+  ASSERT_TRUE(scope.ok()) << scope.status();
+  EXPECT_EQ(scope->Describe(), "public/*");
 }
 
 TEST(AuthorizationPolicyTest, LongestPrefixWins) {
