@@ -59,8 +59,10 @@ class MutationCommand final : public ClientCommand {
     }
     // A flag given with an empty value (an unset shell variable, say) is a mistake, not a
     // request for the default: refuse it.
-    for (const std::string& flag : GivenButEmpty()) {
-      err << "error: --" << flag << " is given but empty; leave it out for the default\n";
+    for (const ExtraFlag* extra : GivenButEmpty()) {
+      err << "error: --" << extra->name << " is given but empty; "
+          << (extra->required ? "it is required: give a value" : "leave it out for the default")
+          << "\n";
       return kExitUsage;
     }
     absl::StatusOr<std::string> request_id = RequestIdOrNew(request_id_, err);
@@ -79,10 +81,10 @@ class MutationCommand final : public ClientCommand {
     for (const ExtraFlag& extra : extras_) flags.Add(extra.name, &values_[extra.name], extra.help);
   }
 
-  std::vector<std::string> GivenButEmpty() {
-    std::vector<std::string> empty;
+  std::vector<const ExtraFlag*> GivenButEmpty() {
+    std::vector<const ExtraFlag*> empty;
     for (const ExtraFlag& extra : extras_) {
-      if (flags_->Given(extra.name) && values_[extra.name].empty()) empty.push_back(extra.name);
+      if (flags_->Given(extra.name) && values_[extra.name].empty()) empty.push_back(&extra);
     }
     return empty;
   }
@@ -101,8 +103,9 @@ class MutationCommand final : public ClientCommand {
     std::string text = absl::StrCat(summary, "\n", FormatTargetText(t));
     if constexpr (std::is_same_v<Response, v1::ConfirmRolloutResponse>) {
       const auto& released = response.released_secrets();
-      absl::StrAppend(&text, "  released:    ",
-                      released.empty() ? "none" : absl::StrJoin(released, ", "), "\n");
+      absl::StrAppend(&text,
+                      "  released:    ", released.empty() ? "none" : absl::StrJoin(released, ", "),
+                      "\n");
     }
     return text;
   }
@@ -184,9 +187,7 @@ std::function<std::unique_ptr<Subcommand>()> Mutation(
     grpc::Status (TargetStub::*call)(grpc::ClientContext*, const Request&, Response*),
     std::string verb,
     std::vector<typename MutationCommand<Request, Response>::ExtraFlag> extras = {}) {
-  return [=]() {
-    return std::make_unique<MutationCommand<Request, Response>>(call, verb, extras);
-  };
+  return [=]() { return std::make_unique<MutationCommand<Request, Response>>(call, verb, extras); };
 }
 
 }  // namespace
@@ -212,11 +213,10 @@ void AddTargetCommands(Dispatcher& d) {
          Mutation(&TargetStub::LiftRevocation, "revocation lifted for")});
   d.Add({"target confirm", kTargetArg,
          "confirm a rolled-out chart version (releases older credentials)", 1, 1,
-         Mutation(
-             &TargetStub::ConfirmRollout, "rollout confirmed for",
-             {{"revision", "the chart version that rolled out (required)",
-               [](v1::ConfirmRolloutRequest& r, const std::string& v) { r.set_revision(v); },
-               /*required=*/true}})});
+         Mutation(&TargetStub::ConfirmRollout, "rollout confirmed for",
+                  {{"revision", "the chart version that rolled out (required)",
+                    [](v1::ConfirmRolloutRequest& r, const std::string& v) { r.set_revision(v); },
+                    /*required=*/true}})});
   d.Add({"target get", kTargetArg, "show a Target and its current credential", 1, 1,
          [] { return std::make_unique<TargetGetCommand>(); }});
   d.Add({"target list", "", "list Targets", 0, 0,

@@ -16,12 +16,14 @@
 
 #include <cstddef>
 #include <functional>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "absl/flags/marshalling.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
 namespace credledger::cli {
@@ -97,7 +99,8 @@ class FlagSet {
     } else if constexpr (std::is_same_v<T, bool>) {
       return "true or false";
     } else if constexpr (std::is_integral_v<T>) {
-      return "an integer";
+      return absl::StrCat("an integer from ", std::numeric_limits<T>::min(), " to ",
+                          std::numeric_limits<T>::max());
     } else if constexpr (std::is_floating_point_v<T>) {
       return "a number";
     } else {

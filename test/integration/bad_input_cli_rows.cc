@@ -183,7 +183,9 @@ void AddCliTargetRows(std::vector<BadInputCliRow>& rows) {
   rows.push_back(CliClientRow({"target", "rotate", "demo/edge-1", "--value", "a b"}, 1,
                               {"INVALID_ARGUMENT: value: only printable ASCII without spaces"}));
   rows.push_back(CliClientRow({"target", "rotate", "demo/edge-1", "--value", ""}, 2,
-                              {"--value is given but empty"}));
+                              {"--value is given but empty; leave it out for the default"}));
+  rows.push_back(CliClientRow({"target", "confirm", "demo/edge-1", "--revision", ""}, 2,
+                              {"--revision is given but empty; it is required: give a value"}));
   rows.push_back(CliClientRow({"target", "revoke", "demo/edge-1", "--reason", CliRepeat(1025)}, 1,
                               {"INVALID_ARGUMENT: reason: 1025 bytes; at most 1024 allowed"}));
   rows.push_back(
@@ -227,6 +229,9 @@ void AddCliTargetRows(std::vector<BadInputCliRow>& rows) {
                               {"--after-seq: must be 0 or more"}));
   rows.push_back(CliClientRow({"target", "watch", "--after-seq", "abc"}, 2,
                               {"--after-seq", "expected an integer"}));
+  rows.push_back(CliClientRow(
+      {"target", "watch", "--after-seq", "99999999999999999999"}, 2,
+      {"--after-seq", "expected an integer from -9223372036854775808 to 9223372036854775807"}));
   rows.push_back(CliClientRow({"target", "watch", "--namespace", "a b"}, 1,
                               {"INVALID_ARGUMENT: namespace: \"a b\"", kCliNotLabel}));
   rows.push_back(
