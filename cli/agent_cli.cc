@@ -39,9 +39,9 @@ constexpr char kDescription[] =
     "Preflight checks are not collected (capacity preflight is out of scope): the report's\n"
     "spec.preflight stays empty.\n";
 
-// The error of a flag value: printed like ReportError, with the usage exit code.
+// The error of a flag value: printed as a usage error ("error: <message>"), with the help hint.
 int AgentFlagError(const absl::Status& status, std::ostream& err) {
-  ReportError(status, err);
+  ReportUsageError(status.message(), err);
   err << "run 'credledger agent --help' for the flags\n";
   return kExitUsage;
 }

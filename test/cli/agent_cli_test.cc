@@ -60,7 +60,7 @@ TEST(AgentCommandTest, HelpExplainsPushOnChangeAndMaxReportAge) {
 TEST(AgentCommandTest, MissingRequiredFlagsAreUsageErrorsNamingTheFlag) {
   CliRun no_solar = Cli({"agent", "--target-namespace=demo", "--target-name=edge-1"});
   EXPECT_EQ(no_solar.code, kExitUsage);
-  EXPECT_THAT(no_solar.err, StartsWith("error: INVALID_ARGUMENT: --solar-kubeconfig: required\n"));
+  EXPECT_THAT(no_solar.err, StartsWith("error: --solar-kubeconfig: required\n"));
 
   CliRun no_namespace = Cli({"agent", "--target-name=edge-1", "--solar-kubeconfig=k"});
   EXPECT_EQ(no_namespace.code, kExitUsage);
