@@ -43,38 +43,45 @@ grpc::Status AuthorizeAndReply(const grpc::ServerContext& context, const CallAut
   return Reply(call(*caller), response);
 }
 
-// AuthorizeAndReply for an RPC that answers about one Target or many
-// (CallAuthorizer::CheckOneTarget on `request.namespace_()`/`name()`).
+// AuthorizeAndReply for an RPC whose request names a Target (`request.namespace_()`/`name()`):
+// after the RPC check, `check` (a CallAuthorizer scope check) must accept it before anything
+// else runs (docs/api.md, "Target scopes").
 template <typename Request, typename Response, typename Call>
-grpc::Status AuthorizeOneTargetAndReply(const grpc::ServerContext& context,
-                                        const CallAuthorizer& authorizer, absl::string_view service,
-                                        absl::string_view method, const Request& request, Call call,
-                                        Response* response) {
+grpc::Status AuthorizeScopedAndReply(
+    const grpc::ServerContext& context, const CallAuthorizer& authorizer,
+    absl::Status (CallAuthorizer::*check)(const AuthorizedCaller&, absl::string_view,
+                                          absl::string_view, absl::string_view, absl::string_view)
+        const,
+    absl::string_view service, absl::string_view method, const Request& request, Call call,
+    Response* response) {
   absl::StatusOr<AuthorizedCaller> caller = authorizer.Authorize(context, service, method);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   if (absl::Status in_scope =
-          authorizer.CheckOneTarget(*caller, service, method, request.namespace_(), request.name());
+          (authorizer.*check)(*caller, service, method, request.namespace_(), request.name());
       !in_scope.ok()) {
     return ToGrpcStatus(in_scope);
   }
   return Reply(call(*caller), response);
 }
 
-// AuthorizeAndReply for an RPC that addresses one Target (`request.namespace_()`/`name()`):
-// the caller's Target scope is checked before anything else (docs/api.md, "Target scopes").
+// For an RPC that addresses one Target: CallAuthorizer::CheckTarget.
 template <typename Request, typename Response, typename Call>
 grpc::Status AuthorizeTargetAndReply(const grpc::ServerContext& context,
                                      const CallAuthorizer& authorizer, absl::string_view service,
                                      absl::string_view method, const Request& request, Call call,
                                      Response* response) {
-  absl::StatusOr<AuthorizedCaller> caller = authorizer.Authorize(context, service, method);
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  if (absl::Status in_scope =
-          authorizer.CheckTarget(*caller, service, method, request.namespace_(), request.name());
-      !in_scope.ok()) {
-    return ToGrpcStatus(in_scope);
-  }
-  return Reply(call(*caller), response);
+  return AuthorizeScopedAndReply(context, authorizer, &CallAuthorizer::CheckTarget, service, method,
+                                 request, std::move(call), response);
+}
+
+// For an RPC that answers about one Target or many: CallAuthorizer::CheckOneTarget.
+template <typename Request, typename Response, typename Call>
+grpc::Status AuthorizeOneTargetAndReply(const grpc::ServerContext& context,
+                                        const CallAuthorizer& authorizer, absl::string_view service,
+                                        absl::string_view method, const Request& request, Call call,
+                                        Response* response) {
+  return AuthorizeScopedAndReply(context, authorizer, &CallAuthorizer::CheckOneTarget, service,
+                                 method, request, std::move(call), response);
 }
 
 // Serves a started watch until it fails, the client goes away, or `stopping()` turns true.

@@ -46,12 +46,9 @@ absl::Status CallAuthorizer::CheckTarget(const AuthorizedCaller& caller, absl::s
                                          absl::string_view target_namespace,
                                          absl::string_view name) const {
   if (caller.scope.Contains(target_namespace, name)) return absl::OkStatus();
-  absl::Status refused = absl::PermissionDeniedError(
-      absl::StrCat("caller \"", caller.caller.identity, "\" may not call ", service, "/", method,
-                   " for Target ", common::QuoteCut(absl::StrCat(target_namespace, "/", name), 128),
-                   ": its Targets are ", caller.scope.Describe(), " (authorization policy)"));
-  Refused(caller.caller.identity, caller.caller.authentication, service, method, refused, "");
-  return refused;
+  return OutOfScope(caller, service, method,
+                    absl::StrCat(" for Target ",
+                                 common::QuoteCut(absl::StrCat(target_namespace, "/", name), 128)));
 }
 
 absl::Status CallAuthorizer::CheckOneTarget(const AuthorizedCaller& caller,
@@ -60,10 +57,14 @@ absl::Status CallAuthorizer::CheckOneTarget(const AuthorizedCaller& caller,
                                             absl::string_view name) const {
   if (caller.scope.unrestricted()) return absl::OkStatus();
   if (!name.empty()) return CheckTarget(caller, service, method, target_namespace, name);
+  return OutOfScope(caller, service, method, " but for one Target of its own");
+}
+
+absl::Status CallAuthorizer::OutOfScope(const AuthorizedCaller& caller, absl::string_view service,
+                                        absl::string_view method, absl::string_view what) const {
   absl::Status refused = absl::PermissionDeniedError(
       absl::StrCat("caller \"", caller.caller.identity, "\" may not call ", service, "/", method,
-                   " but for one Target of its own: its Targets are ", caller.scope.Describe(),
-                   " (authorization policy)"));
+                   what, ": its Targets are ", caller.scope.Describe(), " (authorization policy)"));
   Refused(caller.caller.identity, caller.caller.authentication, service, method, refused, "");
   return refused;
 }

@@ -67,6 +67,11 @@ class CallAuthorizer {
                               absl::string_view name) const;
 
  private:
+  // The PERMISSION_DENIED of a call outside `caller`'s scope: "caller \"<identity>\" may not
+  // call <service>/<method><what>: its Targets are <scope> (authorization policy)", counted.
+  absl::Status OutOfScope(const AuthorizedCaller& caller, absl::string_view service,
+                          absl::string_view method, absl::string_view what) const;
+
   // Counts (and, the first time in a minute, logs) one refusal; `declared_name` as
   // DenialLedger::Add's.
   void Refused(absl::string_view identity, absl::string_view authentication,
