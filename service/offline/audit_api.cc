@@ -1,19 +1,15 @@
 #include "service/offline/audit_api.h"
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
-#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "audit/export_format.h"
-#include "audit/signed_records.h"
 #include "common/dns_label.h"
-#include "common/quote_cut.h"
 #include "common/status_macros.h"
 #include "projections/credential_lifetimes.h"
 #include "projections/credential_projector.h"
@@ -26,22 +22,13 @@
 #include "projections/timeline.h"
 #include "projections/timestamp_validation.h"
 #include "service/decide/validation.h"
+#include "service/offline/event_pages_internal.h"
 #include "service/offline/status_view.h"
 #include "service/offline/target_view.h"
-#include "store/log_hash.h"
 
 namespace credledger::service {
 namespace {
 
-// Events per read transaction.
-constexpr int kPage = 512;
-// Longest part of a refused event type quoted in an error.
-constexpr size_t kShownTypeBytes = 80;
-// Longest stream name or prefix a filter may name: every stream name is printable ASCII, the
-// longest the service writes (identity/<DNS-1123 subdomain>) 262 bytes.
-constexpr size_t kMaxFilterStreamBytes = 512;
-// A response batch is sent once it holds this many bytes of stored event data.
-constexpr size_t kBatchBytes = 1 << 20;
 constexpr int32_t kDefaultTimelineLimit = 1000;
 constexpr int32_t kMaxTimelineLimit = 10000;
 constexpr char kTargetStreamPrefix[] = "target/";
@@ -73,48 +60,10 @@ store::EventFilter TargetStreams(absl::string_view target_namespace, absl::strin
 template <typename Fold>
 absl::Status ForEachEvent(store::EventStore& store, const store::EventFilter& filter,
                           int64_t after_seq, Fold fold) {
-  int64_t cursor = after_seq;
-  while (true) {
-    ASSIGN_OR_RETURN(std::vector<store::RecordedEvent> page,
-                     store.ReadFiltered(filter, cursor, kPage));
+  EventPages pages(&store, filter, after_seq);
+  while (!pages.done()) {
+    ASSIGN_OR_RETURN(std::vector<store::RecordedEvent> page, pages.Next());
     for (const store::RecordedEvent& event : page) RETURN_IF_ERROR(fold(event));
-    if (static_cast<int>(page.size()) < kPage) return absl::OkStatus();
-    cursor = page.back().seq;
-  }
-}
-
-absl::Status ValidateFilter(const v1::ExportFilter& filter, const store::EventCodec& codec) {
-  if (filter.after_seq() < 0) return absl::InvalidArgumentError("filter.after_seq: negative");
-  if (filter.until_seq() < 0) return absl::InvalidArgumentError("filter.until_seq: negative");
-  if (filter.until_seq() > 0 && filter.until_seq() < filter.after_seq()) {
-    return absl::InvalidArgumentError(absl::StrCat("filter.until_seq: ", filter.until_seq(),
-                                                   " is below after_seq ", filter.after_seq()));
-  }
-  if (filter.from_time_us() < 0 || filter.to_time_us() < 0) {
-    return absl::InvalidArgumentError(filter.from_time_us() < 0 ? "filter.from_time_us: negative"
-                                                               : "filter.to_time_us: negative");
-  }
-  if (filter.to_time_us() > 0 && filter.to_time_us() < filter.from_time_us()) {
-    return absl::InvalidArgumentError("filter.to_time_us: before from_time_us");
-  }
-  if (!filter.stream().empty() && !filter.stream_prefix().empty()) {
-    return absl::InvalidArgumentError(
-        "filter.stream_prefix: not with filter.stream (they exclude each other)");
-  }
-  if (!filter.stream().empty()) {
-    RETURN_IF_ERROR(ValidateToken("filter.stream", filter.stream(), kMaxFilterStreamBytes));
-  }
-  if (!filter.stream_prefix().empty()) {
-    RETURN_IF_ERROR(
-        ValidateToken("filter.stream_prefix", filter.stream_prefix(), kMaxFilterStreamBytes));
-  }
-  for (int i = 0; i < filter.types_size(); ++i) {
-    if (!codec.known_types().contains(filter.types(i))) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("filter.types[", i, "]: unknown event type ",
-                       common::QuoteCut(filter.types(i), kShownTypeBytes),
-                       " (fully qualified, for example \"credledger.v1.CredentialIssued\")"));
-    }
   }
   return absl::OkStatus();
 }
@@ -122,8 +71,12 @@ absl::Status ValidateFilter(const v1::ExportFilter& filter, const store::EventCo
 // Reads the events of several streams in seq order, a page per stream at a time.
 class MergedStreams {
  public:
-  MergedStreams(store::EventStore* store, std::vector<std::string> streams) : store_(store) {
-    for (std::string& s : streams) cursors_.push_back(Cursor{std::move(s), 0, {}, 0, false});
+  MergedStreams(store::EventStore* store, std::vector<std::string> streams) {
+    for (std::string& s : streams) {
+      store::EventFilter filter;
+      filter.stream = std::move(s);
+      cursors_.push_back(Cursor{EventPages(store, std::move(filter), 0), {}, 0});
+    }
   }
 
   // The next event by seq; nullopt when every stream is exhausted.
@@ -142,25 +95,18 @@ class MergedStreams {
 
  private:
   struct Cursor {
-    std::string stream;
-    int64_t after_seq;
+    EventPages pages;
     std::vector<store::RecordedEvent> page;
     size_t next;
-    bool done;
   };
 
   absl::Status Fill(Cursor& c) {
-    if (c.next < c.page.size() || c.done) return absl::OkStatus();
-    store::EventFilter filter;
-    filter.stream = c.stream;
-    ASSIGN_OR_RETURN(c.page, store_->ReadFiltered(filter, c.after_seq, kPage));
+    if (c.next < c.page.size() || c.pages.done()) return absl::OkStatus();
+    ASSIGN_OR_RETURN(c.page, c.pages.Next());
     c.next = 0;
-    c.done = static_cast<int>(c.page.size()) < kPage;
-    if (!c.page.empty()) c.after_seq = c.page.back().seq;
     return absl::OkStatus();
   }
 
-  store::EventStore* store_;
   std::vector<Cursor> cursors_;
 };
 
@@ -191,8 +137,8 @@ absl::StatusOr<int64_t> AuditApi::Resolve(const v1::LogPoint& point, absl::strin
   switch (point.point_case()) {
     case v1::LogPoint::kSeq:
       if (point.seq() < 0 || point.seq() > head) {
-        return absl::InvalidArgumentError(absl::StrCat(field, ".seq: ", point.seq(),
-                                                       " is outside 0..", head, " (the head)"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(field, ".seq: ", point.seq(), " is outside 0..", head, " (the head)"));
       }
       return point.seq();
     case v1::LogPoint::kTime: {
@@ -207,83 +153,23 @@ absl::StatusOr<int64_t> AuditApi::Resolve(const v1::LogPoint& point, absl::strin
   return absl::InvalidArgumentError(absl::StrCat(field, ": required (a seq or a time)"));
 }
 
+absl::StatusOr<std::unique_ptr<ExportCursor>> AuditApi::StartExport(
+    const v1::ExportEventsRequest& request) {
+  return ExportCursor::Start(store_, signing_key_, *clock_, *codec_, request);
+}
+
 absl::Status AuditApi::ExportEvents(
     const v1::ExportEventsRequest& request,
     const std::function<bool(const v1::ExportEventsResponse&)>& write) {
-  const v1::ExportFilter& filter = request.filter();
-  RETURN_IF_ERROR(ValidateFilter(filter, *codec_));
-
-  v1::ExportTrailer trailer;
-  trailer.set_version(audit::kTrailerVersion);
-  *trailer.mutable_filter() = filter;
-  trailer.set_exported_at_us(absl::ToUnixMicros(clock_->Now()));
-  // The checkpoint first: it is never after the head read next.
-  ASSIGN_OR_RETURN(std::optional<v1::Checkpoint> checkpoint, store_->LatestCheckpoint());
-  if (checkpoint.has_value()) *trailer.mutable_checkpoint() = *std::move(checkpoint);
-  const int64_t head = store_->HeadSeq();
-  ASSIGN_OR_RETURN(std::optional<store::RecordedEvent> head_event, store_->ReadEvent(head));
-  trailer.set_head_seq(head);
-  trailer.set_head_chain_hash(head_event.has_value() ? head_event->chain_hash
-                                                     : store::ZeroHash());
-
-  // Time bounds become seq bounds: recorded times increase strictly with seq.
-  int64_t after = filter.after_seq();
-  int64_t until = head;
-  if (filter.until_seq() > 0) until = std::min(until, filter.until_seq());
-  if (filter.from_time_us() > 0) {
-    ASSIGN_OR_RETURN(int64_t before_from, store_->SeqAtTime(filter.from_time_us() - 1));
-    after = std::max(after, before_from);
+  ASSIGN_OR_RETURN(std::unique_ptr<ExportCursor> cursor, StartExport(request));
+  while (true) {
+    ASSIGN_OR_RETURN(std::optional<v1::ExportEventsResponse> message, cursor->Next());
+    if (!message.has_value()) return absl::OkStatus();
+    if (!write(*message)) return absl::CancelledError("export: the client went away");
   }
-  if (filter.to_time_us() > 0) {
-    ASSIGN_OR_RETURN(int64_t at_to, store_->SeqAtTime(filter.to_time_us()));
-    until = std::min(until, at_to);
-  }
-
-  store::EventFilter selection;
-  selection.until_seq = until;
-  selection.stream = filter.stream();
-  selection.stream_prefix = filter.stream_prefix();
-  selection.types.assign(filter.types().begin(), filter.types().end());
-  std::map<std::string, v1::StreamHead> streams;
-  audit::LinesHash lines;
-  v1::ExportEventsResponse batch;
-  size_t batch_bytes = 0;
-  auto flush = [&]() -> absl::Status {
-    if (batch.events_size() == 0) return absl::OkStatus();
-    if (!write(batch)) return absl::CancelledError("export: the client went away");
-    batch.Clear();
-    batch_bytes = 0;
-    return absl::OkStatus();
-  };
-  if (until > after) {
-    RETURN_IF_ERROR(ForEachEvent(
-        *store_, selection, after, [&](const store::RecordedEvent& e) -> absl::Status {
-          if (trailer.first_seq() == 0) trailer.set_first_seq(e.seq);
-          trailer.set_last_seq(e.seq);
-          trailer.set_event_count(trailer.event_count() + 1);
-          v1::StreamHead& stream = streams[e.stream];
-          stream.set_stream(e.stream);
-          stream.set_stream_version(e.stream_version);
-          stream.set_stream_hash(e.stream_hash);
-          lines.Add(e);
-          *batch.add_events() = audit::ToExported(e);
-          batch_bytes += e.payload.size() + e.metadata.size() + 200;
-          if (batch.events_size() >= kPage || batch_bytes >= kBatchBytes) return flush();
-          return absl::OkStatus();
-        }));
-  }
-  RETURN_IF_ERROR(flush());
-  for (auto& [name, head_of_stream] : streams) *trailer.add_streams() = std::move(head_of_stream);
-  trailer.set_lines_hash(lines.value());
-  if (signing_key_ != nullptr) RETURN_IF_ERROR(audit::SignTrailer(*signing_key_, trailer));
-  v1::ExportEventsResponse last;
-  *last.mutable_trailer() = std::move(trailer);
-  if (!write(last)) return absl::CancelledError("export: the client went away");
-  return absl::OkStatus();
 }
 
-absl::StatusOr<v1::GetStateAtResponse> AuditApi::GetStateAt(
-    const v1::GetStateAtRequest& request) {
+absl::StatusOr<v1::GetStateAtResponse> AuditApi::GetStateAt(const v1::GetStateAtRequest& request) {
   RETURN_IF_ERROR(ValidateSelection(request.namespace_(), request.name()));
   ASSIGN_OR_RETURN(int64_t seq, Resolve(request.as_of(), "as_of"));
   ASSIGN_OR_RETURN(ProjectionsAt at, StateAt(store_, seq, snapshots_));
@@ -327,8 +213,7 @@ absl::StatusOr<v1::TimelineResponse> AuditApi::Timeline(const v1::TimelineReques
   }
   if (request.limit() < 0 || request.limit() > kMaxTimelineLimit) {
     return absl::InvalidArgumentError(
-        absl::StrCat("limit: must be 0..", kMaxTimelineLimit, " (0: ", kDefaultTimelineLimit,
-                     ")"));
+        absl::StrCat("limit: must be 0..", kMaxTimelineLimit, " (0: ", kDefaultTimelineLimit, ")"));
   }
   if (request.after_seq() < 0) return absl::InvalidArgumentError("after_seq: negative");
   const int32_t limit = request.limit() == 0 ? kDefaultTimelineLimit : request.limit();
@@ -360,9 +245,9 @@ absl::StatusOr<v1::TimelineResponse> AuditApi::Timeline(const v1::TimelineReques
   }
   if (!any) {
     return absl::NotFoundError(
-        identity ? absl::StrCat("identity \"", request.identity(), "\" has no events")
-                 : absl::StrCat("Target ", request.namespace_(), "/", request.name(),
-                                " has no events"));
+        identity
+            ? absl::StrCat("identity \"", request.identity(), "\" has no events")
+            : absl::StrCat("Target ", request.namespace_(), "/", request.name(), " has no events"));
   }
   return response;
 }
@@ -372,8 +257,7 @@ absl::StatusOr<v1::DiffResponse> AuditApi::Diff(const v1::DiffRequest& request) 
   ASSIGN_OR_RETURN(int64_t from, Resolve(request.from(), "from"));
   ASSIGN_OR_RETURN(int64_t to, Resolve(request.to(), "to"));
   if (to < from) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("to: seq ", to, " is before from seq ", from));
+    return absl::InvalidArgumentError(absl::StrCat("to: seq ", to, " is before from seq ", from));
   }
   ASSIGN_OR_RETURN(ProjectionsAt from_state, StateAt(store_, from, snapshots_));
   ASSIGN_OR_RETURN(ProjectionsAt to_state, StateAt(store_, to, snapshots_));
@@ -417,9 +301,8 @@ absl::StatusOr<v1::ValidCredentialsAtResponse> AuditApi::ValidCredentialsAt(
   };
   projections::CredentialLifetimes lifetimes;
   if (head > 0) {
-    RETURN_IF_ERROR(ForEachEvent(*store_, filter, 0, [&](const store::RecordedEvent& e) {
-      return lifetimes.Apply(e);
-    }));
+    RETURN_IF_ERROR(ForEachEvent(
+        *store_, filter, 0, [&](const store::RecordedEvent& e) { return lifetimes.Apply(e); }));
   }
   v1::ValidCredentialsAtResponse response;
   response.set_head_seq(head);

@@ -3,20 +3,20 @@
 // from the log and appends nothing, so it also runs on a log opened read-only
 // (`serve --read-only`, and the CLI's `--db` mode).
 //
-// Export pages through the log with short read transactions (store::EventStore::ReadFiltered),
-// so memory stays constant in the number of events (it grows only with the number of
-// exported streams, whose last stream_hash the trailer lists), and signs the trailer with the
-// service's key.
+// Export is an ExportCursor (export_cursor.h), which pages through the log with short read
+// transactions, so memory stays constant in the number of events, and signs the trailer with
+// the service's key; ExportEvents drives one to its end.
 //
 // As-of answers fold the credential and status projections from their nearest earlier
 // snapshots that verify (projections::SnapshotGuard; from seq 1 without a guard), side by side
 // in one pass over the events after them (projections::AsOfTogether); valid-credentials and
 // diffs fold only the event types they need, selected by the store.
 //
-// Thread-safety: all methods are thread-safe.
+// Thread-safety: all methods are thread-safe; an ExportCursor is thread-compatible.
 #pragma once
 
 #include <functional>
+#include <memory>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -24,6 +24,7 @@
 #include "common/clock.h"
 #include "credledger/v1/api.pb.h"
 #include "projections/snapshot_guard.h"
+#include "service/offline/export_cursor.h"
 #include "store/event_codec.h"
 #include "store/event_store.h"
 
@@ -39,16 +40,22 @@ class AuditApi {
            projections::SnapshotGuard* snapshots = nullptr,
            const store::EventCodec* codec = &store::EventCodec::Default());
 
-  // Streams the export: `write` gets every batch of events (at most 512 events and about
-  // 1 MiB each) and then the message with the trailer; it returns false when the client went
-  // away. The export covers events up to the head at the start of the call; its trailer is
+  // Starts the export of the events `request.filter()` selects: validates the filter, reads
+  // the latest checkpoint and the head (the export covers events up to it) and turns the time
+  // bounds into seq bounds; the cursor's Next then gives every batch of events (at most 512
+  // events and about 1 MiB each) and then the message with the trailer. The trailer is
   // version 2, whose lines_hash commits to every exported event (docs/audit.md, "Trailer").
-  // Errors: kInvalidArgument naming the filter field and the rule (negative bounds,
-  // "filter.until_seq: below after_seq", "filter.to_time_us: before from_time_us",
-  // "filter.stream_prefix: not with filter.stream", a stream or prefix that is
+  // The cursor reads the store and signs with the key this api was given, which must outlive
+  // it; the api need not. Errors: kInvalidArgument naming the filter field and the rule
+  // (negative bounds, "filter.until_seq: below after_seq", "filter.to_time_us: before
+  // from_time_us", "filter.stream_prefix: not with filter.stream", a stream or prefix that is
   // not 1-512 bytes of printable ASCII without spaces, "filter.types[i]: unknown event
-  // type"); kCancelled when `write` returned false; store read errors; kInternal when
-  // signing fails.
+  // type"); store read errors.
+  absl::StatusOr<std::unique_ptr<ExportCursor>> StartExport(const v1::ExportEventsRequest& request);
+
+  // Streams the export of StartExport: `write` gets every message of the cursor in turn; it
+  // returns false when the client went away. Errors: StartExport's and ExportCursor::Next's;
+  // kCancelled "export: the client went away" when `write` returned false.
   absl::Status ExportEvents(const v1::ExportEventsRequest& request,
                             const std::function<bool(const v1::ExportEventsResponse&)>& write);
 
