@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "common/file_util.h"
 #include "common/status_macros.h"
 #include "service/decide/validation.h"
 #include "service/wire/grpc_tls.h"
@@ -67,7 +68,8 @@ ClientConnection::ClientConnection()
     : server_(DefaultServerAddress()),
       tls_ca_(EnvOrEmpty("CREDLEDGER_TLS_CA")),
       tls_cert_(EnvOrEmpty("CREDLEDGER_TLS_CERT")),
-      tls_key_(EnvOrEmpty("CREDLEDGER_TLS_KEY")) {}
+      tls_key_(EnvOrEmpty("CREDLEDGER_TLS_KEY")),
+      token_file_(EnvOrEmpty("CREDLEDGER_TOKEN_FILE")) {}
 
 void ClientConnection::DefineFlags(FlagSet& flags) {
   flags_ = &flags;
@@ -83,6 +85,10 @@ void ClientConnection::DefineFlags(FlagSet& flags) {
   flags.Add("tls-cert", &tls_cert_,
             "PEM client certificate for mutual TLS; turns TLS on (default $CREDLEDGER_TLS_CERT)");
   flags.Add("tls-key", &tls_key_, "PEM private key of --tls-cert (default $CREDLEDGER_TLS_KEY)");
+  flags.Add("token-file", &token_file_,
+            "file with a ServiceAccount token to call with (a projected token for the "
+            "server's --token-audience); sent only over TLS or to a local server, not with "
+            "--tls-cert (default $CREDLEDGER_TOKEN_FILE)");
 }
 
 absl::Status ClientConnection::CheckFlags() const {
@@ -91,13 +97,15 @@ absl::Status ClientConnection::CheckFlags() const {
   // client certificate.
   for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"tls-ca", &tls_ca_},
                                     {"tls-cert", &tls_cert_},
-                                    {"tls-key", &tls_key_}}) {
+                                    {"tls-key", &tls_key_},
+                                    {"token-file", &token_file_}}) {
     if (value->empty() && flags_ != nullptr && flags_->Given(flag)) {
       return absl::InvalidArgumentError(
           absl::StrCat("--", flag, ": must not be empty; leave the flag out for its default"));
     }
   }
   RETURN_IF_ERROR(service::CheckClientTlsFlags({tls_ca_, tls_cert_, tls_key_}));
+  if (!token_file_.empty()) RETURN_IF_ERROR(ReadToken());
   if (actor_.empty()) {
     // An empty --as (an unset shell variable, say) would silently call as someone else.
     if (flags_ != nullptr && flags_->Given("as")) {
@@ -108,6 +116,28 @@ absl::Status ClientConnection::CheckFlags() const {
     return absl::OkStatus();
   }
   return service::ValidateToken("--as", actor_, service::kMaxActorBytes);
+}
+
+absl::Status ClientConnection::ReadToken() const {
+  if (!tls_cert_.empty()) {
+    return absl::InvalidArgumentError(
+        "--token-file: not with --tls-cert; a call presents a client certificate or a token");
+  }
+  if (!tls() && !service::IsLocalServerAddress(server_)) {
+    return absl::InvalidArgumentError(
+        "--token-file: the token would cross the network in plaintext; give --tls-ca to "
+        "call a remote server over TLS");
+  }
+  absl::StatusOr<std::string> token = common::ReadSmallFile(token_file_);
+  if (!token.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--token-file: ", token.status().message()));
+  }
+  token_ = std::string(absl::StripAsciiWhitespace(*token));
+  if (token_.empty() || !service::ValidateToken("", token_, common::kMaxConfigFileBytes).ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--token-file: \"", token_file_, "\" holds no token (one line of printable ASCII)"));
+  }
+  return absl::OkStatus();
 }
 
 bool ClientConnection::tls() const { return !tls_ca_.empty() || !tls_cert_.empty(); }
@@ -123,6 +153,9 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> ClientConnection::Channel() const
 
 std::string ClientConnection::Declare(grpc::ClientContext& context) const {
   if (!actor_.empty()) context.AddMetadata(service::kActorMetadataKey, actor_);
+  if (!token_.empty()) {
+    context.AddMetadata(service::kAuthorizationMetadataKey, absl::StrCat("Bearer ", token_));
+  }
   std::string request_id = service::NewCallRequestId();
   context.AddMetadata(service::kRequestIdMetadataKey, request_id);
   return request_id;

@@ -9,6 +9,10 @@
 //   --tls-ca    PEM CA bundle that verifies the server; turns TLS on ($CREDLEDGER_TLS_CA)
 //   --tls-cert  PEM client certificate for mutual TLS; turns TLS on ($CREDLEDGER_TLS_CERT)
 //   --tls-key   its PEM private key ($CREDLEDGER_TLS_KEY)
+//   --token-file a file holding a Kubernetes ServiceAccount token, sent as
+//               "authorization: Bearer <token>" ($CREDLEDGER_TOKEN_FILE; docs/api.md,
+//               "ServiceAccount tokens"); only over TLS or to a server on this machine, and
+//               not with --tls-cert
 // Without --tls-ca and --tls-cert the connection is plaintext (the server accepts that only
 // on loopback or a unix socket).
 // Every call carries a new call request id (metadata x-request-id, request_id.h), which the
@@ -53,14 +57,17 @@ class ClientConnection {
   // when --as is given empty, or is not 1-128 bytes of printable ASCII without spaces (the
   // server's rule for credledger-actor; other bytes could not even be sent as gRPC
   // metadata); "--tls-ca: must not be empty ..." (and --tls-cert, --tls-key) when given
-  // empty; "--tls-key: ..." / "--tls-cert: ..." when only one of the two is given.
+  // empty; "--tls-key: ..." / "--tls-cert: ..." when only one of the two is given;
+  // "--token-file: ..." when it cannot be read, is empty, comes with --tls-cert, or would go
+  // over plaintext to another machine. Reads the token.
   absl::Status CheckFlags() const;
   // A channel to --server, over TLS when TLS is on.
   // Errors: the TLS files' (grpc_tls.h ClientTlsCredentials: unreadable, no PEM, key not of
   // the certificate), naming the flag.
   absl::StatusOr<std::shared_ptr<grpc::Channel>> Channel() const;
-  // Declares --as on `context` when given, and a new call request id (NewCallRequestId) as
-  // x-request-id. Returns that id, for WithCallRequestId on the call's error.
+  // Declares --as on `context` when given, the --token-file token when given, and a new call
+  // request id (NewCallRequestId) as x-request-id. Returns that id, for WithCallRequestId on
+  // the call's error.
   std::string Declare(grpc::ClientContext& context) const;
   // `failure` with "; hint: <ConnectionHint>" appended to its message when it is UNAVAILABLE
   // and ConnectionHint has one for this connection's flags; else `failure` unchanged.
@@ -73,7 +80,11 @@ class ClientConnection {
   std::string tls_ca_;
   std::string tls_cert_;
   std::string tls_key_;
+  std::string token_file_;
+  mutable std::string token_;  // read from token_file_ by CheckFlags; never printed
 
+  // Reads --token-file into token_. Errors: as CheckFlags's for --token-file.
+  absl::Status ReadToken() const;
   // Whether TLS is on: --tls-ca or --tls-cert given (or from the environment).
   bool tls() const;
 };

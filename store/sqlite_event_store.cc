@@ -78,11 +78,11 @@ absl::Status SqliteEventStore::InitializeReadOnly() {
     return absl::InternalError("store: embedded migration names must start with a version");
   }
   if (version != newest) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "store ", options_.path.string(), ": schema version ", version, ", this binary reads ",
-        newest, " read-only; ",
-        version < newest ? "open it read-write once (credledger migrate) to migrate it"
-                         : "use a newer credledger"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("store ", options_.path.string(), ": schema version ", version,
+                     ", this binary reads ", newest, " read-only; ",
+                     version < newest ? "open it read-write once (credledger migrate) to migrate it"
+                                      : "use a newer credledger"));
   }
   RETURN_IF_ERROR(CheckStoredTypes(*db));
   ASSIGN_OR_RETURN(head_, LoadHead(*db));
@@ -95,8 +95,7 @@ absl::Status SqliteEventStore::InitializeReadOnly() {
 
 absl::Status SqliteEventStore::CheckStoredTypes(Connection& db) {
   std::map<std::string, int64_t> stored;
-  ASSIGN_OR_RETURN(Statement types,
-                   db.Prepare("SELECT type, max_schema_version FROM event_types"));
+  ASSIGN_OR_RETURN(Statement types, db.Prepare("SELECT type, max_schema_version FROM event_types"));
   while (true) {
     ASSIGN_OR_RETURN(bool more, types.Step());
     if (!more) break;
@@ -108,7 +107,9 @@ absl::Status SqliteEventStore::CheckStoredTypes(Connection& db) {
 absl::Status SqliteEventStore::Initialize() {
   if (options_.read_only) return InitializeReadOnly();
   ASSIGN_OR_RETURN(writer_, Connection::Open(options_.path, /*create=*/true,
-                                              /*read_only=*/false, options_.vfs));
+                                             /*read_only=*/false, options_.vfs));
+  // The busy timeout first: switching to WAL waits for a lock another connection holds.
+  RETURN_IF_ERROR(ConfigureConnection(*writer_, options_));
   {
     ASSIGN_OR_RETURN(Statement wal, writer_->Prepare("PRAGMA journal_mode = WAL"));
     ASSIGN_OR_RETURN(bool row, wal.Step());
@@ -117,7 +118,6 @@ absl::Status SqliteEventStore::Initialize() {
           absl::StrCat("store ", options_.path.string(), ": cannot enable WAL mode"));
     }
   }
-  RETURN_IF_ERROR(ConfigureConnection(*writer_, options_));
   RETURN_IF_ERROR(ApplyMigrations(*writer_, EmbeddedMigrations()));
   RETURN_IF_ERROR(CheckStoredTypes(*writer_));
 
@@ -221,11 +221,11 @@ void SqliteEventStore::RunBatch(std::vector<Pending*>& batch) {
     // The commit did not happen, so the head is the batch's start. This holds for a failed
     // fsync too: SQLite makes a WAL commit visible only after its fsync succeeded.
     head_ = batch_start;
-    batch_error = absl::Status(
-        batch_error.code(),
-        absl::StrCat("append: batch of ", batch.size(),
-                     batch.size() == 1 ? " command" : " commands",
-                     " not committed, nothing was appended: ", batch_error.message()));
+    batch_error =
+        absl::Status(batch_error.code(),
+                     absl::StrCat("append: batch of ", batch.size(),
+                                  batch.size() == 1 ? " command" : " commands",
+                                  " not committed, nothing was appended: ", batch_error.message()));
     for (Pending* p : batch) {
       if (p->result.ok() || p->result.code() == absl::StatusCode::kUnavailable) {
         p->result = batch_error;

@@ -106,6 +106,21 @@ absl::StatusOr<bool> Boolean(const YAML::Node& node, absl::string_view path) {
   return common::FieldError(path, "must be true or false");
 }
 
+// The Kubernetes subject an identity stands for by itself: the identity as the user, with a
+// ServiceAccount's groups when it names one.
+AuthorizationPolicy::KubernetesSubject SubjectNamed(absl::string_view identity) {
+  AuthorizationPolicy::KubernetesSubject subject{std::string(identity), {}};
+  absl::string_view rest = identity;
+  if (absl::ConsumePrefix(&rest, kServiceAccountUserPrefix)) {
+    const size_t colon = rest.find(':');
+    if (colon != absl::string_view::npos && colon > 0) {
+      subject.groups = {"system:serviceaccounts",
+                        absl::StrCat("system:serviceaccounts:", rest.substr(0, colon))};
+    }
+  }
+  return subject;
+}
+
 }  // namespace
 
 AuthorizationPolicy AuthorizationPolicy::AllowAll() {
@@ -253,13 +268,13 @@ std::optional<AuthorizationPolicy::KubernetesSubject> AuthorizationPolicy::Subje
     absl::string_view actor) const {
   absl::string_view identity = actor;
   const bool declared = absl::ConsumePrefix(&identity, kDeclaredActorPrefix);
-  if (!restrictive_) return KubernetesSubject{std::string(identity), {}};
+  if (!restrictive_) return SubjectNamed(identity);
   absl::string_view suffix;
   const Entry* entry = policy_given_ ? EntryFor(identity, declared, &suffix) : nullptr;
   if (entry == nullptr) return std::nullopt;
   if (!entry->subject.user.empty()) return entry->subject;
   if (declared && !entry->allow_declared) return std::nullopt;
-  return KubernetesSubject{std::string(identity), {}};
+  return SubjectNamed(identity);
 }
 
 }  // namespace credledger::service

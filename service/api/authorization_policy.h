@@ -83,7 +83,10 @@ class AuthorizationPolicy {
 
   // The Kubernetes user and groups the caller recorded as `actor` acts as (a declared caller
   // is recorded as "declared:<name>", validation.h): its entry's `kubernetes`, else its own
-  // identity as the user with no groups. nullopt for a caller no entry matches, and for a
+  // identity as the user, with no groups, or for a ServiceAccount
+  // ("system:serviceaccount:<ns>:<name>") the groups Kubernetes gives it,
+  // "system:serviceaccounts" and "system:serviceaccounts:<ns>". nullopt for a caller no entry
+  // matches, and for a
   // declared caller whose entry neither names a user nor allows declared names. AllowAll: the
   // identity as the user.
   std::optional<KubernetesSubject> SubjectOf(absl::string_view actor) const;

@@ -148,14 +148,16 @@ absl::StatusOr<v1::ListFleetStatusResponse> ReportApi::ListFleetStatus(
 }
 
 absl::StatusOr<std::unique_ptr<FleetWatch>> ReportApi::WatchFleet(
-    const v1::WatchFleetRequest& request, const TargetScope& scope) const {
+    const v1::WatchFleetRequest& request, const TargetScope& scope,
+    std::function<void()> wake) const {
   RETURN_IF_ERROR(ValidateWatchStart(request.namespace_(), request.after_seq()));
   FleetWatch::Options options;
   options.target_namespace = request.namespace_();
   options.scope = scope;
   options.after_seq = request.after_seq();
   options.queue_limit = options_.watch_queue_limit;
-  return FleetWatch::Start(statuses_, std::move(options));
+  options.queue_bytes_limit = options_.watch_queue_bytes;
+  return FleetWatch::Start(statuses_, std::move(options), std::move(wake));
 }
 
 }  // namespace credledger::service

@@ -12,8 +12,8 @@
 // Thread-safety: all methods are thread-safe.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
+#include <functional>
 #include <memory>
 
 #include "absl/status/statusor.h"
@@ -35,6 +35,8 @@ class ReportApi {
     absl::Duration read_your_writes_timeout = absl::Seconds(5);
     // Live changes one watch may hold for a slow client (FleetWatch::Options::queue_limit).
     size_t watch_queue_limit = 1024;
+    // Bytes of live changes one watch may hold (FleetWatch::Options::queue_bytes_limit).
+    size_t watch_queue_bytes = size_t{4} << 20;
   };
 
   // `ingest` and `statuses` are not owned and must outlive the api.
@@ -70,12 +72,10 @@ class ReportApi {
   // Starts a fleet watch over the Targets in `scope`. Errors: kInvalidArgument (namespace,
   // negative after_seq); kResourceExhausted when the changes after after_seq are no longer
   // kept.
+  // `wake` as ProjectorWatch::Start's (projector_watch.h).
   absl::StatusOr<std::unique_ptr<FleetWatch>> WatchFleet(const v1::WatchFleetRequest& request,
-                                                         const TargetScope& scope) const;
-
-  // Tells running watches to end (the server is shutting down); see stopping().
-  void Stop() { stopping_.store(true); }
-  bool stopping() const { return stopping_.load(); }
+                                                         const TargetScope& scope,
+                                                         std::function<void()> wake) const;
 
  private:
   // Waits (bounded) until the status projector has folded `seq`; 0 waits for nothing.
@@ -84,7 +84,6 @@ class ReportApi {
   ReportIngest* const ingest_;
   projections::StatusProjector* const statuses_;
   const Options options_;
-  std::atomic<bool> stopping_{false};
 };
 
 }  // namespace credledger::service

@@ -173,14 +173,16 @@ absl::StatusOr<v1::ListTargetsResponse> TargetApi::ListTargets(
 }
 
 absl::StatusOr<std::unique_ptr<TargetWatch>> TargetApi::WatchTargets(
-    const v1::WatchTargetsRequest& request, const TargetScope& scope) const {
+    const v1::WatchTargetsRequest& request, const TargetScope& scope,
+    std::function<void()> wake) const {
   RETURN_IF_ERROR(ValidateWatchStart(request.namespace_(), request.after_seq()));
   TargetWatch::Options options;
   options.target_namespace = request.namespace_();
   options.scope = scope;
   options.after_seq = request.after_seq();
   options.queue_limit = options_.watch_queue_limit;
-  return TargetWatch::Start(projector_, std::move(options));
+  options.queue_bytes_limit = options_.watch_queue_bytes;
+  return TargetWatch::Start(projector_, std::move(options), std::move(wake));
 }
 
 }  // namespace credledger::service

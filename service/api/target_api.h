@@ -19,9 +19,9 @@
 // Thread-safety: all methods are thread-safe.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -47,6 +47,8 @@ class TargetApi {
     absl::Duration read_your_writes_timeout = absl::Seconds(5);
     // Live changes one watch may hold for a slow client (TargetWatch::Options::queue_limit).
     size_t watch_queue_limit = 1024;
+    // Bytes of live changes one watch may hold (TargetWatch::Options::queue_bytes_limit).
+    size_t watch_queue_bytes = size_t{4} << 20;
   };
 
   // `bus`, `projector` and `clock` are not owned and must outlive the api.
@@ -77,12 +79,10 @@ class TargetApi {
 
   // Starts a watch over the Targets in `scope`. Errors: kInvalidArgument (namespace, negative
   // after_seq); kResourceExhausted when the changes after after_seq are no longer kept.
+  // `wake` as ProjectorWatch::Start's (projector_watch.h).
   absl::StatusOr<std::unique_ptr<TargetWatch>> WatchTargets(const v1::WatchTargetsRequest& request,
-                                                            const TargetScope& scope) const;
-
-  // Tells running watches to end (the server is shutting down); see stopping().
-  void Stop() { stopping_.store(true); }
-  bool stopping() const { return stopping_.load(); }
+                                                            const TargetScope& scope,
+                                                            std::function<void()> wake) const;
 
  private:
   // What a mutating call answers, before it is copied into the RPC's response.
@@ -103,7 +103,6 @@ class TargetApi {
   projections::CredentialProjector* const projector_;
   common::Clock* const clock_;
   const Options options_;
-  std::atomic<bool> stopping_{false};
 };
 
 }  // namespace credledger::service

@@ -48,6 +48,11 @@ absl::Status ValidateOwnerReference(const v1::OwnerReference& owner, bool requir
 
 // Request metadata key naming the caller; its value becomes the actor of every event.
 inline constexpr char kActorMetadataKey[] = "credledger-actor";
+// The gRPC metadata key of a caller's bearer token ("Bearer <token>"; docs/api.md,
+// "ServiceAccount tokens").
+inline constexpr char kAuthorizationMetadataKey[] = "authorization";
+// The prefix of a Kubernetes ServiceAccount's username, "system:serviceaccount:<ns>:<name>".
+inline constexpr char kServiceAccountUserPrefix[] = "system:serviceaccount:";
 // The actor when a call names none.
 inline constexpr char kAnonymousActor[] = "anonymous";
 // A name a local caller declared (the CLI's --as) is recorded as "declared:<name>", so the log

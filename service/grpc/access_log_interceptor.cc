@@ -18,6 +18,7 @@
 #include "google/protobuf/message.h"
 #include "service/api/target_api.h"
 #include "service/grpc/access_log.h"
+#include "service/grpc/auth/call_authorizer.h"
 #include "service/grpc/auth/caller_identity.h"
 #include "service/wire/grpc_status.h"
 #include "service/wire/request_id.h"
@@ -64,13 +65,14 @@ std::string LoggedIdentity(const CallerEvidence& evidence) {
 class AccessLogInterceptor final : public grpc::experimental::Interceptor {
  public:
   // `command_id_field`: the request's `request_id` field; null when the RPC has none.
-  // `refusals`: as NewAccessLogInterceptorFactory's.
+  // `refusals`, `authorizer`: as NewAccessLogInterceptorFactory's.
   AccessLogInterceptor(grpc::experimental::ServerRpcInfo* info,
                        const google::protobuf::FieldDescriptor* command_id_field,
-                       common::RepeatLog* refusals)
+                       common::RepeatLog* refusals, const CallAuthorizer* authorizer)
       : info_(info),
         command_id_field_(command_id_field),
         refusals_(refusals),
+        authorizer_(authorizer),
         start_(std::chrono::steady_clock::now()) {
     record_.rpc = info->method();
   }
@@ -91,6 +93,8 @@ class AccessLogInterceptor final : public grpc::experimental::Interceptor {
       record_.code = status.code();
       record_.error = std::string(status.message());
       record_.duration = absl::FromChrono(std::chrono::steady_clock::now() - start_);
+      // Now, not at the start: a bearer token has been reviewed by the time the call ends.
+      record_.identity = LoggedIdentity(authorizer_->Evidence(*info_->server_context()));
       record_.unparsed_request = unparsed_request_;
       if (!IsRefusal(record_.code) || refusals_ == nullptr ||
           refusals_->Count(
@@ -109,9 +113,7 @@ class AccessLogInterceptor final : public grpc::experimental::Interceptor {
       if (IsValidCallRequestId(sent)) record_.request_id = std::string(sent);
     }
     if (record_.request_id.empty()) record_.request_id = NewCallRequestId();
-    CallerEvidence evidence = EvidenceOf(*info_->server_context());
-    record_.identity = LoggedIdentity(evidence);
-    record_.peer = std::move(evidence.peer);
+    record_.peer = info_->server_context()->peer();
   }
 
   // `message`: the received request, of the RPC's generated request type (see the factory's
@@ -132,6 +134,7 @@ class AccessLogInterceptor final : public grpc::experimental::Interceptor {
   grpc::experimental::ServerRpcInfo* const info_;
   const google::protobuf::FieldDescriptor* const command_id_field_;
   common::RepeatLog* const refusals_;
+  const CallAuthorizer* const authorizer_;
   const std::chrono::steady_clock::time_point start_;
   bool read_message_ = false;
   bool unparsed_request_ = false;
@@ -141,26 +144,27 @@ class AccessLogInterceptor final : public grpc::experimental::Interceptor {
 class AccessLogInterceptorFactory final
     : public grpc::experimental::ServerInterceptorFactoryInterface {
  public:
-  explicit AccessLogInterceptorFactory(common::RepeatLog* refusals)
-      : command_id_fields_(FindCommandIdFields()), refusals_(refusals) {}
+  AccessLogInterceptorFactory(common::RepeatLog* refusals, const CallAuthorizer* authorizer)
+      : command_id_fields_(FindCommandIdFields()), refusals_(refusals), authorizer_(authorizer) {}
 
   grpc::experimental::Interceptor* CreateServerInterceptor(
       grpc::experimental::ServerRpcInfo* info) override {
     const auto it = command_id_fields_.find(absl::string_view(info->method()));
     return new AccessLogInterceptor(info, it == command_id_fields_.end() ? nullptr : it->second,
-                                    refusals_);
+                                    refusals_, authorizer_);
   }
 
  private:
   const CommandIdFields command_id_fields_;
   common::RepeatLog* const refusals_;
+  const CallAuthorizer* const authorizer_;
 };
 
 }  // namespace
 
 std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>
-NewAccessLogInterceptorFactory(common::RepeatLog* refusals) {
-  return std::make_unique<AccessLogInterceptorFactory>(refusals);
+NewAccessLogInterceptorFactory(common::RepeatLog* refusals, const CallAuthorizer* authorizer) {
+  return std::make_unique<AccessLogInterceptorFactory>(refusals, authorizer);
 }
 
 }  // namespace credledger::service

@@ -6,8 +6,9 @@
 // Per call it
 //   - takes the client's `x-request-id` when valid, else generates one, and sends it back in
 //     the initial and the trailing metadata (a failed call may answer with trailers only);
-//   - establishes the caller as CallAuthorizer does (caller_identity.h): ResolveCaller's
-//     identity, else the client certificate's (CertifiedCaller), else "anonymous";
+//   - establishes the caller as CallAuthorizer does (caller_identity.h), when the call ends
+//     (a bearer token is reviewed by then): ResolveCaller's identity, else the client
+//     certificate's (CertifiedCaller), else "anonymous";
 //   - for an RPC of package credledger.v1 whose request has a string field `request_id`
 //     (the idempotency key of a mutating RPC), reads it from the first request message;
 //   - writes one line (LogCall) when the status is sent, after the handler has returned;
@@ -31,12 +32,15 @@ class RepeatLog;
 
 namespace credledger::service {
 
+class CallAuthorizer;
+
 // The factory to register with ServerBuilder::experimental().SetInterceptorCreators.
 // REQUIRES: the services of package credledger.v1 are the generated (typed, not raw)
 // services of api.proto: their received messages are read as those request types.
 // `refusals` (not owned; must outlive the server) counts refused calls; null: every refused
-// call is written in full.
+// call is written in full. `authorizer` (not owned; must outlive the server) gives each
+// call's CallerEvidence.
 std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>
-NewAccessLogInterceptorFactory(common::RepeatLog* refusals);
+NewAccessLogInterceptorFactory(common::RepeatLog* refusals, const CallAuthorizer* authorizer);
 
 }  // namespace credledger::service

@@ -1,9 +1,5 @@
 #include "service/grpc/identity_grpc_service.h"
 
-#include <string>
-
-#include "service/grpc/grpc_handlers.h"
-
 namespace credledger::service {
 namespace {
 
@@ -11,73 +7,73 @@ constexpr char kIdentityServiceName[] = "IdentityService";
 
 }  // namespace
 
-grpc::Status IdentityGrpcService::CreateIdentity(grpc::ServerContext* context,
-                                                 const v1::CreateIdentityRequest* request,
-                                                 v1::IdentityChangeResponse* response) {
-  return AuthorizeAndReply(
-      *context, *authorizer_, kIdentityServiceName, "CreateIdentity",
-      [&](const AuthorizedCaller& caller) { return api_->CreateIdentity(*request, caller.actor); },
-      response);
+grpc::ServerUnaryReactor* IdentityGrpcService::CreateIdentity(
+    grpc::CallbackServerContext* context, const v1::CreateIdentityRequest* request,
+    v1::IdentityChangeResponse* response) {
+  return ServeUnary(context, env_, env_.remote_work, kIdentityServiceName, "CreateIdentity",
+                    request, response, [api = api_, request](const AuthorizedCaller& caller) {
+                      return api->CreateIdentity(*request, caller.actor);
+                    });
 }
 
-grpc::Status IdentityGrpcService::UpdateIdentity(grpc::ServerContext* context,
-                                                 const v1::UpdateIdentityRequest* request,
-                                                 v1::IdentityChangeResponse* response) {
-  return AuthorizeAndReply(
-      *context, *authorizer_, kIdentityServiceName, "UpdateIdentity",
-      [&](const AuthorizedCaller& caller) { return api_->UpdateIdentity(*request, caller.actor); },
-      response);
+grpc::ServerUnaryReactor* IdentityGrpcService::UpdateIdentity(
+    grpc::CallbackServerContext* context, const v1::UpdateIdentityRequest* request,
+    v1::IdentityChangeResponse* response) {
+  return ServeUnary(context, env_, env_.remote_work, kIdentityServiceName, "UpdateIdentity",
+                    request, response, [api = api_, request](const AuthorizedCaller& caller) {
+                      return api->UpdateIdentity(*request, caller.actor);
+                    });
 }
 
-grpc::Status IdentityGrpcService::DeleteIdentity(grpc::ServerContext* context,
-                                                 const v1::DeleteIdentityRequest* request,
-                                                 v1::IdentityChangeResponse* response) {
-  return AuthorizeAndReply(
-      *context, *authorizer_, kIdentityServiceName, "DeleteIdentity",
-      [&](const AuthorizedCaller& caller) { return api_->DeleteIdentity(*request, caller.actor); },
-      response);
+grpc::ServerUnaryReactor* IdentityGrpcService::DeleteIdentity(
+    grpc::CallbackServerContext* context, const v1::DeleteIdentityRequest* request,
+    v1::IdentityChangeResponse* response) {
+  return ServeUnary(context, env_, env_.log_work, kIdentityServiceName, "DeleteIdentity", request,
+                    response, [api = api_, request](const AuthorizedCaller& caller) {
+                      return api->DeleteIdentity(*request, caller.actor);
+                    });
 }
 
-grpc::Status IdentityGrpcService::BindIdentity(grpc::ServerContext* context,
-                                               const v1::BindIdentityRequest* request,
-                                               v1::IdentityChangeResponse* response) {
-  return AuthorizeAndReply(
-      *context, *authorizer_, kIdentityServiceName, "BindIdentity",
-      [&](const AuthorizedCaller& caller) { return api_->BindIdentity(*request, caller.actor); },
-      response);
+grpc::ServerUnaryReactor* IdentityGrpcService::BindIdentity(grpc::CallbackServerContext* context,
+                                                            const v1::BindIdentityRequest* request,
+                                                            v1::IdentityChangeResponse* response) {
+  return ServeUnary(context, env_, env_.log_work, kIdentityServiceName, "BindIdentity", request,
+                    response, [api = api_, request](const AuthorizedCaller& caller) {
+                      return api->BindIdentity(*request, caller.actor);
+                    });
 }
 
-grpc::Status IdentityGrpcService::UnbindIdentity(grpc::ServerContext* context,
-                                                 const v1::UnbindIdentityRequest* request,
-                                                 v1::IdentityChangeResponse* response) {
-  return AuthorizeAndReply(
-      *context, *authorizer_, kIdentityServiceName, "UnbindIdentity",
-      [&](const AuthorizedCaller& caller) { return api_->UnbindIdentity(*request, caller.actor); },
-      response);
+grpc::ServerUnaryReactor* IdentityGrpcService::UnbindIdentity(
+    grpc::CallbackServerContext* context, const v1::UnbindIdentityRequest* request,
+    v1::IdentityChangeResponse* response) {
+  return ServeUnary(context, env_, env_.log_work, kIdentityServiceName, "UnbindIdentity", request,
+                    response, [api = api_, request](const AuthorizedCaller& caller) {
+                      return api->UnbindIdentity(*request, caller.actor);
+                    });
 }
 
-grpc::Status IdentityGrpcService::GetIdentity(grpc::ServerContext* context,
-                                              const v1::GetIdentityRequest* request,
-                                              v1::GetIdentityResponse* response) {
-  return AuthorizeAndReply(
-      *context, *authorizer_, kIdentityServiceName, "GetIdentity",
-      [&](const AuthorizedCaller&) { return api_->GetIdentity(*request); }, response);
+grpc::ServerUnaryReactor* IdentityGrpcService::GetIdentity(grpc::CallbackServerContext* context,
+                                                           const v1::GetIdentityRequest* request,
+                                                           v1::GetIdentityResponse* response) {
+  return ServeUnary(
+      context, env_, /*pool=*/nullptr, kIdentityServiceName, "GetIdentity", request, response,
+      [api = api_, request](const AuthorizedCaller&) { return api->GetIdentity(*request); });
 }
 
-grpc::Status IdentityGrpcService::ListIdentities(grpc::ServerContext* context,
-                                                 const v1::ListIdentitiesRequest* request,
-                                                 v1::ListIdentitiesResponse* response) {
-  return AuthorizeAndReply(
-      *context, *authorizer_, kIdentityServiceName, "ListIdentities",
-      [&](const AuthorizedCaller&) { return api_->ListIdentities(*request); }, response);
+grpc::ServerUnaryReactor* IdentityGrpcService::ListIdentities(
+    grpc::CallbackServerContext* context, const v1::ListIdentitiesRequest* request,
+    v1::ListIdentitiesResponse* response) {
+  return ServeUnary(
+      context, env_, /*pool=*/nullptr, kIdentityServiceName, "ListIdentities", request, response,
+      [api = api_, request](const AuthorizedCaller&) { return api->ListIdentities(*request); });
 }
 
-grpc::Status IdentityGrpcService::ListMirrors(grpc::ServerContext* context,
-                                              const v1::ListMirrorsRequest* request,
-                                              v1::ListMirrorsResponse* response) {
-  return AuthorizeAndReply(
-      *context, *authorizer_, kIdentityServiceName, "ListMirrors",
-      [&](const AuthorizedCaller&) { return api_->ListMirrors(*request); }, response);
+grpc::ServerUnaryReactor* IdentityGrpcService::ListMirrors(grpc::CallbackServerContext* context,
+                                                           const v1::ListMirrorsRequest* request,
+                                                           v1::ListMirrorsResponse* response) {
+  return ServeUnary(
+      context, env_, /*pool=*/nullptr, kIdentityServiceName, "ListMirrors", request, response,
+      [api = api_, request](const AuthorizedCaller&) { return api->ListMirrors(*request); });
 }
 
 }  // namespace credledger::service

@@ -1,6 +1,7 @@
 #include "service/grpc/report_grpc_service.h"
 
-#include "service/grpc/grpc_handlers.h"
+#include <functional>
+#include <utility>
 
 namespace credledger::service {
 namespace {
@@ -9,51 +10,51 @@ constexpr char kReportServiceName[] = "ReportService";
 
 }  // namespace
 
-grpc::Status ReportGrpcService::PushReport(grpc::ServerContext* context,
-                                           const v1::PushReportRequest* request,
-                                           v1::PushReportResponse* response) {
-  return AuthorizeTargetAndReply(
-      *context, *authorizer_, kReportServiceName, "PushReport", *request,
-      [&](const AuthorizedCaller& caller) { return api_->PushReport(*request, caller.actor); },
-      response);
+grpc::ServerUnaryReactor* ReportGrpcService::PushReport(grpc::CallbackServerContext* context,
+                                                        const v1::PushReportRequest* request,
+                                                        v1::PushReportResponse* response) {
+  return ServeUnary<TargetCheck::kTarget>(context, env_, env_.log_work, kReportServiceName,
+                                          "PushReport", request, response,
+                                          [api = api_, request](const AuthorizedCaller& caller) {
+                                            return api->PushReport(*request, caller.actor);
+                                          });
 }
 
-grpc::Status ReportGrpcService::SetBoundReleases(grpc::ServerContext* context,
-                                                 const v1::SetBoundReleasesRequest* request,
-                                                 v1::SetBoundReleasesResponse* response) {
-  return AuthorizeTargetAndReply(
-      *context, *authorizer_, kReportServiceName, "SetBoundReleases", *request,
-      [&](const AuthorizedCaller& caller) {
-        return api_->SetBoundReleases(*request, caller.actor);
-      },
-      response);
+grpc::ServerUnaryReactor* ReportGrpcService::SetBoundReleases(
+    grpc::CallbackServerContext* context, const v1::SetBoundReleasesRequest* request,
+    v1::SetBoundReleasesResponse* response) {
+  return ServeUnary<TargetCheck::kTarget>(context, env_, env_.log_work, kReportServiceName,
+                                          "SetBoundReleases", request, response,
+                                          [api = api_, request](const AuthorizedCaller& caller) {
+                                            return api->SetBoundReleases(*request, caller.actor);
+                                          });
 }
 
-grpc::Status ReportGrpcService::GetTargetStatus(grpc::ServerContext* context,
-                                                const v1::GetTargetStatusRequest* request,
-                                                v1::GetTargetStatusResponse* response) {
-  return AuthorizeTargetAndReply(
-      *context, *authorizer_, kReportServiceName, "GetTargetStatus", *request,
-      [&](const AuthorizedCaller&) { return api_->GetTargetStatus(*request); }, response);
+grpc::ServerUnaryReactor* ReportGrpcService::GetTargetStatus(
+    grpc::CallbackServerContext* context, const v1::GetTargetStatusRequest* request,
+    v1::GetTargetStatusResponse* response) {
+  return ServeUnary<TargetCheck::kTarget>(
+      context, env_, /*pool=*/nullptr, kReportServiceName, "GetTargetStatus", request, response,
+      [api = api_, request](const AuthorizedCaller&) { return api->GetTargetStatus(*request); });
 }
 
-grpc::Status ReportGrpcService::ListFleetStatus(grpc::ServerContext* context,
-                                                const v1::ListFleetStatusRequest* request,
-                                                v1::ListFleetStatusResponse* response) {
-  return AuthorizeAndReply(
-      *context, *authorizer_, kReportServiceName, "ListFleetStatus",
-      [&](const AuthorizedCaller& caller) { return api_->ListFleetStatus(*request, caller.scope); },
-      response);
+grpc::ServerUnaryReactor* ReportGrpcService::ListFleetStatus(
+    grpc::CallbackServerContext* context, const v1::ListFleetStatusRequest* request,
+    v1::ListFleetStatusResponse* response) {
+  return ServeUnary(context, env_, /*pool=*/nullptr, kReportServiceName, "ListFleetStatus", request,
+                    response, [api = api_, request](const AuthorizedCaller& caller) {
+                      return api->ListFleetStatus(*request, caller.scope);
+                    });
 }
 
-grpc::Status ReportGrpcService::WatchFleet(grpc::ServerContext* context,
-                                           const v1::WatchFleetRequest* request,
-                                           grpc::ServerWriter<v1::WatchFleetResponse>* writer) {
-  absl::StatusOr<AuthorizedCaller> caller =
-      authorizer_->Authorize(*context, kReportServiceName, "WatchFleet");
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  return ServeWatch(context, api_->WatchFleet(*request, caller->scope), writer,
-                    [this] { return api_->stopping(); });
+grpc::ServerWriteReactor<v1::WatchFleetResponse>* ReportGrpcService::WatchFleet(
+    grpc::CallbackServerContext* context, const v1::WatchFleetRequest* request) {
+  return ServeStream<TargetCheck::kNone, v1::WatchFleetRequest, v1::WatchFleetResponse>(
+      context, env_, kReportServiceName, "WatchFleet", request,
+      [api = api_, request](const AuthorizedCaller& caller, std::function<void()> wake) {
+        return AsSource<v1::WatchFleetResponse>(
+            api->WatchFleet(*request, caller.scope, std::move(wake)));
+      });
 }
 
 }  // namespace credledger::service

@@ -1,18 +1,19 @@
 #include "service/grpc/source_grpc_service.h"
 
-#include <string>
-
-#include "service/grpc/grpc_handlers.h"
-
 namespace credledger::service {
+namespace {
 
-grpc::Status SourceGrpcService::VerifySource(grpc::ServerContext* context,
-                                             const v1::VerifySourceRequest* request,
-                                             v1::VerifySourceResponse* response) {
-  return AuthorizeAndReply(
-      *context, *authorizer_, "SourceService", "VerifySource",
-      [&](const AuthorizedCaller& caller) { return api_->VerifySource(*request, caller.actor); },
-      response);
+constexpr char kSourceServiceName[] = "SourceService";
+
+}  // namespace
+
+grpc::ServerUnaryReactor* SourceGrpcService::VerifySource(grpc::CallbackServerContext* context,
+                                                          const v1::VerifySourceRequest* request,
+                                                          v1::VerifySourceResponse* response) {
+  return ServeUnary(context, env_, env_.remote_work, kSourceServiceName, "VerifySource", request,
+                    response, [api = api_, request](const AuthorizedCaller& caller) {
+                      return api->VerifySource(*request, caller.actor);
+                    });
 }
 
 }  // namespace credledger::service

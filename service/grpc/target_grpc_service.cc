@@ -1,10 +1,5 @@
 #include "service/grpc/target_grpc_service.h"
 
-#include <string>
-#include <utility>
-
-#include "service/grpc/grpc_handlers.h"
-
 namespace credledger::service {
 namespace {
 
@@ -12,85 +7,91 @@ constexpr char kTargetServiceName[] = "TargetService";
 
 }  // namespace
 
-grpc::Status TargetGrpcService::RegisterTarget(grpc::ServerContext* context,
-                                               const v1::RegisterTargetRequest* request,
-                                               v1::RegisterTargetResponse* response) {
-  return AuthorizeTargetAndReply(
-      *context, *authorizer_, kTargetServiceName, "RegisterTarget", *request,
-      [&](const AuthorizedCaller& caller) { return api_->RegisterTarget(*request, caller.actor); },
-      response);
+grpc::ServerUnaryReactor* TargetGrpcService::RegisterTarget(
+    grpc::CallbackServerContext* context, const v1::RegisterTargetRequest* request,
+    v1::RegisterTargetResponse* response) {
+  return ServeUnary<TargetCheck::kTarget>(context, env_, env_.log_work, kTargetServiceName,
+                                          "RegisterTarget", request, response,
+                                          [api = api_, request](const AuthorizedCaller& caller) {
+                                            return api->RegisterTarget(*request, caller.actor);
+                                          });
 }
 
-grpc::Status TargetGrpcService::DeleteTarget(grpc::ServerContext* context,
-                                             const v1::DeleteTargetRequest* request,
-                                             v1::DeleteTargetResponse* response) {
-  return AuthorizeTargetAndReply(
-      *context, *authorizer_, kTargetServiceName, "DeleteTarget", *request,
-      [&](const AuthorizedCaller& caller) { return api_->DeleteTarget(*request, caller.actor); },
-      response);
+grpc::ServerUnaryReactor* TargetGrpcService::DeleteTarget(grpc::CallbackServerContext* context,
+                                                          const v1::DeleteTargetRequest* request,
+                                                          v1::DeleteTargetResponse* response) {
+  return ServeUnary<TargetCheck::kTarget>(context, env_, env_.log_work, kTargetServiceName,
+                                          "DeleteTarget", request, response,
+                                          [api = api_, request](const AuthorizedCaller& caller) {
+                                            return api->DeleteTarget(*request, caller.actor);
+                                          });
 }
 
-grpc::Status TargetGrpcService::RequestRotation(grpc::ServerContext* context,
-                                                const v1::RequestRotationRequest* request,
-                                                v1::RequestRotationResponse* response) {
-  return AuthorizeTargetAndReply(
-      *context, *authorizer_, kTargetServiceName, "RequestRotation", *request,
-      [&](const AuthorizedCaller& caller) { return api_->RequestRotation(*request, caller.actor); },
-      response);
+grpc::ServerUnaryReactor* TargetGrpcService::RequestRotation(
+    grpc::CallbackServerContext* context, const v1::RequestRotationRequest* request,
+    v1::RequestRotationResponse* response) {
+  return ServeUnary<TargetCheck::kTarget>(context, env_, env_.log_work, kTargetServiceName,
+                                          "RequestRotation", request, response,
+                                          [api = api_, request](const AuthorizedCaller& caller) {
+                                            return api->RequestRotation(*request, caller.actor);
+                                          });
 }
 
-grpc::Status TargetGrpcService::Revoke(grpc::ServerContext* context,
-                                       const v1::RevokeRequest* request,
-                                       v1::RevokeResponse* response) {
-  return AuthorizeTargetAndReply(
-      *context, *authorizer_, kTargetServiceName, "Revoke", *request,
-      [&](const AuthorizedCaller& caller) { return api_->Revoke(*request, caller.actor); },
-      response);
+grpc::ServerUnaryReactor* TargetGrpcService::Revoke(grpc::CallbackServerContext* context,
+                                                    const v1::RevokeRequest* request,
+                                                    v1::RevokeResponse* response) {
+  return ServeUnary<TargetCheck::kTarget>(context, env_, env_.log_work, kTargetServiceName,
+                                          "Revoke", request, response,
+                                          [api = api_, request](const AuthorizedCaller& caller) {
+                                            return api->Revoke(*request, caller.actor);
+                                          });
 }
 
-grpc::Status TargetGrpcService::LiftRevocation(grpc::ServerContext* context,
-                                               const v1::LiftRevocationRequest* request,
-                                               v1::LiftRevocationResponse* response) {
-  return AuthorizeTargetAndReply(
-      *context, *authorizer_, kTargetServiceName, "LiftRevocation", *request,
-      [&](const AuthorizedCaller& caller) { return api_->LiftRevocation(*request, caller.actor); },
-      response);
+grpc::ServerUnaryReactor* TargetGrpcService::LiftRevocation(
+    grpc::CallbackServerContext* context, const v1::LiftRevocationRequest* request,
+    v1::LiftRevocationResponse* response) {
+  return ServeUnary<TargetCheck::kTarget>(context, env_, env_.log_work, kTargetServiceName,
+                                          "LiftRevocation", request, response,
+                                          [api = api_, request](const AuthorizedCaller& caller) {
+                                            return api->LiftRevocation(*request, caller.actor);
+                                          });
 }
 
-grpc::Status TargetGrpcService::ConfirmRollout(grpc::ServerContext* context,
-                                               const v1::ConfirmRolloutRequest* request,
-                                               v1::ConfirmRolloutResponse* response) {
-  return AuthorizeTargetAndReply(
-      *context, *authorizer_, kTargetServiceName, "ConfirmRollout", *request,
-      [&](const AuthorizedCaller& caller) { return api_->ConfirmRollout(*request, caller.actor); },
-      response);
+grpc::ServerUnaryReactor* TargetGrpcService::ConfirmRollout(
+    grpc::CallbackServerContext* context, const v1::ConfirmRolloutRequest* request,
+    v1::ConfirmRolloutResponse* response) {
+  return ServeUnary<TargetCheck::kTarget>(context, env_, env_.log_work, kTargetServiceName,
+                                          "ConfirmRollout", request, response,
+                                          [api = api_, request](const AuthorizedCaller& caller) {
+                                            return api->ConfirmRollout(*request, caller.actor);
+                                          });
 }
 
-grpc::Status TargetGrpcService::GetTarget(grpc::ServerContext* context,
-                                          const v1::GetTargetRequest* request,
-                                          v1::GetTargetResponse* response) {
-  return AuthorizeTargetAndReply(
-      *context, *authorizer_, kTargetServiceName, "GetTarget", *request,
-      [&](const AuthorizedCaller&) { return api_->GetTarget(*request); }, response);
+grpc::ServerUnaryReactor* TargetGrpcService::GetTarget(grpc::CallbackServerContext* context,
+                                                       const v1::GetTargetRequest* request,
+                                                       v1::GetTargetResponse* response) {
+  return ServeUnary<TargetCheck::kTarget>(
+      context, env_, /*pool=*/nullptr, kTargetServiceName, "GetTarget", request, response,
+      [api = api_, request](const AuthorizedCaller&) { return api->GetTarget(*request); });
 }
 
-grpc::Status TargetGrpcService::ListTargets(grpc::ServerContext* context,
-                                            const v1::ListTargetsRequest* request,
-                                            v1::ListTargetsResponse* response) {
-  return AuthorizeAndReply(
-      *context, *authorizer_, kTargetServiceName, "ListTargets",
-      [&](const AuthorizedCaller& caller) { return api_->ListTargets(*request, caller.scope); },
-      response);
+grpc::ServerUnaryReactor* TargetGrpcService::ListTargets(grpc::CallbackServerContext* context,
+                                                         const v1::ListTargetsRequest* request,
+                                                         v1::ListTargetsResponse* response) {
+  return ServeUnary(context, env_, /*pool=*/nullptr, kTargetServiceName, "ListTargets", request,
+                    response, [api = api_, request](const AuthorizedCaller& caller) {
+                      return api->ListTargets(*request, caller.scope);
+                    });
 }
 
-grpc::Status TargetGrpcService::WatchTargets(grpc::ServerContext* context,
-                                             const v1::WatchTargetsRequest* request,
-                                             grpc::ServerWriter<v1::WatchTargetsResponse>* writer) {
-  absl::StatusOr<AuthorizedCaller> caller =
-      authorizer_->Authorize(*context, kTargetServiceName, "WatchTargets");
-  if (!caller.ok()) return ToGrpcStatus(caller.status());
-  return ServeWatch(context, api_->WatchTargets(*request, caller->scope), writer,
-                    [this] { return api_->stopping(); });
+grpc::ServerWriteReactor<v1::WatchTargetsResponse>* TargetGrpcService::WatchTargets(
+    grpc::CallbackServerContext* context, const v1::WatchTargetsRequest* request) {
+  return ServeStream<TargetCheck::kNone, v1::WatchTargetsRequest, v1::WatchTargetsResponse>(
+      context, env_, kTargetServiceName, "WatchTargets", request,
+      [api = api_, request](const AuthorizedCaller& caller, std::function<void()> wake) {
+        return AsSource<v1::WatchTargetsResponse>(
+            api->WatchTargets(*request, caller.scope, std::move(wake)));
+      });
 }
 
 }  // namespace credledger::service

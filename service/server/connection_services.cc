@@ -41,9 +41,8 @@ void ConnectionServices::ConnectHome(const kubebridge::ConnectionConfig& home,
   kubebridge::ClusterBridgeOptions bridge_options;
   bridge_options.probe_period = options_.probe_period;
   bridge_options.client = options_.cluster_client;
-  cluster_bridge_ = kubebridge::ClusterBridge::Start(connector_.get(), sink_.get(),
-                                                     projector_.get(), options_.clock,
-                                                     bridge_options);
+  cluster_bridge_ = kubebridge::ClusterBridge::Start(
+      connector_.get(), sink_.get(), projector_.get(), options_.clock, bridge_options);
 }
 
 kubebridge::ClusterClientFactory ConnectionServices::ClusterClients() {
@@ -59,15 +58,15 @@ kubebridge::ClusterClientFactory ConnectionServices::ClusterClients() {
 }
 
 void ConnectionServices::WatchClusters(std::function<void(const std::string& name)> changed) {
-  listener_id_ = projector_->AddKeyListener(
-      [changed = std::move(changed)](const std::string& stream) {
+  listener_id_ =
+      projector_->AddKeyListener([changed = std::move(changed)](const std::string& stream) {
         absl::string_view name = stream;
         if (absl::ConsumePrefix(&name, "cluster/")) changed(std::string(name));
       });
 }
 
 void ConnectionServices::RegisterServices(grpc::ServerBuilder& builder,
-                                          const CallAuthorizer* authorizer) {
+                                          const CallEnvironment& env) {
   ClusterProbeFunction probe;
   LastProbeFunction last_probe;
   if (cluster_bridge_ != nullptr) {
@@ -77,10 +76,10 @@ void ConnectionServices::RegisterServices(grpc::ServerBuilder& builder,
     };
     last_probe = [bridge](const std::string& name) { return bridge->LastProbe(name); };
   }
-  cluster_api_ = std::make_unique<ClusterApi>(bus_.get(), projector_.get(), identities_,
-                                              std::move(probe), std::move(last_probe),
-                                              options_.clock, ClusterApi::Options{});
-  cluster_grpc_ = std::make_unique<ClusterGrpcService>(cluster_api_.get(), authorizer);
+  cluster_api_ =
+      std::make_unique<ClusterApi>(bus_.get(), projector_.get(), identities_, std::move(probe),
+                                   std::move(last_probe), options_.clock, ClusterApi::Options{});
+  cluster_grpc_ = std::make_unique<ClusterGrpcService>(cluster_api_.get(), env);
   builder.RegisterService(cluster_grpc_.get());
 
   kubebridge::SourceVerifier* verifier = verifier_.get();
@@ -90,11 +89,12 @@ void ConnectionServices::RegisterServices(grpc::ServerBuilder& builder,
     verifier = verifier_.get();
   }
   source_api_ = std::make_unique<SourceApi>(
-      store_, [verifier](const v1::SourceSpec& source, kubebridge::Cancellation* cancel) {
+      store_,
+      [verifier](const v1::SourceSpec& source, kubebridge::Cancellation* cancel) {
         return verifier->Verify(source, cancel);
       },
       resolver_ != nullptr);
-  source_grpc_ = std::make_unique<SourceGrpcService>(source_api_.get(), authorizer);
+  source_grpc_ = std::make_unique<SourceGrpcService>(source_api_.get(), env);
   builder.RegisterService(source_grpc_.get());
 }
 

@@ -36,7 +36,6 @@
 #include "service/api/source_api.h"
 #include "service/bridge/bridge_cluster_sink.h"
 #include "service/bus/cluster_command_bus.h"
-#include "service/grpc/auth/call_authorizer.h"
 #include "service/grpc/cluster_grpc_service.h"
 #include "service/grpc/source_grpc_service.h"
 #include "store/event_store.h"
@@ -91,9 +90,9 @@ class ConnectionServices {
   // `changed` runs on the projector's thread and must not block. Removed by Stop.
   void WatchClusters(std::function<void(const std::string& name)> changed);
 
-  // Builds ClusterService and SourceService and registers them with `builder`, under
-  // `authorizer` (not owned; outlives this object).
-  void RegisterServices(grpc::ServerBuilder& builder, const CallAuthorizer* authorizer);
+  // Builds ClusterService and SourceService and registers them with `builder`, with `env`
+  // (grpc_handlers.h; nothing in it owned, all outlive this object).
+  void RegisterServices(grpc::ServerBuilder& builder, const CallEnvironment& env);
 
   // Stops the cluster bridge (running probes are cancelled) and the cluster listener.
   // Idempotent. The gRPC services must have stopped first.

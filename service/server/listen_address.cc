@@ -1,33 +1,18 @@
 #include "service/server/listen_address.h"
 
-#include <arpa/inet.h>
-
 #include <string>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/quote_cut.h"
 #include "common/url.h"
+#include "service/wire/server_address.h"
 
 namespace credledger::service {
 namespace {
 
 // Longest part of a refused address quoted in an error.
 constexpr size_t kMaxShownAddressBytes = 200;
-
-bool IsLoopbackHost(absl::string_view host) {
-  if (host == "localhost") return true;
-  const std::string text(host);
-  in_addr v4;
-  if (inet_pton(AF_INET, text.c_str(), &v4) == 1) {
-    return (ntohl(v4.s_addr) >> 24) == 127;
-  }
-  in6_addr v6;
-  if (inet_pton(AF_INET6, text.c_str(), &v6) == 1) {
-    return IN6_IS_ADDR_LOOPBACK(&v6);
-  }
-  return false;
-}
 
 }  // namespace
 

@@ -11,6 +11,7 @@
 #include "common/status_macros.h"
 #include "projections/target_state.h"
 #include "service/decide/audit_decider.h"
+#include "service/decide/validation.h"
 #include "service/server/listen_address.h"
 #include "service/server/operations_http_server.h"
 
@@ -97,6 +98,38 @@ absl::Status CheckAuditFlags(const ServeOptions::Audit& audit) {
   return absl::OkStatus();
 }
 
+// --max-streams, --max-streams-per-caller, --watch-queue-bytes, --call-threads and
+// --remote-call-threads.
+absl::Status CheckGrpcLimits(const ServeOptions::Grpc& grpc) {
+  const OpenStreams::Limits& streams = grpc.streams;
+  if (streams.max_streams < 1 || streams.max_streams > kMaxStreams) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max-streams: ", streams.max_streams, " is outside 1..", kMaxStreams));
+  }
+  if (streams.max_streams_per_caller < 1 || streams.max_streams_per_caller > streams.max_streams) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max-streams-per-caller: ", streams.max_streams_per_caller,
+                     " is outside 1..", streams.max_streams, " (--max-streams)"));
+  }
+  if (const size_t bytes = grpc.target_api.watch_queue_bytes;
+      bytes < 1 || bytes > kMaxWatchQueueBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--watch-queue-bytes: ", bytes, " is outside 1..", kMaxWatchQueueBytes));
+  }
+  for (const auto& [flag, threads] :
+       {std::pair<const char*, int64_t>{"--call-threads", grpc.call_threads},
+        {"--remote-call-threads", grpc.remote_call_threads}}) {
+    if (threads < 1 || threads > kMaxCallThreads) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, ": ", threads, " is outside 1..", kMaxCallThreads));
+    }
+  }
+  if (const std::string& audience = grpc.token_audience; !audience.empty()) {
+    RETURN_IF_ERROR(ValidateToken("--token-audience", audience, kMaxTokenAudienceBytes));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ValidateServeOptions(const ServeOptions& options) {
@@ -159,6 +192,7 @@ absl::Status ValidateServeOptions(const ServeOptions& options) {
     return absl::InvalidArgumentError(
         absl::StrCat("--http-max-connections: ", n, " is outside 1..", kMaxHttpConnections));
   }
+  RETURN_IF_ERROR(CheckGrpcLimits(options.grpc));
   RETURN_IF_ERROR(CheckServerTlsFlags(options.grpc.tls));
   return CheckListenAddress("--listen", options.grpc.listen_address, WantsTls(options.grpc.tls));
 }

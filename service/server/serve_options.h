@@ -23,6 +23,7 @@
 #include "service/api/report_api.h"
 #include "service/api/report_ingest.h"
 #include "service/api/target_api.h"
+#include "service/grpc/open_streams.h"
 #include "service/server/http_limits.h"
 #include "service/wire/grpc_tls.h"
 #include "store/sqlite_event_store.h"
@@ -40,6 +41,14 @@ inline constexpr int64_t kMinReportBytes = 1024;
 inline constexpr int64_t kMaxReportBytes = 1536 * 1024;
 // Longest --report-min-interval accepted.
 inline constexpr absl::Duration kMaxReportMinInterval = absl::Hours(1);
+
+// Upper bounds of the gRPC limits' flags (docs/api.md, "Threads and streams").
+inline constexpr size_t kMaxStreams = 100000;
+inline constexpr size_t kMaxWatchQueueBytes = size_t{1} << 30;
+inline constexpr int kMaxCallThreads = 256;
+inline constexpr size_t kQueuedCallsPerThread = 64;
+// Longest --token-audience.
+inline constexpr size_t kMaxTokenAudienceBytes = 256;
 
 // Most connections --http-max-connections accepts (each may hold a thread).
 inline constexpr size_t kMaxHttpConnections = 1024;
@@ -84,14 +93,29 @@ struct ServeOptions {
     // call with its x-request-id (access_log_interceptor.h; docs/operations.md, "Logs").
     // Off: neither.
     bool access_log = true;
-    // Read-your-writes timeout and watch queue bound of TargetService (no flag).
+    // Read-your-writes timeout and watch queue bounds of TargetService; --watch-queue-bytes
+    // sets watch_queue_bytes here and in report_api (1..kMaxWatchQueueBytes), the rest has no
+    // flag.
     TargetApi::Options target_api;
-    // The same for ReportService (no flag).
+    // The same for ReportService.
     ReportApi::Options report_api;
+    // --max-streams (1..kMaxStreams), --max-streams-per-caller (1..max_streams): open watch
+    // and export streams (docs/api.md, "Threads and streams").
+    OpenStreams::Limits streams;
+    // --call-threads, --remote-call-threads (1..kMaxCallThreads): threads for calls that
+    // read or write the log, and for calls that wait on a cluster or a remote; each pool
+    // lets kQueuedCallsPerThread calls per thread wait.
+    int64_t call_threads = 16;
+    int64_t remote_call_threads = 8;
     // --authorization-policy: authorization policy file (authorization_policy.h). Empty:
     // only health checking and reflection answer, unless `insecure_allow_all`
     // (docs/api.md, "Authorization").
     std::filesystem::path authorization_policy;
+    // --token-audience: the audience a caller's ServiceAccount token must be for; with a
+    // cluster connection such tokens are reviewed there and name their ServiceAccount
+    // (docs/api.md, "ServiceAccount tokens"). Empty: bearer tokens are refused, and with
+    // --tls-client-ca every client needs a certificate.
+    std::string token_audience = "credledger";
     // --insecure-allow-all: without a policy file, every caller may call every RPC (a warning
     // at start-up). REQUIRES: authorization_policy empty.
     bool insecure_allow_all = false;

@@ -125,9 +125,9 @@ class Server {
   absl::Status WireOperations();
   void StopOperations();
 
-  // The gRPC API (server_grpc.cc): LoadTls checks the TLS files and makes the credentials,
-  // LoadAuthorizationPolicy reads the policy, StartApis builds the API objects, StartGrpc
-  // the services and the server. StopGrpc ends the calls and takes all of it down.
+  // The gRPC API (server_grpc.cc): LoadTls checks the TLS files, LoadAuthorizationPolicy
+  // reads the policy, StartApis builds the API objects, StartGrpc the token reviews, the
+  // credentials, the services and the server. StopGrpc ends the calls and takes all of it down.
   absl::Status LoadTls();
   absl::Status LoadAuthorizationPolicy();
   void StartApis();

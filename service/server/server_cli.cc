@@ -74,6 +74,21 @@ class ServeCommand final : public cli::Subcommand {
     flags.Add("http-max-connections", &http_max_connections_,
               "HTTP connections served at once (1..1024); a further one is answered 503 and "
               "closed (docs/operations.md, \"Limits of the HTTP endpoint\")");
+    flags.Add("token-audience", &token_audience_,
+              "audience a caller's ServiceAccount token must be for; reviewed by the cluster "
+              "connection (docs/api.md, \"ServiceAccount tokens\"); empty refuses tokens");
+    flags.Add("max-streams", &max_streams_,
+              "watch and export streams open at once, in total (1..100000); a further one is "
+              "refused with RESOURCE_EXHAUSTED (docs/api.md, \"Threads and streams\")");
+    flags.Add("max-streams-per-caller", &max_streams_per_caller_,
+              "watch and export streams one caller may have open at once (1..--max-streams)");
+    flags.Add("watch-queue-bytes", &watch_queue_bytes_,
+              "bytes of changes one watch may hold for a client that reads slowly (1 to "
+              "1073741824); past it, or past 1024 changes, the watch ends RESOURCE_EXHAUSTED");
+    flags.Add("call-threads", &call_threads_,
+              "threads for calls that read or write the log (1..256)");
+    flags.Add("remote-call-threads", &remote_call_threads_,
+              "threads for calls that wait on a cluster or a Git, Helm or OCI remote (1..256)");
     flags.Add("agent-apiserver-url", &agent_apiserver_url_,
               "API server URL agents use; empty disables credentials");
     flags.Add("agent-ca-file", &agent_ca_file_,
@@ -253,6 +268,16 @@ class ServeCommand final : public cli::Subcommand {
     options.grpc.access_log = access_log_;
     options.grpc.authorization_policy = authorization_policy_;
     options.grpc.insecure_allow_all = insecure_allow_all_;
+    options.grpc.token_audience = token_audience_;
+    options.grpc.streams.max_streams = max_streams_ < 0 ? 0 : static_cast<size_t>(max_streams_);
+    options.grpc.streams.max_streams_per_caller =
+        max_streams_per_caller_ < 0 ? 0 : static_cast<size_t>(max_streams_per_caller_);
+    const size_t watch_queue_bytes =
+        watch_queue_bytes_ < 0 ? 0 : static_cast<size_t>(watch_queue_bytes_);
+    options.grpc.target_api.watch_queue_bytes = watch_queue_bytes;
+    options.grpc.report_api.watch_queue_bytes = watch_queue_bytes;
+    options.grpc.call_threads = call_threads_;
+    options.grpc.remote_call_threads = remote_call_threads_;
     options.http.listen_address = http_listen_;
     options.http.port_file = http_port_file_;
     options.http.limits.max_connections =
@@ -303,6 +328,13 @@ class ServeCommand final : public cli::Subcommand {
   std::string http_listen_;
   std::string http_port_file_;
   int64_t http_max_connections_ = static_cast<int64_t>(HttpLimits{}.max_connections);
+  std::string token_audience_ = ServeOptions::Grpc{}.token_audience;
+  int64_t max_streams_ = static_cast<int64_t>(OpenStreams::Limits{}.max_streams);
+  int64_t max_streams_per_caller_ =
+      static_cast<int64_t>(OpenStreams::Limits{}.max_streams_per_caller);
+  int64_t watch_queue_bytes_ = static_cast<int64_t>(TargetApi::Options{}.watch_queue_bytes);
+  int64_t call_threads_ = ServeOptions::Grpc{}.call_threads;
+  int64_t remote_call_threads_ = ServeOptions::Grpc{}.remote_call_threads;
   std::string agent_apiserver_url_;
   std::string agent_ca_file_;
   absl::Duration agent_token_ttl_ = absl::Hours(24);

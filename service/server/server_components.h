@@ -21,6 +21,7 @@
 #include "common/fingerprint_key.h"
 #include "common/metrics_registry.h"
 #include "common/repeat_log.h"
+#include "common/work_pool.h"
 #include "kubebridge/client/connection.h"
 #include "kubebridge/client/kube_client.h"
 #include "kubebridge/client/lease_fence.h"
@@ -143,11 +144,15 @@ struct GrpcComponent {
   // The checked copies of --tls-* that gRPC watches; unset without TLS. Declared before the
   // credentials, so that it outlives gRPC's file watcher.
   std::unique_ptr<TlsFileGuard> tls_files;
-  // Made from --tls-* before anything is opened, so that bad TLS files change nothing.
+  // Made from the staged files when the server starts listening; the files were checked
+  // before anything was opened (tls_files), so that bad TLS files change nothing.
   std::shared_ptr<grpc::ServerCredentials> credentials;
 
   AuthorizationPolicy policy = AuthorizationPolicy::DenyAll();
   DenialLedger denials;
+  // Reviews callers' ServiceAccount tokens; null without a cluster connection or with an
+  // empty --token-audience.
+  std::unique_ptr<TokenAuthenticator> tokens;
   std::unique_ptr<CallAuthorizer> authorizer;
   std::unique_ptr<DenialRecorder> denial_recorder;
   // With the access log: refused calls beyond the first per peer and interval, summed up.
@@ -158,6 +163,12 @@ struct GrpcComponent {
   std::unique_ptr<IdentityApi> identity_api;
   std::unique_ptr<ReportApi> report_api;
   std::unique_ptr<AuditApi> audit_api;
+
+  // The threads the handlers hand work to, and the open streams (grpc_handlers.h); they
+  // outlive the server, which is stopped first.
+  std::unique_ptr<common::WorkPool> log_work;
+  std::unique_ptr<common::WorkPool> remote_work;
+  std::unique_ptr<OpenStreams> streams;
 
   std::unique_ptr<TargetGrpcService> target_service;
   std::unique_ptr<ReportGrpcService> report_service;

@@ -73,8 +73,9 @@ absl::Status CheckServerTlsFlags(const ServerTlsFiles& files) {
 
 absl::Status CheckClientTlsFlags(const ClientTlsFiles& files) {
   if (files.cert_file.empty() == files.key_file.empty()) return absl::OkStatus();
-  return absl::InvalidArgumentError(files.cert_file.empty() ? "--tls-cert: required with --tls-key"
-                                                            : "--tls-key: required with --tls-cert");
+  return absl::InvalidArgumentError(files.cert_file.empty()
+                                        ? "--tls-cert: required with --tls-key"
+                                        : "--tls-key: required with --tls-cert");
 }
 
 absl::StatusOr<ServerTlsBytes> ReadServerTlsFiles(const ServerTlsFiles& files) {
@@ -108,7 +109,9 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerTlsCredentials(
   options.watch_identity_key_cert_pairs();
   if (mutual) {
     options.watch_root_certs();
-    options.set_cert_request_type(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+    options.set_cert_request_type(files.client_certificate_optional
+                                      ? GRPC_SSL_REQUEST_CLIENT_CERTIFICATE_AND_VERIFY
+                                      : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
   } else {
     options.set_cert_request_type(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
   }

@@ -31,6 +31,9 @@ struct ServerTlsFiles {
   std::string key_file;        // PEM private key of the leaf (--tls-key)
   std::string client_ca_file;  // PEM CA bundle that verifies clients (--tls-client-ca); "" = none
   absl::Duration reload_interval = absl::Minutes(1);  // >= 1s
+  // With a client CA: a client may connect without a certificate (it then presents a bearer
+  // token, or is refused by the caller rules); one it presents is still verified.
+  bool client_certificate_optional = false;
 };
 
 struct ClientTlsFiles {

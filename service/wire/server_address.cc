@@ -1,5 +1,7 @@
 #include "service/wire/server_address.h"
 
+#include <arpa/inet.h>
+
 #include <string>
 
 #include "absl/strings/match.h"
@@ -80,6 +82,32 @@ absl::Status CheckServerAddress(absl::string_view field, absl::string_view addre
     rest.remove_prefix(slash + 1);
   }
   return CheckHostPort(field, address, rest);
+}
+
+bool IsLoopbackHost(absl::string_view host) {
+  if (host == "localhost") return true;
+  const std::string text(host);
+  in_addr v4;
+  if (inet_pton(AF_INET, text.c_str(), &v4) == 1) {
+    return (ntohl(v4.s_addr) >> 24) == 127;
+  }
+  in6_addr v6;
+  if (inet_pton(AF_INET6, text.c_str(), &v6) == 1) {
+    return IN6_IS_ADDR_LOOPBACK(&v6);
+  }
+  return false;
+}
+
+bool IsLocalServerAddress(absl::string_view address) {
+  absl::string_view rest = address;
+  if (absl::StartsWith(rest, "unix:") || absl::StartsWith(rest, "unix-abstract:")) return true;
+  if (absl::ConsumePrefix(&rest, "dns:") && absl::ConsumePrefix(&rest, "//")) {
+    const size_t slash = rest.find('/');
+    if (slash == absl::string_view::npos) return false;
+    rest.remove_prefix(slash + 1);
+  }
+  const absl::StatusOr<common::HostPort> split = common::SplitHostPort(rest, /*min_port=*/1);
+  return split.ok() && IsLoopbackHost(split->host);
 }
 
 }  // namespace credledger::service

@@ -27,4 +27,12 @@ inline constexpr char kServerAddressForms[] =
 // socket path, "unix://" followed by no absolute path, a URL ("https://host:port").
 absl::Status CheckServerAddress(absl::string_view field, absl::string_view address);
 
+// True for a host of this machine: "localhost", IPv4 127.0.0.0/8 and IPv6 ::1 (without
+// brackets).
+bool IsLoopbackHost(absl::string_view host);
+
+// True for an address CheckServerAddress accepts that stays on this machine: a unix socket,
+// or a loopback host (with or without dns:); false for anything else.
+bool IsLocalServerAddress(absl::string_view address);
+
 }  // namespace credledger::service

@@ -102,9 +102,10 @@ void BM_GroupCommitAppend(benchmark::State& state) {
   std::vector<double> latencies_us;
   const std::string stream = absl::StrCat("target/bench/t", state.thread_index());
   for (auto _ : state) {
-    AppendRequest request{absl::StrCat("req-", g_request.fetch_add(1)),
-                          {StreamAppend{stream, ExpectedVersion::Any(),
-                                        {NewEvent{kType, 1, Metadata(), Payload()}}}}};
+    AppendRequest request{
+        absl::StrCat("req-", g_request.fetch_add(1)),
+        {StreamAppend{
+            stream, ExpectedVersion::Any(), {NewEvent{kType, 1, Metadata(), Payload()}}}}};
     absl::Time start = absl::Now();
     auto result = g_store->Append(std::move(request));
     latencies_us.push_back(absl::ToDoubleMicroseconds(absl::Now() - start));
@@ -115,10 +116,10 @@ void BM_GroupCommitAppend(benchmark::State& state) {
   }
   std::sort(latencies_us.begin(), latencies_us.end());
   state.SetItemsProcessed(state.iterations());
-  state.counters["p50_us"] = benchmark::Counter(Percentile(latencies_us, 0.50),
-                                                benchmark::Counter::kAvgThreads);
-  state.counters["p99_us"] = benchmark::Counter(Percentile(latencies_us, 0.99),
-                                                benchmark::Counter::kAvgThreads);
+  state.counters["p50_us"] =
+      benchmark::Counter(Percentile(latencies_us, 0.50), benchmark::Counter::kAvgThreads);
+  state.counters["p99_us"] =
+      benchmark::Counter(Percentile(latencies_us, 0.99), benchmark::Counter::kAvgThreads);
   if (state.thread_index() == 0) {
     const SqliteEventStore::Stats stats = g_store->stats();
     state.counters["batch"] =
@@ -171,8 +172,8 @@ void RawSqliteInsert(benchmark::State& state, bool log_schema) {
           db, "schema");
   }
   sqlite3_stmt* insert = nullptr;
-  Check(sqlite3_prepare_v2(db, "INSERT INTO events VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", -1,
-                           &insert, nullptr),
+  Check(sqlite3_prepare_v2(db, "INSERT INTO events VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &insert,
+                           nullptr),
         db, "prepare");
   const std::string hash(32, 'h');
   const std::string zeros(32, '\0');

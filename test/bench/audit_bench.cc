@@ -266,8 +266,7 @@ BENCHMARK(BM_Export)->Unit(benchmark::kMillisecond)->UseRealTime();
 void BM_Verify(benchmark::State& state) {
   const int64_t head = g_log->facts.events;
   const audit::KeyRing keys(g_log->key->public_key());
-  const audit::ExportVerifyOptions options{&keys, head,
-                                           &store::EventCodec::Default()};
+  const audit::ExportVerifyOptions options{&keys, head, &store::EventCodec::Default()};
   {
     RateRecorder rate(state, "verify", head);
     for (auto _ : state) {

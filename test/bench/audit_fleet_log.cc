@@ -237,8 +237,8 @@ class Builder {
   absl::StatusOr<Step> MakeStep(
       const service::CommandContext& context, absl::string_view name,
       const std::vector<std::pair<std::string, std::vector<v1::Event>>>& streams) {
-    const v1::EventMetadata metadata = service::CommandMetadata(context.actor, context.request_id,
-                                                                   context.request_digest, name);
+    const v1::EventMetadata metadata =
+        service::CommandMetadata(context.actor, context.request_id, context.request_digest, name);
     Step step{context.now, {context.request_id, {}}, 0, false, nullptr};
     for (const auto& [stream, events] : streams) {
       if (events.empty()) continue;

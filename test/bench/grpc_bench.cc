@@ -17,6 +17,9 @@
 //                             them: no gRPC transport, serialization, caller identity or
 //                             authorization.
 // Calls:
+//   HealthCheck       grpc.health.v1.Health/Check of the server as a whole, gRPC's own service:
+//                     the floor of a unary call through gRPC on this machine (no in-process
+//                     run; the reporter shows "-" there).
 //   GetTargetStatus   ReportService.GetTargetStatus of a random Target.
 //   GetTarget         TargetService.GetTarget of a random Target.
 //   ListFleetStatus   ReportService.ListFleetStatus of a random namespace of 100 Targets (the
@@ -38,9 +41,14 @@
 // Before the timed runs the fleet is built over gRPC from 32 threads: N Targets in namespaces
 // of 100, each registered, with one bound release and one accepted status report.
 //
-// Flags: --targets=N (default 10000, at least 64) plus the benchmark library's. Full size:
+// After the runs, the stream phase (stream_load.h) opens --streams watches (default 1500) on one
+// channel and prints the threads and resident memory before, with them open and after.
+//
+// Flags: --targets=N (default 10000, at least 64), --streams=N (default 1500, at least 1)
+// plus the benchmark library's. Full size:
 // `make bench` (docs/performance.md, "gRPC API", adds --benchmark_min_time=2 for steadier p99s);
 // the test suite runs it with --targets=200 and a tiny --benchmark_min_time.
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <time.h>
 
@@ -74,176 +82,14 @@
 #include "service/server/server.h"
 #include "service/wire/grpc_status.h"
 #include "store/event_store.h"
+#include "test/bench/grpc_bench_fleet.h"
 #include "test/bench/grpc_ratio_reporter.h"
 #include "test/bench/size_flag.h"
+#include "test/bench/stream_load.h"
 #include "test/support/temp_dir.h"
 
 namespace credledger::service {
 namespace {
-
-constexpr int kTargetsPerNamespace = 100;
-// The most client threads of a run; one channel each.
-constexpr int kMaxClientThreads = 64;
-constexpr int kFleetBuildThreads = 32;
-constexpr char kBenchActor[] = "bench";
-constexpr absl::Duration kCallDeadline = absl::Seconds(60);
-
-[[noreturn]] void Die(absl::string_view what, const absl::Status& status) {
-  std::fprintf(stderr, "%.*s: %s\n", static_cast<int>(what.size()), what.data(),
-               status.ToString().c_str());
-  std::abort();
-}
-
-// One client thread's connection: a channel with a TCP connection of its own, and both stubs.
-struct BenchClient {
-  std::shared_ptr<grpc::Channel> channel;
-  std::unique_ptr<v1::TargetService::Stub> targets;
-  std::unique_ptr<v1::ReportService::Stub> reports;
-};
-
-BenchClient ConnectClient(const std::string& address) {
-  grpc::ChannelArguments args;
-  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  BenchClient client;
-  client.channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
-  if (!client.channel->WaitForConnected(absl::ToChronoTime(absl::Now() + absl::Seconds(30)))) {
-    Die("connect", absl::UnavailableError(absl::StrCat("no connection to ", address)));
-  }
-  client.targets = v1::TargetService::NewStub(client.channel);
-  client.reports = v1::ReportService::NewStub(client.channel);
-  return client;
-}
-
-// Names the bench as the caller (loopback plaintext: credledger-actor) and sets a deadline.
-void PrepareContext(grpc::ClientContext& context) {
-  context.AddMetadata(kActorMetadataKey, kBenchActor);
-  context.set_deadline(absl::ToChronoTime(absl::Now() + kCallDeadline));
-}
-
-// Calls `rpc` of `stub` with a prepared context. Returns its response, or its status mapped
-// one to one (FromGrpcStatus).
-template <typename Stub, typename Request, typename Response>
-absl::StatusOr<Response> CallRpc(Stub& stub,
-                                 grpc::Status (Stub::*rpc)(grpc::ClientContext*, const Request&,
-                                                           Response*),
-                                 const Request& request) {
-  grpc::ClientContext context;
-  PrepareContext(context);
-  Response response;
-  const grpc::Status status = (stub.*rpc)(&context, request, &response);
-  if (!status.ok()) return FromGrpcStatus(status);
-  return response;
-}
-
-template <typename Response>
-Response MustSucceed(absl::string_view what, absl::StatusOr<Response> response) {
-  if (!response.ok()) Die(what, response.status());
-  return *std::move(response);
-}
-
-// The status report every Target sends first (as report_bench's): one release, Ready.
-v1::TargetReportSpec FirstReport() {
-  v1::TargetReportSpec report;
-  *report.mutable_last_report_time() = projections::ToProto(absl::Now());
-  v1::ReleaseStatus* release = report.add_releases();
-  release->set_name("podinfo");
-  release->set_namespace_("apps");
-  release->set_phase(v1::RELEASE_PHASE_READY);
-  release->set_revision("1.0.0");
-  return report;
-}
-
-// The running server, its clients, the in-process API objects and the fleet.
-struct GrpcBench {
-  explicit GrpcBench(int n) : targets(n), revoked(n, 0) {
-    for (int i = 0; i < n; ++i) {
-      namespaces.push_back(absl::StrCat("fleet-", i / kTargetsPerNamespace));
-      names.push_back(absl::StrCat("edge-", i));
-    }
-    ServeOptions options;
-    options.grpc.insecure_allow_all = true;
-    options.log.db_path = dir.path() / "credledger.db";
-    options.grpc.listen_address = "127.0.0.1:0";
-    options.log.synchronous = store::SqliteEventStoreOptions::Synchronous::kFull;
-    // One stderr line per call would swamp the output; the figures exclude access logging.
-    options.grpc.access_log = false;
-    absl::StatusOr<std::unique_ptr<Server>> started = Server::Start(options);
-    if (!started.ok()) Die("serve", started.status());
-    server = *std::move(started);
-    for (int c = 0; c < kMaxClientThreads; ++c) clients.push_back(ConnectClient(server->address()));
-    local_targets = std::make_unique<TargetApi>(server->command_bus(), server->projector(),
-                                                common::RealClock::Default(), TargetApi::Options{});
-    // Only reads are made on it, and ReportApi's reads use only the status projector.
-    local_reports = std::make_unique<ReportApi>(/*ingest=*/nullptr, server->status_projector(),
-                                                ReportApi::Options{});
-  }
-
-  // Registers every Target, binds its release and pushes its first report, over gRPC.
-  void BuildFleet() {
-    std::vector<std::thread> workers;
-    for (int t = 0; t < kFleetBuildThreads; ++t) {
-      workers.emplace_back([this, t] {
-        for (int i = t; i < targets; i += kFleetBuildThreads) AddTarget(clients[t], i);
-      });
-    }
-    for (std::thread& worker : workers) worker.join();
-  }
-
-  void AddTarget(BenchClient& client, int i) {
-    auto registration = TargetRequestFor<v1::RegisterTargetRequest>(i);
-    registration.set_request_id(absl::StrCat("register-", i));
-    MustSucceed("RegisterTarget",
-                CallRpc(*client.targets, &v1::TargetService::Stub::RegisterTarget, registration));
-    auto binding = TargetRequestFor<v1::SetBoundReleasesRequest>(i);
-    binding.set_request_id(absl::StrCat("bind-", i));
-    v1::BoundRelease* release = binding.add_releases();
-    release->set_name("podinfo");
-    release->set_namespace_("apps");
-    binding.set_bootstrap_version("1.0.0");
-    MustSucceed("SetBoundReleases",
-                CallRpc(*client.reports, &v1::ReportService::Stub::SetBoundReleases, binding));
-    auto push = TargetRequestFor<v1::PushReportRequest>(i);
-    push.set_request_id(absl::StrCat("report-", i));
-    *push.mutable_report() = FirstReport();
-    const v1::PushReportResponse pushed = MustSucceed(
-        "PushReport", CallRpc(*client.reports, &v1::ReportService::Stub::PushReport, push));
-    if (pushed.heartbeat() || pushed.seq() == 0) {
-      Die("PushReport", absl::InternalError("the first report was not accepted"));
-    }
-  }
-
-  // A request addressed to Target `i`.
-  template <typename Request>
-  Request TargetRequestFor(int i) const {
-    Request request;
-    request.set_namespace_(namespaces[i]);
-    request.set_name(names[i]);
-    return request;
-  }
-
-  // Targets in namespace number `k` (fleet-<k>).
-  int NamespaceSize(int k) const {
-    return std::min(kTargetsPerNamespace, targets - k * kTargetsPerNamespace);
-  }
-  int NamespaceCount() const { return (targets + kTargetsPerNamespace - 1) / kTargetsPerNamespace; }
-
-  const int targets;
-  std::vector<std::string> namespaces;
-  std::vector<std::string> names;
-  // Per Target: revoked by the last command. During a run only the thread owning the Target's
-  // share touches its entry.
-  std::vector<char> revoked;
-  std::atomic<int64_t> next_request{0};
-  // Latencies (µs) of the running benchmark's calls; replaced before each run.
-  std::unique_ptr<common::Histogram> latencies;
-
-  ::credledger::testing::TempDir dir;
-  std::unique_ptr<Server> server;
-  std::vector<BenchClient> clients;
-  // Declared after `server`, whose components they use: destroyed first.
-  std::unique_ptr<TargetApi> local_targets;
-  std::unique_ptr<ReportApi> local_reports;
-};
 
 GrpcBench* g_bench = nullptr;
 
@@ -346,6 +192,34 @@ void MeasureReads(benchmark::State& state, int count, Read read, Check check) {
     auto response = read(k);
     return response.ok() ? check(k, *response) : response.status();
   });
+}
+
+void BM_GrpcHealthCheck(benchmark::State& state) {
+  grpc::GenericStub stub(g_bench->clients[state.thread_index()].channel);
+  grpc::CompletionQueue queue;
+  // An empty HealthCheckRequest: the server as a whole. (A default ByteBuffer holds no
+  // buffer at all, which the health service cannot parse.)
+  grpc::Slice empty("", 0);
+  const grpc::ByteBuffer request(&empty, 1);
+  MeasureCalls(state, [&]() -> absl::Status {
+    grpc::ClientContext context;
+    PrepareContext(context);
+    std::unique_ptr<grpc::GenericClientAsyncResponseReader> call =
+        stub.PrepareUnaryCall(&context, "/grpc.health.v1.Health/Check", request, &queue);
+    call->StartCall();
+    grpc::ByteBuffer response;
+    grpc::Status status;
+    call->Finish(&response, &status, nullptr);
+    void* tag = nullptr;
+    bool ok = false;
+    if (!queue.Next(&tag, &ok) || !ok) return absl::InternalError("health check: no answer");
+    return FromGrpcStatus(status);
+  });
+  queue.Shutdown();
+  void* tag = nullptr;
+  bool ok = false;
+  while (queue.Next(&tag, &ok)) {
+  }
 }
 
 void BM_GrpcGetTargetStatus(benchmark::State& state) {
@@ -483,6 +357,7 @@ void BM_LocalRevokeOrLift(benchmark::State& state) {
 // Registers every benchmark at 1, 8 and 64 threads, each run with a fresh latency histogram.
 void RegisterGrpcBenchmarks() {
   const std::pair<const char*, void (*)(benchmark::State&)> benchmarks[] = {
+      {"BM_GrpcHealthCheck", BM_GrpcHealthCheck},
       {"BM_GrpcGetTargetStatus", BM_GrpcGetTargetStatus},
       {"BM_LocalGetTargetStatus", BM_LocalGetTargetStatus},
       {"BM_GrpcGetTarget", BM_GrpcGetTarget},
@@ -515,6 +390,12 @@ int main(int argc, char** argv) {
                  service::kMaxClientThreads);
     return 1;
   }
+  const int streams = static_cast<int>(
+      credledger::bench::TakeSizeFlag("streams", /*fallback=*/1500, /*min=*/1, argc, argv));
+  if (streams < 0) {
+    std::fprintf(stderr, "--streams: expected an integer >= 1\n");
+    return 1;
+  }
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   // Before any thread exists: the server must not find an in-cluster connection.
   unsetenv("KUBERNETES_SERVICE_HOST");
@@ -530,6 +411,13 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks(&reporter);
   std::printf("\nfleet of %d Targets built over gRPC (registered, bound, one report each) in %s\n",
               targets, absl::FormatDuration(built).c_str());
+  absl::StatusOr<credledger::bench::StreamLoadFigures> load =
+      credledger::bench::RunStreamLoad(service::g_bench->server->address(), streams);
+  if (!load.ok()) {
+    std::fprintf(stderr, "streams: %s\n", load.status().ToString().c_str());
+    return 1;
+  }
+  std::printf("%s\n", credledger::bench::Describe(*load).c_str());
   delete service::g_bench;
   benchmark::Shutdown();
   return reporter.failed() ? 1 : 0;

@@ -2,8 +2,8 @@
 // prints the benchmark library's table, then one line per gRPC run beside the in-process run
 // of the same call and callers: run "BM_Grpc<Call>/..." pairs with "BM_Local<Call>/...". Each
 // side shows calls/s (items_per_second) and the counters p50_us, p99_us and cpu_us_per_call;
-// the ratio is gRPC calls/s divided by in-process calls/s. A gRPC run without its in-process
-// run (or with a zero rate there) gets no line.
+// the ratio is gRPC calls/s divided by in-process calls/s. A gRPC run without an in-process
+// run (BM_GrpcHealthCheck, gRPC's own floor) gets its line with "-" on the in-process side.
 //
 // Plain text: the library's --benchmark_color does not reach a reporter the program makes.
 //

@@ -110,8 +110,8 @@ class Fleet {
     for (int64_t i = 0; i < namespaces_; ++i) {
       Must("namespace", client_->Create(NamespaceRef(), Namespace(NamespaceName(i))).status());
     }
-    Must("source", client_->Create(kubebridge::SecretResource(kSourceNamespace), SourceSecret(0))
-                       .status());
+    Must("source",
+         client_->Create(kubebridge::SecretResource(kSourceNamespace), SourceSecret(0)).status());
 
     store::SqliteEventStoreOptions options;
     options.path = dir_.path() / "events.db";
@@ -158,13 +158,13 @@ class Fleet {
   // Writes source version `version` and waits until every mirror holds it; returns the wall
   // time from the write to the last mirror recorded.
   absl::Duration Rotate(int version) {
-    nlohmann::json live = Must(
-        "get source", client_->Get(kubebridge::SecretResource(kSourceNamespace, kSourceName)));
+    nlohmann::json live =
+        Must("get source", client_->Get(kubebridge::SecretResource(kSourceNamespace, kSourceName)));
     nlohmann::json next = SourceSecret(version);
     next["metadata"]["resourceVersion"] = live["metadata"]["resourceVersion"];
     const absl::Time start = absl::Now();
-    Must("rotate", client_->Update(kubebridge::SecretResource(kSourceNamespace, kSourceName), next)
-                       .status());
+    Must("rotate",
+         client_->Update(kubebridge::SecretResource(kSourceNamespace, kSourceName), next).status());
     if (!WaitMirrored(SourceFingerprintOf(fingerprint_key_, version), absl::Minutes(10))) {
       Die("rotation", absl::DeadlineExceededError("not all mirrors were rewritten"));
     }

@@ -23,6 +23,7 @@
 #include "projections/proto_time.h"
 #include "service/grpc/cluster_grpc_service.h"
 #include "test/service/cluster_api_fixture.h"
+#include "test/support/call_environment.h"
 
 namespace credledger::cli {
 namespace cluster_cli_test {
@@ -37,6 +38,7 @@ using service::InClusterSpec;
 using service::kEdgeServer;
 using service::KubeconfigSpec;
 using service::Succeeded;
+using service::TestCallEnvironment;
 using service::TokenSpec;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -120,11 +122,14 @@ TEST(ClusterSpecInputTest, FlagsBecomeTheSpecWithTheBlockOfTheAuthType) {
               token_ref { name: "creds-token" key: "t" }
             })pb"},
       {"token", [](ClusterSpecFlags& f) { f.token_secret = "edge-1-token/bearer"; },
-       R"pb(type: "token" token { secret_ref { name: "edge-1-token" key: "bearer" } })pb"},
+       R"pb(type: "token"
+            token { secret_ref { name: "edge-1-token" key: "bearer" } })pb"},
       {"kubeconfig", [](ClusterSpecFlags& f) { f.kubeconfig_secret = "edge-1-kubeconfig"; },
-       R"pb(type: "kubeconfig" kubeconfig { secret_ref { name: "edge-1-kubeconfig" } })pb"},
+       R"pb(type: "kubeconfig"
+            kubeconfig { secret_ref { name: "edge-1-kubeconfig" } })pb"},
       {"clientCert", [](ClusterSpecFlags& f) { f.client_cert_secret = "edge-1-client"; },
-       R"pb(type: "clientCert" client_cert { secret_name: "edge-1-client" })pb"},
+       R"pb(type: "clientCert"
+            client_cert { secret_name: "edge-1-client" })pb"},
       // A type credledger does not know is sent without a block (the service reports it
       // Unsupported).
       {"oidc", [](ClusterSpecFlags&) {}, R"pb(type: "oidc")pb"},
@@ -404,9 +409,9 @@ TEST(ClusterPrinterTest, AKubeconfigClusterShowsServerAndCaFromTheKubeconfig) {
   view.mutable_cluster()->mutable_spec()->mutable_agentless()->set_server(kEdgeServer);
   view.mutable_cluster()->mutable_spec()->mutable_agentless()->mutable_ca_ref()->set_name("ca");
   text = FormatClusterText(view);
-  EXPECT_THAT(text, AllOf(HasSubstr("server:         from the kubeconfig\n"),
-                          HasSubstr("ca:             from the kubeconfig\n"),
-                          Not(HasSubstr(kEdgeServer))));
+  EXPECT_THAT(
+      text, AllOf(HasSubstr("server:         from the kubeconfig\n"),
+                  HasSubstr("ca:             from the kubeconfig\n"), Not(HasSubstr(kEdgeServer))));
   // Other auth types without a CA use the system trust store.
   *view.mutable_cluster()->mutable_spec() = TokenSpec();
   view.mutable_cluster()->mutable_spec()->mutable_agentless()->clear_ca_ref();
@@ -427,9 +432,8 @@ TEST(ClusterPrinterTest, ADeregisteredClusterShowsItsLastProbeAsHistory) {
       absl::StrSplit(FormatClusterTable(listed.clusters()), '\n', absl::SkipEmpty());
   ASSERT_EQ(lines.size(), 2u);
   std::vector<std::string> columns = absl::StrSplit(lines[1], ' ', absl::SkipEmpty());
-  EXPECT_THAT(columns,
-              ::testing::ElementsAre("edge-1", "deregistered", "agentless", "token", "-",
-                                     "v1.29.2", "3", "2026-01-01T01:00:00Z"));
+  EXPECT_THAT(columns, ::testing::ElementsAre("edge-1", "deregistered", "agentless", "token", "-",
+                                              "v1.29.2", "3", "2026-01-01T01:00:00Z"));
 }
 
 TEST(ClusterPrinterTest, AuthBlocksInWords) {
@@ -530,7 +534,7 @@ class ClusterCliTest : public ClusterApiFixture {
  protected:
   void SetUp() override {
     ClusterApiFixture::SetUp();
-    grpc_service_ = std::make_unique<ClusterGrpcService>(clusters_api_.get(), &authorizer_);
+    grpc_service_ = std::make_unique<ClusterGrpcService>(clusters_api_.get(), calls_.env());
     grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -562,6 +566,7 @@ class ClusterCliTest : public ClusterApiFixture {
   const AuthorizationPolicy allow_all_ = AuthorizationPolicy::AllowAll();
   CallAuthorizer authorizer_{&allow_all_};
   Dispatcher dispatcher_{"credledger"};
+  TestCallEnvironment calls_{&authorizer_};
   std::unique_ptr<ClusterGrpcService> grpc_service_;
   std::unique_ptr<grpc::Server> server_;
   std::string address_;
@@ -640,9 +645,8 @@ TEST_F(ClusterCliTest, UsageErrorsAndSpecFileErrorsSendNothing) {
       Run({"cluster", "register", "edge-1", "--connection-mode", "inCluster", "--request-id="}), 2);
   // Regression: a missing --namespace or --api-server came back from the server as
   // INVALID_ARGUMENT about spec.namespace or spec.agentless.server.
-  EXPECT_EQ(Run({"cluster", "register", "edge-1", "--connection-mode", "agentless",
-                 "--api-server", "https://edge-1.example:6443", "--auth-type", "token",
-                 "--token-secret", "t"}),
+  EXPECT_EQ(Run({"cluster", "register", "edge-1", "--connection-mode", "agentless", "--api-server",
+                 "https://edge-1.example:6443", "--auth-type", "token", "--token-secret", "t"}),
             2);
   EXPECT_THAT(err_.str(),
               StartsWith("error: --namespace: required with --connection-mode agentless"));
@@ -673,13 +677,12 @@ TEST_F(ClusterCliTest, UsageErrorsAndSpecFileErrorsSendNothing) {
 // INTERNAL error (protobuf refuses to encode it). Both are usage errors now.
 TEST_F(ClusterCliTest, AnUnsendableActorOrArgumentIsAUsageError) {
   const int64_t head = store_->HeadSeq();
-  for (const std::string& actor : {std::string("x\ny"), std::string("\xc3\xa9"),
-                                   std::string("a b")}) {
+  for (const std::string& actor :
+       {std::string("x\ny"), std::string("\xc3\xa9"), std::string("a b")}) {
     out_.str("");
     err_.str("");
-    EXPECT_EQ(dispatcher_.Run({"cluster", "list", "--server=" + address_, "--as", actor}, out_,
-                              err_),
-              2);
+    EXPECT_EQ(
+        dispatcher_.Run({"cluster", "list", "--server=" + address_, "--as", actor}, out_, err_), 2);
     EXPECT_THAT(err_.str(), HasSubstr("error: --as: only printable ASCII without spaces"));
   }
   EXPECT_EQ(Run({"cluster", "get", "\xff"}), 2);
@@ -689,11 +692,11 @@ TEST_F(ClusterCliTest, AnUnsendableActorOrArgumentIsAUsageError) {
 
 TEST_F(ClusterCliTest, AProviderUrlWithAQueryIsRefusedWithoutEchoingIt) {
   const int64_t head = store_->HeadSeq();
-  EXPECT_EQ(Run({"cluster", "register", "edge-1", "--connection-mode", "agentless", "--namespace",
-                 "fleet", "--api-server", "https://edge-1.example:6443", "--auth-type",
-                 "execPlugin", "--exec-url", "https://h/x?token=SuperSecretQ", "--request-id",
-                 "r1"}),
-            1);
+  EXPECT_EQ(
+      Run({"cluster", "register", "edge-1", "--connection-mode", "agentless", "--namespace",
+           "fleet", "--api-server", "https://edge-1.example:6443", "--auth-type", "execPlugin",
+           "--exec-url", "https://h/x?token=SuperSecretQ", "--request-id", "r1"}),
+      1);
   EXPECT_THAT(err_.str(),
               AllOf(HasSubstr("error: INVALID_ARGUMENT: spec.agentless.auth.exec_plugin.url: "
                               "must not contain a query"),
@@ -727,9 +730,9 @@ TEST_F(ClusterCliTest, ProbeExitsWithTheOutcomeAndStillPrintsTheCluster) {
 // refused the same empty name.
 TEST_F(ClusterCliTest, FlagsGivenWithAnEmptyValueAreUsageErrors) {
   const int64_t head = store_->HeadSeq();
-  const std::vector<std::string> token = {"cluster",     "register",  "edge-1",
-                                          "--connection-mode", "agentless", "--namespace",
-                                          "fleet",       "--auth-type", "token"};
+  const std::vector<std::string> token = {"cluster",   "register",    "edge-1", "--connection-mode",
+                                          "agentless", "--namespace", "fleet",  "--auth-type",
+                                          "token"};
   auto with = [&](std::vector<std::string> more) {
     std::vector<std::string> args = token;
     args.insert(args.end(), more.begin(), more.end());
@@ -739,9 +742,8 @@ TEST_F(ClusterCliTest, FlagsGivenWithAnEmptyValueAreUsageErrors) {
   EXPECT_THAT(err_.str(), HasSubstr("error: --token-secret: empty value"));
   EXPECT_EQ(Run(with({"--api-server=", "--token-secret", "t"})), 2);
   EXPECT_THAT(err_.str(), HasSubstr("error: --api-server: empty value"));
-  EXPECT_EQ(Run({"cluster", "register", "edge-1", "--connection-mode", "inCluster",
-                 "--namespace="}),
-            2);
+  EXPECT_EQ(
+      Run({"cluster", "register", "edge-1", "--connection-mode", "inCluster", "--namespace="}), 2);
   EXPECT_THAT(err_.str(), HasSubstr("error: --namespace: empty value"));
   EXPECT_EQ(Run({"cluster", "register", "edge-1", "-f", ""}), 2);
   EXPECT_THAT(err_.str(), HasSubstr("error: --file: empty value"));
@@ -755,10 +757,10 @@ TEST_F(ClusterCliTest, FlagsGivenWithAnEmptyValueAreUsageErrors) {
 }
 
 TEST_F(ClusterCliTest, KubeconfigAuthWithAServerOrCaNotesThatTheyAreIgnored) {
-  ASSERT_EQ(Run({"cluster", "register", "edge-1", "--connection-mode", "agentless",
-                 "--namespace", "fleet", "--auth-type", "kubeconfig", "--kubeconfig-secret",
-                 "edge-1-kubeconfig", "--api-server", "https://edge-1.example:6443", "--ca-ref",
-                 "ConfigMap/edge-1-ca", "--request-id", "r1"}),
+  ASSERT_EQ(Run({"cluster", "register", "edge-1", "--connection-mode", "agentless", "--namespace",
+                 "fleet", "--auth-type", "kubeconfig", "--kubeconfig-secret", "edge-1-kubeconfig",
+                 "--api-server", "https://edge-1.example:6443", "--ca-ref", "ConfigMap/edge-1-ca",
+                 "--request-id", "r1"}),
             0)
       << err_.str();
   EXPECT_THAT(err_.str(), HasSubstr("note: --api-server, --ca-ref: ignored with --auth-type "
@@ -768,9 +770,9 @@ TEST_F(ClusterCliTest, KubeconfigAuthWithAServerOrCaNotesThatTheyAreIgnored) {
   ASSERT_EQ(Run({"cluster", "get", "edge-1"}), 0) << err_.str();
   EXPECT_THAT(out_.str(), AllOf(HasSubstr("server:         from the kubeconfig\n"),
                                 Not(HasSubstr("edge-1.example")), Not(HasSubstr("edge-1-ca"))));
-  ASSERT_EQ(Run({"cluster", "register", "edge-2", "--connection-mode", "agentless",
-                 "--namespace", "fleet", "--auth-type", "kubeconfig", "--kubeconfig-secret",
-                 "edge-2-kubeconfig", "--request-id", "r2"}),
+  ASSERT_EQ(Run({"cluster", "register", "edge-2", "--connection-mode", "agentless", "--namespace",
+                 "fleet", "--auth-type", "kubeconfig", "--kubeconfig-secret", "edge-2-kubeconfig",
+                 "--request-id", "r2"}),
             0)
       << err_.str();
   EXPECT_THAT(err_.str(), Not(HasSubstr("note:")));

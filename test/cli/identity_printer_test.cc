@@ -21,6 +21,7 @@
 #include "service/credledger_main.h"
 #include "service/grpc/identity_grpc_service.h"
 #include "test/service/identity_api_fixture.h"
+#include "test/support/call_environment.h"
 
 namespace credledger::cli {
 namespace identity_printer_test {
@@ -28,6 +29,7 @@ namespace identity_printer_test {
 using service::IdentityApiFixture;
 using service::IdentityGrpcService;
 using service::kOwnerUid1;
+using service::TestCallEnvironment;
 using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::ElementsAre;
@@ -107,7 +109,8 @@ TEST(IdentityPrinterTest, TextShowsSpecSourceAndEachNamespaceWithItsMirrorAndCon
                               "creds/aws-root"));
   EXPECT_THAT(lines, Contains("  seq:         42"));
   EXPECT_THAT(lines, Contains(absl::StrCat("  team-a: bound by TerraformCluster/c1 "
-                                           "(infra.example/v1, uid ", kOwnerUid1, ")")));
+                                           "(infra.example/v1, uid ",
+                                           kOwnerUid1, ")")));
   EXPECT_THAT(lines, Contains("    mirror:              captf-creds-aws, fingerprint 0123456789ab "
                               "(key 5d0c8e1f2a3b4c6d), current"));
   EXPECT_THAT(lines, Contains("    IdentityAllowed:     True/NamespaceAllowed: listed"));
@@ -381,7 +384,7 @@ class IdentityCliTest : public IdentityApiFixture {
  protected:
   void SetUp() override {
     IdentityApiFixture::SetUp();
-    grpc_service_ = std::make_unique<IdentityGrpcService>(api_.get(), &authorizer_);
+    grpc_service_ = std::make_unique<IdentityGrpcService>(api_.get(), calls_.env());
     grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -408,6 +411,7 @@ class IdentityCliTest : public IdentityApiFixture {
     return path;
   }
 
+  TestCallEnvironment calls_{&authorizer_};
   std::unique_ptr<IdentityGrpcService> grpc_service_;
   std::unique_ptr<grpc::Server> server_;
   std::string address_;
@@ -491,9 +495,8 @@ TEST_F(IdentityCliTest, SpecFileErrorsAndExclusiveFlagsSendNothing) {
 // Regression: `identity update NAME --secret S` without namespace flags sent a spec allowing
 // no namespace, revoking every namespace (and so every mirror) by omission.
 TEST_F(IdentityCliTest, UpdateWithoutANamespaceChoiceIsAUsageErrorAndNoneMustBeExplicit) {
-  ASSERT_EQ(Run({"identity", "create", "aws", "--secret", "creds/aws", "--allow-namespace",
-                 "team-a"}),
-            0)
+  ASSERT_EQ(
+      Run({"identity", "create", "aws", "--secret", "creds/aws", "--allow-namespace", "team-a"}), 0)
       << err_.str();
   const int64_t head = store_->HeadSeq();
   EXPECT_EQ(Run({"identity", "update", "aws", "--secret", "creds/aws"}), 2);
@@ -508,8 +511,7 @@ TEST_F(IdentityCliTest, UpdateWithoutANamespaceChoiceIsAUsageErrorAndNoneMustBeE
   EXPECT_THAT(err_.str(), HasSubstr("are exclusive"));
   EXPECT_EQ(store_->HeadSeq(), head);
 
-  ASSERT_EQ(Run({"identity", "update", "aws", "--secret", "creds/aws", "--allow-no-namespaces"}),
-            0)
+  ASSERT_EQ(Run({"identity", "update", "aws", "--secret", "creds/aws", "--allow-no-namespaces"}), 0)
       << err_.str();
   EXPECT_THAT(out_.str(), HasSubstr("allowed:     no namespace (unset)"));
 }
@@ -517,13 +519,12 @@ TEST_F(IdentityCliTest, UpdateWithoutANamespaceChoiceIsAUsageErrorAndNoneMustBeE
 // Regression: any printable --owner-uid was accepted and became the uid of the mirror's
 // owner reference; Kubernetes uids are lowercase RFC 4122 UUIDs.
 TEST_F(IdentityCliTest, BindRefusesAnOwnerUidThatIsNotAUuid) {
-  ASSERT_EQ(Run({"identity", "create", "aws", "--secret", "creds/aws", "--allow-namespace",
-                 "team-a"}),
-            0)
+  ASSERT_EQ(
+      Run({"identity", "create", "aws", "--secret", "creds/aws", "--allow-namespace", "team-a"}), 0)
       << err_.str();
   const int64_t head = store_->HeadSeq();
-  EXPECT_EQ(Run({"identity", "bind", "aws", "--namespace", "team-a", "--owner",
-                 "batch/v1/Job/plan", "--owner-uid", "not-a-uid"}),
+  EXPECT_EQ(Run({"identity", "bind", "aws", "--namespace", "team-a", "--owner", "batch/v1/Job/plan",
+                 "--owner-uid", "not-a-uid"}),
             1);
   EXPECT_THAT(err_.str(), HasSubstr("error: INVALID_ARGUMENT: owner.uid: \"not-a-uid\" is not "
                                     "a lowercase RFC 4122 UUID"));

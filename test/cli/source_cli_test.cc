@@ -24,6 +24,7 @@
 #include "service/api/source_api.h"
 #include "service/grpc/source_grpc_service.h"
 #include "store/sqlite_event_store.h"
+#include "test/support/call_environment.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 
@@ -35,6 +36,7 @@ using service::AuthorizationPolicy;
 using service::CallAuthorizer;
 using service::SourceApi;
 using service::SourceGrpcService;
+using service::TestCallEnvironment;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -381,7 +383,7 @@ class SourceCliTest : public ::testing::Test {
           return answer_;
         },
         /*has_home_cluster=*/true);
-    grpc_service_ = std::make_unique<SourceGrpcService>(api_.get(), &authorizer_);
+    grpc_service_ = std::make_unique<SourceGrpcService>(api_.get(), calls_.env());
     grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -426,6 +428,7 @@ class SourceCliTest : public ::testing::Test {
   std::unique_ptr<SourceApi> api_;
   AuthorizationPolicy policy_ = AuthorizationPolicy::AllowAll();
   CallAuthorizer authorizer_{&policy_};
+  TestCallEnvironment calls_{&authorizer_};
   std::unique_ptr<SourceGrpcService> grpc_service_;
   std::unique_ptr<grpc::Server> server_;
   std::string address_;
@@ -469,14 +472,13 @@ TEST_F(SourceCliTest, FlagsReachTheServiceAndTheExitCodeFollowsTheReason) {
 TEST_F(SourceCliTest, AnAuthTypeInAnotherCaseReachesTheServiceLikeTheFile) {
   SetAnswer({"Unsupported", "auth.type \"SSHKey\" is not supported", {}, ""});
   EXPECT_EQ(Run({"--name", "podinfo", "--kind", "git", "--url", "ssh://git@git.example.com/r",
-                 "--auth", "SSHKey", "--secret", "deploy-key", "--known-hosts-configmap",
-                 "hosts"}),
+                 "--auth", "SSHKey", "--secret", "deploy-key", "--known-hosts-configmap", "hosts"}),
             kExitUnsupported)
       << err_.str();
-  const std::string file = WriteFile(
-      "ssh.yaml",
-      "kind: git\nurl: ssh://git@git.example.com/r\nauth:\n  type: SSHKey\n  sshKey:\n"
-      "    secretName: deploy-key\n    knownHostsRef: {kind: ConfigMap, name: hosts}\n");
+  const std::string file =
+      WriteFile("ssh.yaml",
+                "kind: git\nurl: ssh://git@git.example.com/r\nauth:\n  type: SSHKey\n  sshKey:\n"
+                "    secretName: deploy-key\n    knownHostsRef: {kind: ConfigMap, name: hosts}\n");
   EXPECT_EQ(Run({"--name", "podinfo", "-f", file}), kExitUnsupported) << err_.str();
   ASSERT_THAT(sources(), SizeIs(2));
   EXPECT_THAT(sources()[0], EqualsProto(sources()[1]));
@@ -497,8 +499,9 @@ TEST_F(SourceCliTest, ARepeatedRequestIdPrintsTheOriginalAnswer) {
 // Regression: `source verify --namespace default` repeated without --namespace (the
 // default) was refused as a request whose other fields differ.
 TEST_F(SourceCliTest, LeavingOutTheDefaultNamespaceRepeatsTheSameRequest) {
-  const std::vector<std::string> args = {"--name", "charts", "--kind", "helm", "--url",
-                                         "https://charts.example.com", "--request-id", "r1"};
+  const std::vector<std::string> args = {"--name",       "charts", "--kind",
+                                         "helm",         "--url",  "https://charts.example.com",
+                                         "--request-id", "r1"};
   std::vector<std::string> with_namespace = args;
   with_namespace.insert(with_namespace.end(), {"--namespace", "default"});
   ASSERT_EQ(Run(with_namespace), 0) << err_.str();

@@ -6,9 +6,9 @@
 // services of api.proto so that no RPC goes without rows.
 //
 // Requests that do not parse as the request message (truncated fields, a field number 0,
-// invalid UTF-8 in a string field) never reach the service: gRPC 1.51 refuses them itself
-// with INTERNAL and an empty message before any handler runs. The suite checks that code and
-// that nothing is appended.
+// invalid UTF-8 in a string field) never reach a handler: they are answered INVALID_ARGUMENT
+// "request: the bytes do not parse ..." (unparsed_request_interceptor.h). The suite checks
+// that answer and that nothing is appended.
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
@@ -173,7 +173,8 @@ TEST_F(BadInputApiTest, EveryRpcRefusesBytesThatDoNotParseAndAppendsNothing) {
     int responses = 0;
     const grpc::Status status =
         Send(method, std::string("\x0a\xff\xff\xff\xff\x0f\x01", 7), &responses);
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::INTERNAL) << status.error_message();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+    EXPECT_THAT(status.error_message(), HasSubstr(kBadRpcUnparsed));
     EXPECT_EQ(responses, 0);
     EXPECT_LE(status.error_message().size(), kMaxBadInputMessageBytes);
     EXPECT_EQ(HeadSeq(), head);

@@ -204,9 +204,9 @@ void AddBadClusterReadRows(std::vector<BadInputRpcRow>& rows) {
   rows.push_back({"ClusterService/ListClusters",
                   BadKind::kWrongType,
                   std::string("\x00\x01", 2),
-                  grpc::StatusCode::INTERNAL,
-                  "",
-                  {}});
+                  grpc::StatusCode::INVALID_ARGUMENT,
+                  "request",
+                  {kBadRpcUnparsed}});
 }
 
 void AddBadVerifySourceRows(std::vector<BadInputRpcRow>& rows) {

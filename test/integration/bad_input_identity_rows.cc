@@ -272,9 +272,9 @@ void AddBadIdentityReadRows(std::vector<BadInputRpcRow>& rows) {
   rows.push_back({"IdentityService/ListIdentities",
                   BadKind::kWrongType,
                   std::string("\x08\x80", 2),
-                  grpc::StatusCode::INTERNAL,
-                  "",
-                  {}});
+                  grpc::StatusCode::INVALID_ARGUMENT,
+                  "request",
+                  {kBadRpcUnparsed}});
 
   using M = v1::ListMirrorsRequest;
   const std::string m = "IdentityService/ListMirrors";

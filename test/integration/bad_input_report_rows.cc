@@ -251,15 +251,15 @@ void AddBadPushReportRows(std::vector<BadInputRpcRow>& rows) {
                    r.mutable_report()->mutable_capacity()->mutable_allocatable(0)->clear_resource();
                  },
                  "report.capacity.allocatable[0]", {kBadRpcRequired}));
-  // Invalid UTF-8 in a string field: the request does not parse; gRPC refuses it.
+  // Invalid UTF-8 in a string field: the request does not parse; the service refuses it.
   rows.push_back(
       {m,
        BadKind::kWrongCharacters,
        BadRpcBytes<BadPushRequest>(
            kBadRpcReport, [](BadPushRequest& r) { BadPushRelease(r).set_name("app\xff"); }),
-       grpc::StatusCode::INTERNAL,
-       "",
-       {}});
+       grpc::StatusCode::INVALID_ARGUMENT,
+       "request",
+       {kBadRpcUnparsed}});
 }
 
 void AddBadBoundReleaseRows(std::vector<BadInputRpcRow>& rows) {

@@ -108,6 +108,8 @@ inline constexpr char kBadRpcLabelTooLong[] = "is too long; a DNS-1123 label has
 inline constexpr char kBadRpcSubdomainTooLong[] =
     "is too long; a DNS-1123 subdomain has at most 253 bytes";
 inline constexpr char kBadRpcRequired[] = "required";
+// The rule of a request whose bytes do not parse (unparsed_request_interceptor.h).
+inline constexpr char kBadRpcUnparsed[] = "the bytes do not parse as the request of";
 inline constexpr char kBadRpcNotToken[] = "only printable ASCII without spaces";
 
 }  // namespace credledger::testing

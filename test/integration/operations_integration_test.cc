@@ -217,6 +217,11 @@ TEST_F(OperationsIntegrationTest, MetricsFollowAppendsKubernetesCallsAndCredenti
   EXPECT_EQ(after["credledger_targets_stale"], 0);
   EXPECT_EQ(after.count("credledger_log_writer_queue_depth"), 1u);
   EXPECT_GT(after["credledger_start_time_seconds"], 0);
+  // No stream is open, no call waits for a thread.
+  EXPECT_EQ(after.count("credledger_grpc_streams_open"), 1u);
+  EXPECT_EQ(after["credledger_grpc_streams_open"], 0);
+  EXPECT_EQ(after.count("credledger_grpc_calls_queued{pool=\"log\"}"), 1u);
+  EXPECT_EQ(after["credledger_grpc_calls_queued{pool=\"remote\"}"], 0);
 }
 
 // While the log cannot be written (another connection holds its write lock), the HTTP

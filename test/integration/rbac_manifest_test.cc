@@ -6,7 +6,8 @@
 // registered, rotated, confirmed, revoked and deleted; an identity whose source Secret is
 // mirrored into a namespace after an access review (while the namespace list fails, so that a
 // namespace is read directly, as before the first list arrives); a registered cluster whose
-// references name a ConfigMap and a Secret. The API server's request recorder then shows every
+// references name a ConfigMap and a Secret; a call made with a ServiceAccount token. The API
+// server's request recorder then shows every
 // right credledger's identity used; the rights of the Role credledger hands to the agent count
 // as needed (privilege escalation prevention).
 #include <grpcpp/grpcpp.h>
@@ -38,6 +39,7 @@
 #include "projections/target_state.h"
 #include "service/server/server.h"
 #include "test/integration/manifest_yaml.h"
+#include "test/integration/rbac_rights.h"
 #include "test/kubeapi/api_server.h"
 #include "test/kubeapi/kubeconfig.h"
 #include "test/kubeapi/request_recorder.h"
@@ -57,38 +59,6 @@ constexpr char kTarget[] = "edge-1";
 constexpr char kRefs[] = "platform";  // source Secret, cluster CA ConfigMap and token Secret
 constexpr char kMirrorNs[] = "team-a";
 constexpr char kIdentity[] = "aws-prod";
-
-// A right: (apiGroup, resource or "resource/subresource", verb).
-using Right = std::tuple<std::string, std::string, std::string>;
-
-std::string Describe(const std::set<Right>& rights) {
-  std::vector<std::string> out;
-  for (const auto& [group, resource, verb] : rights) {
-    out.push_back(absl::StrCat(group.empty() ? "core" : group, " ", resource, " ", verb));
-  }
-  return out.empty() ? "none" : absl::StrJoin(out, "; ");
-}
-
-// The rights rbac/v1 `rules` grant, one per apiGroup × resource × verb. A rule limited by
-// resourceNames grants the right on fewer objects; it still counts as that right. Wildcards
-// and nonResourceURLs fail the test: a role of exact rights names each one.
-std::set<Right> RightsOf(const nlohmann::json& rules, const std::string& role) {
-  std::set<Right> rights;
-  for (const nlohmann::json& rule : rules) {
-    EXPECT_FALSE(rule.contains("nonResourceURLs")) << role << ": " << rule.dump();
-    for (const nlohmann::json& group : rule.value("apiGroups", nlohmann::json::array())) {
-      for (const nlohmann::json& resource : rule.value("resources", nlohmann::json::array())) {
-        for (const nlohmann::json& verb : rule.value("verbs", nlohmann::json::array())) {
-          EXPECT_TRUE(group != "*" && resource != "*" && verb != "*")
-              << role << " uses a wildcard: " << rule.dump();
-          rights.insert(
-              {group.get<std::string>(), resource.get<std::string>(), verb.get<std::string>()});
-        }
-      }
-    }
-  }
-  return rights;
-}
 
 // Where `object` (from a manifest) is created: its group, version and plural resource.
 ResourceRef CollectionOf(const nlohmann::json& object) {
@@ -470,6 +440,27 @@ class RbacManifestTest : public ::testing::Test {
         << probed.cluster().cluster().reachable().message();
   }
 
+  // A call made with a projected token of the manifest's ServiceAccount (audience
+  // "credledger"), which credledger reviews with a TokenReview.
+  void CallWithAServiceAccountToken() {
+    nlohmann::json request = {
+        {"apiVersion", "authentication.k8s.io/v1"},
+        {"kind", "TokenRequest"},
+        {"spec", {{"audiences", {"credledger"}}, {"expirationSeconds", 600}}}};
+    ASSERT_OK_AND_ASSIGN(
+        nlohmann::json issued,
+        admin_->CreateSubresource(kubebridge::ServiceAccountResource(account_ns_, account_),
+                                  "token", request));
+    grpc::ClientContext context;  // no declared name: the token names the caller
+    context.AddMetadata("authorization",
+                        absl::StrCat("Bearer ", StringAt(issued, {"status", "token"})));
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
+    v1::ListTargetsResponse listed;
+    const grpc::Status status =
+        v1::TargetService::NewStub(channel_)->ListTargets(&context, {}, &listed);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+
   testing::TempDir dir_;
   std::unique_ptr<kubeapi::ApiServer> api_;
   std::unique_ptr<kubebridge::KubeClient> admin_;
@@ -488,6 +479,7 @@ TEST_F(RbacManifestTest, CredledgerUsesEveryRightOfItsClusterRoleAndIsRefusedNon
   std::set<Right> handed_out;
   ASSERT_NO_FATAL_FAILURE(RunTheTargetLifecycle(&handed_out));
   ASSERT_NO_FATAL_FAILURE(ProbeARegisteredCluster());
+  ASSERT_NO_FATAL_FAILURE(CallWithAServiceAccountToken());
 
   const std::set<Right> granted = GrantedRights();
   std::set<Right> used;

@@ -10,13 +10,30 @@
 namespace credledger::service {
 
 CallAuthorizer::CallAuthorizer(const AuthorizationPolicy* policy, DenialLedger* denials,
-                               common::Clock* clock)
-    : policy_(policy), denials_(denials), clock_(clock) {}
+                               common::Clock* clock, CallerAuthentication authentication)
+    : policy_(policy), denials_(denials), clock_(clock), authentication_(authentication) {}
 
-absl::StatusOr<AuthorizedCaller> CallAuthorizer::Authorize(const grpc::ServerContext& context,
+CallerEvidence CallAuthorizer::Evidence(const grpc::ServerContextBase& context) const {
+  CallerEvidence evidence = EvidenceOf(context);
+  evidence.remote_must_authenticate = authentication_.remote_must_authenticate;
+  if (evidence.bearer_token.has_value() && authentication_.tokens != nullptr) {
+    evidence.token_identity = authentication_.tokens->Cached(*evidence.bearer_token);
+  }
+  return evidence;
+}
+
+bool CallAuthorizer::NeedsTokenReview(const CallerEvidence& evidence) const {
+  return evidence.bearer_token.has_value() && authentication_.tokens != nullptr &&
+         !evidence.token_identity.has_value();
+}
+
+void CallAuthorizer::ReviewToken(CallerEvidence& evidence) const {
+  evidence.token_identity = authentication_.tokens->Authenticate(*evidence.bearer_token);
+}
+
+absl::StatusOr<AuthorizedCaller> CallAuthorizer::Authorize(const CallerEvidence& evidence,
                                                            absl::string_view service,
                                                            absl::string_view method) const {
-  const CallerEvidence evidence = EvidenceOf(context);
   absl::StatusOr<Caller> caller = ResolveCaller(evidence);
   if (!caller.ok()) {
     // A certified caller that declared another name is still known by its certificate.

@@ -5,7 +5,12 @@
 // that the DenialRecorder turns into CallsDenied events, one per identity and minute. The
 // first refusal of an identity in a minute is also logged.
 //
-// Thread-safety: Authorize is thread-safe.
+// A caller with a bearer token needs its token reviewed by the cluster first, which may take
+// a round trip: Evidence answers from the TokenAuthenticator's cache and NeedsTokenReview says
+// when that was not enough; ReviewToken then waits for the review on a thread that may block
+// (service/grpc/grpc_handlers.h).
+//
+// Thread-safety: thread-safe.
 #pragma once
 
 #include "absl/status/statusor.h"
@@ -14,9 +19,10 @@
 #include "service/api/authorization_policy.h"
 #include "service/grpc/auth/caller_identity.h"
 #include "service/grpc/auth/denial_ledger.h"
+#include "service/grpc/auth/token_authenticator.h"
 
 namespace grpc {
-class ServerContext;
+class ServerContextBase;
 }  // namespace grpc
 
 namespace credledger::service {
@@ -31,23 +37,50 @@ struct AuthorizedCaller {
   TargetScope scope;  // the Targets it may address with this RPC
 };
 
+// How callers authenticate besides certificates and declared names.
+struct CallerAuthentication {
+  // Reviews bearer tokens (not owned; null: the server takes no tokens).
+  TokenAuthenticator* tokens = nullptr;
+  // Remote callers must present a client certificate or a token (caller_identity.h).
+  bool remote_must_authenticate = false;
+};
+
 class CallAuthorizer {
  public:
   // `policy` is not owned and must outlive the authorizer. `denials` (not owned; may be null,
   // then refusals are only returned) counts refusals at `clock`'s time.
   CallAuthorizer(const AuthorizationPolicy* policy, DenialLedger* denials = nullptr,
-                 common::Clock* clock = common::RealClock::Default());
+                 common::Clock* clock = common::RealClock::Default(),
+                 CallerAuthentication authentication = {});
 
-  // The caller of `context` when it may call `service`/`method` (short names, e.g.
+  // What `context` tells about its caller (EvidenceOf), with the cached answer about its
+  // bearer token, if any. Never blocks.
+  CallerEvidence Evidence(const grpc::ServerContextBase& context) const;
+
+  // True when `evidence` carries a bearer token whose answer is not cached yet.
+  bool NeedsTokenReview(const CallerEvidence& evidence) const;
+
+  // Sets evidence.token_identity from a review of its bearer token; waits for the cluster.
+  // REQUIRES: NeedsTokenReview(evidence).
+  void ReviewToken(CallerEvidence& evidence) const;
+
+  // The caller `evidence` names, when it may call `service`/`method` (short names, e.g.
   // "TargetService", "Revoke").
   // Errors: kUnauthenticated when the caller's identity cannot be established
   // (ResolveCaller); kPermissionDenied naming the caller and the RPC when the policy refuses
   // it. Both are counted: an unauthenticated call under its certificate's identity when it
   // has a valid one (CertifiedCaller), else as "anonymous" with authentication
   // "unauthenticated", and with the name it declared (DeclaredName), if any.
-  absl::StatusOr<AuthorizedCaller> Authorize(const grpc::ServerContext& context,
+  absl::StatusOr<AuthorizedCaller> Authorize(const CallerEvidence& evidence,
                                              absl::string_view service,
                                              absl::string_view method) const;
+  // Authorize(Evidence(context), ...), for callers that took no review: a token whose answer
+  // is not cached is refused as if the server took no tokens.
+  absl::StatusOr<AuthorizedCaller> Authorize(const grpc::ServerContextBase& context,
+                                             absl::string_view service,
+                                             absl::string_view method) const {
+    return Authorize(Evidence(context), service, method);
+  }
 
   // OK when `caller`'s scope holds the Target `target_namespace`/`name`, which the call to
   // `service`/`method` addresses. Callers check it before validating anything else.
@@ -81,6 +114,7 @@ class CallAuthorizer {
   const AuthorizationPolicy* const policy_;
   DenialLedger* const denials_;
   common::Clock* const clock_;
+  const CallerAuthentication authentication_;
 };
 
 }  // namespace credledger::service

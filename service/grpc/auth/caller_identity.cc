@@ -50,6 +50,30 @@ absl::Status CheckActor(absl::string_view what, absl::string_view identity,
   return absl::OkStatus();
 }
 
+// Rule 0 of the file comment.
+absl::StatusOr<Caller> TokenCaller(const CallerEvidence& evidence,
+                                   const std::optional<std::string>& declared) {
+  if (evidence.certificate_verified) {
+    return absl::UnauthenticatedError(
+        "a call presents a client certificate or a bearer token, not both");
+  }
+  if (!evidence.token_identity.has_value()) {
+    return absl::UnauthenticatedError(
+        "this server takes no bearer tokens (it needs a cluster connection to review them and "
+        "a --token-audience)");
+  }
+  if (!evidence.token_identity->ok()) return evidence.token_identity->status();
+  const std::string& identity = **evidence.token_identity;
+  RETURN_IF_ERROR(CheckActor("token identity", identity));
+  if (declared.has_value() && *declared != identity) {
+    return absl::UnauthenticatedError(absl::StrCat(
+        kActorMetadataKey, ": ", common::QuoteCut(*declared, kMaxActorBytes),
+        " differs from the token's identity ", common::QuoteCut(identity, kMaxActorBytes),
+        "; drop --as or declare that identity"));
+  }
+  return Caller{identity, kAuthToken};
+}
+
 }  // namespace
 
 bool IsLocalPeer(absl::string_view peer) {
@@ -75,6 +99,11 @@ std::string DeclaredName(const CallerEvidence& evidence) {
 absl::StatusOr<Caller> ResolveCaller(const CallerEvidence& evidence) {
   std::optional<std::string> declared;
   if (std::string name = DeclaredName(evidence); !name.empty()) declared = std::move(name);
+  if (evidence.malformed_authorization) {
+    return absl::UnauthenticatedError(absl::StrCat(
+        kAuthorizationMetadataKey, ": only \"Bearer <token>\" is accepted (--token-file)"));
+  }
+  if (evidence.bearer_token.has_value()) return TokenCaller(evidence, declared);
   if (evidence.certificate_verified) {
     const std::string identity = CertificateIdentity(evidence);
     if (identity.empty()) {
@@ -91,6 +120,10 @@ absl::StatusOr<Caller> ResolveCaller(const CallerEvidence& evidence) {
     return Caller{identity, kAuthCertificate};
   }
   if (!declared.has_value()) {
+    if (evidence.remote_must_authenticate && !IsLocalPeer(evidence.peer)) {
+      return absl::UnauthenticatedError(
+          "present a client certificate (mutual TLS) or a ServiceAccount token (--token-file)");
+    }
     return Caller{kAnonymousActor, kAuthAnonymous};
   }
   if (!IsLocalPeer(evidence.peer)) {
@@ -134,6 +167,14 @@ CallerEvidence EvidenceOf(const grpc::ServerContextBase& context) {
   const auto& metadata = context.client_metadata();
   if (auto it = metadata.find(kActorMetadataKey); it != metadata.end()) {
     evidence.declared.emplace(it->second.data(), it->second.size());
+  }
+  if (auto it = metadata.find(kAuthorizationMetadataKey); it != metadata.end()) {
+    absl::string_view value(it->second.data(), it->second.size());
+    if (absl::ConsumePrefix(&value, "Bearer ") && !value.empty()) {
+      evidence.bearer_token.emplace(value);
+    } else {
+      evidence.malformed_authorization = true;
+    }
   }
   return evidence;
 }

@@ -23,6 +23,7 @@
 #include "store/sqlite_event_store.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
+#include "test/support/watch_waiter.h"
 
 namespace credledger::service {
 namespace report_api_test {
@@ -305,12 +306,13 @@ TEST_F(ReportApiTest, ListFleetStatusRejectsHalfOrUnknownConditionFilters) {
 }
 
 TEST_F(ReportApiTest, WatchFleetSendsTheSnapshotWithItsSummaryThenChanges) {
+  WatchWaiter waiter;
   Register("demo", "edge-1");
   Register("lab", "edge-3");
   v1::WatchFleetRequest request;
   request.set_namespace_("demo");
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<FleetWatch> watch,
-                       api_->WatchFleet(request, TargetScope::Unrestricted()));
+                       api_->WatchFleet(request, TargetScope::Unrestricted(), waiter.wake()));
   clock_.Advance(absl::Seconds(5));
   ASSERT_OK(api_->PushReport(Push("lab", "edge-3", "r0"), "platform"));
   ASSERT_OK_AND_ASSIGN(v1::PushReportResponse pushed,
@@ -318,7 +320,7 @@ TEST_F(ReportApiTest, WatchFleetSendsTheSnapshotWithItsSummaryThenChanges) {
 
   std::vector<v1::WatchFleetResponse> items;
   for (int i = 0; i < 3; ++i) {
-    ASSERT_OK_AND_ASSIGN(std::optional<v1::WatchFleetResponse> item, watch->Next(kWait));
+    ASSERT_OK_AND_ASSIGN(std::optional<v1::WatchFleetResponse> item, waiter.Next(*watch, kWait));
     ASSERT_TRUE(item.has_value());
     items.push_back(*item);
   }
@@ -332,15 +334,14 @@ TEST_F(ReportApiTest, WatchFleetSendsTheSnapshotWithItsSummaryThenChanges) {
   EXPECT_EQ(items[2].seq(), pushed.seq());
   EXPECT_EQ(items[2].status().conditions(0).status(), "True");
   EXPECT_TRUE(items[2].status().active());
-  ASSERT_OK_AND_ASSIGN(std::optional<v1::WatchFleetResponse> none,
-                       watch->Next(absl::Milliseconds(1)));
+  ASSERT_OK_AND_ASSIGN(std::optional<v1::WatchFleetResponse> none, watch->Poll());
   EXPECT_EQ(none, std::nullopt);
 }
 
 TEST_F(ReportApiTest, WatchFleetRejectsANegativeAfterSeqAndAnUnkeptOne) {
   v1::WatchFleetRequest request;
   request.set_after_seq(-1);
-  EXPECT_THAT(api_->WatchFleet(request, TargetScope::Unrestricted()),
+  EXPECT_THAT(api_->WatchFleet(request, TargetScope::Unrestricted(), [] {}),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("after_seq: ")));
   Register("demo", "edge-1");
   // A projector started now (as after a restart) keeps no change up to the head.
@@ -349,9 +350,9 @@ TEST_F(ReportApiTest, WatchFleetRejectsANegativeAfterSeqAndAnUnkeptOne) {
   ASSERT_OK_AND_ASSIGN(statuses_, projections::StatusProjector::Start(store_.get(), {}));
   api_ = std::make_unique<ReportApi>(ingest_.get(), statuses_.get(), ReportApi::Options{});
   request.set_after_seq(0);
-  ASSERT_OK(api_->WatchFleet(request, TargetScope::Unrestricted()));
+  ASSERT_OK(api_->WatchFleet(request, TargetScope::Unrestricted(), [] {}));
   request.set_after_seq(store_->HeadSeq() - 1);
-  EXPECT_THAT(api_->WatchFleet(request, TargetScope::Unrestricted()),
+  EXPECT_THAT(api_->WatchFleet(request, TargetScope::Unrestricted(), [] {}),
               StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("WatchFleet")));
 }
 

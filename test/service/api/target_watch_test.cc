@@ -1,5 +1,6 @@
-// TargetWatch: snapshot then changes in seq order, the bounded queue for slow consumers,
-// and resuming after changes the projector no longer keeps.
+// TargetWatch: snapshot then changes in seq order, the wake after an empty poll, the queue
+// bounded in items and bytes for slow consumers, and resuming after changes the projector no longer
+// keeps.
 #include "service/api/target_watch.h"
 
 #include "gmock/gmock.h"
@@ -9,6 +10,7 @@
 #include "store/sqlite_event_store.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
+#include "test/support/watch_waiter.h"
 
 namespace credledger::service {
 namespace target_watch_test {
@@ -50,13 +52,14 @@ class TargetWatchTest : public ::testing::Test {
   }
 
   v1::WatchTargetsResponse Next(TargetWatch& watch) {
-    auto item = watch.Next(absl::Seconds(10));
+    auto item = waiter_.Next(watch, absl::Seconds(10));
     EXPECT_OK(item);
     EXPECT_TRUE(item->has_value());
     return item->value_or(v1::WatchTargetsResponse());
   }
 
   testing::TempDir dir_;
+  WatchWaiter waiter_;
   std::unique_ptr<store::SqliteEventStore> store_;
   v1::ServiceConfigured service_;
   std::unique_ptr<TargetCommandBus> bus_;
@@ -66,7 +69,8 @@ class TargetWatchTest : public ::testing::Test {
 TEST_F(TargetWatchTest, SnapshotMarkerThenChangesInSeqOrder) {
   StartProjector(100);
   const int64_t first = Register("edge-1");
-  ASSERT_OK_AND_ASSIGN(auto watch, TargetWatch::Start(projector_.get(), {"", 0, 16}));
+  ASSERT_OK_AND_ASSIGN(auto watch,
+                       TargetWatch::Start(projector_.get(), {"", 0, 16}, waiter_.wake()));
   const int64_t second = Register("edge-2");
 
   v1::WatchTargetsResponse item = Next(*watch);
@@ -85,19 +89,46 @@ TEST_F(TargetWatchTest, SnapshotMarkerThenChangesInSeqOrder) {
     EXPECT_GT(item.seq(), previous);
     previous = item.seq();
   } while (item.seq() < second && !HasFailure());
-  ASSERT_OK_AND_ASSIGN(auto nothing, watch->Next(absl::Milliseconds(1)));
+  ASSERT_OK_AND_ASSIGN(auto nothing, watch->Poll());
   EXPECT_FALSE(nothing.has_value());
+}
+
+TEST_F(TargetWatchTest, AnEmptyPollIsFollowedByOneWakeWhenTheNextItemArrives) {
+  StartProjector(100);
+  ASSERT_OK_AND_ASSIGN(auto watch,
+                       TargetWatch::Start(projector_.get(), {"", 0, 16}, waiter_.wake()));
+  EXPECT_EQ(Next(*watch).kind(), Kind::KIND_SNAPSHOT_END);
+  ASSERT_OK_AND_ASSIGN(auto nothing, watch->Poll());
+  ASSERT_FALSE(nothing.has_value());
+  EXPECT_EQ(waiter_.wakes(), 0);
+  // Two changes arrive (registered, mint requested); only the first wakes the consumer.
+  Register("edge-1");
+  EXPECT_EQ(waiter_.wakes(), 1);
+  EXPECT_EQ(Next(*watch).kind(), Kind::KIND_CHANGE);
+  EXPECT_EQ(Next(*watch).kind(), Kind::KIND_CHANGE);
 }
 
 TEST_F(TargetWatchTest, ASlowConsumerIsCutOffWithResourceExhausted) {
   StartProjector(100);
-  ASSERT_OK_AND_ASSIGN(auto watch, TargetWatch::Start(projector_.get(), {"", 0, 2}));
+  ASSERT_OK_AND_ASSIGN(auto watch,
+                       TargetWatch::Start(projector_.get(), {"", 0, 2}, waiter_.wake()));
   // Each registration changes its Target twice (registered, mint requested): 4 > 2 queued.
   Register("edge-1");
   Register("edge-2");
-  absl::StatusOr<std::optional<v1::WatchTargetsResponse>> item = watch->Next(absl::Seconds(1));
-  EXPECT_THAT(item, StatusIs(absl::StatusCode::kResourceExhausted,
-                             HasSubstr("fell more than 2 changes behind; list again")));
+  EXPECT_THAT(watch->Poll(), StatusIs(absl::StatusCode::kResourceExhausted,
+                                      HasSubstr("fell more than 2 changes behind; list again")));
+}
+
+TEST_F(TargetWatchTest, AConsumerHoldingTooManyBytesIsCutOffWithResourceExhausted) {
+  StartProjector(100);
+  TargetWatch::Options options;
+  options.queue_bytes_limit = 1;  // every change is larger than a byte
+  ASSERT_OK_AND_ASSIGN(auto watch, TargetWatch::Start(projector_.get(), options, waiter_.wake()));
+  EXPECT_EQ(Next(*watch).kind(), Kind::KIND_SNAPSHOT_END);
+  Register("edge-1");
+  EXPECT_THAT(watch->Poll(),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("fell more than 1 bytes of changes behind; list again")));
 }
 
 TEST_F(TargetWatchTest, ResumingAfterForgottenChangesIsResourceExhausted) {
@@ -105,11 +136,12 @@ TEST_F(TargetWatchTest, ResumingAfterForgottenChangesIsResourceExhausted) {
   const int64_t first = Register("edge-1");
   Register("edge-2");
   Register("edge-3");
-  EXPECT_THAT(TargetWatch::Start(projector_.get(), {"", first, 16}),
+  EXPECT_THAT(TargetWatch::Start(projector_.get(), {"", first, 16}, waiter_.wake()),
               StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("list again")));
   // A resume inside the kept history works and sends no snapshot.
   const int64_t last = Register("edge-4");
-  ASSERT_OK_AND_ASSIGN(auto watch, TargetWatch::Start(projector_.get(), {"", last - 1, 16}));
+  ASSERT_OK_AND_ASSIGN(auto watch,
+                       TargetWatch::Start(projector_.get(), {"", last - 1, 16}, waiter_.wake()));
   v1::WatchTargetsResponse item = Next(*watch);
   EXPECT_EQ(item.kind(), Kind::KIND_CHANGE);
   EXPECT_EQ(item.seq(), last);

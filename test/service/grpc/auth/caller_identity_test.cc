@@ -151,5 +151,61 @@ TEST(ResolveCallerTest, NetworkPeersWithoutCertificateAreAnonymousAndMayNotDecla
                        HasSubstr("honoured only on loopback or a unix socket")));
 }
 
+// A call with a bearer token over TLS from the network, as the TokenAuthenticator left it.
+CallerEvidence WithToken(absl::StatusOr<std::string> identity) {
+  CallerEvidence evidence;
+  evidence.peer = "ipv4:10.0.0.7:50000";
+  evidence.bearer_token = "eyJhbGciOi.payload.signature";
+  evidence.token_identity = std::move(identity);
+  return evidence;
+}
+
+TEST(ResolveCallerTest, AReviewedTokenNamesItsServiceAccount) {
+  ASSERT_OK_AND_ASSIGN(Caller caller,
+                       ResolveCaller(WithToken("system:serviceaccount:platform:deployer")));
+  EXPECT_EQ(caller.identity, "system:serviceaccount:platform:deployer");
+  EXPECT_EQ(caller.authentication, kAuthToken);
+  EXPECT_EQ(RecordedActor(caller), "system:serviceaccount:platform:deployer");
+}
+
+TEST(ResolveCallerTest, ATokenIsRefusedWhenReviewedSoOrNotReviewableOrBesideACertificate) {
+  EXPECT_THAT(ResolveCaller(WithToken(absl::UnauthenticatedError("the bearer token was refused"))),
+              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("refused")));
+  EXPECT_THAT(ResolveCaller(WithToken(absl::UnavailableError("token review: timeout"))),
+              StatusIs(absl::StatusCode::kUnavailable));
+  CallerEvidence unreviewed = WithToken("x");
+  unreviewed.token_identity.reset();
+  EXPECT_THAT(ResolveCaller(unreviewed),
+              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("takes no bearer tokens")));
+  CallerEvidence both = WithToken("system:serviceaccount:platform:deployer");
+  both.certificate_verified = true;
+  both.uri_sans = {"spiffe://corp/ops"};
+  EXPECT_THAT(ResolveCaller(both),
+              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("not both")));
+  CallerEvidence declared = WithToken("system:serviceaccount:platform:deployer");
+  declared.declared = "admin";
+  EXPECT_THAT(ResolveCaller(declared), StatusIs(absl::StatusCode::kUnauthenticated,
+                                                HasSubstr("differs from the token's identity")));
+  CallerEvidence malformed;
+  malformed.peer = "ipv4:127.0.0.1:1";
+  malformed.malformed_authorization = true;
+  EXPECT_THAT(ResolveCaller(malformed),
+              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("only \"Bearer <token>\"")));
+}
+
+TEST(ResolveCallerTest, WhereRemoteCallersMustAuthenticateAnAnonymousOneIsRefused) {
+  CallerEvidence remote;
+  remote.peer = "ipv4:10.0.0.7:50000";
+  EXPECT_OK(ResolveCaller(remote));  // anonymous: the policy decides
+  remote.remote_must_authenticate = true;
+  EXPECT_THAT(ResolveCaller(remote),
+              StatusIs(absl::StatusCode::kUnauthenticated,
+                       HasSubstr("present a client certificate (mutual TLS) or a "
+                                 "ServiceAccount token")));
+  CallerEvidence local = remote;
+  local.peer = "ipv4:127.0.0.1:50000";
+  EXPECT_OK(ResolveCaller(local));
+}
+
 }  // namespace caller_identity_test
 }  // namespace credledger::service

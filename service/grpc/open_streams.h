@@ -1,0 +1,86 @@
+// OpenStreams: the server-streaming calls (WatchTargets, WatchFleet, ExportEvents) that are
+// open now, counted per caller and in total against the limits of docs/api.md, "Threads and
+// streams" (`--max-streams-per-caller`, `--max-streams`), and ended together when the server
+// shuts down.
+//
+// A stream is admitted with Admit, which hands back a Ticket; the stream holds the ticket until
+// its call is done, and releasing it frees the stream's place.
+//
+// Thread-safety: thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+
+namespace credledger::service {
+
+// A stream that OpenStreams can end. Reference-counted, because StopAll reaches a stream from
+// another thread than the one that ends its call.
+class OpenStream {
+ public:
+  virtual ~OpenStream() = default;
+  // Ends the stream with `status` unless it has ended already.
+  virtual void Stop(absl::Status status) = 0;
+  // Keeps the stream alive until the matching Unref.
+  virtual void Ref() = 0;
+  virtual void Unref() = 0;
+};
+
+class OpenStreams {
+ public:
+  struct Limits {
+    size_t max_streams = 512;            // >= 1: open streams in total
+    size_t max_streams_per_caller = 32;  // >= 1: open streams of one caller
+  };
+
+  // A stream's place; released when destroyed.
+  class Ticket {
+   public:
+    Ticket(const Ticket&) = delete;
+    Ticket& operator=(const Ticket&) = delete;
+    ~Ticket();
+
+   private:
+    friend class OpenStreams;
+    Ticket(OpenStreams* streams, std::string caller, OpenStream* stream)
+        : streams_(streams), caller_(std::move(caller)), stream_(stream) {}
+    OpenStreams* const streams_;
+    const std::string caller_;
+    OpenStream* const stream_;
+  };
+
+  explicit OpenStreams(Limits limits) : limits_(limits) {}
+
+  // Admits `stream` (not owned) of `caller` (the actor its events would record) to `rpc`
+  // ("WatchTargets"). Stops it at once when StopAll has run.
+  // Errors: kResourceExhausted naming the caller, its count and --max-streams-per-caller, or
+  // the total and --max-streams; kUnavailable once StopAll has run.
+  absl::StatusOr<std::unique_ptr<Ticket>> Admit(absl::string_view caller, absl::string_view rpc,
+                                                OpenStream* stream);
+
+  // Stops every open stream with `status`; streams admitted later are refused.
+  void StopAll(const absl::Status& status);
+
+  // Streams open now.
+  size_t open() const;
+
+ private:
+  void Release(const std::string& caller, OpenStream* stream);
+
+  const Limits limits_;
+  mutable absl::Mutex mu_;
+  std::map<std::string, size_t, std::less<>> per_caller_ ABSL_GUARDED_BY(mu_);
+  std::map<OpenStream*, std::string> streams_ ABSL_GUARDED_BY(mu_);
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace credledger::service
