@@ -55,10 +55,17 @@ size_t OpenStreams::open() const {
 }
 
 void OpenStreams::Release(const std::string& caller, OpenStream* stream) {
-  absl::MutexLock lock(&mu_);
-  streams_.erase(stream);
-  const auto it = per_caller_.find(caller);
-  if (it != per_caller_.end() && --it->second == 0) per_caller_.erase(it);
+  bool release = false;
+  {
+    absl::MutexLock lock(&mu_);
+    streams_.erase(stream);
+    const auto it = per_caller_.find(caller);
+    if (it != per_caller_.end() && --it->second == 0) per_caller_.erase(it);
+    ++ended_since_release_;
+    release = ended_since_release_ >= kStreamsPerRelease || streams_.empty();
+    if (release) ended_since_release_ = 0;
+  }
+  if (release && release_memory_) release_memory_();
 }
 
 }  // namespace credledger::service

@@ -6,6 +6,10 @@
 // A stream is admitted with Admit, which hands back a Ticket; the stream holds the ticket until
 // its call is done, and releasing it frees the stream's place.
 //
+// Ended streams free their memory, but the allocator keeps it for reuse. So that a burst of
+// streams does not keep the process large, `release_memory` is called after every
+// kStreamsPerRelease ended streams, and when the last open stream ends.
+//
 // Thread-safety: thread-safe.
 #pragma once
 
@@ -14,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -37,6 +42,9 @@ class OpenStream {
 
 class OpenStreams {
  public:
+  // Ended streams between two calls of `release_memory` (besides the last one ending).
+  static constexpr int kStreamsPerRelease = 256;
+
   struct Limits {
     size_t max_streams = 512;            // >= 1: open streams in total
     size_t max_streams_per_caller = 32;  // >= 1: open streams of one caller
@@ -58,7 +66,11 @@ class OpenStreams {
     OpenStream* const stream_;
   };
 
-  explicit OpenStreams(Limits limits) : limits_(limits) {}
+  // `release_memory` (may be empty) hands the allocator's free memory back to the system; it
+  // runs on the thread that ends a stream (a gRPC thread), so it must not block: queue the
+  // work.
+  explicit OpenStreams(Limits limits, std::function<void()> release_memory = {})
+      : limits_(limits), release_memory_(std::move(release_memory)) {}
 
   // Admits `stream` (not owned) of `caller` (the actor its events would record) to `rpc`
   // ("WatchTargets"). Stops it at once when StopAll has run.
@@ -77,7 +89,9 @@ class OpenStreams {
   void Release(const std::string& caller, OpenStream* stream);
 
   const Limits limits_;
+  const std::function<void()> release_memory_;
   mutable absl::Mutex mu_;
+  int ended_since_release_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, size_t, std::less<>> per_caller_ ABSL_GUARDED_BY(mu_);
   std::map<OpenStream*, std::string> streams_ ABSL_GUARDED_BY(mu_);
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;

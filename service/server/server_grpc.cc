@@ -7,6 +7,7 @@
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
+#include <malloc.h>
 
 #include <memory>
 #include <string>
@@ -188,7 +189,9 @@ absl::Status Server::StartGrpc() {
   grpc_->remote_work = std::make_unique<common::WorkPool>(common::WorkPool::Options{
       .threads = static_cast<int>(options.remote_call_threads),
       .max_queued = static_cast<size_t>(options.remote_call_threads) * kQueuedCallsPerThread});
-  grpc_->streams = std::make_unique<OpenStreams>(options.streams);
+  // glibc keeps what ended streams freed; malloc_trim hands it back, on the log pool.
+  grpc_->streams = std::make_unique<OpenStreams>(
+      options.streams, [pool = grpc_->log_work.get()] { pool->Schedule([] { malloc_trim(0); }); });
   RETURN_IF_ERROR(RegisterCallMetrics(operations_->metrics, *grpc_));
   const CallEnvironment env{.authorizer = grpc_->authorizer.get(),
                             .log_work = grpc_->log_work.get(),

@@ -41,8 +41,9 @@
 // Before the timed runs the fleet is built over gRPC from 32 threads: N Targets in namespaces
 // of 100, each registered, with one bound release and one accepted status report.
 //
-// After the runs, the stream phase (stream_load.h) opens --streams watches (default 1500) on one
-// channel and prints the threads and resident memory before, with them open and after.
+// After the runs, the stream phase (stream_load.h) opens --streams watches (default 1500) of
+// namespace fleet-0 on one channel and prints the threads and resident memory before, with them
+// open and after.
 //
 // Flags: --targets=N (default 10000, at least 64), --streams=N (default 1500, at least 1)
 // plus the benchmark library's. Full size:
@@ -411,8 +412,8 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks(&reporter);
   std::printf("\nfleet of %d Targets built over gRPC (registered, bound, one report each) in %s\n",
               targets, absl::FormatDuration(built).c_str());
-  absl::StatusOr<credledger::bench::StreamLoadFigures> load =
-      credledger::bench::RunStreamLoad(service::g_bench->server->address(), streams);
+  absl::StatusOr<credledger::bench::StreamLoadFigures> load = credledger::bench::RunStreamLoad(
+      service::g_bench->server->address(), service::g_bench->namespaces[0], streams);
   if (!load.ok()) {
     std::fprintf(stderr, "streams: %s\n", load.status().ToString().c_str());
     return 1;

@@ -51,8 +51,8 @@ void GrpcRatioReporter::Finalize() {
     if (local == figures_.end() || local->second.per_second <= 0) {
       // gRPC's own floor (HealthCheck): no in-process call to set beside it.
       std::printf("  %-16s %7s %10.0f %8.0f %8.0f %6.0f %12s %8s %8s %6s %7s\n", call.c_str(),
-                  threads.c_str(), grpc.per_second, grpc.p50_us, grpc.p99_us, grpc.cpu_us, "-",
-                  "-", "-", "-", "-");
+                  threads.c_str(), grpc.per_second, grpc.p50_us, grpc.p99_us, grpc.cpu_us, "-", "-",
+                  "-", "-", "-");
       continue;
     }
     const Figures& in_process = local->second;

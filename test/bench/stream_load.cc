@@ -26,7 +26,10 @@ struct Watch {
 
 }  // namespace
 
-absl::StatusOr<StreamLoadFigures> RunStreamLoad(const std::string& address, int streams) {
+absl::StatusOr<StreamLoadFigures> RunStreamLoad(const std::string& address,
+                                                const std::string& target_namespace, int streams) {
+  v1::WatchTargetsRequest request;
+  request.set_namespace_(target_namespace);
   StreamLoadFigures figures;
   figures.streams = streams;
   figures.threads_before = ThreadCount();
@@ -39,7 +42,7 @@ absl::StatusOr<StreamLoadFigures> RunStreamLoad(const std::string& address, int 
     auto watch = std::make_unique<Watch>();
     watch->context.AddMetadata("credledger-actor", "bench");
     watch->context.set_deadline(absl::ToChronoTime(absl::Now() + kStreamDeadline));
-    watch->reader = stub->WatchTargets(&watch->context, v1::WatchTargetsRequest());
+    watch->reader = stub->WatchTargets(&watch->context, request);
     v1::WatchTargetsResponse item;
     bool snapshot = false;
     while (!snapshot && watch->reader->Read(&item)) {
@@ -81,7 +84,8 @@ absl::StatusOr<StreamLoadFigures> RunStreamLoad(const std::string& address, int 
 
 std::string Describe(const StreamLoadFigures& f) {
   return absl::StrFormat(
-      "%d watch streams on one channel: threads %d -> %d open -> %d after; resident %.0f -> "
+      "%d watch streams of one namespace on one channel: threads %d -> %d open -> %d after; "
+      "resident %.0f -> "
       "%.0f open -> %.0f MiB after; opened with their snapshots in %s; ListTargets while open "
       "took %s",
       f.streams, f.threads_before, f.threads_open, f.threads_after, f.rss_mib_before,

@@ -1,8 +1,8 @@
 // The stream phase of grpc_bench (docs/performance.md, "gRPC API"): one loopback channel opens
-// `streams` WatchTargets streams on a running server, in the same process, and reads each
-// one's snapshot; then cancels them all. It measures the process's threads and resident memory
-// before, with the streams open, and once the client has finished them, and how long a unary
-// read takes while they are open.
+// `streams` WatchTargets streams of one namespace on a running server, in the same process,
+// and reads each one's snapshot; then cancels them all. It measures the process's threads and
+// resident memory before, with the streams open, and once the client has finished them, and how
+// long a unary read takes while they are open.
 //
 // Thread-safety: run from one thread.
 #pragma once
@@ -27,10 +27,11 @@ struct StreamLoadFigures {
   absl::Duration list_time;  // one ListTargets while they are open
 };
 
-// Opens `streams` watches on the server at `address` (plaintext, --insecure-allow-all), as
-// above. Errors: kUnavailable or the stream's error when a stream ends before its snapshot;
-// kInternal when ListTargets fails.
-absl::StatusOr<StreamLoadFigures> RunStreamLoad(const std::string& address, int streams);
+// Opens `streams` watches of `target_namespace` on the server at `address` (plaintext,
+// --insecure-allow-all), as above. Errors: kUnavailable or the stream's error when a stream ends
+// before its snapshot; kInternal when ListTargets fails.
+absl::StatusOr<StreamLoadFigures> RunStreamLoad(const std::string& address,
+                                                const std::string& target_namespace, int streams);
 
 // One line of the figures, e.g. "1500 watch streams: threads 47 -> 52 -> 48, ...".
 std::string Describe(const StreamLoadFigures& figures);
