@@ -108,8 +108,13 @@ class ExportCommand final : public Subcommand {
       // A .partial with no event in it (a refused request, an unreachable server) is removed;
       // one with events is kept for the resumed export to follow.
       const std::string kept = file == nullptr ? "" : file->Abandon(tally.events > 0);
-      // A refused request exported nothing worth resuming; anything else may stop midway.
-      if (status.code() != absl::StatusCode::kInvalidArgument) {
+      // A refused request (bad input, a refused caller, a stream limit) exported nothing worth
+      // resuming; anything else may stop midway.
+      const bool refused = status.code() == absl::StatusCode::kInvalidArgument ||
+                           status.code() == absl::StatusCode::kPermissionDenied ||
+                           status.code() == absl::StatusCode::kUnauthenticated ||
+                           status.code() == absl::StatusCode::kResourceExhausted;
+      if (!refused || tally.events > 0) {
         err << "the export is incomplete" << (kept.empty() ? "" : absl::StrCat(" (", kept, ")"))
             << ": resume with --after-seq " << (tally.events > 0 ? tally.last_seq : after_seq_)
             << (kept.empty() ? "" : " into another --output") << "\n";
@@ -140,8 +145,8 @@ class ExportCommand final : public Subcommand {
     }
     const int streams = !stream_.empty() + !stream_prefix_.empty() + !target_.empty();
     if (streams > 1) {
-      return absl::InvalidArgumentError("--stream, --stream-prefix and --target exclude each "
-                                        "other");
+      return absl::InvalidArgumentError(
+          "--stream, --stream-prefix and --target exclude each other");
     }
     filter.set_stream(stream_);
     filter.set_stream_prefix(stream_prefix_);

@@ -131,10 +131,10 @@ class ProjectorWatch {
     {
       absl::MutexLock lock(&mu_);
       if (overflow_.has_value()) {
-        return absl::ResourceExhaustedError(
-            absl::StrCat("watch: the client fell more than ", *overflow_, " behind; list again (",
-                         Traits::kRpc, " with after_seq 0), or resume with after_seq ",
-                         last_delivered_seq_, " while the server still keeps those changes"));
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "watch: the client fell behind by more than ", *overflow_, "; list again (",
+            Traits::kRpc, " with after_seq 0), or resume with after_seq ", last_delivered_seq_,
+            " while the server still keeps those changes"));
       }
       if (queue_.empty()) {
         armed_ = true;
@@ -181,7 +181,7 @@ class ProjectorWatch {
     if (live_queued_ >= options_.queue_limit) {
       Overflow(absl::StrCat(options_.queue_limit, " changes"));
     } else if (live_bytes_ + bytes > options_.queue_bytes_limit) {
-      Overflow(absl::StrCat(options_.queue_bytes_limit, " bytes of changes"));
+      Overflow(absl::StrCat(options_.queue_bytes_limit, " bytes of changes (--watch-queue-bytes)"));
     } else {
       queue_.push_back({Response::KIND_CHANGE, change.seq, change.state, true, bytes});
       ++live_queued_;

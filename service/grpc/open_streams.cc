@@ -29,22 +29,22 @@ absl::StatusOr<std::unique_ptr<OpenStreams::Ticket>> OpenStreams::Admit(absl::st
                      " open streams, its limit (--max-streams); try again later"));
   }
   ++per_caller_[std::string(caller)];
-  streams_.emplace(stream, std::string(caller));
+  streams_.emplace(stream, std::string(rpc));
   return std::unique_ptr<Ticket>(new Ticket(this, std::string(caller), stream));
 }
 
-void OpenStreams::StopAll(const absl::Status& status) {
-  std::vector<OpenStream*> open;
+void OpenStreams::StopAll(const std::function<absl::Status(absl::string_view rpc)>& status_for) {
+  std::vector<std::pair<OpenStream*, std::string>> open;
   {
     absl::MutexLock lock(&mu_);
     stopped_ = true;
-    for (const auto& [stream, caller] : streams_) {
+    for (const auto& [stream, rpc] : streams_) {
       stream->Ref();
-      open.push_back(stream);
+      open.emplace_back(stream, rpc);
     }
   }
-  for (OpenStream* stream : open) {
-    stream->Stop(status);
+  for (const auto& [stream, rpc] : open) {
+    stream->Stop(status_for(rpc));
     stream->Unref();
   }
 }

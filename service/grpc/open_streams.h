@@ -79,8 +79,9 @@ class OpenStreams {
   absl::StatusOr<std::unique_ptr<Ticket>> Admit(absl::string_view caller, absl::string_view rpc,
                                                 OpenStream* stream);
 
-  // Stops every open stream with `status`; streams admitted later are refused.
-  void StopAll(const absl::Status& status);
+  // Stops every open stream with `status_for(rpc)` (rpc as given to Admit); streams admitted
+  // later are refused.
+  void StopAll(const std::function<absl::Status(absl::string_view rpc)>& status_for);
 
   // Streams open now.
   size_t open() const;
@@ -93,7 +94,7 @@ class OpenStreams {
   mutable absl::Mutex mu_;
   int ended_since_release_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, size_t, std::less<>> per_caller_ ABSL_GUARDED_BY(mu_);
-  std::map<OpenStream*, std::string> streams_ ABSL_GUARDED_BY(mu_);
+  std::map<OpenStream*, std::string> streams_ ABSL_GUARDED_BY(mu_);  // and their RPCs
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
 };
 

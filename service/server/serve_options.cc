@@ -101,18 +101,17 @@ absl::Status CheckAuditFlags(const ServeOptions::Audit& audit) {
 // --max-streams, --max-streams-per-caller, --watch-queue-bytes, --call-threads and
 // --remote-call-threads.
 absl::Status CheckGrpcLimits(const ServeOptions::Grpc& grpc) {
-  const OpenStreams::Limits& streams = grpc.streams;
-  if (streams.max_streams < 1 || streams.max_streams > kMaxStreams) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--max-streams: ", streams.max_streams, " is outside 1..", kMaxStreams));
+  const std::pair<const char*, int64_t> streams[] = {
+      {"--max-streams", grpc.max_streams},
+      {"--max-streams-per-caller", grpc.max_streams_per_caller}};
+  for (const auto& [flag, count] : streams) {
+    if (count < 1 || count > static_cast<int64_t>(kMaxStreams)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, ": ", count, " is outside 1..", kMaxStreams));
+    }
   }
-  if (streams.max_streams_per_caller < 1 || streams.max_streams_per_caller > streams.max_streams) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--max-streams-per-caller: ", streams.max_streams_per_caller,
-                     " is outside 1..", streams.max_streams, " (--max-streams)"));
-  }
-  if (const size_t bytes = grpc.target_api.watch_queue_bytes;
-      bytes < 1 || bytes > kMaxWatchQueueBytes) {
+  if (const int64_t bytes = grpc.watch_queue_bytes;
+      bytes < 1 || bytes > static_cast<int64_t>(kMaxWatchQueueBytes)) {
     return absl::InvalidArgumentError(
         absl::StrCat("--watch-queue-bytes: ", bytes, " is outside 1..", kMaxWatchQueueBytes));
   }

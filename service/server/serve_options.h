@@ -93,15 +93,17 @@ struct ServeOptions {
     // call with its x-request-id (access_log_interceptor.h; docs/operations.md, "Logs").
     // Off: neither.
     bool access_log = true;
-    // Read-your-writes timeout and watch queue bounds of TargetService; --watch-queue-bytes
-    // sets watch_queue_bytes here and in report_api (1..kMaxWatchQueueBytes), the rest has no
-    // flag.
+    // Read-your-writes timeout and watch queue bounds of TargetService and ReportService;
+    // their watch_queue_bytes come from `watch_queue_bytes`, the rest has no flag.
     TargetApi::Options target_api;
-    // The same for ReportService.
     ReportApi::Options report_api;
-    // --max-streams (1..kMaxStreams), --max-streams-per-caller (1..max_streams): open watch
-    // and export streams (docs/api.md, "Threads and streams").
-    OpenStreams::Limits streams;
+    // --watch-queue-bytes (1..kMaxWatchQueueBytes): bytes of changes one watch may hold.
+    int64_t watch_queue_bytes = static_cast<int64_t>(TargetApi::Options{}.watch_queue_bytes);
+    // --max-streams, --max-streams-per-caller (1..kMaxStreams each): open watch and export
+    // streams (OpenStreams; docs/api.md, "Threads and streams").
+    int64_t max_streams = static_cast<int64_t>(OpenStreams::Limits{}.max_streams);
+    int64_t max_streams_per_caller =
+        static_cast<int64_t>(OpenStreams::Limits{}.max_streams_per_caller);
     // --call-threads, --remote-call-threads (1..kMaxCallThreads): threads for calls that
     // read or write the log, and for calls that wait on a cluster or a remote; each pool
     // lets kQueuedCallsPerThread calls per thread wait.

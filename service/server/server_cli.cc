@@ -81,10 +81,12 @@ class ServeCommand final : public cli::Subcommand {
               "watch and export streams open at once, in total (1..100000); a further one is "
               "refused with RESOURCE_EXHAUSTED (docs/api.md, \"Threads and streams\")");
     flags.Add("max-streams-per-caller", &max_streams_per_caller_,
-              "watch and export streams one caller may have open at once (1..--max-streams)");
+              "watch and export streams one caller may have open at once (1..100000; above "
+              "--max-streams the total binds first)");
     flags.Add("watch-queue-bytes", &watch_queue_bytes_,
-              "bytes of changes one watch may hold for a client that reads slowly (1 to "
-              "1073741824); past it, or past 1024 changes, the watch ends RESOURCE_EXHAUSTED");
+              "bytes of changes one watch may hold for a client that reads slowly "
+              "(1..1073741824); past it, or past 1024 changes, the watch ends "
+              "RESOURCE_EXHAUSTED");
     flags.Add("call-threads", &call_threads_,
               "threads for calls that read or write the log (1..256)");
     flags.Add("remote-call-threads", &remote_call_threads_,
@@ -269,13 +271,9 @@ class ServeCommand final : public cli::Subcommand {
     options.grpc.authorization_policy = authorization_policy_;
     options.grpc.insecure_allow_all = insecure_allow_all_;
     options.grpc.token_audience = token_audience_;
-    options.grpc.streams.max_streams = max_streams_ < 0 ? 0 : static_cast<size_t>(max_streams_);
-    options.grpc.streams.max_streams_per_caller =
-        max_streams_per_caller_ < 0 ? 0 : static_cast<size_t>(max_streams_per_caller_);
-    const size_t watch_queue_bytes =
-        watch_queue_bytes_ < 0 ? 0 : static_cast<size_t>(watch_queue_bytes_);
-    options.grpc.target_api.watch_queue_bytes = watch_queue_bytes;
-    options.grpc.report_api.watch_queue_bytes = watch_queue_bytes;
+    options.grpc.max_streams = max_streams_;
+    options.grpc.max_streams_per_caller = max_streams_per_caller_;
+    options.grpc.watch_queue_bytes = watch_queue_bytes_;
     options.grpc.call_threads = call_threads_;
     options.grpc.remote_call_threads = remote_call_threads_;
     options.http.listen_address = http_listen_;
@@ -329,10 +327,9 @@ class ServeCommand final : public cli::Subcommand {
   std::string http_port_file_;
   int64_t http_max_connections_ = static_cast<int64_t>(HttpLimits{}.max_connections);
   std::string token_audience_ = ServeOptions::Grpc{}.token_audience;
-  int64_t max_streams_ = static_cast<int64_t>(OpenStreams::Limits{}.max_streams);
-  int64_t max_streams_per_caller_ =
-      static_cast<int64_t>(OpenStreams::Limits{}.max_streams_per_caller);
-  int64_t watch_queue_bytes_ = static_cast<int64_t>(TargetApi::Options{}.watch_queue_bytes);
+  int64_t max_streams_ = ServeOptions::Grpc{}.max_streams;
+  int64_t max_streams_per_caller_ = ServeOptions::Grpc{}.max_streams_per_caller;
+  int64_t watch_queue_bytes_ = ServeOptions::Grpc{}.watch_queue_bytes;
   int64_t call_threads_ = ServeOptions::Grpc{}.call_threads;
   int64_t remote_call_threads_ = ServeOptions::Grpc{}.remote_call_threads;
   std::string agent_apiserver_url_;

@@ -141,8 +141,10 @@ absl::Status Server::LoadAuthorizationPolicy() {
 }
 
 void Server::StartApis() {
+  TargetApi::Options target_options = options_.grpc.target_api;
+  target_options.watch_queue_bytes = static_cast<size_t>(options_.grpc.watch_queue_bytes);
   grpc_->target_api = std::make_unique<TargetApi>(log_->bus.get(), log_->projector.get(),
-                                                  options_.clock, options_.grpc.target_api);
+                                                  options_.clock, target_options);
   if (bridge_->kube_client != nullptr) {
     grpc_->access_reviewer = std::make_unique<KubeAccessReviewer>(bridge_->kube_client.get());
   }
@@ -150,8 +152,10 @@ void Server::StartApis() {
       log_->identity_bus.get(), log_->identity_projector.get(), &grpc_->policy,
       grpc_->access_reviewer.get(), options_.clock, IdentityApi::Options{},
       bridge_->connections->cluster_projector());
-  grpc_->report_api = std::make_unique<ReportApi>(
-      reports_->ingest.get(), log_->status_projector.get(), options_.grpc.report_api);
+  ReportApi::Options report_options = options_.grpc.report_api;
+  report_options.watch_queue_bytes = static_cast<size_t>(options_.grpc.watch_queue_bytes);
+  grpc_->report_api = std::make_unique<ReportApi>(reports_->ingest.get(),
+                                                  log_->status_projector.get(), report_options);
   const audit::SigningKey* key = audit_->signing_key.has_value() ? &*audit_->signing_key : nullptr;
   grpc_->audit_api =
       std::make_unique<AuditApi>(log_->store.get(), key, options_.clock, log_->snapshots.get());
@@ -190,8 +194,11 @@ absl::Status Server::StartGrpc() {
       .threads = static_cast<int>(options.remote_call_threads),
       .max_queued = static_cast<size_t>(options.remote_call_threads) * kQueuedCallsPerThread});
   // glibc keeps what ended streams freed; malloc_trim hands it back, on the log pool.
+  const OpenStreams::Limits limits{
+      .max_streams = static_cast<size_t>(options.max_streams),
+      .max_streams_per_caller = static_cast<size_t>(options.max_streams_per_caller)};
   grpc_->streams = std::make_unique<OpenStreams>(
-      options.streams, [pool = grpc_->log_work.get()] { pool->Schedule([] { malloc_trim(0); }); });
+      limits, [pool = grpc_->log_work.get()] { pool->Schedule([] { malloc_trim(0); }); });
   RETURN_IF_ERROR(RegisterCallMetrics(operations_->metrics, *grpc_));
   const CallEnvironment env{.authorizer = grpc_->authorizer.get(),
                             .log_work = grpc_->log_work.get(),
@@ -247,9 +254,11 @@ absl::Status Server::StartGrpc() {
 
 void Server::StopGrpc() {
   if (grpc_->streams != nullptr) {
-    grpc_->streams->StopAll(absl::UnavailableError(
-        "watch: the server is shutting down; resume with after_seq (an export: start it "
-        "again)"));
+    grpc_->streams->StopAll([](absl::string_view rpc) {
+      return absl::UnavailableError(
+          rpc == "ExportEvents" ? "export: the server is shutting down; start the export again"
+                                : "watch: the server is shutting down; resume with after_seq");
+    });
   }
   if (grpc_->server != nullptr) {
     grpc_->server->GetHealthCheckService()->Shutdown();

@@ -123,7 +123,8 @@ struct GrpcBench {
     // One stderr line per call would swamp the output; the figures exclude access logging.
     options.grpc.access_log = false;
     // The stream phase opens its watches from one caller.
-    options.grpc.streams = {.max_streams = kMaxStreams, .max_streams_per_caller = kMaxStreams};
+    options.grpc.max_streams = static_cast<int64_t>(kMaxStreams);
+    options.grpc.max_streams_per_caller = static_cast<int64_t>(kMaxStreams);
     absl::StatusOr<std::unique_ptr<Server>> started = Server::Start(options);
     if (!started.ok()) Die("serve", started.status());
     server = *std::move(started);

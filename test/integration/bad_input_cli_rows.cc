@@ -84,10 +84,10 @@ void AddCliDispatcherAndServerRows(std::vector<BadInputCliRow>& rows) {
       {"--insecure-allow-all: conflicts with --authorization-policy; give one of them"}));
   rows.push_back(
       CliOfflineRow({"serve", "--max-streams", "0"}, 2, {"--max-streams: 0 is outside 1..100000"}));
-  rows.push_back(CliOfflineRow({"serve", "--max-streams", "8", "--max-streams-per-caller", "9"}, 2,
-                               {"--max-streams-per-caller: 9 is outside 1..8 (--max-streams)"}));
-  rows.push_back(CliOfflineRow({"serve", "--watch-queue-bytes", "0"}, 2,
-                               {"--watch-queue-bytes: 0 is outside 1..1073741824"}));
+  rows.push_back(CliOfflineRow({"serve", "--max-streams-per-caller", "-3"}, 2,
+                               {"--max-streams-per-caller: -3 is outside 1..100000"}));
+  rows.push_back(CliOfflineRow({"serve", "--watch-queue-bytes", "-1"}, 2,
+                               {"--watch-queue-bytes: -1 is outside 1..1073741824"}));
   rows.push_back(
       CliOfflineRow({"serve", "--call-threads", "0"}, 2, {"--call-threads: 0 is outside 1..256"}));
   rows.push_back(CliOfflineRow({"serve", "--remote-call-threads", "257"}, 2,

@@ -2,12 +2,15 @@
 // and streams"): hundreds of open watches add no thread each, the stream limits per caller and
 // in total answer RESOURCE_EXHAUSTED and free a place when a stream ends, and a watch whose
 // queued changes pass --watch-queue-bytes ends RESOURCE_EXHAUSTED.
+#include <filesystem>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "service/credledger_main.h"
 #include "test/integration/api_fixture.h"
 #include "test/support/process_stats.h"
 
@@ -27,8 +30,9 @@ class OpenStreamsIntegrationTest : public ApiFixture {
   };
 
   void Configure(service::ServeOptions& options) override {
-    options.grpc.streams = limits_;
-    options.grpc.target_api.watch_queue_bytes = watch_queue_bytes_;
+    options.grpc.max_streams = static_cast<int64_t>(limits_.max_streams);
+    options.grpc.max_streams_per_caller = static_cast<int64_t>(limits_.max_streams_per_caller);
+    options.grpc.watch_queue_bytes = static_cast<int64_t>(watch_queue_bytes_);
   }
 
   // Starts WatchTargets as `actor` (a declared name).
@@ -154,7 +158,28 @@ TEST_F(OpenStreamsIntegrationTest, AWatchWhoseQueuedChangesPassTheByteLimitEnds)
   Register("demo", "edge-1", "req-1");
   const grpc::Status ended = Drain(*watch);
   EXPECT_EQ(ended.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-  EXPECT_THAT(ended.error_message(), HasSubstr("fell more than 1 bytes of changes behind"));
+  EXPECT_THAT(ended.error_message(),
+              HasSubstr("fell behind by more than 1 bytes of changes (--watch-queue-bytes)"));
+}
+
+TEST_F(OpenStreamsIntegrationTest, AnExportRefusedForTheStreamLimitSaysSoAndNothingMore) {
+  limits_ = {.max_streams = 1, .max_streams_per_caller = 1};
+  RestartServer();
+  std::unique_ptr<Watch> watch = StartWatch("alice");
+  ASSERT_TRUE(ReadSnapshot(*watch));
+  std::ostringstream out;
+  std::ostringstream err;
+  const int exported = service::CredledgerMain(
+      {"export", "--server", server_->address(), "--as", "alice", "--output",
+       (dir_.path() / "export.jsonl").string()},
+      out, err);
+  EXPECT_EQ(exported, 1);
+  EXPECT_THAT(err.str(), HasSubstr("RESOURCE_EXHAUSTED: ExportEvents: caller \"declared:alice\" "
+                                   "already has 1 open streams"));
+  // Nothing was exported: no advice to resume, no file left behind.
+  EXPECT_THAT(err.str(), ::testing::Not(HasSubstr("incomplete")));
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "export.jsonl"));
+  Cancel(*watch);
 }
 
 }  // namespace open_streams_integration_test

@@ -116,7 +116,7 @@ TEST_F(TargetWatchTest, ASlowConsumerIsCutOffWithResourceExhausted) {
   Register("edge-1");
   Register("edge-2");
   EXPECT_THAT(watch->Poll(), StatusIs(absl::StatusCode::kResourceExhausted,
-                                      HasSubstr("fell more than 2 changes behind; list again")));
+                                      HasSubstr("fell behind by more than 2 changes; list again")));
 }
 
 TEST_F(TargetWatchTest, AConsumerHoldingTooManyBytesIsCutOffWithResourceExhausted) {
@@ -128,7 +128,7 @@ TEST_F(TargetWatchTest, AConsumerHoldingTooManyBytesIsCutOffWithResourceExhauste
   Register("edge-1");
   EXPECT_THAT(watch->Poll(),
               StatusIs(absl::StatusCode::kResourceExhausted,
-                       HasSubstr("fell more than 1 bytes of changes behind; list again")));
+                       HasSubstr("fell behind by more than 1 bytes of changes (--watch-queue-bytes); list again")));
 }
 
 TEST_F(TargetWatchTest, ResumingAfterForgottenChangesIsResourceExhausted) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/support/status_matchers.h"
@@ -52,12 +53,17 @@ TEST(OpenStreamsTest, StopAllEndsEveryOpenStreamOnceAndRefusesLaterOnes) {
   FakeStream a, b, late;
   ASSERT_OK_AND_ASSIGN(auto ta, streams.Admit("alice", "WatchTargets", &a));
   ASSERT_OK_AND_ASSIGN(auto tb, streams.Admit("bob", "WatchFleet", &b));
-  streams.StopAll(absl::UnavailableError("shutting down"));
+  streams.StopAll([](absl::string_view rpc) {
+    return absl::UnavailableError(absl::StrCat(rpc, ": shutting down"));
+  });
   for (const FakeStream* stream : {&a, &b}) {
     ASSERT_EQ(stream->stopped.size(), 1u);
-    EXPECT_THAT(stream->stopped[0], StatusIs(absl::StatusCode::kUnavailable));
     EXPECT_EQ(stream->refs, 0);  // held only while it was being stopped
   }
+  EXPECT_THAT(a.stopped[0],
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("WatchTargets: shutting down")));
+  EXPECT_THAT(b.stopped[0],
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("WatchFleet: shutting down")));
   EXPECT_THAT(streams.Admit("carol", "WatchTargets", &late),
               StatusIs(absl::StatusCode::kUnavailable, HasSubstr("shutting down")));
 }
