@@ -1,13 +1,37 @@
 #include "service/decide/target_decider.h"
 
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "projections/proto_time.h"
 #include "projections/target_state.h"
 #include "service/decide/validation.h"
 
 namespace credledger::service {
 namespace {
+
+// Characters of a connection hash and of a credential tag (docs/credentials.md, "Credential
+// tag and connection hash").
+constexpr size_t kHashChars = 10;
+
+bool IsHash(absl::string_view text) {
+  return text.size() == kHashChars && std::all_of(text.begin(), text.end(), [](char c) {
+           return absl::ascii_isdigit(c) || (c >= 'a' && c <= 'f');
+         });
+}
+
+// The credential tag `revision` ends in, when it ends in "-<connection hash>-<credentialTag>"
+// as a renderer appends them; "" otherwise.
+absl::string_view TagOf(absl::string_view revision) {
+  const std::vector<absl::string_view> parts = absl::StrSplit(revision, '-');
+  if (parts.size() < 3) return "";
+  const absl::string_view tag = parts.back();
+  return IsHash(parts[parts.size() - 2]) && IsHash(tag) ? tag : "";
+}
 
 using projections::CurrentCredential;
 using projections::FromProto;
@@ -26,16 +50,16 @@ class TargetDecision {
   absl::StatusOr<std::vector<Event>> operator()(const RegisterTarget& c) {
     if (state_.phase() == TargetState::PHASE_ACTIVE) {
       if (c.uid_given && c.target_uid != state_.target_uid()) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            Name(), ": registered with uid ", state_.target_uid(), ", not ", c.target_uid,
-            "; delete it first"));
+        return absl::FailedPreconditionError(absl::StrCat(Name(), ": registered with uid ",
+                                                          state_.target_uid(), ", not ",
+                                                          c.target_uid, "; delete it first"));
       }
       return Done();  // already registered
     }
     if (state_.phase() == TargetState::PHASE_DELETING) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          Name(), ": the previous incarnation ", state_.target_uid(),
-          " is being deleted and not finalized yet; retry once it is"));
+      return absl::FailedPreconditionError(
+          absl::StrCat(Name(), ": the previous incarnation ", state_.target_uid(),
+                       " is being deleted and not finalized yet; retry once it is"));
     }
     Event e;
     v1::TargetRegistered* r = e.mutable_target_registered();
@@ -112,7 +136,18 @@ class TargetDecision {
       return absl::FailedPreconditionError(
           absl::StrCat(Name(), ": has no current credential to confirm"));
     }
-    // A revision carrying an older (or no) tag proves nothing about the current credential.
+    // A tag no credential of this Target ever had is a mistake (a typo, another Target's
+    // version); an older tag, or none, proves nothing about the current credential.
+    if (const absl::string_view tag = TagOf(c.revision);
+        !tag.empty() && std::none_of(state_.credentials().begin(), state_.credentials().end(),
+                                     [&](const v1::CredentialRecord& cred) {
+                                       return cred.credential_tag() == tag;
+                                     })) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(Name(), ": revision \"", c.revision, "\" carries credential tag \"", tag,
+                       "\", which no credential of this Target has had; confirm the version a "
+                       "release of this Target runs"));
+    }
     if (!absl::EndsWith(c.revision, absl::StrCat("-", current->credential_tag()))) return Done();
     Event e;
     v1::RolloutConfirmed* r = e.mutable_rollout_confirmed();
@@ -174,9 +209,9 @@ class TargetDecision {
   absl::StatusOr<std::vector<Event>> operator()(const RecordCredentialIssued& c) {
     if (auto s = RequireRegistered(); !s.ok()) return s;
     if (c.expires_at <= c.issued_at) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          Name(), ": expires_at ", absl::FormatTime(c.expires_at), " is not after issued_at ",
-          absl::FormatTime(c.issued_at)));
+      return absl::InvalidArgumentError(
+          absl::StrCat(Name(), ": expires_at ", absl::FormatTime(c.expires_at),
+                       " is not after issued_at ", absl::FormatTime(c.issued_at)));
     }
     for (const v1::CredentialRecord& cred : state_.credentials()) {
       if (cred.secret().uid() == c.secret.uid() && !cred.token_fingerprint().empty()) {

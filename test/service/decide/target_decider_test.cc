@@ -30,7 +30,6 @@ using v1::CredentialRecord;
 using v1::Event;
 using namespace ::credledger::testing::fleet_target;  // NOLINT: the shared Target
 
-
 // Credential Secret `solar-agent-edge-1-<suffix>` of incarnation `incarnation` (each a new
 // Kubernetes object with its own uid).
 v1::SecretRef Secret(int suffix, int incarnation = 1) {
@@ -202,8 +201,7 @@ class TargetDeciderTest : public ::testing::Test {
   }
 
   // Then: the decision emitted exactly `expected`; the emitted events are folded.
-  void Then(const absl::StatusOr<std::vector<Event>>& decided,
-            const std::vector<Event>& expected) {
+  void Then(const absl::StatusOr<std::vector<Event>>& decided, const std::vector<Event>& expected) {
     ASSERT_OK(decided);
     ASSERT_EQ(decided->size(), expected.size()) << Dump(*decided);
     for (size_t i = 0; i < expected.size(); ++i) {
@@ -500,7 +498,8 @@ TEST_F(TargetDeciderTest, TheCurrentSecretDeletedExternallyIsRecordedAndReplaced
         MintRequested(kUid, "m2", v1::MINT_REASON_REPLACEMENT)});
 }
 
-TEST_F(TargetDeciderTest, PlanCredentialAfterTheCurrentSecretWasDeletedExternallyMintsAReplacement) {
+TEST_F(TargetDeciderTest,
+       PlanCredentialAfterTheCurrentSecretWasDeletedExternallyMintsAReplacement) {
   // The deletion was observed while a rotation mint was in flight, which then failed.
   GivenIssued("m1", 1, kT0, absl::Hours(10));
   Given({MintRequested(kUid, "m2", v1::MINT_REASON_ROTATION_DUE),
@@ -523,9 +522,9 @@ TEST_F(TargetDeciderTest, TheCurrentSecretDeletedExternallyIsReplacedEvenWhenAnO
   GivenIssued("m1", 1, kT0, absl::Hours(10));
   GivenIssued("m2", 2, kT0, absl::Hours(10), v1::MINT_REASON_ROTATION_REQUESTED, "r1");
   now_ = kT0 + absl::Hours(1);
-  Then(When(RecordSecretDeletedExternally{Secret(2), now_}),
-       {DeletedExternally(Secret(2), now_),
-        MintRequested(kUid, "m3", v1::MINT_REASON_REPLACEMENT)});
+  Then(
+      When(RecordSecretDeletedExternally{Secret(2), now_}),
+      {DeletedExternally(Secret(2), now_), MintRequested(kUid, "m3", v1::MINT_REASON_REPLACEMENT)});
 }
 
 TEST_F(TargetDeciderTest, AnUnknownSecretDeletedExternallyEmitsNothing) {
@@ -565,6 +564,15 @@ TEST_F(TargetDeciderTest, ConfirmRolloutWithAnOlderTagReleasesNothing) {
   GivenIssued("m2", 2, kT0, absl::Hours(10), v1::MINT_REASON_ROTATION_REQUESTED, "r1");
   Then(When(ConfirmRollout{Revision(Tag(Secret(1)))}), {});
   EXPECT_EQ(Record(Secret(1))->phase(), CredentialRecord::PHASE_ISSUED);
+}
+
+TEST_F(TargetDeciderTest, ConfirmRolloutWithATagNoCredentialHadIsAFailedPrecondition) {
+  GivenIssued("m1", 1, kT0, absl::Hours(10));
+  const std::string unknown = Revision("ffffffffff");
+  EXPECT_THAT(When(ConfirmRollout{unknown}),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("carries credential tag \"ffffffffff\", which no credential of "
+                                 "this Target has had")));
 }
 
 TEST_F(TargetDeciderTest, ConfirmRolloutWithTheTagNotAtTheEndReleasesNothing) {
@@ -792,9 +800,9 @@ TEST_F(TargetDeciderTest, IssuedWithAnExpiryNotAfterTheIssueTimeIsInvalidArgumen
   Given({Registered(kUid), MintRequested(kUid, "m1", v1::MINT_REASON_INITIAL),
          SecretCreated(kUid, "m1", Secret(1), 1)});
   for (absl::Duration lifetime : {absl::ZeroDuration(), -absl::Seconds(1)}) {
-    EXPECT_THAT(When(RecordCredentialIssued{"m1", Secret(1), Fingerprint(Secret(1)), kT0,
-                                            kT0 + lifetime}),
-                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("expires_at")));
+    EXPECT_THAT(
+        When(RecordCredentialIssued{"m1", Secret(1), Fingerprint(Secret(1)), kT0, kT0 + lifetime}),
+        StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("expires_at")));
   }
 }
 
@@ -855,10 +863,11 @@ TEST_F(TargetDeciderTest, IdentityWritesAreRecordedInOrderAndNoWritesEmitNothing
   Given({Registered(kUid)});
   Event expected;
   expected.mutable_identity_objects_written()->set_target_uid(kUid);
-  expected.mutable_identity_objects_written()->add_writes("created ServiceAccount/solar-agent-edge-1");
+  expected.mutable_identity_objects_written()->add_writes(
+      "created ServiceAccount/solar-agent-edge-1");
   expected.mutable_identity_objects_written()->add_writes("updated Role/solar-agent-edge-1");
-  Then(When(RecordIdentityWritten{{"created ServiceAccount/solar-agent-edge-1",
-                                   "updated Role/solar-agent-edge-1"}}),
+  Then(When(RecordIdentityWritten{
+           {"created ServiceAccount/solar-agent-edge-1", "updated Role/solar-agent-edge-1"}}),
        {expected});
   Then(When(RecordIdentityWritten{{}}), {});
 }
