@@ -50,7 +50,11 @@ TokenAuthenticator::TokenAuthenticator(ReviewFunction review, Options options, c
 
 std::optional<absl::StatusOr<std::string>> TokenAuthenticator::Cached(
     absl::string_view token) const {
-  const std::string key = KeyOf(token);
+  return CachedByKey(KeyOf(token));
+}
+
+std::optional<absl::StatusOr<std::string>> TokenAuthenticator::CachedByKey(
+    const std::string& key) const {
   const absl::Time now = clock_->Now();
   absl::MutexLock lock(&mu_);
   const auto it = cache_.find(key);
@@ -59,7 +63,8 @@ std::optional<absl::StatusOr<std::string>> TokenAuthenticator::Cached(
 }
 
 absl::StatusOr<std::string> TokenAuthenticator::Authenticate(absl::string_view token) {
-  if (std::optional<absl::StatusOr<std::string>> cached = Cached(token); cached.has_value()) {
+  std::string key = KeyOf(token);
+  if (std::optional<absl::StatusOr<std::string>> cached = CachedByKey(key); cached.has_value()) {
     return *std::move(cached);
   }
   const absl::Time now = clock_->Now();
@@ -74,7 +79,7 @@ absl::StatusOr<std::string> TokenAuthenticator::Authenticate(absl::string_view t
   absl::Time expires = now + (identity.ok() ? options_.max_age : options_.refusal_age);
   if (identity.ok() && exp.has_value()) expires = std::min(expires, *exp);
   absl::MutexLock lock(&mu_);
-  Store(KeyOf(token), identity, expires);
+  Store(std::move(key), identity, expires);
   return identity;
 }
 

@@ -75,6 +75,8 @@ class TokenAuthenticator {
     absl::Time expires;
   };
 
+  // Cached's answer for the hex SHA-256 `key` of a token.
+  std::optional<absl::StatusOr<std::string>> CachedByKey(const std::string& key) const;
   // The identity `review` grants, or why it grants none.
   absl::StatusOr<std::string> IdentityOf(const Review& review) const;
   void Store(std::string key, absl::StatusOr<std::string> identity, absl::Time expires)
