@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/str_split.h"
+#include "common/log.h"
 
 namespace credledger::common {
 namespace {
@@ -31,6 +32,7 @@ const std::set<std::string>& ArmedPoints() {
 void FaultPoint(absl::string_view point) {
   const std::set<std::string>& armed = ArmedPoints();
   if (armed.empty() || armed.count(std::string(point)) == 0) return;
+  Log(LogLevel::kError, "fault point reached", {{"point", std::string(point)}});
   kill(getpid(), SIGKILL);
 }
 

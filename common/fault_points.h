@@ -2,16 +2,19 @@
 // binaries where the process can be killed on purpose.
 //
 // The environment variable CREDLEDGER_FAULT_POINTS holds a comma-separated list of point
-// names; when execution reaches a listed point, the process sends itself SIGKILL (no
-// destructors, no flushing: like a power cut for everything not yet durable). Unset, a
-// point costs one read of a cached flag. Never set it in production.
+// names; when execution reaches a listed point, the process logs the line
+// {"msg":"fault point reached","point":"<name>"} on stderr and sends itself SIGKILL (no
+// destructors, no further flushing: like a power cut for everything not yet durable). The
+// line lets a test tell a kill at the point from any other death. Unset, a point costs one
+// read of a cached flag. Never set it in production.
 #pragma once
 
 #include "absl/strings/string_view.h"
 
 namespace credledger::common {
 
-// Kills the process with SIGKILL when `point` is armed in CREDLEDGER_FAULT_POINTS.
+// Kills the process with SIGKILL when `point` is armed in CREDLEDGER_FAULT_POINTS, after
+// logging that it reached `point`. Returns (doing nothing) when it is not armed.
 void FaultPoint(absl::string_view point);
 
 }  // namespace credledger::common
