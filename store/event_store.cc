@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "common/fault_points.h"
+
 namespace credledger::store {
 
 absl::Status EventStore::ReadAllInto(int64_t after_seq, int limit, EventFields /*fields*/,
@@ -33,11 +35,15 @@ absl::StatusOr<AppendResult> EventStore::Append(AppendRequest request) {
 }
 
 absl::Status EventStore::SaveSnapshot(Snapshot snapshot) {
-  return Execute([&](WriteTransaction& tx) { return tx.PutSnapshot(snapshot); });
+  absl::Status saved = Execute([&](WriteTransaction& tx) { return tx.PutSnapshot(snapshot); });
+  if (saved.ok()) common::FaultPoint("store.after_snapshot_write");
+  return saved;
 }
 
 absl::Status EventStore::SaveCheckpoint(v1::Checkpoint checkpoint) {
-  return Execute([&](WriteTransaction& tx) { return tx.PutCheckpoint(checkpoint); });
+  absl::Status saved = Execute([&](WriteTransaction& tx) { return tx.PutCheckpoint(checkpoint); });
+  if (saved.ok()) common::FaultPoint("store.after_checkpoint_write");
+  return saved;
 }
 
 }  // namespace credledger::store

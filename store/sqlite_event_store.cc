@@ -14,6 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "common/fault_points.h"
 #include "common/status_macros.h"
 #include "store/log_hash.h"
 #include "store/migrations.h"
@@ -198,6 +199,7 @@ void SqliteEventStore::RunBatch(std::vector<Pending*>& batch) {
     if (p.result.ok()) {
       p.result = db.ExecCached("RELEASE command", "append: release");
       if (!p.result.ok()) batch_error = p.result;
+      common::FaultPoint("store.after_batch_command");
       continue;
     }
     head_ = saved;
@@ -214,7 +216,12 @@ void SqliteEventStore::RunBatch(std::vector<Pending*>& batch) {
   // The fence is asked last, right before the commit: a replica that lost its Lease while the
   // batch ran commits nothing.
   if (batch_error.ok() && options_.write_fence) batch_error = options_.write_fence();
-  if (batch_error.ok()) batch_error = db.ExecCached("COMMIT", "append: commit");
+  if (batch_error.ok()) {
+    common::FaultPoint("store.before_commit");
+    batch_error = db.ExecCached("COMMIT", "append: commit");
+    // Durable, but no caller knows yet: a kill here leaves commands committed unanswered.
+    if (batch_error.ok()) common::FaultPoint("store.after_commit");
+  }
   if (!batch_error.ok()) {
     if (!sqlite3_get_autocommit(db.raw()))
       db.ExecCached("ROLLBACK", "append: rollback").IgnoreError();

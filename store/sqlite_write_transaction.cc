@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/fault_points.h"
 #include "common/status_macros.h"
 #include "store/log_hash.h"
 #include "store/sqlite_event_rows.h"
@@ -50,9 +51,8 @@ SqliteEventStore::Transaction::Create(SqliteEventStore* store) {
   ASSIGN_OR_RETURN(Statement stream_head,
                    db.Prepare("SELECT stream_version, stream_hash FROM events WHERE stream = ? "
                               "ORDER BY stream_version DESC LIMIT 1"));
-  ASSIGN_OR_RETURN(Statement by_id,
-                   db.Prepare(absl::StrCat("SELECT ", kEventColumns,
-                                           " FROM events WHERE event_id = ?")));
+  ASSIGN_OR_RETURN(Statement by_id, db.Prepare(absl::StrCat("SELECT ", kEventColumns,
+                                                            " FROM events WHERE event_id = ?")));
   ASSIGN_OR_RETURN(Statement read_stream,
                    db.Prepare(absl::StrCat("SELECT ", kEventColumns,
                                            " FROM events WHERE stream = ? AND "
@@ -167,7 +167,9 @@ absl::Status SqliteEventStore::Transaction::PutSnapshot(const Snapshot& snapshot
       .BindBlob(6, snapshot.state_sha256)
       .BindText(7, snapshot.key_id)
       .BindBlob(8, snapshot.signature);
-  return stmt.Run();
+  RETURN_IF_ERROR(stmt.Run());
+  common::FaultPoint("store.after_snapshot_insert");
+  return absl::OkStatus();
 }
 
 absl::Status SqliteEventStore::Transaction::PutCheckpoint(const v1::Checkpoint& checkpoint) {
@@ -185,9 +187,8 @@ absl::Status SqliteEventStore::Transaction::PutCheckpoint(const v1::Checkpoint& 
         "checkpoint: chain_hash differs from the chain_hash of seq ", checkpoint.seq()));
   }
   if (checkpoint.seq() <= newest) {
-    return absl::InvalidArgumentError(absl::StrCat("checkpoint: seq ", checkpoint.seq(),
-                                                   " is not above the newest checkpoint's ",
-                                                   newest));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "checkpoint: seq ", checkpoint.seq(), " is not above the newest checkpoint's ", newest));
   }
   Statement& stmt = *put_checkpoint_;
   stmt.Reset();
@@ -196,7 +197,9 @@ absl::Status SqliteEventStore::Transaction::PutCheckpoint(const v1::Checkpoint& 
       .Bind(3, checkpoint.signed_at_us())
       .BindText(4, checkpoint.key_id())
       .BindBlob(5, checkpoint.signature());
-  return stmt.Run();
+  RETURN_IF_ERROR(stmt.Run());
+  common::FaultPoint("store.after_checkpoint_insert");
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::pair<int64_t, std::string>> SqliteEventStore::Transaction::StreamHead(
@@ -224,9 +227,8 @@ absl::StatusOr<AppendResult> SqliteEventStore::Transaction::AppendUnchecked(
     auto [version, stream_hash] = std::move(stream_head);
     if (!append.expected.is_any() && version != append.expected.required_version()) {
       return absl::AbortedError(absl::StrCat(
-          "stream \"", append.stream, "\": expected version ",
-          append.expected.required_version(), ", found ", version,
-          " (another writer appended first; reload and retry)"));
+          "stream \"", append.stream, "\": expected version ", append.expected.required_version(),
+          ", found ", version, " (another writer appended first; reload and retry)"));
     }
     for (const NewEvent& in : append.events) {
       RecordedEvent e;
