@@ -1,6 +1,7 @@
 #include "kubebridge/credentials/credential_reconciler.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/fault_points.h"
 #include "common/status_macros.h"
 #include "kubebridge/client/json_util.h"
 #include "kubebridge/client/write_helpers.h"
@@ -111,6 +112,7 @@ absl::StatusOr<v1::TargetState> CredentialReconciler::Finalize(const v1::TargetS
     if (status.ok()) deleted.push_back(o.label);
     RETURN_IF_ERROR(IgnoreNotFound(status));
   }
+  common::FaultPoint("finalize.after_objects_delete");
   return Record(current, RecordTargetFinalized{deleted}, "finalized");
 }
 
@@ -129,6 +131,7 @@ absl::StatusOr<v1::TargetState> CredentialReconciler::DeleteAllCredentials(
     ref.set_uid(StringAt(secret, {"metadata", "uid"}));
     RETURN_IF_ERROR(IgnoreNotFound(client_.Delete(SecretResource(state.namespace_(), ref.name()),
                                                   {.precondition_uid = ref.uid()}, cancel)));
+    common::FaultPoint("credentials.after_secret_delete");
     if (deleted != nullptr) deleted->push_back("Secret/" + ref.name());
     if (FindRecord(current, ref.uid()) != nullptr) {
       ASSIGN_OR_RETURN(current, Record(current, RecordSecretDeleted{ref, reason},
@@ -243,6 +246,7 @@ absl::StatusOr<v1::TargetState> CredentialReconciler::DeleteReleased(const v1::T
     RETURN_IF_ERROR(
         IgnoreNotFound(client_.Delete(SecretResource(state.namespace_(), c.secret().name()),
                                       {.precondition_uid = c.secret().uid()}, cancel)));
+    common::FaultPoint("credentials.after_released_delete");
     ASSIGN_OR_RETURN(current, Record(current, RecordSecretDeleted{c.secret(), reason},
                                      absl::StrCat("deleted/", c.secret().uid())));
   }

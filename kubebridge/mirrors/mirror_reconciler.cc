@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "common/fault_points.h"
 #include "common/status_macros.h"
 #include "kubebridge/client/json_util.h"
 #include "kubebridge/client/status_mapping.h"
@@ -57,6 +58,7 @@ class OutcomeRecorder {
       const std::string step = absl::StrCat("mirrors/", NamespaceOf(chunk.front()));
       ASSIGN_OR_RETURN(state_,
                        sink_.Record(state_.name(), chunk, MirrorOutcomeRequestId(state_, step)));
+      common::FaultPoint("mirror.after_outcomes_recorded");
     }
     return absl::OkStatus();
   }
@@ -142,17 +144,21 @@ absl::Status CarryOut(const ActionContext& ctx, const MirrorAction& action,
     case MirrorAction::Kind::kNone:
       return absl::OkStatus();
     case MirrorAction::Kind::kCreate: {
+      common::FaultPoint("mirror.before_secret_write");
       ASSIGN_OR_RETURN(nlohmann::json created,
                        ctx.client.Create(SecretResource(ns), action.object, ctx.cancel));
+      common::FaultPoint("mirror.after_secret_write");
       recorder.Add(Written(ctx, action, StringAt(created, {"metadata", "uid"}),
                            v1::MIRROR_WRITE_KIND_CREATED));
       ++result.created;
       return absl::OkStatus();
     }
     case MirrorAction::Kind::kUpdate: {
+      common::FaultPoint("mirror.before_secret_write");
       ASSIGN_OR_RETURN(
           nlohmann::json updated,
           ctx.client.Update(SecretResource(ns, ctx.mirror_name), action.object, ctx.cancel));
+      common::FaultPoint("mirror.after_secret_write");
       recorder.Add(Written(ctx, action, StringAt(updated, {"metadata", "uid"}),
                            v1::MIRROR_WRITE_KIND_UPDATED));
       ++result.updated;

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/fault_points.h"
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "projections/proto_time.h"
@@ -82,8 +83,10 @@ absl::StatusOr<ReportIngest::PushResult> ReportIngest::Push(absl::string_view ta
                               std::string(actor),
                               request,
                               absl::InfinitePast()};
+  common::FaultPoint("report.before_submit");
   ASSIGN_OR_RETURN(ReportCommandResult result,
                    Submit(submitted, floor, limits_.min_interval, space));
+  common::FaultPoint("report.after_submit");
   out.heartbeat = result.note.heartbeat;
   out.replayed = result.replayed;
   if (!result.replayed && (result.note.refused || (result.note.heartbeat && !space.ok()))) {
