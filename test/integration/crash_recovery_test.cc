@@ -3,7 +3,8 @@
 // without a token, and every Secret explained by the log (docs/architecture.md,
 // "After a crash"; docs/testing.md, "Fault points").
 //
-// For each fault point of CredentialMinter, `credledger serve` runs with
+// For each fault point of CredentialMinter (the mint.* points of
+// test/integration/fault_point_list.h), `credledger serve` runs with
 // CREDLEDGER_FAULT_POINTS=<point> against the test API server (a separate process, so the
 // cluster survives), `target register` starts the first mint, and the process kills itself
 // there. Serve is restarted on the same database without faults and must finish the mint;
@@ -13,6 +14,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_replace.h"
@@ -23,6 +25,7 @@
 #include "kubebridge/credentials/credential_minter.h"
 #include "projections/target_state.h"
 #include "store/event_codec.h"
+#include "test/integration/fault_point_list.h"
 #include "test/integration/live_processes.h"
 #include "test/support/status_matchers.h"
 
@@ -122,7 +125,7 @@ TEST_P(CrashRecoveryTest, KillAtTheMintStepThenRestartLeavesOneCurrentCredential
 
   StartServe(point);
   ExpectAnsweredOrCutOff(Cli({"target", "register", "demo/edge-1", "--request-id", "reg-1"}));
-  ExpectServeKilledByFaultPoint();
+  ExpectServeKilledByFaultPoint(point);
   StartServe();
   ASSERT_FALSE(WaitForCurrentCredential(kTarget, 1).is_null());
   StopServe();
@@ -136,7 +139,7 @@ TEST_P(CrashRecoveryTest, KillAtTheMintStepThenRestartLeavesOneCurrentCredential
   // The rotation path, killed at the same step.
   StartServe(point);
   ExpectAnsweredOrCutOff(Cli({"target", "rotate", "demo/edge-1", "--request-id", "rot-1"}));
-  ExpectServeKilledByFaultPoint();
+  ExpectServeKilledByFaultPoint(point);
   StartServe();
   ASSERT_FALSE(WaitForCurrentCredential(kTarget, 2).is_null());
   StopServe();
@@ -151,14 +154,19 @@ TEST_P(CrashRecoveryTest, KillAtTheMintStepThenRestartLeavesOneCurrentCredential
   ExpectNotFoundAnywhere({std::begin(kJwtMarkers), std::end(kJwtMarkers)});
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    EveryFaultPoint, CrashRecoveryTest,
-    ::testing::Values("mint.before_secret_create", "mint.after_secret_create",
-                      "mint.after_secret_recorded", "mint.after_token_request",
-                      "mint.after_secret_update", "mint.after_issued_recorded"),
-    [](const ::testing::TestParamInfo<std::string>& info) {
-      return absl::StrReplaceAll(info.param, {{".", "_"}});
-    });
+// The minter's points of the list of every fault point.
+std::vector<std::string> MintFaultPoints() {
+  std::vector<std::string> points;
+  for (const char* point : kFaultPoints) {
+    if (absl::StartsWith(point, "mint.")) points.push_back(point);
+  }
+  return points;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryFaultPoint, CrashRecoveryTest, ::testing::ValuesIn(MintFaultPoints()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return absl::StrReplaceAll(info.param, {{".", "_"}});
+                         });
 
 }  // namespace crash_recovery_test
 }  // namespace credledger::testing

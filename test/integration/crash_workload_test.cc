@@ -4,14 +4,17 @@
 // `credledger serve` runs on one SQLite file against the test API server (its own process,
 // so the cluster outlives every serve). Each cycle starts serve, lets a client thread send a
 // few commands through the gRPC API (register, rotate, confirm a rollout, which releases the
-// older Secrets for cleanup, revoke, lift, delete) while another rotates the data of an
-// identity's source Secret (the mirror path), and kills serve with SIGKILL at a random moment:
-// after a random delay, before it is even ready in some cycles, or at a random mint fault
-// point in others. The next cycle restarts serve on the same file. Checked throughout:
+// older Secrets for cleanup, revoke, lift, delete, push a report) while another rotates the
+// data of an identity's source Secret (the mirror path), and kills serve with SIGKILL at a
+// random moment: after a random delay, or before it is even ready in some cycles. Other
+// cycles arm a fault point (test/integration/fault_point_list.h, each in turn) and run the
+// workload until serve kills itself there. The next cycle restarts serve on the same file.
+// Checked throughout:
 //
 // - every acknowledged command is in the log (by request id), and a command the crash cut
 //   off, retried with its request id, is answered as a replay exactly when it had been
 //   committed;
+// - every cycle with a fault point armed ends there (the workload reaches every point);
 // - the log's chain and signed checkpoints verify (`credledger verify --db`) up to the
 //   highest acknowledged seq;
 // - at most one current credential per Target, no two credential records for one Secret;
@@ -30,6 +33,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -51,9 +55,11 @@
 #include "kubebridge/credentials/agent_objects.h"
 #include "kubebridge/credentials/credential_minter.h"
 #include "projections/mirror_naming.h"
+#include "projections/proto_time.h"
 #include "projections/target_state.h"
 #include "service/api/target_api.h"
 #include "store/event_codec.h"
+#include "test/integration/fault_point_list.h"
 #include "test/integration/live_processes.h"
 #include "test/support/rbac_objects.h"
 #include "test/support/status_matchers.h"
@@ -70,15 +76,14 @@ constexpr char kMirrorNamespace[] = "team-a";
 // The Kubernetes user that may read the source (no policy file: the declared actor).
 constexpr char kIdentityActor[] = "alice";
 constexpr char kActor[] = "crash-test";
-constexpr const char* kMintFaultPoints[] = {
-    "mint.before_secret_create", "mint.after_secret_create", "mint.after_secret_recorded",
-    "mint.after_token_request",  "mint.after_secret_update", "mint.after_issued_recorded"};
 // Every this many cycles (and after the last) the bridge must catch up and the cluster is
 // compared with the log.
 constexpr int kConvergeEvery = 50;
 // How long the bridge may take to catch up after a restart.
 constexpr absl::Duration kConvergeWait = absl::Seconds(60);
 constexpr absl::Duration kCallDeadline = absl::Seconds(10);
+// How long a cycle with a fault point armed runs the workload waiting for serve to reach it.
+constexpr absl::Duration kFaultPointWait = absl::Seconds(20);
 
 int CycleCount() {
   int cycles = 200;
@@ -102,7 +107,7 @@ uint64_t Seed() {
 std::string TargetName(int i) { return absl::StrCat("crash-", i); }
 
 // The mutating RPCs of the workload.
-enum class Rpc { kRegister, kRotate, kConfirm, kRevoke, kLift, kDelete };
+enum class Rpc { kRegister, kRotate, kConfirm, kRevoke, kLift, kDelete, kReport };
 
 const char* RpcName(Rpc rpc) {
   switch (rpc) {
@@ -118,12 +123,14 @@ const char* RpcName(Rpc rpc) {
       return "LiftRevocation";
     case Rpc::kDelete:
       return "DeleteTarget";
+    case Rpc::kReport:
+      return "PushReport";
   }
   return "?";
 }
 
-// One command: the RPC, its Target, its request id and the argument it needs (rotation value
-// or rollout revision).
+// One command: the RPC, its Target, its request id and the argument it needs (rotation value,
+// rollout revision, revocation reason, or a report's lastReportTime in unix nanoseconds).
 struct WorkloadCommand {
   Rpc rpc = Rpc::kRegister;
   int target = 0;
@@ -161,8 +168,8 @@ Request Addressed(const WorkloadCommand& command) {
 }
 
 // Calls `method` of `stub` with `request` and keeps the status, `replayed` and `seq`.
-template <typename Response, typename Request, typename Method>
-CommandAnswer Call(v1::TargetService::Stub& stub, Method method, const Request& request) {
+template <typename Response, typename Stub, typename Request, typename Method>
+CommandAnswer Call(Stub& stub, Method method, const Request& request) {
   grpc::ClientContext context;
   Prepare(context, kActor);
   Response response;
@@ -170,9 +177,31 @@ CommandAnswer Call(v1::TargetService::Stub& stub, Method method, const Request& 
   return {status.error_code(), status.error_message(), response.replayed(), response.seq()};
 }
 
-// Sends `command` through `stub`.
-CommandAnswer Send(v1::TargetService::Stub& stub, const WorkloadCommand& command) {
+// The report of a PushReport command: one release whose revision names the command, so that
+// every report differs from the last (a changed report, appended), at the time in its argument.
+v1::TargetReportSpec ReportOf(const WorkloadCommand& command) {
+  int64_t unix_nanos = 0;
+  EXPECT_TRUE(absl::SimpleAtoi(command.argument, &unix_nanos)) << command.argument;
+  v1::TargetReportSpec report;
+  *report.mutable_last_report_time() = projections::ToProto(absl::FromUnixNanos(unix_nanos));
+  v1::ReleaseStatus& release = *report.add_releases();
+  release.set_name("podinfo");
+  release.set_namespace_("apps");
+  release.set_phase(v1::RELEASE_PHASE_PROGRESSING);
+  release.set_revision(absl::StrCat("1.0.0-", command.request_id));
+  return report;
+}
+
+// The services the workload calls.
+struct Stubs {
+  std::unique_ptr<v1::TargetService::Stub> targets;
+  std::unique_ptr<v1::ReportService::Stub> reports;
+};
+
+// Sends `command` through `stubs`.
+CommandAnswer Send(const Stubs& stubs, const WorkloadCommand& command) {
   using Stub = v1::TargetService::Stub;
+  Stub& stub = *stubs.targets;
   switch (command.rpc) {
     case Rpc::kRegister:
       return Call<v1::RegisterTargetResponse>(stub, &Stub::RegisterTarget,
@@ -198,6 +227,12 @@ CommandAnswer Send(v1::TargetService::Stub& stub, const WorkloadCommand& command
     case Rpc::kDelete:
       return Call<v1::DeleteTargetResponse>(stub, &Stub::DeleteTarget,
                                             Addressed<v1::DeleteTargetRequest>(command));
+    case Rpc::kReport: {
+      auto request = Addressed<v1::PushReportRequest>(command);
+      *request.mutable_report() = ReportOf(command);
+      return Call<v1::PushReportResponse>(*stubs.reports, &v1::ReportService::Stub::PushReport,
+                                          request);
+    }
   }
   return {};
 }
@@ -215,19 +250,20 @@ class Workload {
   void Run(const std::string& address, int steps) {
     std::shared_ptr<grpc::Channel> channel =
         grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
-    std::unique_ptr<v1::TargetService::Stub> stub = v1::TargetService::NewStub(channel);
+    const Stubs stubs{v1::TargetService::NewStub(channel), v1::ReportService::NewStub(channel)};
+    v1::TargetService::Stub& stub = *stubs.targets;
     retry_answer_.reset();
     if (cut_.has_value()) {
-      const CommandAnswer answer = Send(*stub, *cut_);
+      const CommandAnswer answer = Send(stubs, *cut_);
       if (CutOff(answer.code)) return;
       retry_answer_ = answer;
       Record(*cut_, answer);
       cut_.reset();
     }
     for (int i = 0; i < steps; ++i) {
-      std::optional<WorkloadCommand> command = Next(*stub);
+      std::optional<WorkloadCommand> command = Next(stub);
       if (!command.has_value()) return;  // GetTarget was cut off
-      const CommandAnswer answer = Send(*stub, *command);
+      const CommandAnswer answer = Send(stubs, *command);
       if (CutOff(answer.code)) {
         cut_ = *command;
         return;
@@ -280,16 +316,20 @@ class Workload {
     } else if (target.phase() == "Deleting") {
       command.rpc = Rpc::kRotate;  // refused until it is finalized
     } else if (target.revoked()) {
-      command.rpc = rng_() % 4 == 0 ? Rpc::kDelete : Rpc::kLift;
+      const uint64_t pick = rng_() % 4;
+      command.rpc = pick == 0 ? Rpc::kDelete : pick == 1 ? Rpc::kReport : Rpc::kLift;
     } else {
       const uint64_t pick = rng_() % 20;
-      command.rpc = pick < 8    ? Rpc::kRotate
-                    : pick < 15 ? Rpc::kConfirm
+      command.rpc = pick < 7    ? Rpc::kRotate
+                    : pick < 13 ? Rpc::kConfirm
+                    : pick < 15 ? Rpc::kReport
                     : pick < 18 ? Rpc::kRevoke
                                 : Rpc::kDelete;
     }
     if (command.rpc == Rpc::kRotate) command.argument = absl::StrCat("r", issued_);
     if (command.rpc == Rpc::kRevoke) command.argument = "crash test";
+    if (command.rpc == Rpc::kReport)
+      command.argument = absl::StrCat(absl::ToUnixNanos(absl::Now()));
     if (command.rpc == Rpc::kConfirm) {
       const std::string suffix = target.current_credential().chart_version_suffix();
       if (suffix.empty()) {
@@ -327,6 +367,43 @@ class Workload {
   std::map<std::string, int64_t> acknowledged_;
   std::vector<std::string> unexpected_;
   std::map<std::string, std::pair<int, int>> counts_;
+};
+
+// Which fault point a cycle arms: every point of kFaultPoints once per round, in an order
+// shuffled anew for each round, so that a run arms all of them about equally often.
+class FaultPointRotation {
+ public:
+  explicit FaultPointRotation(uint64_t seed)
+      : rng_(seed), order_(std::begin(kFaultPoints), std::end(kFaultPoints)) {}
+
+  std::string Next() {
+    if (next_ == order_.size()) {
+      std::shuffle(order_.begin(), order_.end(), rng_);
+      next_ = 0;
+    }
+    return order_[next_++];
+  }
+
+ private:
+  std::mt19937_64 rng_;
+  std::vector<std::string> order_;
+  size_t next_ = order_.size();
+};
+
+// The kills at one fault point: all of them, and those during start-up.
+struct PointTally {
+  int kills = 0;
+  int during_start_up = 0;
+
+  // Counts a cycle that armed `point`, in which serve ended (during start-up when
+  // `start_up`) having reached `reached` (empty when it reached no point). Fails (fatally)
+  // unless serve died at `point`: the workload reaches every point within kFaultPointWait.
+  void Count(const std::string& point, const std::string& reached, bool start_up) {
+    ASSERT_EQ(reached, point) << "serve did not reach fault point " << point << " within "
+                              << kFaultPointWait;
+    ++kills;
+    if (start_up) ++during_start_up;
+  }
 };
 
 // What the log says so far, folded incrementally as it grows.
@@ -610,31 +687,32 @@ TEST_F(CrashWorkloadTest, RandomKillsDuringAWorkloadKeepTheLogAndTheClusterConsi
   std::cout << "crash test: seed " << seed << ", " << cycles << " cycles\n";
   std::mt19937_64 rng(seed);
   workload_ = Workload(rng());
+  FaultPointRotation rotation(rng());
 
   const std::filesystem::path private_key = dir_.path() / "signing-key.pem";
   public_key_ = dir_.path() / "signing-key.pub.pem";
   const RunResult keygen = OfflineCli(
       {"keygen", "--private-key", private_key.string(), "--public-key", public_key_.string()});
   ASSERT_EQ(keygen.exit_code, 0) << keygen.err;
-  // Frequent checkpoints and snapshots, so that kills also land in their writes.
-  const std::vector<std::string> serve_args = {
-      "--signing-key", private_key.string(), "--checkpoint-every", "25", "--snapshot-every", "40"};
+  // Frequent checkpoints and snapshots, so that kills also land in their writes; every
+  // changed report is appended at once.
+  const std::vector<std::string> serve_args = {"--signing-key",         private_key.string(),
+                                               "--checkpoint-every",    "25",
+                                               "--snapshot-every",      "40",
+                                               "--report-min-interval", "0s"};
 
   StartServe("", serve_args);
   CreateIdentity();
   KillServe();
 
   int killed_before_ready = 0;
-  int fault_point_cycles = 0;
   int source_rotations = 0;
+  std::map<std::string, PointTally> points;
   for (int cycle = 1; cycle <= cycles; ++cycle) {
     SCOPED_TRACE(absl::StrCat("cycle ", cycle));
     const bool before_ready = rng() % 10 == 0;
     std::string fault_point;
-    if (!before_ready && rng() % 4 == 0) {
-      fault_point = kMintFaultPoints[rng() % std::size(kMintFaultPoints)];
-      ++fault_point_cycles;
-    }
+    if (!before_ready && rng() % 4 == 0) fault_point = rotation.Next();
     LaunchServe(fault_point, serve_args);
     ASSERT_NE(serve_, nullptr);
     if (before_ready) {
@@ -645,8 +723,12 @@ TEST_F(CrashWorkloadTest, RandomKillsDuringAWorkloadKeepTheLogAndTheClusterConsi
       KillServe();
       continue;
     }
-    if (!AwaitServeReady()) {  // killed at the fault point while resuming a mint
-      KillServe();
+    if (!AwaitServeReady()) {
+      // Killed at the armed point while starting: resuming a mint, a mirror write, a
+      // snapshot of the projections catching up.
+      ASSERT_FALSE(fault_point.empty()) << "serve ended before it was ready";
+      ASSERT_NO_FATAL_FAILURE(points[fault_point].Count(
+          fault_point, AwaitServeEnd(absl::Now() + kLiveWait), /*start_up=*/true));
       continue;
     }
     // The log as the restarted serve found it: everything acknowledged so far is there.
@@ -656,14 +738,24 @@ TEST_F(CrashWorkloadTest, RandomKillsDuringAWorkloadKeepTheLogAndTheClusterConsi
     // Whether the command the last crash cut off was committed, before it is retried.
     const std::optional<WorkloadCommand> cut = workload_.cut();
     const bool cut_was_committed = cut.has_value() && log_.request_ids.count(cut->request_id) > 0;
-    const bool rotate_source = rng() % 3 == 0;
+    // A cycle with a fault point armed always rotates the source, so that the mirror points
+    // are reached too.
+    const bool rotate_source = rng() % 3 == 0 || !fault_point.empty();
     const absl::Duration kill_after = absl::Milliseconds(static_cast<int64_t>(rng() % 250));
-    std::thread client([&] { workload_.Run(serve_address_, 2); });
+    // With a fault point armed the workload goes on until the point cuts it off.
+    const int steps = fault_point.empty() ? 2 : std::numeric_limits<int>::max();
+    std::thread client([&] { workload_.Run(serve_address_, steps); });
     if (rotate_source) RotateSource(++source_rotations);
-    // The kill moment: a random delay from the start of the commands.
-    absl::SleepFor(kill_after);
-    KillServe();
+    if (fault_point.empty()) {
+      // The kill moment: a random delay from the start of the commands.
+      absl::SleepFor(kill_after);
+      KillServe();
+    } else {
+      points[fault_point].Count(fault_point, AwaitServeEnd(absl::Now() + kFaultPointWait),
+                                /*start_up=*/false);
+    }
     client.join();
+    if (HasFatalFailure()) return;
 
     if (cut.has_value() && workload_.retry_answer().has_value()) {
       // A committed command is answered as a replay of its original answer; one that was
@@ -687,9 +779,11 @@ TEST_F(CrashWorkloadTest, RandomKillsDuringAWorkloadKeepTheLogAndTheClusterConsi
   EXPECT_THAT(workload_.unexpected(), ::testing::IsEmpty());
 
   std::cout << "crash test: " << killed_before_ready << " kills during start-up, "
-            << fault_point_cycles << " cycles with a mint fault point armed, " << source_rotations
-            << " source rotations; commands acknowledged/refused: " << workload_.Summary()
-            << "; events:";
+            << source_rotations << " source rotations; kills at fault points (during start-up):";
+  for (const auto& [point, tally] : points) {
+    std::cout << " " << point << " " << tally.kills << " (" << tally.during_start_up << ")";
+  }
+  std::cout << "; commands acknowledged/refused: " << workload_.Summary() << "; events:";
   for (const auto& [type, count] : log_.event_counts) std::cout << " " << type << " " << count;
   std::cout << "\n";
 

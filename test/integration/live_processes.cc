@@ -8,6 +8,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "kubebridge/client/json_util.h"
 #include "kubebridge/client/kubeconfig.h"
 #include "kubebridge/credentials/agent_objects.h"
@@ -28,6 +29,17 @@ std::string ReadBytes(const std::filesystem::path& path) {
   std::ostringstream bytes;
   bytes << in.rdbuf();
   return bytes.str();
+}
+
+// The point named by the "fault point reached" line of `log` (JSON lines, common/log.h);
+// "" when there is none.
+std::string FaultPointReached(const std::string& log) {
+  for (absl::string_view line : absl::StrSplit(log, '\n')) {
+    if (!absl::StrContains(line, "\"msg\":\"fault point reached\"")) continue;
+    const nlohmann::json parsed = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_object()) return parsed.value("point", "");
+  }
+  return "";
 }
 
 std::string FirstLine(const std::filesystem::path& path) {
@@ -140,9 +152,22 @@ void LiveProcessTest::StopServe() {
   EXPECT_EQ(ReapServe(), 0) << serve_outputs_.back();
 }
 
-void LiveProcessTest::ExpectServeKilledByFaultPoint() {
-  ASSERT_NE(serve_, nullptr);
-  EXPECT_EQ(ReapServe(), 128 + SIGKILL) << serve_outputs_.back();
+std::string LiveProcessTest::AwaitServeEnd(absl::Time deadline) {
+  EXPECT_NE(serve_, nullptr);
+  if (serve_ == nullptr) return "";
+  // Past the deadline Wait kills serve: the same SIGKILL as KillServe.
+  const int code = serve_->Wait(deadline).value_or(128 + SIGKILL);
+  EXPECT_EQ(code, 128 + SIGKILL) << serve_->err();
+  std::string point = FaultPointReached(serve_->err());
+  serve_outputs_.push_back(serve_->out());
+  serve_outputs_.push_back(serve_->err());
+  serve_.reset();
+  return point;
+}
+
+void LiveProcessTest::ExpectServeKilledByFaultPoint(const std::string& point) {
+  const std::string reached = AwaitServeEnd(absl::Now() + kLiveWait);
+  EXPECT_EQ(reached, point) << (serve_outputs_.empty() ? "" : serve_outputs_.back());
 }
 
 std::vector<std::string> LiveProcessTest::CliArgv(std::vector<std::string> args) const {

@@ -66,8 +66,13 @@ class LiveProcessTest : public ::testing::Test {
   void KillServe();
   // SIGTERM; expects a clean exit (0).
   void StopServe();
-  // Waits for serve to kill itself at an armed fault point; expects exit 128 + SIGKILL.
-  void ExpectServeKilledByFaultPoint();
+  // Waits until serve ends by itself, or kills it (SIGKILL) at `deadline`; expects exit
+  // 128 + SIGKILL either way. Returns the fault point serve logged reaching before it
+  // ended (common/fault_points.h), or "" when it logged none (the deadline ended it).
+  std::string AwaitServeEnd(absl::Time deadline);
+  // Waits (kLiveWait) for serve to kill itself at the armed fault point `point`; expects
+  // exit 128 + SIGKILL and that serve logged reaching `point`.
+  void ExpectServeKilledByFaultPoint(const std::string& point);
 
   // Writes <dir>/agent/kubeconfig for the SolAr-side API server (its CA; user tokenFile
   // <dir>/agent/token) and puts `token` in the token file, replacing it atomically as a
@@ -75,8 +80,8 @@ class LiveProcessTest : public ::testing::Test {
   std::filesystem::path WriteAgentKubeconfig(const std::string& token);
   // Starts `credledger agent` for demo/`target` with the kubeconfig of WriteAgentKubeconfig,
   // the admin kubeconfig as its target cluster, and `extra_args`.
-  absl::StatusOr<std::unique_ptr<Subprocess>> StartAgent(const std::string& target,
-                                                         const std::vector<std::string>& extra_args);
+  absl::StatusOr<std::unique_ptr<Subprocess>> StartAgent(
+      const std::string& target, const std::vector<std::string>& extra_args);
   // Runs `credledger agent ... --once` for demo/`target` to completion.
   RunResult RunAgentOnce(const std::string& target);
 
@@ -142,8 +147,8 @@ class LiveProcessTest : public ::testing::Test {
   std::vector<std::string> AgentArgv(const std::string& target) const;
   // Follows the watch `credledger <watch_args> --output json` until an item's `item_key`
   // object for demo/`target` satisfies `done`.
-  nlohmann::json WaitForWatchItem(std::vector<std::string> watch_args,
-                                  const std::string& item_key, const std::string& target,
+  nlohmann::json WaitForWatchItem(std::vector<std::string> watch_args, const std::string& item_key,
+                                  const std::string& target,
                                   const std::function<bool(const nlohmann::json&)>& done,
                                   const std::string& what);
   // `credledger <args> --server <serve address>`.
