@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -390,6 +391,19 @@ class FaultPointRotation {
   size_t next_ = order_.size();
 };
 
+// The last arrival at `point` a cycle may arm it for (CREDLEDGER_FAULT_POINTS=<point>:<n>,
+// n drawn from 1 to this). The points on the path of every commit are passed many times
+// during start-up alone, so they are armed up to their 40th arrival, which lands many kills
+// among the client's commands; a cycle writes the mirror once (one source rotation), so its
+// points fire at their first arrival; the others up to their 3rd.
+int LastArrival(const std::string& point) {
+  for (const char* every_commit :
+       {"store.after_batch_command", "store.before_commit", "store.after_commit"}) {
+    if (point == every_commit) return 40;
+  }
+  return absl::StartsWith(point, "mirror.") ? 1 : 3;
+}
+
 // The kills at one fault point: all of them, and those during start-up.
 struct PointTally {
   int kills = 0;
@@ -712,8 +726,13 @@ TEST_F(CrashWorkloadTest, RandomKillsDuringAWorkloadKeepTheLogAndTheClusterConsi
     SCOPED_TRACE(absl::StrCat("cycle ", cycle));
     const bool before_ready = rng() % 10 == 0;
     std::string fault_point;
-    if (!before_ready && rng() % 4 == 0) fault_point = rotation.Next();
-    LaunchServe(fault_point, serve_args);
+    std::string armed;  // CREDLEDGER_FAULT_POINTS
+    if (!before_ready && rng() % 4 == 0) {
+      fault_point = rotation.Next();
+      armed = absl::StrCat(fault_point, ":", 1 + rng() % LastArrival(fault_point));
+    }
+    SCOPED_TRACE(absl::StrCat("CREDLEDGER_FAULT_POINTS=", armed));
+    LaunchServe(armed, serve_args);
     ASSERT_NE(serve_, nullptr);
     if (before_ready) {
       // A kill during start-up (opening, migrating and verifying the log, the first
