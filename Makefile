@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 GENERATOR ?= Ninja
 JOBS ?= $(shell nproc)
 
-.PHONY: deps configure build test run bench fuzz clean
+.PHONY: deps configure build test run bench fuzz crash-long clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -23,6 +23,13 @@ run: build
 
 bench: build
 	@bash scripts/bench.sh $(BUILD_DIR)
+
+# The crash test at length, outside CI (docs/testing.md, "Crash test"): CRASH_CYCLES kills
+# (default 1000) instead of the 200 of `make test`; CREDLEDGER_CRASH_SEED repeats a run.
+CRASH_CYCLES ?= 1000
+crash-long: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target crash_workload_test
+	@CREDLEDGER_CRASH_CYCLES=$(CRASH_CYCLES) $(BUILD_DIR)/test/integration/crash_workload_test
 
 # libFuzzer targets in their own clang build folder (docs/testing.md, "Fuzzing").
 fuzz: deps
