@@ -151,9 +151,10 @@ absl::Status ValidateReleases(absl::string_view prefix,
     RETURN_IF_ERROR(ValidateRelease(item, release));
     auto [it, inserted] = first_index.emplace(std::pair(release.namespace_(), release.name()), i);
     if (!inserted) {
-      return common::FieldError(item, absl::StrCat("release \"", release.namespace_(), "/",
-                                                   release.name(), "\" duplicates releases[",
-                                                   it->second, "]; (name, namespace) is unique"));
+      return common::FieldError(
+          absl::StrCat(item, ".name"),
+          absl::StrCat("release \"", release.namespace_(), "/", release.name(),
+                       "\" duplicates releases[", it->second, "]; (name, namespace) is unique"));
     }
   }
   return absl::OkStatus();

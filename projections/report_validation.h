@@ -15,8 +15,8 @@
 //   releases         at most kMaxReleases; each: name and namespace DNS-1123 labels
 //                    (common/dns_label.h), phase one of the five known phases (UNSPECIFIED
 //                    is an error), revision at most kMaxRevisionBytes, no (name, namespace)
-//                    twice, at most kMaxConditionsPerHalf sourceConditions and as many
-//                    helmConditions.
+//                    twice (the later entry's name is the field named), at most
+//                    kMaxConditionsPerHalf sourceConditions and as many helmConditions.
 //   conditions       (Kubernetes metav1.Condition as Flux sets them) type required, a letter
 //                    followed by letters, digits, '.', '-', '_' or '/' (PascalCase types and
 //                    Kubernetes' prefixed ones such as "example.com/Ready"), at most

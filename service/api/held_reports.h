@@ -20,6 +20,7 @@
 #include "absl/time/time.h"
 #include "credledger/v1/report.pb.h"
 #include "service/bus/prior_request.h"
+#include "service/decide/report_commands.h"
 
 namespace credledger::service {
 
@@ -34,6 +35,8 @@ class HeldReports {
     absl::Time received_at;
     std::string actor;
     RequestKey request;
+    // Which way it came in (the field paths of its errors).
+    ReportSource source;
     // When it may be appended: the last ReportAccepted's receive time + --report-min-interval.
     absl::Time due;
   };

@@ -73,7 +73,7 @@ absl::StatusOr<v1::PushReportResponse> ReportApi::PushReport(const v1::PushRepor
   if (!request.has_report()) return absl::InvalidArgumentError("report: required");
   ASSIGN_OR_RETURN(ReportIngest::PushResult result,
                    ingest_->Push(request.namespace_(), request.name(), request.report(), resolved,
-                                 KeyOf(request)));
+                                 KeyOf(request), ReportSource::kPushReport));
   AwaitFolded(result.seq);
   v1::PushReportResponse response;
   response.set_heartbeat(result.heartbeat);

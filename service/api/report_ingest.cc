@@ -50,15 +50,14 @@ absl::StatusOr<ReportCommandResult> ReportIngest::Submit(const HeldReports::Held
                                                          const absl::Status& space) {
   const CommandContext context =
       Context(report.target_namespace, report.name, report.actor, report.request);
-  SubmitReport command{report.report, report.received_at, floor, min_interval, !space.ok()};
+  SubmitReport command{report.report, report.received_at, floor,
+                       min_interval,  !space.ok(),        report.source};
   return bus_->Execute(command, context);
 }
 
-absl::StatusOr<ReportIngest::PushResult> ReportIngest::Push(absl::string_view target_namespace,
-                                                            absl::string_view name,
-                                                            const v1::TargetReportSpec& report,
-                                                            absl::string_view actor,
-                                                            const RequestKey& request) {
+absl::StatusOr<ReportIngest::PushResult> ReportIngest::Push(
+    absl::string_view target_namespace, absl::string_view name, const v1::TargetReportSpec& report,
+    absl::string_view actor, const RequestKey& request, ReportSource source) {
   const size_t bytes = report.ByteSizeLong();
   if (bytes > static_cast<size_t>(limits_.max_report_bytes)) {
     refused_too_large_.fetch_add(1);
@@ -82,6 +81,7 @@ absl::StatusOr<ReportIngest::PushResult> ReportIngest::Push(absl::string_view ta
                               clock_->Now(),
                               std::string(actor),
                               request,
+                              source,
                               absl::InfinitePast()};
   common::FaultPoint("report.before_submit");
   ASSIGN_OR_RETURN(ReportCommandResult result,

@@ -84,19 +84,19 @@ class ReportIngest {
                common::Clock* clock, Limits limits);
 
   // Submits `report` for Target <target_namespace>/<name> on behalf of `actor` under
-  // `request` (its id and digest; an empty digest for the service's own reports). Names,
-  // request id and actor must already be validated. A retry of a held report's request
-  // answers held again.
+  // `request` (its id and digest; an empty digest for the service's own reports), as it came
+  // in from `source`. Names, request id and actor must already be validated. A retry of a
+  // held report's request answers held again.
   // Errors: kInvalidArgument "target "<ns>/<name>": report is <n> bytes, above the limit of
   // <max> bytes (--report-max-bytes)" before anything is read; kResourceExhausted
   // (SpaceReserve::Check's message) for a report or heartbeat below the reserve that
-  // confirms no rollout; the decider's (kInvalidArgument naming "report.<field path>",
-  // kNotFound, kFailedPrecondition); kFailedPrecondition for a request id used for another
-  // command or request; kUnavailable when the log cannot be written. Nothing is changed on
-  // error.
+  // confirms no rollout; the decider's (kInvalidArgument naming "<prefix>.<field path>" with
+  // ReportFieldPrefix(source), kNotFound, kFailedPrecondition); kFailedPrecondition for a
+  // request id used for another command or request; kUnavailable when the log cannot be
+  // written. Nothing is changed on error.
   absl::StatusOr<PushResult> Push(absl::string_view target_namespace, absl::string_view name,
                                   const v1::TargetReportSpec& report, absl::string_view actor,
-                                  const RequestKey& request);
+                                  const RequestKey& request, ReportSource source);
 
   // Appends the held reports due by `due_by` (the clock's now; InfiniteFuture at shutdown,
   // so that nothing held is lost), each under its own request id

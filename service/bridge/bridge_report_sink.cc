@@ -13,7 +13,10 @@ absl::Status BridgeReportSink::SubmitReport(absl::string_view target_namespace,
   const std::string request_id =
       absl::StrCat(kubebridge::kServiceRequestIdPrefix, "report/", target_namespace, "/", name,
                    "/", resource_version);
-  return ingest_->Push(target_namespace, name, report, kServiceActor, {request_id, ""}).status();
+  return ingest_
+      ->Push(target_namespace, name, report, kServiceActor, {request_id, ""},
+             ReportSource::kTargetReport)
+      .status();
 }
 
 }  // namespace credledger::service

@@ -12,6 +12,12 @@ struct ReportCommandNamer {
 
 }  // namespace
 
-std::string CommandName(const ReportCommand& command) { return std::visit(ReportCommandNamer{}, command); }
+absl::string_view ReportFieldPrefix(ReportSource source) {
+  return source == ReportSource::kTargetReport ? "spec" : "report";
+}
+
+std::string CommandName(const ReportCommand& command) {
+  return std::visit(ReportCommandNamer{}, command);
+}
 
 }  // namespace credledger::service

@@ -9,12 +9,20 @@
 #include <variant>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "credledger/v1/events.pb.h"
 #include "credledger/v1/report.pb.h"
 #include "service/decide/target_commands.h"
 
 namespace credledger::service {
+
+// Which way a report came in (docs/reports.md, "Ingest"). Its errors name the fields of what
+// the sender wrote: "spec.<field>" of a TargetReport, "report.<field>" of a PushReport request.
+enum class ReportSource { kPushReport, kTargetReport };
+
+// The prefix of the field paths of a report from `source`: "report" or "spec".
+absl::string_view ReportFieldPrefix(ReportSource source);
 
 // A TargetReport's spec as the agent wrote it (from the TargetReport watch or PushReport).
 struct SubmitReport {
@@ -30,6 +38,8 @@ struct SubmitReport {
   // Free space is below --space-reserve: a changed report is refused unless it confirms a
   // rollout (docs/reports.md, "Limits").
   bool space_low = false;
+  // Where the report came from: the field paths its errors name.
+  ReportSource source = ReportSource::kPushReport;
 };
 
 // The releases the platform bound to the Target, and the bootstrap version it rendered them

@@ -107,7 +107,8 @@ class ReportDecider {
       : target_(target), status_(status), context_(context) {}
 
   absl::StatusOr<ReportDecision> operator()(const SubmitReport& c) {
-    RETURN_IF_ERROR(projections::ValidateReportContent(c.report, "report"));
+    const absl::string_view prefix = ReportFieldPrefix(c.source);
+    RETURN_IF_ERROR(projections::ValidateReportContent(c.report, prefix));
     RETURN_IF_ERROR(RequireActive(target_, context_));
     const absl::Time report_time = FromProto(c.report.last_report_time());
     const bool same =
@@ -122,7 +123,7 @@ class ReportDecider {
     }
     if (same && last_accepted == report_time) return Heartbeat();  // a heartbeat seen already
     RETURN_IF_ERROR(projections::ValidateReportTime(report_time, last_accepted, context_.now,
-                                                    "report.last_report_time"));
+                                                    absl::StrCat(prefix, ".lastReportTime")));
     if (same) return Heartbeat();
     std::vector<Event> confirmed = ConfirmRolloutFor(c.report, target_, context_);
     if (confirmed.empty() && c.space_low) {

@@ -57,9 +57,10 @@ struct ReportDecision {
 //     command.last_seen_at (nothing newer arrived) and now >= last_seen_at + stale_after;
 //     otherwise no events.
 // Errors (no events):
-//   kInvalidArgument     report content ("report.<field path>", projections::
+//   kInvalidArgument     report content ("<prefix>.<field path>" with the prefix of
+//                        SubmitReport::source, ReportFieldPrefix; projections::
 //                        ValidateReportContent) or a lastReportTime more than 5 minutes
-//                        ahead of now ("report.last_report_time"); a bound release whose
+//                        ahead of now ("<prefix>.lastReportTime"); a bound release whose
 //                        name or namespace is not a DNS-1123 label ("releases[i].name") or
 //                        that appears twice; a bootstrap_version that is not printable ASCII
 //                        or longer than 253 bytes; stale_after not positive; RecordLiveness

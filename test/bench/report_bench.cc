@@ -164,7 +164,7 @@ struct Fleet {
   // Pushes Target `i`'s report with its current revision and a new lastReportTime.
   absl::StatusOr<ReportIngest::PushResult> Push(int i) {
     return ingest->Push(kNamespace, names[i], Report(NextReportTime(), revisions[i]), "agent",
-                        {absl::StrCat("push-", ++g_request), ""});
+                        {absl::StrCat("push-", ++g_request), ""}, ReportSource::kPushReport);
   }
 
   const int targets;

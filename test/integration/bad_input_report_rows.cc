@@ -85,7 +85,7 @@ void AddBadPushReportRows(std::vector<BadInputRpcRow>& rows) {
                               r.mutable_report()->mutable_last_report_time()->set_seconds(
                                   absl::ToUnixSeconds(absl::Now() + absl::Hours(1)));
                             },
-                            "report.last_report_time", {"ahead of the server's clock"}));
+                            "report.lastReportTime", {"ahead of the server's clock"}));
   // Releases.
   rows.push_back(BadPushRow(BadKind::kWrongCharacters,
                             [](BadPushRequest& r) { BadPushRelease(r).set_name("App"); },

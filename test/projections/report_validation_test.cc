@@ -155,7 +155,7 @@ std::vector<Row> Rows() {
        "spec.releases[0].revision: 257 bytes; at most 256 allowed"},
       {"duplicate release",
        [&](auto& r) { *r.add_releases() = r.releases(1); },
-       "spec.releases[2]: release \"apps/ingress\" duplicates releases[1]"},
+       "spec.releases[2].name: release \"apps/ingress\" duplicates releases[1]"},
       {"too many releases",
        [](auto& r) {
          while (r.releases_size() <= kMaxReleases) {

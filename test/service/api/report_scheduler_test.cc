@@ -69,7 +69,8 @@ class ReportSchedulerTest : public ::testing::Test {
   absl::StatusOr<ReportIngest::PushResult> Push(const std::string& name,
                                                 const v1::TargetReportSpec& report) {
     return ingest_->Push("demo", name, report, "agent",
-                         {absl::StrCat("push-", name, "-", ++pushes_), ""});
+                         {absl::StrCat("push-", name, "-", ++pushes_), ""},
+                         ReportSource::kPushReport);
   }
   // Number of events of `type` (short message name) in the log.
   int Count(const std::string& type) {

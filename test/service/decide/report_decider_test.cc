@@ -1,13 +1,7 @@
 // Given-events / when-command / then-events tests of the report decider (docs/reports.md,
-// "Validation", "Ingest" and "Rollups"; docs/design.md, "Deciders").
-//
-// The given events (of the target, report and liveness streams) are folded into the
-// Target's state with projections::EvolveTarget and into its status with
-// projections::EvolveStatus; the command is decided with DecideReport, and the emitted
-// events are compared field by field with the expected ones.
+// "Validation", "Ingest" and "Rollups"; docs/design.md, "Deciders"), on the fixture of
+// report_decider_fixture.h.
 #include "service/decide/report_decider.h"
-
-#include <google/protobuf/util/message_differencer.h>
 
 #include <string>
 #include <vector>
@@ -18,15 +12,10 @@
 #include "projections/proto_time.h"
 #include "projections/target_state.h"
 #include "projections/target_status.h"
+#include "test/service/decide/report_decider_fixture.h"
 #include "test/support/fleet_target_events.h"
 #include "test/support/reference_sha256.h"
 #include "test/support/status_matchers.h"
-
-// gtest prints events in failure messages through this (found by argument-dependent lookup)
-// instead of its generic protobuf printer, which GCC 12 at -O3 warns about (-Wrestrict).
-namespace credledger::v1 {
-void PrintTo(const Event& event, std::ostream* os) { *os << event.ShortDebugString(); }
-}  // namespace credledger::v1
 
 namespace credledger::service {
 namespace report_decider_test {
@@ -38,6 +27,10 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using v1::Event;
 using namespace ::credledger::testing::fleet_target;  // NOLINT: the shared Target
+using report_decider_fixture::EqualsEvent;
+using report_decider_fixture::Release;
+using report_decider_fixture::Report;
+using report_decider_fixture::ReportDeciderTest;
 
 // --- Given events ---
 
@@ -73,23 +66,6 @@ std::vector<Event> CredentialIssued(int suffix) {
   return {requested, created, issued};
 }
 
-v1::ReleaseStatus Release(const std::string& name, v1::ReleasePhase phase,
-                          const std::string& revision = "1.0.0") {
-  v1::ReleaseStatus r;
-  r.set_namespace_("apps");
-  r.set_name(name);
-  r.set_phase(phase);
-  r.set_revision(revision);
-  return r;
-}
-v1::TargetReportSpec Report(absl::Time last_report_time,
-                            const std::vector<v1::ReleaseStatus>& releases = {
-                                Release("web", v1::RELEASE_PHASE_READY)}) {
-  v1::TargetReportSpec report;
-  *report.mutable_last_report_time() = ToProto(last_report_time);
-  for (const v1::ReleaseStatus& r : releases) *report.add_releases() = r;
-  return report;
-}
 v1::BoundRelease BoundRelease(const std::string& ns, const std::string& name) {
   v1::BoundRelease b;
   b.set_namespace_(ns);
@@ -117,71 +93,8 @@ Event BoundSet(const std::vector<v1::BoundRelease>& releases, const std::string&
   return e;
 }
 
-MATCHER_P(EqualsEvent, expected, "equals " + expected.ShortDebugString()) {
-  google::protobuf::util::MessageDifferencer differencer;
-  std::string report;
-  differencer.ReportDifferencesToString(&report);
-  if (differencer.Compare(expected, arg)) return true;
-  *result_listener << "differs: " << report;
-  return false;
-}
-
 // A chart version as the Target controller renders it: version, connection hash, tag.
 std::string Revision(const std::string& tag) { return absl::StrCat("1.4.2-0c0ffee123-", tag); }
-
-class ReportDeciderTest : public ::testing::Test {
- protected:
-  ReportDeciderTest() {
-    service_.set_agent_apiserver_url("https://agents.example:6443");
-    service_.set_credentials_enabled(true);
-  }
-
-  // Given: folds `events` in order, each one second after the previous, ending at now_.
-  void Given(const std::vector<Event>& events) {
-    for (Event e : events) {
-      ++seq_;
-      const projections::EventPosition at{seq_, seq_ - 1, now_};
-      projections::EvolveTarget(state_, e, at, service_);
-      projections::EvolveStatus(status_, e, at);
-    }
-  }
-  void GivenAccepted(absl::Time report_time) {
-    Given({Accepted(Report(report_time), report_time)});
-  }
-
-  absl::StatusOr<ReportDecision> When(const ReportCommand& command) {
-    const CommandContext context{kNamespace, kName, now_, "alice", "req-1", service_};
-    return DecideReport(command, state_, status_, context);
-  }
-
-  // Then: the decision emitted exactly these events for the two streams.
-  static void Then(const absl::StatusOr<ReportDecision>& decided,
-                   const std::vector<Event>& report_events,
-                   const std::vector<Event>& target_events = {}) {
-    ASSERT_OK(decided);
-    ASSERT_EQ(decided->report_events.size(), report_events.size());
-    for (size_t i = 0; i < report_events.size(); ++i) {
-      EXPECT_THAT(decided->report_events[i], EqualsEvent(report_events[i]));
-    }
-    ASSERT_EQ(decided->target_events.size(), target_events.size());
-    for (size_t i = 0; i < target_events.size(); ++i) {
-      EXPECT_THAT(decided->target_events[i], EqualsEvent(target_events[i]));
-    }
-  }
-  // Then: nothing is appended, and the report counts as a heartbeat (or a retry).
-  static void ThenHeartbeat(const absl::StatusOr<ReportDecision>& decided) {
-    ASSERT_OK(decided);
-    EXPECT_TRUE(decided->heartbeat);
-    EXPECT_THAT(decided->report_events, IsEmpty());
-    EXPECT_THAT(decided->target_events, IsEmpty());
-  }
-
-  v1::ServiceConfigured service_;
-  absl::Time now_ = kT0;
-  int64_t seq_ = 0;
-  v1::TargetState state_;
-  v1::TargetStatus status_;
-};
 
 // --- Which Targets take reports ---
 
@@ -260,7 +173,7 @@ TEST_F(ReportDeciderTest, AReportNotLaterThanTheLastAcceptedIsFailedPrecondition
   const v1::TargetReportSpec changed = Report(kT0, {Release("web", v1::RELEASE_PHASE_FAILED)});
   EXPECT_THAT(
       When(SubmitReport{changed, kT0, std::nullopt}),
-      StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("report.last_report_time")));
+      StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("report.lastReportTime: ")));
   // Equal content with an older time is neither a retry nor a heartbeat.
   EXPECT_THAT(When(SubmitReport{Report(kT0 - absl::Seconds(1)), kT0, std::nullopt}),
               StatusIs(absl::StatusCode::kFailedPrecondition));
@@ -291,7 +204,7 @@ TEST_F(ReportDeciderTest, AReportMustBeLaterThanHeartbeatsInTheLog) {
 TEST_F(ReportDeciderTest, AReportTooFarAheadOfTheServersClockIsInvalidArgument) {
   Given({Registered()});
   EXPECT_THAT(When(SubmitReport{Report(now_ + absl::Minutes(6)), now_, std::nullopt}),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("report.last_report_time")));
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("report.lastReportTime: ")));
 }
 
 // --- Rollout confirmation ---
