@@ -8,10 +8,14 @@
 // - Case: host and patterns are lowercased before matching; hashed entries are checked
 //   against the lowercased name (OpenSSH lowercases the host it connects to).
 // - Negation: a host matching any `!pattern` of a line never matches that line. A line with
-//   only negated patterns matches no host (as in OpenSSH); it is skipped with a warning.
+//   only negated patterns matches no host (as in OpenSSH); it is skipped with a warning. A `!`
+//   with no pattern after it makes the line malformed: OpenSSH lets it match nothing, so
+//   `github.com,!` would still trust the key for github.com although whoever wrote it meant
+//   to exclude a host.
 // - @revoked applies only to the hosts its patterns match (`@revoked * ...` for all hosts);
 //   Go revokes the key for every host. Revoked lines do not count as entries of the host
-//   when deciding kMismatch (OpenSSH ignores them when it looks up the host's keys).
+//   when deciding kMismatch (OpenSSH ignores them when it looks up the host's keys). Data
+//   whose only entries are @revoked lines accepts no key, so it has no usable entry.
 // - Mismatch: any non-revoked entry of the host with another key, of any type, gives
 //   kMismatch (the message says when no entry has the presented key's type). OpenSSH says
 //   "changed" only for an entry of the same type and treats other types as a new host;
@@ -34,6 +38,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
@@ -141,7 +146,7 @@ std::string ParseHosts(absl::string_view field, KnownHosts::Entry& entry) {
   }
   for (absl::string_view pattern : absl::StrSplit(field, ',', absl::SkipEmpty())) {
     const bool negated = absl::ConsumePrefix(&pattern, "!");
-    if (pattern.empty()) continue;
+    if (pattern.empty()) return "a negation without a pattern (\"!\" alone)";
     (negated ? entry.negated : entry.patterns).push_back(absl::AsciiStrToLower(pattern));
   }
   if (entry.patterns.empty()) {
@@ -230,10 +235,11 @@ absl::StatusOr<KnownHosts> KnownHosts::Parse(absl::string_view data,
                                        "; line skipped"));
     }
   }
-  if (known_hosts.entries_.empty()) {
+  if (std::none_of(known_hosts.entries_.begin(), known_hosts.entries_.end(),
+                   [](const Entry& entry) { return !entry.revoked; })) {
     return UnsupportedError(
-        "known_hosts has no usable entry (only blank, comment, @cert-authority or malformed "
-        "lines)");
+        "known_hosts has no usable entry (only blank, comment, @cert-authority, @revoked or "
+        "malformed lines)");
   }
   return known_hosts;
 }

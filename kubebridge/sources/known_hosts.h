@@ -5,7 +5,8 @@
 // Accepted lines (CRLF and LF line ends; blank lines and `#` comments skipped):
 //   [marker] hostpatterns keytype base64key [comment]
 // - hostpatterns: comma-separated; `*` and `?` wildcards; `!pattern` negates (a host that
-//   matches a negated pattern never matches the line, whatever else matches); `[host]:port`
+//   matches a negated pattern never matches the line, whatever else matches; `!` alone makes
+//   the line malformed); `[host]:port`
 //   for a port other than 22 (patterns are matched against `host` for port 22 and
 //   `[host]:port` otherwise, as OpenSSH does, so a plain pattern without wildcards matches
 //   port 22 only); hashed entries
@@ -16,9 +17,9 @@
 // - marker `@cert-authority`: skipped with a warning (CA-based host verification is not
 //   supported).
 // - keytype must equal the type named inside the decoded key blob.
-// Malformed lines (bad base64, unknown marker, missing fields, type mismatch) are skipped
-// and reported in `warnings`; they never make the whole data fail unless no usable line
-// remains.
+// Malformed lines (bad base64, unknown marker, missing fields, type mismatch, `!` without a
+// pattern) are skipped and reported in `warnings`; they never make the whole data fail unless
+// no usable line remains. @revoked lines alone are not usable: they accept no key.
 //
 // Thread-safety: a parsed KnownHosts is immutable; Check may run concurrently.
 #pragma once
@@ -64,7 +65,7 @@ class KnownHosts {
   // Parses `data`. Malformed, @cert-authority and negated-only lines are skipped; each adds
   // one line to `warnings` (may be null) naming the line number and the problem.
   // Errors: UnsupportedError (connection_errors.h) when no usable entry remains
-  // (everything blank, comments, @cert-authority or malformed).
+  // (everything blank, comments, @cert-authority, @revoked or malformed).
   static absl::StatusOr<KnownHosts> Parse(absl::string_view data,
                                           std::vector<std::string>* warnings = nullptr);
 
@@ -73,7 +74,8 @@ class KnownHosts {
   // this key → kMatch; else any matching entry → kMismatch; else kUnknownHost.
   HostKeyCheck Check(absl::string_view host, int port, const HostKey& key) const;
 
-  // Usable entries parsed (tests). Defined out of line: Entry is incomplete here.
+  // Entries parsed, @revoked ones included (tests). Defined out of line: Entry is incomplete
+  // here.
   size_t size() const;
 
  private:

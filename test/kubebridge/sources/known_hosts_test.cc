@@ -182,9 +182,20 @@ TEST(KnownHostsTest, RevokedLineAppliesOnlyToTheHostsItMatches) {
 TEST(KnownHostsTest, RevokedLinesDoNotMakeAHostKnown) {
   const HostKey revoked = Ed25519Key();
   const HostKey presented = Ed25519Key();
-  KnownHosts known_hosts = ParseOk("@revoked " + Line("git.example", revoked));
-  EXPECT_EQ(known_hosts.size(), 1u);
+  KnownHosts known_hosts = ParseOk(absl::StrCat("@revoked ", Line("git.example", revoked), "\n",
+                                                Line("other.example", Ed25519Key())));
+  EXPECT_EQ(known_hosts.size(), 2u);
   EXPECT_EQ(VerdictOf(known_hosts, "git.example", 22, presented), HostKeyVerdict::kUnknownHost);
+}
+
+// A file of @revoked lines alone accepts no host key at all: it has no usable entry.
+TEST(KnownHostsTest, OnlyRevokedEntriesAreUnsupported) {
+  const std::string data = absl::StrCat("@revoked ", Line("git.example", Ed25519Key()), "\n",
+                                        "@revoked ", Line("*", EcdsaKey()), "\n");
+  absl::StatusOr<KnownHosts> parsed = KnownHosts::Parse(data);
+  EXPECT_TRUE(IsUnsupported(parsed.status())) << parsed.status();
+  EXPECT_THAT(parsed, credledger::testing::StatusIs(absl::StatusCode::kFailedPrecondition,
+                                                    HasSubstr("no usable entry")));
 }
 
 TEST(KnownHostsTest, CertAuthorityLinesAreSkippedWithAWarning) {
@@ -321,6 +332,24 @@ TEST(KnownHostsTest, NegatedOnlyLineIsSkippedWithAWarning) {
   EXPECT_THAT(warnings[0], HasSubstr("line 1"));
   EXPECT_THAT(warnings[0], HasSubstr("negated"));
   EXPECT_EQ(VerdictOf(known_hosts, "good.example", 22, key), HostKeyVerdict::kUnknownHost);
+}
+
+// `!` followed by nothing negates no pattern: the line is malformed and skipped, and the host
+// patterns beside it match nothing.
+TEST(KnownHostsTest, ANegationWithoutAPatternMakesTheLineInvalid) {
+  const HostKey key = Ed25519Key();
+  for (const std::string& hosts : {std::string("github.com,!"), std::string("!,github.com"),
+                                   std::string("github.com,!,gitlab.com")}) {
+    std::vector<std::string> warnings;
+    KnownHosts known_hosts =
+        ParseOk(absl::StrCat(Line(hosts, key), "\n", Line("other.example", key)), &warnings);
+    EXPECT_EQ(known_hosts.size(), 1u) << hosts;
+    ASSERT_EQ(warnings.size(), 1u) << hosts;
+    EXPECT_THAT(warnings[0], HasSubstr("line 1"));
+    EXPECT_THAT(warnings[0], HasSubstr("negation without a pattern"));
+    EXPECT_EQ(VerdictOf(known_hosts, "github.com", 22, key), HostKeyVerdict::kUnknownHost) << hosts;
+  }
+  EXPECT_FALSE(KnownHosts::Parse(Line("github.com,!", key)).ok());
 }
 
 TEST(KnownHostsTest, HostNamesCompareCaseInsensitively) {
