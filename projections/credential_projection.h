@@ -29,7 +29,7 @@ namespace credledger::projections {
 
 // Snapshot name and state version of this projection in `projection_snapshots`.
 inline constexpr char kCredentialProjectionName[] = "credentials";
-inline constexpr uint32_t kCredentialProjectionVersion = 1;
+inline constexpr uint32_t kCredentialProjectionVersion = 2;
 
 class CredentialProjection {
  public:

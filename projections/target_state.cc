@@ -183,6 +183,7 @@ void EvolveTarget(v1::TargetState& state, const v1::Event& event, const EventPos
       break;
     case v1::Event::kTargetDeletionRequested:
       state.set_phase(v1::TargetState::PHASE_DELETING);
+      state.set_deletion_requested_seq(at.seq);
       for (CredentialRecord& c : *state.mutable_credentials()) {
         Release(c, v1::SECRET_DELETION_REASON_TARGET_DELETED);
       }
@@ -197,12 +198,14 @@ void EvolveTarget(v1::TargetState& state, const v1::Event& event, const EventPos
       break;
     case v1::Event::kTargetRevoked:
       state.set_revoked(true);
+      state.set_revoked_seq(at.seq);
       for (CredentialRecord& c : *state.mutable_credentials()) {
         Release(c, v1::SECRET_DELETION_REASON_REVOKED);
       }
       break;
     case v1::Event::kRevocationLifted:
       state.set_revoked(false);
+      state.clear_revoked_seq();
       break;
     case v1::Event::kRolloutConfirmed:
       for (const std::string& name : event.rollout_confirmed().released_secrets()) {

@@ -28,7 +28,9 @@
 //   FoldScope  folds kept under another scope are dropped (the service configuration a
 //            Target's state depends on);
 //   RequestId  the request id of a command whose id names its stream position (the service's
-//            configuration and refused-call records); by default the context's.
+//            configuration and refused-call records); by default the context's;
+//   CausationSeq  the seq of the event that caused an appended one, from the fold the command
+//            was decided against (a Secret deletion a revocation brought about); 0 by default.
 #pragma once
 
 #include <cstdint>
@@ -120,6 +122,7 @@ struct BusDeciderDefaults {
   std::string RequestId(const Context& context, const State&) const {
     return context.request_id;
   }
+  int64_t CausationSeq(const State&, const v1::Event&) const { return 0; }
 };
 
 }  // namespace credledger::service

@@ -10,10 +10,11 @@
 // decided or appended again); otherwise the decider runs against the fold and its events are
 // appended in one atomic append, each folded stream under the version it was folded at,
 // every other stream under ExpectedVersion::Any. Every event carries the command's metadata
-// (actor, request id, request digest, command name) and, for a credential mint step, the
-// attempt id as correlation id. Because the writer batches commands, a command sees the
-// events of earlier commands in the same batch. The fold, and the decider's reads, are kept
-// only once the store reports the batch durable.
+// (actor, request id, request digest, command name), for a credential mint step the attempt
+// id as correlation id, and the seq of the event that caused it when the decider names one.
+// Because the writer batches commands, a command sees the events of earlier commands in the
+// same batch. The fold, and the decider's reads, are kept only once the store reports the
+// batch durable.
 //
 // Thread-safety: every method may be called from any thread.
 #pragma once
@@ -186,11 +187,11 @@ class CommandBus {
   }
 
   // The append of `appends` with `metadata`: each folded stream under the version `fold`
-  // holds, any other under ExpectedVersion::Any; streams without events are left out.
-  static absl::StatusOr<store::AppendRequest> Encode(const BusStreams& streams,
-                                                     const Fold<State>& fold,
-                                                     const std::vector<StreamEvents>& appends,
-                                                     v1::EventMetadata metadata) {
+  // holds, any other under ExpectedVersion::Any; streams without events are left out. Each
+  // event's causation seq is the decider's, from the fold.
+  absl::StatusOr<store::AppendRequest> Encode(const BusStreams& streams, const Fold<State>& fold,
+                                              const std::vector<StreamEvents>& appends,
+                                              v1::EventMetadata metadata) const {
     store::AppendRequest request{metadata.request_id(), {}};
     for (const StreamEvents& append : appends) {
       if (append.events.empty()) continue;
@@ -204,6 +205,7 @@ class CommandBus {
       }
       for (const v1::Event& event : append.events) {
         metadata.set_correlation_id(CorrelationIdOf(event));
+        metadata.set_causation_seq(decider_.CausationSeq(fold.state, event));
         ASSIGN_OR_RETURN(out.events.emplace_back(),
                          store::EventCodec::Default().Encode(event, metadata));
       }

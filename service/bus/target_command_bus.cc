@@ -36,4 +36,8 @@ std::string TargetBusDecider::FoldScope(const CommandContext& context) const {
   return context.service.SerializeAsString();
 }
 
+int64_t TargetBusDecider::CausationSeq(const v1::TargetState& state, const v1::Event& event) const {
+  return service::CausationSeq(event, state);
+}
+
 }  // namespace credledger::service

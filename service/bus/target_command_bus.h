@@ -36,6 +36,8 @@ struct TargetBusDecider : BusDeciderDefaults<v1::TargetState> {
                                           const CommandContext& context, NoReads& reads) const;
   // The serialized service configuration: a Target's state depends on it.
   std::string FoldScope(const CommandContext& context) const;
+  // The Target decider's CausationSeq of `event`.
+  int64_t CausationSeq(const v1::TargetState& state, const v1::Event& event) const;
 };
 
 using TargetCommandBus = CommandBus<TargetBusDecider>;

@@ -398,6 +398,18 @@ std::optional<v1::CredentialMintRequested> PlanMint(const TargetState& state,
   return mint;
 }
 
+int64_t CausationSeq(const v1::Event& event, const TargetState& state) {
+  if (!event.has_credential_secret_deleted()) return 0;
+  switch (event.credential_secret_deleted().reason()) {
+    case v1::SECRET_DELETION_REASON_REVOKED:
+      return state.revoked_seq();
+    case v1::SECRET_DELETION_REASON_TARGET_DELETED:
+      return state.deletion_requested_seq();
+    default:
+      return 0;
+  }
+}
+
 absl::StatusOr<std::vector<v1::Event>> DecideTarget(const TargetCommand& command,
                                                     const TargetState& state,
                                                     const CommandContext& context) {

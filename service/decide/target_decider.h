@@ -39,4 +39,10 @@ std::optional<v1::CredentialMintRequested> PlanMint(const v1::TargetState& state
                                                     const CommandContext& context,
                                                     v1::MintReason hint);
 
+// The seq of the event that caused `event`, which a command decided against `state` appends
+// (docs/events.md, "Metadata"): for a CredentialSecretDeleted of reason REVOKED the
+// TargetRevoked in force, of reason TARGET_DELETED the TargetDeletionRequested; 0 for every
+// other event.
+int64_t CausationSeq(const v1::Event& event, const v1::TargetState& state);
+
 }  // namespace credledger::service

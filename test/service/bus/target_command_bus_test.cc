@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -208,6 +209,51 @@ TEST_F(TargetCommandBusTest, AppendedEventsCarryActorRequestIdAndTheMintAttemptA
   ASSERT_TRUE(mint_event.has_credential_mint_requested());
   EXPECT_EQ(mint.correlation_id(), mint_event.credential_mint_requested().attempt_id());
   EXPECT_EQ(mint.request_id(), "req-1");
+}
+
+// A Secret deletion a revocation or a deletion brought about names that event's seq as its
+// cause; one the bridge decided by itself (a superseded credential past its expiry) names none.
+TEST_F(TargetCommandBusTest, SecretDeletionsNameTheRevocationOrDeletionThatCausedThem) {
+  const store::EventCodec& codec = store::EventCodec::Default();
+  auto secret = [](int n) {
+    v1::SecretRef ref;
+    ref.set_name(absl::StrCat("solar-agent-edge-1-", n));
+    ref.set_uid(absl::StrCat("5ec7e700-0000-4000-8000-00000000000", n));
+    return ref;
+  };
+  auto causation = [&](const CommandResult& result) {
+    EXPECT_EQ(result.events.size(), 1u);
+    absl::StatusOr<v1::EventMetadata> metadata = codec.DecodeMetadata(result.events.at(0));
+    EXPECT_OK(metadata);
+    return metadata.ok() ? metadata->causation_seq() : -1;
+  };
+  ASSERT_OK(Run(RegisterTarget{kUid, true}, "edge-1", "req-1"));
+  for (int n = 1; n <= 3; ++n) {
+    ASSERT_OK(Run(kubebridge::RecordSecretCreated{"m1", secret(n), n}, "edge-1",
+                  absl::StrCat("created-", n)));
+  }
+  ASSERT_OK_AND_ASSIGN(
+      CommandResult expired,
+      Run(kubebridge::RecordSecretDeleted{secret(1), v1::SECRET_DELETION_REASON_EXPIRED}, "edge-1",
+          "deleted-1"));
+  EXPECT_EQ(causation(expired), 0);
+
+  ASSERT_OK_AND_ASSIGN(CommandResult revoked, Run(Revoke{"lost"}, "edge-1", "revoke"));
+  const int64_t revoked_seq = revoked.events.back().seq;
+  ASSERT_OK_AND_ASSIGN(
+      CommandResult by_revocation,
+      Run(kubebridge::RecordSecretDeleted{secret(2), v1::SECRET_DELETION_REASON_REVOKED}, "edge-1",
+          "deleted-2"));
+  EXPECT_EQ(causation(by_revocation), revoked_seq);
+
+  ASSERT_OK_AND_ASSIGN(CommandResult deleting, Run(DeleteTarget{}, "edge-1", "delete"));
+  const int64_t deletion_seq = deleting.events.back().seq;
+  ASSERT_OK_AND_ASSIGN(
+      CommandResult by_deletion,
+      Run(kubebridge::RecordSecretDeleted{secret(3), v1::SECRET_DELETION_REASON_TARGET_DELETED},
+          "edge-1", "deleted-3"));
+  EXPECT_EQ(causation(by_deletion), deletion_seq);
+  EXPECT_NE(deletion_seq, revoked_seq);
 }
 
 TEST_F(TargetCommandBusTest, TheReturnedStateIsTheFoldOfTheStream) {

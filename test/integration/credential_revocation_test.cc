@@ -1,0 +1,84 @@
+// What a revocation appends, end to end inside one process (the fixture is
+// credential_bridge_fixture.h): every Secret deleted because of the revocation names the
+// TargetRevoked event as its cause (docs/credentials.md, "Revocation"; docs/events.md,
+// "Metadata").
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kubebridge/credentials/agent_objects.h"
+#include "kubebridge/credentials/credential_bridge.h"
+#include "store/event_codec.h"
+#include "test/integration/credential_bridge_fixture.h"
+#include "test/support/status_matchers.h"
+
+namespace credledger {
+namespace credential_revocation_test {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+using credential_bridge_fixture::kNs;
+using credential_bridge_fixture::kTarget;
+
+constexpr char kUid[] = "0b4e3f4a-8c9d-4e2f-a1b2-c3d4e5f60718";
+
+// One event of the Target's stream with its metadata.
+struct Logged {
+  int64_t seq;
+  v1::Event event;
+  v1::EventMetadata metadata;
+};
+
+class CredentialRevocationTest : public credential_bridge_fixture::CredentialBridgeFixture {
+ protected:
+  // The Target's stream, decoded.
+  std::vector<Logged> Stream() {
+    std::vector<Logged> out;
+    auto events = store_->ReadStream(projections::TargetStream(kNs, kTarget), 0, 1000);
+    EXPECT_OK(events);
+    if (!events.ok()) return out;
+    for (const store::RecordedEvent& e : *events) {
+      auto decoded = store::EventCodec::Default().Decode(e);
+      auto metadata = store::EventCodec::DecodeMetadata(e);
+      EXPECT_OK(decoded);
+      EXPECT_OK(metadata);
+      if (decoded.ok() && metadata.ok()) out.push_back({e.seq, *decoded, *metadata});
+    }
+    return out;
+  }
+};
+
+TEST_F(CredentialRevocationTest, EverySecretDeletedByARevocationNamesTheRevocationAsItsCause) {
+  ASSERT_OK(Run(service::RegisterTarget{kUid, true}, "reg-1"));
+  WaitFor([](const v1::TargetState& s) { return CurrentName(s) == "solar-agent-edge-1-1"; },
+          "mint 1");
+  for (int i = 2; i <= 4; ++i) {
+    ASSERT_OK(Run(service::RequestRotation{absl::StrCat("r", i)}, absl::StrCat("rot-", i)));
+    const std::string name = absl::StrCat("solar-agent-edge-1-", i);
+    WaitFor([&](const v1::TargetState& s) { return CurrentName(s) == name; }, name);
+  }
+  ASSERT_EQ(SecretNames().size(), 4u);
+
+  ASSERT_OK(Run(service::Revoke{"lost device"}, "rev-1"));
+  WaitFor([](const v1::TargetState& s) { return s.credentials_size() == 0; }, "revocation");
+  EXPECT_THAT(SecretNames(), IsEmpty());
+
+  int64_t revoked_seq = 0;
+  std::vector<int64_t> causes;
+  for (const Logged& logged : Stream()) {
+    if (logged.event.has_target_revoked()) revoked_seq = logged.seq;
+    if (!logged.event.has_credential_secret_deleted()) continue;
+    EXPECT_EQ(logged.event.credential_secret_deleted().reason(),
+              v1::SECRET_DELETION_REASON_REVOKED);
+    causes.push_back(logged.metadata.causation_seq());
+  }
+  ASSERT_NE(revoked_seq, 0);
+  EXPECT_THAT(causes, ElementsAre(revoked_seq, revoked_seq, revoked_seq, revoked_seq));
+}
+
+}  // namespace credential_revocation_test
+}  // namespace credledger
