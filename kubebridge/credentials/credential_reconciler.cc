@@ -25,6 +25,15 @@ absl::Status IgnoreNotFound(absl::Status status) {
   return absl::IsNotFound(status) ? absl::OkStatus() : status;
 }
 
+// Why a revoke or delete pass deletes the Secret of `record`: the pass's `reason`, unless the
+// record belongs to a mint abandoned before its Secret was issued.
+v1::SecretDeletionReason ReasonFor(const v1::CredentialRecord& record,
+                                   v1::SecretDeletionReason reason) {
+  return record.release_reason() == v1::SECRET_DELETION_REASON_MINT_ABANDONED
+             ? v1::SECRET_DELETION_REASON_MINT_ABANDONED
+             : reason;
+}
+
 }  // namespace
 
 CredentialReconciler::CredentialReconciler(KubeClient& client, OutcomeSink& sink,
@@ -133,19 +142,31 @@ absl::StatusOr<v1::TargetState> CredentialReconciler::DeleteAllCredentials(
                                                   {.precondition_uid = ref.uid()}, cancel)));
     common::FaultPoint("credentials.after_secret_delete");
     if (deleted != nullptr) deleted->push_back("Secret/" + ref.name());
-    if (FindRecord(current, ref.uid()) != nullptr) {
-      ASSIGN_OR_RETURN(current, Record(current, RecordSecretDeleted{ref, reason},
-                                       absl::StrCat("deleted/", ref.uid())));
+    const std::string uid_label =
+        StringAt(secret, {"metadata", "labels", kCredentialTargetUidLabel});
+    const std::string attempt = StringAt(secret, {"metadata", "annotations", kAttemptAnnotation});
+    if (FindRecord(current, ref.uid()) == nullptr && uid_label == state.target_uid() &&
+        !attempt.empty()) {
+      // This incarnation's mint created it, and its attempt was abandoned before the Secret
+      // was recorded: it is recorded as that attempt's Secret (released as abandoned), not as
+      // a leftover of another Target.
+      const int64_t suffix = CredentialSecretSuffix(state.name(), ref.name());
+      ASSIGN_OR_RETURN(current, Record(current, RecordSecretCreated{attempt, ref, suffix},
+                                       absl::StrCat(attempt, "/secret-created")));
+    }
+    if (const v1::CredentialRecord* record = FindRecord(current, ref.uid())) {
+      ASSIGN_OR_RETURN(current,
+                       Record(current, RecordSecretDeleted{ref, ReasonFor(*record, reason)},
+                              absl::StrCat("deleted/", ref.uid())));
     } else {
       unknown.secrets.push_back(ref);
-      unknown.secret_target_uids.push_back(
-          StringAt(secret, {"metadata", "labels", kCredentialTargetUidLabel}));
+      unknown.secret_target_uids.push_back(uid_label);
     }
   }
   // Records of Secrets that were already gone from the cluster.
   const auto remaining = current.credentials();  // copy: Record replaces `current`
   for (const v1::CredentialRecord& c : remaining) {
-    ASSIGN_OR_RETURN(current, Record(current, RecordSecretDeleted{c.secret(), reason},
+    ASSIGN_OR_RETURN(current, Record(current, RecordSecretDeleted{c.secret(), ReasonFor(c, reason)},
                                      absl::StrCat("deleted/", c.secret().uid())));
   }
   if (!unknown.secrets.empty()) {

@@ -11,6 +11,11 @@
 //     ensure ServiceAccount, Role, RoleBinding (create-or-update) and TargetReport
 //     (create-only), delete released Secrets and superseded Secrets past their expiry, then
 //     carry out the open mint attempt, or plan one (PlanCredential) and carry it out.
+// When deleting or revoked, a Secret the log does not know that carries this incarnation's
+// uid label and a mint attempt annotation was created by a mint abandoned before its Secret
+// was recorded: it is recorded as that attempt's (RecordSecretCreated) and deleted with reason
+// MINT_ABANDONED, as is any record of an abandoned mint; other Secrets the log does not know
+// are recorded as RecordStaleCredentialsDeleted.
 // Every cluster write is recorded through the OutcomeSink. Steady state makes no writes.
 //
 // Thread-safety: Reconcile may run concurrently for different Targets, never for the same.
