@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/strip.h"
 #include "common/log.h"
 #include "kubebridge/client/json_util.h"
 #include "kubebridge/credentials/agent_objects.h"
@@ -17,14 +18,19 @@ namespace credledger::kubebridge {
 // Decodes each object revision once and submits the reports; runs on the watch thread.
 class ReportWatcher::Handler final : public WatchHandler {
  public:
-  explicit Handler(ReportSink* sink) : sink_(sink) {}
+  explicit Handler(ReportWatcher* watcher) : watcher_(watcher) {}
 
   absl::Status OnSync(const std::vector<nlohmann::json>& items, const std::string&) override {
     std::set<std::string> present;
     for (const nlohmann::json& item : items) present.insert(Handle(item));
     // Forget objects deleted while nobody watched, so the map stays as large as the fleet.
     for (auto it = handled_.begin(); it != handled_.end();) {
-      it = present.count(it->first) > 0 ? std::next(it) : handled_.erase(it);
+      if (present.count(it->first) > 0) {
+        ++it;
+        continue;
+      }
+      watcher_->Forget(it->first);
+      it = handled_.erase(it);
     }
     return absl::OkStatus();
   }
@@ -37,6 +43,7 @@ class ReportWatcher::Handler final : public WatchHandler {
         break;
       case WatchEventType::kDeleted:
         handled_.erase(Key(event.object));
+        watcher_->Forget(Key(event.object));
         break;
       case WatchEventType::kBookmark:
         break;
@@ -73,45 +80,124 @@ class ReportWatcher::Handler final : public WatchHandler {
                   {{"targetReport", key},
                    {"resourceVersion", version},
                    {"error", report.status().ToString()}});
+    }
+    if (!report.ok() || !report->has_value()) {  // undecodable, or pre-created: no report yet
+      watcher_->Forget(key);                     // an older revision is no longer the newest report
       return;
     }
-    if (!report->has_value()) return;  // pre-created, no report yet
-    absl::Status submitted =
-        sink_->SubmitReport(StringAt(object, {"metadata", "namespace"}),
-                            StringAt(object, {"metadata", "name"}), **report, version);
-    if (!submitted.ok()) {
-      common::Log(common::LogLevel::kWarning, "TargetReport rejected",
-                  {{"targetReport", key},
-                   {"resourceVersion", version},
-                   {"error", submitted.ToString()}});
-    }
+    watcher_->Submit(StringAt(object, {"metadata", "namespace"}),
+                     StringAt(object, {"metadata", "name"}), **report, version);
   }
 
-  ReportSink* sink_;
+  ReportWatcher* watcher_;
   // Last resourceVersion handled per "<namespace>/<name>".
   std::map<std::string, std::string> handled_;
 };
 
-ReportWatcher::ReportWatcher(KubeClient* client, ReportSink* sink, ListWatchOptions options)
-    : client_(client), options_(std::move(options)), handler_(std::make_unique<Handler>(sink)) {}
+ReportWatcher::ReportWatcher(KubeClient* client, ReportSink* sink,
+                             projections::CredentialProjector* targets, ListWatchOptions options)
+    : client_(client),
+      sink_(sink),
+      targets_(targets),
+      options_(std::move(options)),
+      handler_(std::make_unique<Handler>(this)),
+      retries_(client->clock(), BackoffPolicy()) {}
 
 std::unique_ptr<ReportWatcher> ReportWatcher::Start(KubeClient* client, ReportSink* sink,
+                                                    projections::CredentialProjector* targets,
                                                     ListWatchOptions options) {
   auto watcher =
-      std::unique_ptr<ReportWatcher>(new ReportWatcher(client, sink, std::move(options)));
+      std::unique_ptr<ReportWatcher>(new ReportWatcher(client, sink, targets, std::move(options)));
   ReportWatcher* w = watcher.get();
-  w->thread_ = std::thread([w] {
+  w->listener_id_ =
+      targets->AddKeyListener([w](const std::string& stream) { w->TargetChanged(stream); });
+  w->watch_thread_ = std::thread([w] {
     RunListWatch(*w->client_, TargetReportResource(""), w->options_, *w->handler_, &w->stop_)
         .IgnoreError();
   });
+  w->retry_thread_ = std::thread([w] { w->Resubmit(); });
   return watcher;
 }
 
 ReportWatcher::~ReportWatcher() { Stop(); }
 
 void ReportWatcher::Stop() {
+  if (listener_id_ >= 0) {
+    targets_->RemoveListener(listener_id_);
+    listener_id_ = -1;
+  }
   stop_.Cancel();
-  if (thread_.joinable()) thread_.join();
+  retries_.ShutDown();
+  if (watch_thread_.joinable()) watch_thread_.join();
+  if (retry_thread_.joinable()) retry_thread_.join();
+}
+
+void ReportWatcher::Submit(const std::string& target_namespace, const std::string& name,
+                           const v1::TargetReportSpec& report, const std::string& version) {
+  const std::string key = TargetKey(target_namespace, name);
+  absl::MutexLock submitting(&submit_mu_);
+  const absl::Status submitted = sink_->SubmitReport(target_namespace, name, report, version);
+  if (!absl::IsNotFound(submitted)) {
+    Forget(key);
+    if (!submitted.ok()) {
+      common::Log(
+          common::LogLevel::kWarning, "TargetReport rejected",
+          {{"targetReport", key}, {"resourceVersion", version}, {"error", submitted.ToString()}});
+    }
+    return;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    waiting_[key] = Waiting{target_namespace, name, report, version};
+  }
+  common::Log(
+      common::LogLevel::kInfo, "TargetReport waits for its Target to be registered",
+      {{"targetReport", key}, {"resourceVersion", version}, {"error", submitted.ToString()}});
+  // The Target may have been registered after the sink looked and before the report waited:
+  // its change then came too early to find the report.
+  const std::optional<v1::TargetState> target = targets_->Get(target_namespace, name);
+  if (target.has_value() && target->phase() == v1::TargetState::PHASE_ACTIVE) retries_.Add(key);
+}
+
+void ReportWatcher::Forget(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  waiting_.erase(key);
+}
+
+void ReportWatcher::TargetChanged(const std::string& stream) {
+  absl::string_view key = stream;
+  if (!absl::ConsumePrefix(&key, "target/")) return;
+  absl::MutexLock lock(&mu_);
+  if (waiting_.count(std::string(key)) > 0) retries_.Add(std::string(key));
+}
+
+void ReportWatcher::Resubmit() {
+  while (std::optional<std::string> key = retries_.Get()) {
+    {
+      absl::MutexLock submitting(&submit_mu_);
+      std::optional<Waiting> waiting;
+      {
+        absl::MutexLock lock(&mu_);
+        if (auto it = waiting_.find(*key); it != waiting_.end()) waiting = it->second;
+      }
+      if (waiting.has_value()) {
+        const absl::Status submitted = sink_->SubmitReport(
+            waiting->target_namespace, waiting->name, waiting->report, waiting->resource_version);
+        if (submitted.ok()) {
+          common::Log(common::LogLevel::kInfo,
+                      "TargetReport applied now that its Target is registered",
+                      {{"targetReport", *key}, {"resourceVersion", waiting->resource_version}});
+        } else if (!absl::IsNotFound(submitted)) {
+          common::Log(common::LogLevel::kWarning, "TargetReport rejected",
+                      {{"targetReport", *key},
+                       {"resourceVersion", waiting->resource_version},
+                       {"error", submitted.ToString()}});
+        }
+        if (!absl::IsNotFound(submitted)) Forget(*key);
+      }
+    }
+    retries_.Done(*key, /*failed=*/false);
+  }
 }
 
 }  // namespace credledger::kubebridge

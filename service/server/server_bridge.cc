@@ -136,8 +136,8 @@ absl::Status Server::StartBridge(const v1::ServiceConfigured& config) {
         mirrors->ClusterChanged(name);
       });
   bridge.report_sink = std::make_unique<BridgeReportSink>(reports_->ingest.get());
-  bridge.report_watcher =
-      kubebridge::ReportWatcher::Start(bridge.kube_client.get(), bridge.report_sink.get());
+  bridge.report_watcher = kubebridge::ReportWatcher::Start(
+      bridge.kube_client.get(), bridge.report_sink.get(), log_->projector.get());
   return absl::OkStatus();
 }
 

@@ -1,9 +1,11 @@
 // ReportWatcher against the test Kubernetes API server: which TargetReports reach the sink,
 // in which order, what is logged, that a report written while the watch was down arrives,
-// and that Stop ends a blocked watch promptly.
+// that a report refused because its Target was not registered yet is applied once the
+// Target appears in the log, and that Stop ends a blocked watch promptly.
 #include "kubebridge/reports/report_watcher.h"
 
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,7 +16,12 @@
 #include "gtest/gtest.h"
 #include "kubebridge/credentials/agent_objects.h"
 #include "kubebridge/reports/target_report_codec.h"
+#include "projections/credential_projector.h"
+#include "projections/target_state.h"
+#include "store/event_codec.h"
+#include "store/sqlite_event_store.h"
 #include "test/kubebridge/api_server_fixture.h"
+#include "test/support/status_matchers.h"
 
 namespace credledger::kubebridge {
 namespace report_watcher_test {
@@ -30,19 +37,32 @@ struct Submitted {
   std::string resource_version;
 };
 
-// Records submissions; can answer with an error, and can hold its first call until released.
+// Records submissions; can answer with an error, can hold its first call until released, and
+// answers NotFound, as the service does, for the Targets it is told are not registered.
 class FakeSink : public ReportSink {
  public:
   absl::Status SubmitReport(absl::string_view target_namespace, absl::string_view name,
                             const v1::TargetReportSpec& report,
                             absl::string_view resource_version) override {
     absl::MutexLock lock(&mu_);
-    calls_.push_back({absl::StrCat(target_namespace, "/", name), report,
-                      std::string(resource_version)});
+    const std::string key = absl::StrCat(target_namespace, "/", name);
+    calls_.push_back({key, report, std::string(resource_version)});
     if (hold_first_ && calls_.size() == 1) {
       mu_.AwaitWithTimeout(absl::Condition(&released_), kAwaitLimit);
     }
+    if (unregistered_.count(key) > 0) {
+      return absl::NotFoundError(absl::StrCat("target \"", key, "\": not found"));
+    }
     return calls_.size() == 1 ? first_result_ : absl::OkStatus();
+  }
+
+  void SetRegistered(const std::string& key, bool registered) {
+    absl::MutexLock lock(&mu_);
+    if (registered) {
+      unregistered_.erase(key);
+    } else {
+      unregistered_.insert(key);
+    }
   }
 
   void HoldFirst() {
@@ -78,6 +98,7 @@ class FakeSink : public ReportSink {
   bool hold_first_ ABSL_GUARDED_BY(mu_) = false;
   bool released_ ABSL_GUARDED_BY(mu_) = false;
   absl::Status first_result_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string> unregistered_ ABSL_GUARDED_BY(mu_);
 };
 
 // A report at `unix_seconds` with one Ready release.
@@ -98,17 +119,51 @@ class ReportWatcherTest : public ApiServerFixture {
     options.namespaces = {"demo", "team-b"};
     return options;
   }
-  void SetUp() override { StartServer(ServerOptions()); }
+  void SetUp() override {
+    StartServer(ServerOptions());
+    OpenLog();
+  }
   void TearDown() override {
     if (watcher_ != nullptr) watcher_->Stop();
+    watcher_.reset();
+    targets_.reset();
     ApiServerFixture::TearDown();
+  }
+
+  // The log of Targets and the projector the watcher learns registrations from.
+  void OpenLog() {
+    auto opened = store::SqliteEventStore::Open({.path = dir_.path() / "log.db"});
+    ASSERT_OK(opened);
+    store_ = *std::move(opened);
+    auto projector = projections::CredentialProjector::Start(store_.get(), {});
+    ASSERT_OK(projector);
+    targets_ = *std::move(projector);
   }
 
   void StartWatcher() {
     ListWatchOptions options;
     options.backoff.initial_delay = absl::Milliseconds(10);
     options.backoff.max_delay = absl::Milliseconds(200);
-    watcher_ = ReportWatcher::Start(client_.get(), &sink_, options);
+    watcher_ = ReportWatcher::Start(client_.get(), &sink_, targets_.get(), options);
+  }
+
+  // Registers Target ns/name: the sink takes its reports from now on, and TargetRegistered
+  // is appended to the log the projector follows.
+  void Register(const std::string& ns, const std::string& name) {
+    sink_.SetRegistered(absl::StrCat(ns, "/", name), true);
+    v1::Event registered;
+    registered.mutable_target_registered()->set_target_uid("0b4e3f4a-8c9d-4e2f-a1b2-c3d4e5f60718");
+    registered.mutable_target_registered()->set_namespace_(ns);
+    registered.mutable_target_registered()->set_name(name);
+    v1::EventMetadata metadata;
+    metadata.set_actor("alice");
+    ASSERT_OK_AND_ASSIGN(store::NewEvent encoded,
+                         store::EventCodec::Default().Encode(registered, metadata));
+    store::AppendRequest request;
+    request.request_id = absl::StrCat("register-", ns, "-", name);
+    request.streams.push_back(
+        {projections::TargetStream(ns, name), store::ExpectedVersion::Any(), {std::move(encoded)}});
+    ASSERT_OK(store_->Append(std::move(request)));
   }
 
   // Creates TargetReport ns/name with `spec` (the pre-created empty one when nullopt).
@@ -123,6 +178,8 @@ class ReportWatcherTest : public ApiServerFixture {
   }
 
   FakeSink sink_;
+  std::unique_ptr<store::SqliteEventStore> store_;
+  std::unique_ptr<projections::CredentialProjector> targets_;
   std::unique_ptr<ReportWatcher> watcher_;
 };
 
@@ -217,6 +274,45 @@ TEST_F(ReportWatcherTest, AReportWrittenWhileTheWatchWasDownIsDeliveredOnce) {
   EXPECT_THAT(sink_.keys(), ElementsAre("demo/edge-1", "demo/edge-2"));
 }
 
+// A TargetReport written before its Target was registered (the sink answers NotFound) is
+// applied when TargetRegistered reaches the log, without another write of the agent.
+TEST_F(ReportWatcherTest, AReportWrittenBeforeItsTargetIsAppliedWhenTheTargetIsRegistered) {
+  sink_.SetRegistered("demo/edge-1", false);
+  StartWatcher();
+  nlohmann::json object = Create("demo", "edge-1", EncodeTargetReportSpec(Report(1000)));
+  ASSERT_TRUE(sink_.AwaitCalls(1));
+  Register("demo", "edge-1");
+  ASSERT_TRUE(sink_.AwaitCalls(2));
+  std::vector<Submitted> calls = sink_.calls();
+  EXPECT_EQ(calls[1].key, "demo/edge-1");
+  EXPECT_EQ(calls[1].resource_version, object["metadata"]["resourceVersion"]);
+  EXPECT_EQ(calls[1].report.last_report_time().seconds(), 1000);
+}
+
+// Of several revisions written while the Target was missing, the newest is applied, once.
+TEST_F(ReportWatcherTest, TheNewestOfTheReportsWrittenBeforeTheTargetIsApplied) {
+  sink_.SetRegistered("demo/edge-1", false);
+  sink_.SetRegistered("demo/edge-2", false);
+  StartWatcher();
+  nlohmann::json object = Create("demo", "edge-1", EncodeTargetReportSpec(Report(1000)));
+  ASSERT_TRUE(sink_.AwaitCalls(1));
+  object["spec"] = EncodeTargetReportSpec(Report(1030));
+  ASSERT_OK_AND_ASSIGN(nlohmann::json newest,
+                       client_->Update(TargetReportResource("demo"), object));
+  ASSERT_TRUE(sink_.AwaitCalls(2));
+  Create("demo", "edge-2", EncodeTargetReportSpec(Report(1000)));
+  ASSERT_TRUE(sink_.AwaitCalls(3));
+  Register("demo", "edge-1");
+  ASSERT_TRUE(sink_.AwaitCalls(4));
+  Create("demo", "edge-3", EncodeTargetReportSpec(Report(1000)));  // a later mark in the order
+  ASSERT_TRUE(sink_.AwaitCalls(5));
+  std::vector<Submitted> calls = sink_.calls();
+  EXPECT_THAT(sink_.keys(), ElementsAre("demo/edge-1", "demo/edge-1", "demo/edge-2", "demo/edge-1",
+                                        "demo/edge-3"));
+  EXPECT_EQ(calls[3].resource_version, newest["metadata"]["resourceVersion"]);
+  EXPECT_EQ(calls[3].report.last_report_time().seconds(), 1030);
+}
+
 TEST_F(ReportWatcherTest, StopEndsABlockedWatchPromptly) {
   StartWatcher();
   Create("demo", "edge-1", EncodeTargetReportSpec(Report(1000)));
@@ -233,6 +329,7 @@ class ReportWatcherRelistTest : public ReportWatcherTest {
     kubeapi::ApiServerOptions options = ServerOptions();
     options.watch_history = 5;
     StartServer(std::move(options));
+    OpenLog();
   }
 };
 
