@@ -103,6 +103,7 @@ HttpRequest ToHttpRequest(const httplib::Request& req) {
   r.authorization = req.get_header_value("Authorization");
   r.content_type = req.get_header_value("Content-Type");
   r.accept = req.get_header_value("Accept");
+  r.user_agent = req.get_header_value("User-Agent");
   r.body = req.body;
   r.socket_fd = req.ssl != nullptr ? SSL_get_fd(req.ssl) : -1;
   r.peer_certificate = PeerCertificateOf(req.ssl);

@@ -32,6 +32,7 @@ struct HttpRequest {
   std::string authorization;                       // the Authorization header
   std::string content_type;
   std::string accept;
+  std::string user_agent;  // names the manager of writes without fieldManager
   std::string body;
   int socket_fd = -1;  // the client connection, for noticing a watcher that went away
   std::optional<PeerCertificate> peer_certificate;  // nullopt: the client presented none

@@ -147,7 +147,8 @@ absl::Status UnsupportedMediaTypeError(absl::string_view content_type) {
                                       "accepted media types include: application/json, "
                                       "application/merge-patch+json, "
                                       "application/strategic-merge-patch+json, "
-                                      "application/json-patch+json (got \"",
+                                      "application/json-patch+json, "
+                                      "application/apply-patch+yaml (got \"",
                                       content_type, "\")"),
                          nullptr);
 }

@@ -8,7 +8,8 @@
 // generateName plus 5 random characters) must be a DNS subdomain (namespaces: a DNS label;
 // RBAC objects: a path segment) -> 422 Invalid otherwise. The server sets uid,
 // creationTimestamp, generation 1 (custom resources and CRDs), drops client-set
-// resourceVersion/deletionTimestamp/managedFields, and drops status when the resource has a
+// resourceVersion/deletionTimestamp/managedFields (the handlers then record the creator's
+// fields, managed_fields.h), and drops status when the resource has a
 // status subresource, except a Node's (a kubelet registers its Node with status). Per kind:
 // Secret type defaults to Opaque, stringData is merged into data, data values must be
 // base64 (400); Namespace gets status.phase Active; a CRD's name must be <plural>.<group>

@@ -5,7 +5,9 @@
 // rights credledger uses (docs/kubernetes.md, "Rights credledger needs").
 //
 // Every request that passed authentication is recorded once it was answered, including
-// those RBAC refused (code 403); a watch is recorded when its stream starts (code 200).
+// those RBAC refused (code 403); a watch is recorded when its stream starts (code 200). A
+// server-side apply that creates its object needs the create right as well, and that check
+// counts as a create request with the outcome of the creation (server_side_apply.h).
 // Requests answered before authentication (anonymous discovery paths, injected faults,
 // 401s) are not recorded. Memory grows with the number of distinct (user, verb, group,
 // resource, path, code) tuples, not with the number of requests, so servers of fleet-scale

@@ -7,8 +7,10 @@
 #include "test/kubeapi/json_util.h"
 #include "test/kubeapi/kube_status.h"
 #include "test/kubeapi/label_selector.h"
+#include "test/kubeapi/managed_fields.h"
 #include "test/kubeapi/object_rules.h"
 #include "test/kubeapi/random_ids.h"
+#include "test/kubeapi/server_side_apply.h"
 #include "test/kubeapi/table_printer.h"
 
 namespace credledger::kubeapi {
@@ -58,10 +60,14 @@ void AfterWrite(ServerContext& ctx, const ResourceRequest& req, const MutationRe
   }
 }
 
-absl::StatusOr<HttpResponse> Create(ServerContext& ctx, const ResourceRequest& req) {
-  ASSIGN_OR_RETURN(nlohmann::json body, ParseBody(*req.http));
-  WriteContext wctx = MakeWriteContext(ctx, req);
-  ASSIGN_OR_RETURN(nlohmann::json object, PrepareCreate(wctx, std::move(body)));
+// The manager of a write that is not an apply (managed_fields.h).
+std::string UpdateManagerOf(const ResourceRequest& req) {
+  return UpdateManager(QueryParam(req.http->params, "fieldManager"), req.http->user_agent);
+}
+
+// Stores `object`, prepared for creation, as a new object of the request's resource.
+absl::StatusOr<ObjectPtr> StoreNew(ServerContext& ctx, const ResourceRequest& req,
+                                   nlohmann::json object) {
   if (IsCrd(req.resource)) {
     absl::Status registered = ResourceRegistry().RegisterCrd(object);  // validation only
     if (!registered.ok()) {
@@ -79,6 +85,16 @@ absl::StatusOr<HttpResponse> Create(ServerContext& ctx, const ResourceRequest& r
   }
   ASSIGN_OR_RETURN(ObjectPtr stored, ctx.store.Create(req.resource.gr(), ns, std::move(object)));
   if (IsCrd(req.resource)) ctx.registry.RegisterCrd(*stored).IgnoreError();
+  return stored;
+}
+
+absl::StatusOr<HttpResponse> Create(ServerContext& ctx, const ResourceRequest& req) {
+  ASSIGN_OR_RETURN(nlohmann::json body, ParseBody(*req.http));
+  WriteContext wctx = MakeWriteContext(ctx, req);
+  ASSIGN_OR_RETURN(nlohmann::json object, PrepareCreate(wctx, std::move(body)));
+  RecordUpdate(nlohmann::json::object(), object, UpdateManagerOf(req),
+               req.resource.ApiVersion(req.info.version), wctx.now);
+  ASSIGN_OR_RETURN(ObjectPtr stored, StoreNew(ctx, req, std::move(object)));
   return JsonResponse(201, Served(req, *stored));
 }
 
@@ -159,22 +175,98 @@ absl::StatusOr<nlohmann::json> ApplyPatch(const std::string& content_type,
 
 absl::StatusOr<HttpResponse> Update(ServerContext& ctx, const ResourceRequest& req,
                                     bool is_patch) {
+  if (is_patch) RETURN_IF_ERROR(CheckPatchOptions(*req.http));
   ASSIGN_OR_RETURN(nlohmann::json body, ParseBody(*req.http));
   WriteContext wctx = MakeWriteContext(ctx, req);
   bool status = req.info.subresource == "status";
   const std::string& name = req.info.name;
   const std::string content_type = req.http->content_type;
+  auto update = [&](const nlohmann::json& current) -> absl::StatusOr<Mutation> {
+    nlohmann::json next = body;
+    if (is_patch) {
+      ASSIGN_OR_RETURN(next, ApplyPatch(content_type, current, body));
+    }
+    CarryManagedFields(current, next);
+    ASSIGN_OR_RETURN(Mutation mutation,
+                     PrepareUpdate(wctx, name, current, std::move(next), status));
+    if (mutation.kind == Mutation::Kind::kReplace && !status) {
+      RecordUpdate(current, mutation.object, UpdateManagerOf(req),
+                   req.resource.ApiVersion(req.info.version), wctx.now);
+    }
+    return mutation;
+  };
   ASSIGN_OR_RETURN(MutationResult result,
-                   ctx.store.Mutate(req.resource.gr(), wctx.namespace_name, name,
-                                    [&](const nlohmann::json& current) -> absl::StatusOr<Mutation> {
-                                      nlohmann::json next = body;
-                                      if (is_patch) {
-                                        ASSIGN_OR_RETURN(next, ApplyPatch(content_type, current, body));
-                                      }
-                                      return PrepareUpdate(wctx, name, current, std::move(next), status);
-                                    }));
+                   ctx.store.Mutate(req.resource.gr(), wctx.namespace_name, name, update));
   AfterWrite(ctx, req, result);
   return JsonResponse(200, Served(req, *result.object));
+}
+
+// What an apply that creates its object asks besides patch: the create right, as on a real
+// server.
+AuthorizationAttributes CreateOnApplyAttributes(const ResourceRequest& req) {
+  AuthorizationAttributes attrs;
+  attrs.verb = "create";
+  attrs.group = req.resource.group;
+  attrs.resource = req.resource.resource;
+  attrs.name = req.info.name;
+  attrs.namespace_name = req.StoreNamespace();
+  return attrs;
+}
+
+// Creates the object of an apply that found none. The create it needs is recorded as a
+// request of the caller, with its own outcome.
+absl::StatusOr<ObjectPtr> CreateOnApply(ServerContext& ctx, const ResourceRequest& req,
+                                        const WriteContext& wctx, const ApplyRequest& apply) {
+  const AuthorizationAttributes attrs = CreateOnApplyAttributes(req);
+  if (!ctx.authorizer.Allowed(req.user, attrs)) {
+    ctx.requests.Record(req.user.username, attrs, 403);
+    return RbacAuthorizer::ForbiddenFor(req.user, attrs);
+  }
+  absl::StatusOr<ObjectPtr> created = [&]() -> absl::StatusOr<ObjectPtr> {
+    ASSIGN_OR_RETURN(nlohmann::json object, PrepareCreate(wctx, apply.configuration));
+    OwnAppliedObject(apply, object);
+    return StoreNew(ctx, req, std::move(object));
+  }();
+  ctx.requests.Record(req.user.username, attrs,
+                      created.ok() ? 201 : StatusToReply(created.status()).code);
+  return created;
+}
+
+bool HasAlreadyExistsReason(const absl::Status& status) {
+  return StatusToReply(status).body.value("reason", "") == "AlreadyExists";
+}
+
+// Server-side apply (server_side_apply.h): merges into the stored object, or creates it when
+// there is none; an object created or deleted meanwhile makes it try again.
+absl::StatusOr<HttpResponse> Apply(ServerContext& ctx, const ResourceRequest& req) {
+  if (!req.info.subresource.empty()) {
+    return BadRequestError("the test API server does not apply to subresources");
+  }
+  const std::string& name = req.info.name;
+  ASSIGN_OR_RETURN(ApplyRequest apply,
+                   ParseApplyRequest(*req.http, name, req.resource.ApiVersion(req.info.version),
+                                     ctx.config.clock->Now()));
+  constexpr int kApplyRounds = 3;
+  absl::Status last;
+  for (int round = 0; round < kApplyRounds; ++round) {
+    WriteContext wctx = MakeWriteContext(ctx, req);
+    absl::StatusOr<MutationResult> merged = ctx.store.Mutate(
+        req.resource.gr(), wctx.namespace_name, name,
+        [&](const nlohmann::json& current) -> absl::StatusOr<Mutation> {
+          ASSIGN_OR_RETURN(nlohmann::json next, MergeApply(current, apply));
+          return PrepareUpdate(wctx, name, current, std::move(next), /*status_subresource=*/false);
+        });
+    if (merged.ok()) {
+      AfterWrite(ctx, req, *merged);
+      return JsonResponse(200, Served(req, *merged->object));
+    }
+    if (!absl::IsNotFound(merged.status())) return merged.status();
+    absl::StatusOr<ObjectPtr> created = CreateOnApply(ctx, req, wctx, apply);
+    if (created.ok()) return JsonResponse(201, Served(req, **created));
+    if (!HasAlreadyExistsReason(created.status())) return created.status();
+    last = created.status();
+  }
+  return last;
 }
 
 absl::StatusOr<MutationResult> DeleteOne(ServerContext& ctx, const ResourceRequest& req,
@@ -237,6 +329,7 @@ absl::StatusOr<HttpResponse> Dispatch(ServerContext& ctx, const ResourceRequest&
   if (info.verb == "get") return Get(ctx, req);
   if (info.verb == "list") return List(ctx, req);
   if (info.verb == "update") return Update(ctx, req, /*is_patch=*/false);
+  if (info.verb == "patch" && IsApplyPatch(req.http->content_type)) return Apply(ctx, req);
   if (info.verb == "patch") return Update(ctx, req, /*is_patch=*/true);
   if (!info.subresource.empty()) return MethodNotAllowedError();
   if (info.verb == "delete") return Delete(ctx, req);

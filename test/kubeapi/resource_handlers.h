@@ -1,7 +1,9 @@
 // Generic resource verbs of the test API server: create (POST), get, list, update (PUT),
-// patch (merge, strategic-merge treated as merge, and JSON patch), delete and
-// deletecollection, plus the status subresource, for any group/version/resource. Watches
-// go to watch_stream.h, TokenRequest to token_request.h, reviews to reviews.h.
+// patch (merge, strategic-merge treated as merge, JSON patch, and server-side apply,
+// server_side_apply.h), delete and deletecollection, plus the status subresource, for any
+// group/version/resource. Creates, updates and patches record who changed which field in
+// metadata.managedFields (managed_fields.h). Watches go to watch_stream.h, TokenRequest to
+// token_request.h, reviews to reviews.h.
 //
 // Replies follow kube-apiserver: 201 with the object for create, 200 otherwise; lists are
 // {"kind":"<Kind>List","apiVersion","metadata":{"resourceVersion"},"items"} (items of

@@ -177,6 +177,10 @@ void Client::SetReadTimeout(absl::Duration timeout) {
   client_->set_read_timeout(std::chrono::microseconds(absl::ToInt64Microseconds(timeout)));
 }
 
+void Client::SetUserAgent(const std::string& user_agent) {
+  client_->set_default_headers({{"User-Agent", user_agent}});
+}
+
 Reply Client::Send(const std::string& method, const std::string& path, const std::string& body,
                    const std::string& content_type) {
   httplib::Headers headers = AuthHeaders(token_);

@@ -63,6 +63,8 @@ class Client {
   // How long a request waits for the answer (default 30 s); a request that gets none in
   // time ends with Reply::status 0.
   void SetReadTimeout(absl::Duration timeout);
+  // Sends `user_agent` as the User-Agent of every later request (default: none).
+  void SetUserAgent(const std::string& user_agent);
 
  private:
   std::unique_ptr<httplib::SSLClient> client_;
