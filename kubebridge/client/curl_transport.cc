@@ -184,7 +184,8 @@ absl::StatusOr<HttpResponse> CurlTransport::RoundTrip(const HttpRequest& request
   headers = curl_slist_append(headers, "Accept: application/json");
   headers = curl_slist_append(headers, "Expect:");
   if (!request.body.empty()) {
-    headers = curl_slist_append(headers, "Content-Type: application/json");
+    const std::string content_type = absl::StrCat("Content-Type: ", request.content_type);
+    headers = curl_slist_append(headers, content_type.c_str());
   }
   if (!token->empty()) {
     std::string authorization = absl::StrCat("Authorization: Bearer ", *token);

@@ -25,8 +25,10 @@ struct HttpRequest {
   std::string method;
   // Absolute path with optional query, e.g. "/api/v1/namespaces/a/secrets?labelSelector=x".
   std::string path;
-  // JSON body; sent with Content-Type application/json when non-empty.
+  // JSON body; sent with Content-Type `content_type` when non-empty.
   std::string body;
+  // The media type of `body`: JSON, or a server-side apply configuration written as JSON.
+  std::string content_type = "application/json";
   // Long-lived response (a watch): no total transfer timeout on the connection; the
   // transfer ends when the server closes it, after `timeout` as a client-side backstop, or
   // on cancellation.

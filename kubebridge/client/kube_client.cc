@@ -193,6 +193,28 @@ absl::StatusOr<nlohmann::json> KubeClient::Update(const ResourceRef& ref,
   return ExecuteJson("update", MakeRequest("PUT", std::move(path), std::move(text)), cancel);
 }
 
+absl::StatusOr<AppliedObject> KubeClient::Apply(const ResourceRef& ref,
+                                                const nlohmann::json& configuration,
+                                                const ApplyOptions& options, Cancellation* cancel) {
+  ResourceRef target = ref;
+  if (target.name.empty()) target.name = StringAt(configuration, {"metadata", "name"});
+  ASSIGN_OR_RETURN(std::string path, ObjectPath(target));
+  std::string label = absl::StrCat("PATCH ", path);
+  if (options.field_manager.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(label, ": an apply needs a field manager"));
+  }
+  nlohmann::json body = configuration;
+  RETURN_IF_ERROR(ReconcileName(body, target.name, label));
+  ASSIGN_OR_RETURN(std::string text, SerializeJson(body));
+  std::string query =
+      BuildQuery({{"fieldManager", options.field_manager}, {"force", options.force ? "true" : ""}});
+  HttpRequest request = MakeRequest("PATCH", path + query, std::move(text));
+  request.content_type = "application/apply-patch+yaml";
+  ASSIGN_OR_RETURN(HttpResponse response, Execute("patch", std::move(request), cancel));
+  ASSIGN_OR_RETURN(nlohmann::json object, ParseJson(response.body, label));
+  return AppliedObject{std::move(object), response.status_code == 201};
+}
+
 absl::Status KubeClient::Delete(const ResourceRef& ref, const DeleteOptions& options,
                                 Cancellation* cancel) {
   ASSIGN_OR_RETURN(std::string path, ObjectPath(ref));

@@ -46,8 +46,8 @@
 namespace credledger::kubebridge {
 
 // Told about one ended request attempt (metrics): the Kubernetes verb ("get", "list",
-// "watch", "create", "update" or "delete") and the HTTP status code, or 0 when no response
-// came (connection failure, timeout, a body over the limit).
+// "watch", "create", "update", "patch" or "delete") and the HTTP status code, or 0 when no
+// response came (connection failure, timeout, a body over the limit).
 using KubeRequestObserver = std::function<void(absl::string_view verb, int status_code)>;
 
 struct KubeClientOptions {
@@ -100,6 +100,21 @@ struct WatchOptions {
   bool allow_bookmarks = true;
 };
 
+// A server-side apply (docs/kubernetes.md, "Objects per Target").
+struct ApplyOptions {
+  // The manager that owns the applied fields (the fieldManager parameter); required.
+  std::string field_manager{};
+  // Take fields that other managers own instead of failing with a conflict.
+  bool force = false;
+};
+
+// The outcome of an apply: the object as the server holds it afterwards, and whether the
+// apply created it (the server answered 201).
+struct AppliedObject {
+  nlohmann::json object;
+  bool created = false;
+};
+
 enum class WatchEventType { kAdded, kModified, kDeleted, kBookmark };
 
 struct WatchEvent {
@@ -141,6 +156,17 @@ class KubeClient {
   // changed since that resourceVersion (Conflict); kNotFound; mapped errors.
   absl::StatusOr<nlohmann::json> Update(const ResourceRef& ref, const nlohmann::json& object,
                                         Cancellation* cancel = nullptr);
+
+  // PATCH `configuration` to the object `ref` (name from ref.name or metadata.name) as a
+  // server-side apply: Content-Type application/apply-patch+yaml with the configuration
+  // written as JSON, fieldManager and force from `options`. The configuration holds only the
+  // fields the manager owns; the server merges it into the object, or creates the object
+  // when there is none.
+  // Errors: kInvalidArgument without a field manager or name, for a non-object or a name
+  // mismatch; kAborted when another manager owns a field the configuration changes and
+  // force is off (Conflict); mapped errors.
+  absl::StatusOr<AppliedObject> Apply(const ResourceRef& ref, const nlohmann::json& configuration,
+                                      const ApplyOptions& options, Cancellation* cancel = nullptr);
 
   // DELETE the object `ref`, with optional preconditions and propagation policy.
   // Errors: kNotFound when it does not exist (callers may treat that as done); kAborted

@@ -10,7 +10,7 @@
 namespace credledger::kubebridge {
 namespace {
 
-constexpr int kCreateOrUpdateRounds = 3;
+constexpr int kApplyRounds = 3;
 
 // `ref` with its name filled from `object` when missing.
 absl::StatusOr<ResourceRef> NamedRef(const ResourceRef& ref, const nlohmann::json& object,
@@ -30,34 +30,26 @@ absl::StatusOr<ResourceRef> NamedRef(const ResourceRef& ref, const nlohmann::jso
 
 }  // namespace
 
-absl::StatusOr<WriteResult> CreateOrUpdate(KubeClient& client, const ResourceRef& ref,
-                                           const nlohmann::json& desired, const MatchesFn& matches,
-                                           Cancellation* cancel) {
-  ASSIGN_OR_RETURN(ResourceRef named, NamedRef(ref, desired, "create-or-update"));
+absl::StatusOr<WriteResult> ApplyIfDrifted(KubeClient& client, const ResourceRef& ref,
+                                           const nlohmann::json& configuration,
+                                           const MatchesFn& matches,
+                                           const std::string& field_manager, Cancellation* cancel) {
+  ASSIGN_OR_RETURN(ResourceRef named, NamedRef(ref, configuration, "apply"));
   absl::Status last_conflict;
-  for (int round = 0; round < kCreateOrUpdateRounds; ++round) {
+  for (int round = 0; round < kApplyRounds; ++round) {
     absl::StatusOr<nlohmann::json> live = client.Get(named, cancel);
-    if (absl::IsNotFound(live.status())) {
-      absl::StatusOr<nlohmann::json> created = client.Create(named, desired, cancel);
-      if (created.ok()) return WriteResult{*std::move(created), true, true};
-      if (!absl::IsAlreadyExists(created.status())) return created.status();
-      last_conflict = created.status();
-      continue;
+    if (live.ok() && matches(*live, configuration)) {
+      return WriteResult{*std::move(live), false, false};
     }
-    if (!live.ok()) return live.status();
-    if (matches(*live, desired)) return WriteResult{*std::move(live), false, false};
-    nlohmann::json update = desired;
-    if (!update["metadata"].is_object()) update["metadata"] = nlohmann::json::object();
-    update["metadata"]["resourceVersion"] = StringAt(*live, {"metadata", "resourceVersion"});
-    absl::StatusOr<nlohmann::json> updated = client.Update(named, update, cancel);
-    if (updated.ok()) return WriteResult{*std::move(updated), true, false};
-    if (!absl::IsAborted(updated.status()) && !absl::IsNotFound(updated.status())) {
-      return updated.status();
-    }
-    last_conflict = updated.status();
+    if (!live.ok() && !absl::IsNotFound(live.status())) return live.status();
+    absl::StatusOr<AppliedObject> applied =
+        client.Apply(named, configuration, {.field_manager = field_manager, .force = true}, cancel);
+    if (applied.ok()) return WriteResult{std::move(applied->object), true, applied->created};
+    if (!absl::IsAborted(applied.status())) return applied.status();
+    last_conflict = applied.status();
   }
-  return absl::AbortedError(absl::StrCat("create-or-update ", named.DebugString(),
-                                         ": still conflicting after ", kCreateOrUpdateRounds,
+  return absl::AbortedError(absl::StrCat("apply ", named.DebugString(),
+                                         ": still conflicting after ", kApplyRounds,
                                          " rounds: ", last_conflict.message()));
 }
 

@@ -1,7 +1,8 @@
 // Write helpers of the kube bridge (docs/design.md, "Writes"):
-//   - CreateOrUpdate for objects credledger owns outright (ServiceAccount, Role,
-//     RoleBinding): GET, then POST when absent, or PUT with the live resourceVersion only
-//     when the live object differs from the desired one. Steady state makes no writes.
+//   - ApplyIfDrifted for objects whose fields credledger shares with other managers (the
+//     ServiceAccount, Role and RoleBinding): GET, then a forced server-side apply of
+//     credledger's fields only when the object is absent or those fields drifted. Fields
+//     other managers own survive, and steady state makes no writes.
 //   - CreateOnly for objects another party owns after creation (the TargetReport, whose
 //     spec the agent owns): GET, then POST only when absent; an existing object counts as
 //     success without a write.
@@ -10,6 +11,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "kubebridge/client/cancellation.h"
@@ -20,27 +22,31 @@
 namespace credledger::kubebridge {
 
 // Outcome of a helper: the object as the server holds it after the call, whether this
-// call wrote it, and whether that write created it (POST) rather than updated it (PUT).
+// call wrote it, and whether that write created it rather than changed it.
 struct WriteResult {
   nlohmann::json object;
   bool wrote = false;
   bool created = false;
 };
 
-// Returns true when `live` (the server's object) already matches `desired` in every field
-// the caller owns, so that no write is needed.
-using MatchesFn = std::function<bool(const nlohmann::json& live, const nlohmann::json& desired)>;
+// Returns true when `live` (the server's object) already carries every field of
+// `configuration` with its value, so that no write is needed.
+using MatchesFn =
+    std::function<bool(const nlohmann::json& live, const nlohmann::json& configuration)>;
 
-// Makes the object `ref` (name required, or taken from desired's metadata.name) equal to
-// `desired`: creates it when absent; when present and !matches(live, desired), PUTs
-// `desired` with metadata.resourceVersion set to the live one (desired replaces the whole
-// object, so it must be complete). A concurrent change (AlreadyExists on the POST,
-// Conflict on the PUT) re-reads and tries again, up to 3 rounds.
-// Returns the resulting object and wrote = true when a POST or PUT happened.
-// Errors: kInvalidArgument for a missing name or non-object; kAborted when conflicts
-// persist; the client's errors otherwise.
-absl::StatusOr<WriteResult> CreateOrUpdate(KubeClient& client, const ResourceRef& ref,
-                                           const nlohmann::json& desired, const MatchesFn& matches,
+// Makes the object `ref` (name required, or taken from the configuration's metadata.name)
+// carry `configuration`, the fields `field_manager` owns: reads it, and when it is absent
+// or !matches(live, configuration), applies the configuration with force
+// (KubeClient::Apply), which creates the object or changes only those fields. A Conflict
+// on the apply reads again and tries again, up to 3 rounds.
+// Returns the resulting object; wrote = true when an apply happened, created = true when
+// it created the object.
+// Errors: kInvalidArgument for a missing name or field manager, or a non-object; kAborted
+// when conflicts persist; the client's errors otherwise.
+absl::StatusOr<WriteResult> ApplyIfDrifted(KubeClient& client, const ResourceRef& ref,
+                                           const nlohmann::json& configuration,
+                                           const MatchesFn& matches,
+                                           const std::string& field_manager,
                                            Cancellation* cancel = nullptr);
 
 // Creates `object` in the collection of `ref` (name from ref.name or metadata.name) unless

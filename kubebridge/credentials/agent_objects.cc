@@ -21,13 +21,13 @@ ResourceRef Ref(std::string group, std::string version, std::string resource, ab
                      std::string(name)};
 }
 
-// Every key of `desired` (recursively for objects) is present in `live` with an equal value.
-bool Contains(const nlohmann::json& live, const nlohmann::json& desired) {
-  if (!desired.is_object()) return live == desired;
-  if (!live.is_object()) return false;
+// Every key of the map `desired` is in the map `live` with the same value.
+bool CarriesEntries(const nlohmann::json& live, const nlohmann::json& desired) {
+  if (desired.is_null()) return true;
+  if (!live.is_object() || !desired.is_object()) return false;
   for (auto it = desired.begin(); it != desired.end(); ++it) {
     auto found = live.find(it.key());
-    if (found == live.end() || !Contains(*found, it.value())) return false;
+    if (found == live.end() || *found != it.value()) return false;
   }
   return true;
 }
@@ -132,17 +132,18 @@ nlohmann::json CredentialSecretObject(absl::string_view ns, absl::string_view ta
   return secret;
 }
 
-bool IdentityObjectMatches(const nlohmann::json& live, const nlohmann::json& desired) {
-  const nlohmann::json& labels = desired["metadata"].value("labels", nlohmann::json::object());
-  if (!Contains(live.value("metadata", nlohmann::json::object())
-                    .value("labels", nlohmann::json::object()),
-                labels)) {
-    return false;
-  }
-  for (const char* field : {"rules", "roleRef", "subjects"}) {
-    if (desired.contains(field) && live.value(field, nlohmann::json()) != desired[field]) {
+bool IdentityObjectMatches(const nlohmann::json& live, const nlohmann::json& configuration) {
+  const nlohmann::json no_metadata = nlohmann::json::object();
+  const nlohmann::json& want = configuration.value("metadata", no_metadata);
+  const nlohmann::json& have = live.value("metadata", no_metadata);
+  for (const char* map : {"labels", "annotations"}) {
+    if (!CarriesEntries(have.value(map, nlohmann::json()), want.value(map, nlohmann::json()))) {
       return false;
     }
+  }
+  for (auto it = configuration.begin(); it != configuration.end(); ++it) {
+    if (it.key() == "apiVersion" || it.key() == "kind" || it.key() == "metadata") continue;
+    if (live.value(it.key(), nlohmann::json()) != it.value()) return false;
   }
   return true;
 }

@@ -1,7 +1,7 @@
 // The Kubernetes objects that give a Target's agent its identity and credential
 // (docs/kubernetes.md, "Objects per Target" and "Credential Secrets"): names, label and
 // annotation keys, and JSON builders for the ServiceAccount, Role, RoleBinding, TargetReport
-// and credential Secret, plus the comparisons CreateOrUpdate uses so steady state writes
+// and credential Secret, plus the comparison ApplyIfDrifted uses so steady state writes
 // nothing.
 //
 // Thread-safety: constants and pure functions.
@@ -28,6 +28,9 @@ inline constexpr char kAttemptAnnotation[] = "credledger.opendefense.cloud/mint-
 // Marks the objects credledger manages.
 inline constexpr char kManagedByLabel[] = "app.kubernetes.io/managed-by";
 inline constexpr char kManagedByValue[] = "credledger";
+// The field manager of credledger's server-side applies (docs/kubernetes.md, "Objects per
+// Target").
+inline constexpr char kFieldManager[] = "credledger";
 // The Secret key holding the token.
 inline constexpr char kTokenKey[] = "token";
 
@@ -45,7 +48,8 @@ ResourceRef RoleResource(absl::string_view ns, absl::string_view name = "");
 ResourceRef RoleBindingResource(absl::string_view ns, absl::string_view name = "");
 ResourceRef TargetReportResource(absl::string_view ns, absl::string_view name = "");
 
-// Desired objects of Target `target` in namespace `ns`.
+// Desired objects of Target `target` in namespace `ns`. The ServiceAccount, Role and
+// RoleBinding hold only credledger's fields: they are its apply configurations.
 nlohmann::json ServiceAccountObject(absl::string_view ns, absl::string_view target);
 // get on targets and get, update on targetreports (group solar.opendefense.cloud), both with
 // resourceNames [target].
@@ -61,9 +65,11 @@ nlohmann::json CredentialSecretObject(absl::string_view ns, absl::string_view ta
                                       absl::string_view attempt_id,
                                       absl::string_view request_value);
 
-// Whether `live` already carries every label, and the same rules/subjects/roleRef, that
-// `desired` sets (fields the server adds are ignored).
-bool IdentityObjectMatches(const nlohmann::json& live, const nlohmann::json& desired);
+// Whether `live` already carries every field of the apply configuration `configuration`:
+// each of its labels and annotations with the same value, and each of its other top-level
+// fields (rules, roleRef, subjects) equal. Whatever else `live` holds, such as labels,
+// annotations or imagePullSecrets other managers added, is not drift.
+bool IdentityObjectMatches(const nlohmann::json& live, const nlohmann::json& configuration);
 
 // RFC 3339 UTC with seconds and "Z", the format of the expires-at annotation.
 std::string FormatExpiresAt(absl::Time t);

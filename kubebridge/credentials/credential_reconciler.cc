@@ -212,7 +212,7 @@ absl::StatusOr<v1::TargetState> CredentialReconciler::EnsureIdentity(const v1::T
                           {RoleBindingResource(ns, identity), RoleBindingObject(ns, state.name()),
                            "RoleBinding"}}) {
     absl::StatusOr<WriteResult> w =
-        CreateOrUpdate(client_, o.ref, o.desired, IdentityObjectMatches, cancel);
+        ApplyIfDrifted(client_, o.ref, o.desired, IdentityObjectMatches, kFieldManager, cancel);
     if (!w.ok()) {
       failure = w.status();
       break;

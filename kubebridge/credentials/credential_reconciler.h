@@ -8,9 +8,10 @@
 //     credentials are disabled;
 //   - disabled (no agent API server URL): nothing;
 //   - otherwise: confirm deletions reported by the Secret watch (RecordSecretDeletedExternally),
-//     ensure ServiceAccount, Role, RoleBinding (create-or-update) and TargetReport
-//     (create-only), delete released Secrets and superseded Secrets past their expiry, then
-//     carry out the open mint attempt, or plan one (PlanCredential) and carry it out.
+//     ensure ServiceAccount, Role, RoleBinding (a forced server-side apply of credledger's
+//     fields when they drifted) and TargetReport (create-only), delete released Secrets and
+//     superseded Secrets past their expiry, then carry out the open mint attempt, or plan one
+//     (PlanCredential) and carry it out.
 // When deleting or revoked, a Secret the log does not know that carries this incarnation's
 // uid label and a mint attempt annotation was created by a mint abandoned before its Secret
 // was recorded: it is recorded as that attempt's (RecordSecretCreated) and deleted with reason

@@ -1,5 +1,5 @@
 // The credential bridge under API server faults (docs/architecture.md,
-// "Kubernetes API faults"): 409 Conflicts on updates, requests whose answer is lost after the
+// "Kubernetes API faults"): 409 Conflicts on writes, requests whose answer is lost after the
 // server acted on them, and requests the server never answers. What an operator relies on: the
 // cluster converges, no Secret is made twice, no failure is recorded when a retry succeeds, and
 // one Target's stuck requests do not hold up the others. The fixture is
@@ -83,7 +83,7 @@ class CredentialBridgeFaultTest : public credential_bridge_fixture::CredentialBr
   }
 };
 
-TEST_F(CredentialBridgeFaultTest, AConflictOnTheRoleUpdateIsRetriedFromAFreshRead) {
+TEST_F(CredentialBridgeFaultTest, AConflictOnTheRoleApplyIsRetriedFromAFreshRead) {
   ASSERT_EQ(RegisterAndSettle().agent_credential_ready().reason(), projections::kReasonIssued);
   ASSERT_TRUE(bridge_->WaitIdle(kFaultWait));
   // Someone empties the Role; the next pass puts its rules back, through one Conflict.
@@ -93,7 +93,7 @@ TEST_F(CredentialBridgeFaultTest, AConflictOnTheRoleUpdateIsRetriedFromAFreshRea
   edited["rules"] = nlohmann::json::array();
   ASSERT_OK(client_->Update(role, edited));
   kubeapi::Fault conflict = FaultOn(
-      "PUT", "/apis/rbac.authorization.k8s.io/v1/namespaces/demo/roles/solar-agent-edge-1");
+      "PATCH", "/apis/rbac.authorization.k8s.io/v1/namespaces/demo/roles/solar-agent-edge-1");
   conflict.status_code = 409;
   api_->faults().Add(conflict);
 

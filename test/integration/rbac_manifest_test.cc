@@ -325,7 +325,7 @@ class RbacManifestTest : public ::testing::Test {
   }
 
   // Removes credledger's label from the agent's identity objects, so that the next
-  // reconcile pass repairs (updates) them.
+  // reconcile pass repairs them (a server-side apply, which is a patch).
   void DriftIdentityObjects() {
     for (const ResourceRef& ref : IdentityObjects()) {
       ASSERT_OK_AND_ASSIGN(nlohmann::json live, admin_->Get(ref));

@@ -37,64 +37,76 @@ class WriteHelpersTest : public ::testing::Test {
   std::unique_ptr<KubeClient>& client_ = fake_.client;
 };
 
-TEST_F(WriteHelpersTest, CreateOrUpdateCreatesAnAbsentObject) {
+TEST_F(WriteHelpersTest, ApplyIfDriftedCreatesAnAbsentObjectByApplying) {
   transport_->Push(FakeReply::Status(404, "NotFound", "not found"));
   transport_->Push(FakeReply::Json(201, Account("a", "1")));
   ASSERT_OK_AND_ASSIGN(WriteResult result,
-                       CreateOrUpdate(*client_, kAccounts, Account("a"), SameLabels));
+                       ApplyIfDrifted(*client_, kAccounts, Account("a"), SameLabels, "mgr"));
   EXPECT_TRUE(result.wrote);
-  EXPECT_EQ(Methods(), (std::vector<std::string>{"GET", "POST"}));
+  EXPECT_TRUE(result.created);
+  EXPECT_EQ(Methods(), (std::vector<std::string>{"GET", "PATCH"}));
   EXPECT_EQ(transport_->requests()[0].path, "/api/v1/namespaces/n/serviceaccounts/agent");
+  const HttpRequest apply = transport_->requests()[1];
+  EXPECT_EQ(apply.path, "/api/v1/namespaces/n/serviceaccounts/agent?fieldManager=mgr&force=true");
+  EXPECT_EQ(apply.content_type, "application/apply-patch+yaml");
+  EXPECT_EQ(nlohmann::json::parse(apply.body), Account("a"));
 }
 
-TEST_F(WriteHelpersTest, CreateOrUpdateMakesNoWriteWhenTheLiveObjectMatches) {
+TEST_F(WriteHelpersTest, ApplyIfDriftedMakesNoWriteWhenTheLiveObjectMatches) {
   transport_->Push(FakeReply::Json(200, Account("a", "5")));
   ASSERT_OK_AND_ASSIGN(WriteResult result,
-                       CreateOrUpdate(*client_, kAccounts, Account("a"), SameLabels));
+                       ApplyIfDrifted(*client_, kAccounts, Account("a"), SameLabels, "mgr"));
   EXPECT_FALSE(result.wrote);
   EXPECT_EQ(result.object["metadata"]["resourceVersion"], "5");
   EXPECT_EQ(Methods(), std::vector<std::string>{"GET"});
 }
 
-TEST_F(WriteHelpersTest, CreateOrUpdatePutsWithTheLiveResourceVersionWhenDifferent) {
-  transport_->Push(FakeReply::Json(200, Account("old", "5")));
+TEST_F(WriteHelpersTest, ApplyIfDriftedSendsOnlyTheConfigurationWhenDrifted) {
+  nlohmann::json live = Account("old", "5");
+  live["imagePullSecrets"] = {{{"name", "theirs"}}};
+  transport_->Push(FakeReply::Json(200, live));
   transport_->Push(FakeReply::Json(200, Account("new", "6")));
   ASSERT_OK_AND_ASSIGN(WriteResult result,
-                       CreateOrUpdate(*client_, kAccounts, Account("new"), SameLabels));
+                       ApplyIfDrifted(*client_, kAccounts, Account("new"), SameLabels, "mgr"));
   EXPECT_TRUE(result.wrote);
-  EXPECT_EQ(Methods(), (std::vector<std::string>{"GET", "PUT"}));
-  nlohmann::json put = nlohmann::json::parse(transport_->requests()[1].body);
-  EXPECT_EQ(put["metadata"]["resourceVersion"], "5");
-  EXPECT_EQ(put["metadata"]["labels"]["tier"], "new");
+  EXPECT_FALSE(result.created);
+  EXPECT_EQ(Methods(), (std::vector<std::string>{"GET", "PATCH"}));
+  // No resourceVersion and nothing of the live object: only the manager's fields.
+  EXPECT_EQ(nlohmann::json::parse(transport_->requests()[1].body), Account("new"));
 }
 
-TEST_F(WriteHelpersTest, CreateOrUpdateRereadsAfterAConflict) {
+TEST_F(WriteHelpersTest, ApplyIfDriftedRereadsAfterAConflict) {
   transport_->Push(FakeReply::Json(200, Account("old", "5")));
   transport_->Push(FakeReply::Status(409, "Conflict", "the object has been modified"));
   transport_->Push(FakeReply::Json(200, Account("old", "8")));
   transport_->Push(FakeReply::Json(200, Account("new", "9")));
   ASSERT_OK_AND_ASSIGN(WriteResult result,
-                       CreateOrUpdate(*client_, kAccounts, Account("new"), SameLabels));
+                       ApplyIfDrifted(*client_, kAccounts, Account("new"), SameLabels, "mgr"));
   EXPECT_TRUE(result.wrote);
-  EXPECT_EQ(Methods(), (std::vector<std::string>{"GET", "PUT", "GET", "PUT"}));
-  EXPECT_EQ(nlohmann::json::parse(transport_->requests()[3].body)["metadata"]["resourceVersion"],
-            "8");
+  EXPECT_EQ(Methods(), (std::vector<std::string>{"GET", "PATCH", "GET", "PATCH"}));
 }
 
-TEST_F(WriteHelpersTest, CreateOrUpdateGivesUpWhenConflictsPersist) {
+TEST_F(WriteHelpersTest, ApplyIfDriftedGivesUpWhenConflictsPersist) {
   for (int i = 0; i < 3; ++i) {
     transport_->Push(FakeReply::Json(200, Account("old", "5")));
     transport_->Push(FakeReply::Status(409, "Conflict", "modified"));
   }
   absl::StatusOr<WriteResult> result =
-      CreateOrUpdate(*client_, kAccounts, Account("new"), SameLabels);
+      ApplyIfDrifted(*client_, kAccounts, Account("new"), SameLabels, "mgr");
   EXPECT_EQ(result.status().code(), absl::StatusCode::kAborted);
 }
 
-TEST_F(WriteHelpersTest, CreateOrUpdatePassesOtherErrorsThrough) {
+TEST_F(WriteHelpersTest, ApplyIfDriftedPassesOtherErrorsThrough) {
   transport_->Push(FakeReply::Status(403, "Forbidden", "no"));
-  EXPECT_EQ(CreateOrUpdate(*client_, kAccounts, Account("a"), SameLabels).status().code(),
+  EXPECT_EQ(ApplyIfDrifted(*client_, kAccounts, Account("a"), SameLabels, "mgr").status().code(),
             absl::StatusCode::kPermissionDenied);
+}
+
+TEST_F(WriteHelpersTest, ApplyIfDriftedNeedsAFieldManager) {
+  transport_->Push(FakeReply::Status(404, "NotFound", "not found"));
+  EXPECT_EQ(ApplyIfDrifted(*client_, kAccounts, Account("a"), SameLabels, "").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Methods(), std::vector<std::string>{"GET"});
 }
 
 TEST_F(WriteHelpersTest, CreateOnlyCreatesAnAbsentObject) {
