@@ -38,6 +38,24 @@ std::string DescribeManager(const ManagedFieldsEntry& entry) {
   return described;
 }
 
+// Gives `next` the type and identity the configuration states (apiVersion, kind, and
+// metadata.namespace and resourceVersion when set), for the update rules to check against
+// the URL and the stored object.
+void CarryTypeAndIdentity(const nlohmann::json& configuration, nlohmann::json& next) {
+  for (const char* key : {"apiVersion", "kind"}) {
+    auto value = configuration.find(key);
+    if (value != configuration.end()) {
+      next[key] = *value;
+    } else {
+      next.erase(key);
+    }
+  }
+  for (const char* key : {"namespace", "resourceVersion"}) {
+    const std::string value = MetadataString(configuration, key);
+    if (!value.empty()) next["metadata"][key] = value;
+  }
+}
+
 absl::Status ConflictStatus(const std::vector<ApplyConflict>& conflicts) {
   nlohmann::json causes = nlohmann::json::array();
   std::map<std::string, std::vector<std::string>> fields_by_manager;
@@ -163,8 +181,7 @@ absl::StatusOr<nlohmann::json> MergeApply(const nlohmann::json& current,
   applier->fields = applied;
   applier->api_version = request.api_version;
   WriteManagedFields(next, entries);
-  const std::string precondition = MetadataString(configuration, "resourceVersion");
-  if (!precondition.empty()) next["metadata"]["resourceVersion"] = precondition;
+  CarryTypeAndIdentity(configuration, next);
   if (next == current) return next;
   // Something changed: the applier's entry carries the time of this change.
   applier->time = FormatKubeTime(request.now);

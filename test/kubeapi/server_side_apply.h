@@ -54,8 +54,9 @@ absl::Status CheckPatchOptions(const HttpRequest& http);
 void OwnAppliedObject(const ApplyRequest& request, nlohmann::json& created);
 
 // Merges the request's configuration into `current` as described above. Returns the object
-// to store, equal to `current` when the apply changes nothing. A resourceVersion in the
-// configuration is kept in the result, for the update rules (object_rules.h) to check.
+// to store, equal to `current` when the apply changes nothing. The configuration's
+// apiVersion and kind, and its metadata.namespace and resourceVersion when set, are kept in
+// the result for the update rules (object_rules.h) to check, as those of a PUT body.
 // Errors: 409 Conflict, as kube-apiserver words it ("Apply failed with 1 conflict:
 // conflict with \"kubectl-label\" using v1 at <time>: .metadata.labels.team"), with one
 // details.causes entry (reason FieldManagerConflict) per field and manager.

@@ -127,6 +127,21 @@ TEST_F(ServerSideApplyTest, AnApplyBodyMayNotCarryManagedFields) {
   EXPECT_EQ(reply.body["message"], "metadata.managedFields must be nil");
 }
 
+TEST_F(ServerSideApplyTest, AConfigurationOfAnotherKindThanItsUrlIsInvalid) {
+  nlohmann::json secret = Account({{"app", "agent"}});
+  secret["kind"] = "Secret";
+  EXPECT_EQ(ApplyAs("credledger", kAgent, secret).status, 422) << "when it would create";
+  CreateServiceAccount("team-a", "agent");
+  Reply reply = ApplyAs("credledger", kAgent, secret);
+  EXPECT_EQ(reply.status, 422);
+  EXPECT_EQ(reply.body["message"],
+            "ServiceAccount \"agent\" is invalid: kind: Invalid value: \"Secret\": must be "
+            "ServiceAccount");
+  nlohmann::json kindless = Account({{"app", "agent"}});
+  kindless.erase("kind");
+  EXPECT_EQ(ApplyAs("credledger", kAgent, kindless).status, 400);
+}
+
 TEST_F(ServerSideApplyTest, CreatesAndUpdatesAreRecordedAsUpdatesOfTheirManager) {
   Reply created = Admin().Post(absl::StrCat(kAccounts, "?fieldManager=kubectl-create"),
                                Account({{"app", "agent"}}));
