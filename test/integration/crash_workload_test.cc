@@ -44,7 +44,6 @@
 #include <vector>
 
 #include "absl/strings/escaping.h"
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -56,10 +55,11 @@
 #include "kubebridge/credentials/agent_objects.h"
 #include "kubebridge/credentials/credential_minter.h"
 #include "projections/mirror_naming.h"
-#include "projections/proto_time.h"
 #include "projections/target_state.h"
 #include "service/api/target_api.h"
 #include "store/event_codec.h"
+#include "test/integration/crash_fault_arming.h"
+#include "test/integration/crash_workload_client.h"
 #include "test/integration/fault_point_list.h"
 #include "test/integration/live_processes.h"
 #include "test/support/rbac_objects.h"
@@ -68,21 +68,26 @@
 namespace credledger::testing {
 namespace crash_workload_test {
 
+using crash_fault_arming::FaultPointRotation;
+using crash_fault_arming::LastArrival;
+using crash_workload_client::CommandAnswer;
+using crash_workload_client::kTargetCount;
+using crash_workload_client::Prepare;
+using crash_workload_client::TargetName;
+using crash_workload_client::Workload;
+using crash_workload_client::WorkloadCommand;
 using kubebridge::StringAt;
 
-constexpr int kTargetCount = 4;
 constexpr char kIdentity[] = "cloud";
 constexpr char kSourceName[] = "cloud-keys";  // in kLiveNamespace
 constexpr char kMirrorNamespace[] = "team-a";
 // The Kubernetes user that may read the source (no policy file: the declared actor).
 constexpr char kIdentityActor[] = "alice";
-constexpr char kActor[] = "crash-test";
 // Every this many cycles (and after the last) the bridge must catch up and the cluster is
 // compared with the log.
 constexpr int kConvergeEvery = 50;
 // How long the bridge may take to catch up after a restart.
 constexpr absl::Duration kConvergeWait = absl::Seconds(60);
-constexpr absl::Duration kCallDeadline = absl::Seconds(10);
 // How long a cycle with a fault point armed runs the workload waiting for serve to reach it.
 constexpr absl::Duration kFaultPointWait = absl::Seconds(20);
 
@@ -103,305 +108,6 @@ uint64_t Seed() {
     ADD_FAILURE() << "CREDLEDGER_CRASH_SEED must be a whole number, got " << env;
   }
   return seed;
-}
-
-std::string TargetName(int i) { return absl::StrCat("crash-", i); }
-
-// The mutating RPCs of the workload.
-enum class Rpc { kRegister, kRotate, kConfirm, kRevoke, kLift, kDelete, kReport };
-
-const char* RpcName(Rpc rpc) {
-  switch (rpc) {
-    case Rpc::kRegister:
-      return "RegisterTarget";
-    case Rpc::kRotate:
-      return "RequestRotation";
-    case Rpc::kConfirm:
-      return "ConfirmRollout";
-    case Rpc::kRevoke:
-      return "Revoke";
-    case Rpc::kLift:
-      return "LiftRevocation";
-    case Rpc::kDelete:
-      return "DeleteTarget";
-    case Rpc::kReport:
-      return "PushReport";
-  }
-  return "?";
-}
-
-// One command: the RPC, its Target, its request id and the argument it needs (rotation value,
-// rollout revision, revocation reason, or a report's lastReportTime in unix nanoseconds).
-struct WorkloadCommand {
-  Rpc rpc = Rpc::kRegister;
-  int target = 0;
-  std::string request_id;
-  std::string argument;
-};
-
-// How the service answered a command.
-struct CommandAnswer {
-  grpc::StatusCode code = grpc::StatusCode::UNKNOWN;
-  std::string message;
-  bool replayed = false;
-  int64_t seq = 0;
-};
-
-// Whether `code` means the call was cut off by the crash (no answer) rather than answered.
-bool CutOff(grpc::StatusCode code) {
-  return code == grpc::StatusCode::UNAVAILABLE || code == grpc::StatusCode::CANCELLED ||
-         code == grpc::StatusCode::DEADLINE_EXCEEDED;
-}
-
-void Prepare(grpc::ClientContext& context, absl::string_view actor) {
-  context.set_deadline(absl::ToChronoTime(absl::Now() + kCallDeadline));
-  context.AddMetadata(service::kActorMetadataKey, std::string(actor));
-}
-
-// The request of `command` with its Target and request id set.
-template <typename Request>
-Request Addressed(const WorkloadCommand& command) {
-  Request request;
-  request.set_namespace_(kLiveNamespace);
-  request.set_name(TargetName(command.target));
-  request.set_request_id(command.request_id);
-  return request;
-}
-
-// Calls `method` of `stub` with `request` and keeps the status, `replayed` and `seq`.
-template <typename Response, typename Stub, typename Request, typename Method>
-CommandAnswer Call(Stub& stub, Method method, const Request& request) {
-  grpc::ClientContext context;
-  Prepare(context, kActor);
-  Response response;
-  const grpc::Status status = (stub.*method)(&context, request, &response);
-  return {status.error_code(), status.error_message(), response.replayed(), response.seq()};
-}
-
-// The report of a PushReport command: one release whose revision names the command, so that
-// every report differs from the last (a changed report, appended), at the time in its argument.
-v1::TargetReportSpec ReportOf(const WorkloadCommand& command) {
-  int64_t unix_nanos = 0;
-  EXPECT_TRUE(absl::SimpleAtoi(command.argument, &unix_nanos)) << command.argument;
-  v1::TargetReportSpec report;
-  *report.mutable_last_report_time() = projections::ToProto(absl::FromUnixNanos(unix_nanos));
-  v1::ReleaseStatus& release = *report.add_releases();
-  release.set_name("podinfo");
-  release.set_namespace_("apps");
-  release.set_phase(v1::RELEASE_PHASE_PROGRESSING);
-  release.set_revision(absl::StrCat("1.0.0-", command.request_id));
-  return report;
-}
-
-// The services the workload calls.
-struct Stubs {
-  std::unique_ptr<v1::TargetService::Stub> targets;
-  std::unique_ptr<v1::ReportService::Stub> reports;
-};
-
-// Sends `command` through `stubs`.
-CommandAnswer Send(const Stubs& stubs, const WorkloadCommand& command) {
-  using Stub = v1::TargetService::Stub;
-  Stub& stub = *stubs.targets;
-  switch (command.rpc) {
-    case Rpc::kRegister:
-      return Call<v1::RegisterTargetResponse>(stub, &Stub::RegisterTarget,
-                                              Addressed<v1::RegisterTargetRequest>(command));
-    case Rpc::kRotate: {
-      auto request = Addressed<v1::RequestRotationRequest>(command);
-      request.set_value(command.argument);
-      return Call<v1::RequestRotationResponse>(stub, &Stub::RequestRotation, request);
-    }
-    case Rpc::kConfirm: {
-      auto request = Addressed<v1::ConfirmRolloutRequest>(command);
-      request.set_revision(command.argument);
-      return Call<v1::ConfirmRolloutResponse>(stub, &Stub::ConfirmRollout, request);
-    }
-    case Rpc::kRevoke: {
-      auto request = Addressed<v1::RevokeRequest>(command);
-      request.set_reason(command.argument);
-      return Call<v1::RevokeResponse>(stub, &Stub::Revoke, request);
-    }
-    case Rpc::kLift:
-      return Call<v1::LiftRevocationResponse>(stub, &Stub::LiftRevocation,
-                                              Addressed<v1::LiftRevocationRequest>(command));
-    case Rpc::kDelete:
-      return Call<v1::DeleteTargetResponse>(stub, &Stub::DeleteTarget,
-                                            Addressed<v1::DeleteTargetRequest>(command));
-    case Rpc::kReport: {
-      auto request = Addressed<v1::PushReportRequest>(command);
-      *request.mutable_report() = ReportOf(command);
-      return Call<v1::PushReportResponse>(*stubs.reports, &v1::ReportService::Stub::PushReport,
-                                          request);
-    }
-  }
-  return {};
-}
-
-// The client side of the workload: chooses commands from the Targets' states as GetTarget
-// reports them, sends them, and remembers what was acknowledged and what the crash cut off.
-// Run is called on a thread of its own, one call at a time; the fields are read between
-// calls.
-class Workload {
- public:
-  explicit Workload(uint64_t seed) : rng_(seed) {}
-
-  // Against serve at `address`: first the command the last crash cut off, again with its
-  // request id, then `steps` new ones. Returns early when a call is cut off.
-  void Run(const std::string& address, int steps) {
-    std::shared_ptr<grpc::Channel> channel =
-        grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
-    const Stubs stubs{v1::TargetService::NewStub(channel), v1::ReportService::NewStub(channel)};
-    v1::TargetService::Stub& stub = *stubs.targets;
-    retry_answer_.reset();
-    if (cut_.has_value()) {
-      const CommandAnswer answer = Send(stubs, *cut_);
-      if (CutOff(answer.code)) return;
-      retry_answer_ = answer;
-      Record(*cut_, answer);
-      cut_.reset();
-    }
-    for (int i = 0; i < steps; ++i) {
-      std::optional<WorkloadCommand> command = Next(stub);
-      if (!command.has_value()) return;  // GetTarget was cut off
-      const CommandAnswer answer = Send(stubs, *command);
-      if (CutOff(answer.code)) {
-        cut_ = *command;
-        return;
-      }
-      Record(*command, answer);
-    }
-  }
-
-  // Request ids of the acknowledged commands and the seq of the last event each appended (0
-  // when it was already satisfied and appended nothing).
-  const std::map<std::string, int64_t>& acknowledged() const { return acknowledged_; }
-  // Answers that were neither an acknowledgement, a refusal the state explains, nor a cut.
-  const std::vector<std::string>& unexpected() const { return unexpected_; }
-  // The command the last crash cut off, not answered yet.
-  const std::optional<WorkloadCommand>& cut() const { return cut_; }
-  // The answer to that command's retry in the last Run, when it got one.
-  const std::optional<CommandAnswer>& retry_answer() const { return retry_answer_; }
-  // Per RPC: "acknowledged/refused" counts, for the summary.
-  std::string Summary() const {
-    std::vector<std::string> parts;
-    for (const auto& [rpc, counts] : counts_) {
-      parts.push_back(absl::StrCat(rpc, " ", counts.first, "/", counts.second));
-    }
-    return absl::StrJoin(parts, ", ");
-  }
-
- private:
-  // A command for a random Target chosen from its state; nullopt when the read failed.
-  std::optional<WorkloadCommand> Next(v1::TargetService::Stub& stub) {
-    WorkloadCommand command;
-    command.target = static_cast<int>(rng_() % kTargetCount);
-    command.request_id = absl::StrCat("w-", ++issued_);
-    grpc::ClientContext context;
-    Prepare(context, kActor);
-    v1::GetTargetRequest request;
-    request.set_namespace_(kLiveNamespace);
-    request.set_name(TargetName(command.target));
-    v1::GetTargetResponse response;
-    const grpc::Status status = stub.GetTarget(&context, request, &response);
-    if (CutOff(status.error_code())) return std::nullopt;
-    if (!status.ok() && status.error_code() != grpc::StatusCode::NOT_FOUND) {
-      unexpected_.push_back(absl::StrCat("GetTarget ", TargetName(command.target), ": code ",
-                                         static_cast<int>(status.error_code()), " ",
-                                         status.error_message()));
-      return std::nullopt;
-    }
-    const v1::Target& target = response.target();
-    if (!status.ok() || target.phase() == "Finalized") {
-      command.rpc = Rpc::kRegister;
-    } else if (target.phase() == "Deleting") {
-      command.rpc = Rpc::kRotate;  // refused until it is finalized
-    } else if (target.revoked()) {
-      const uint64_t pick = rng_() % 4;
-      command.rpc = pick == 0 ? Rpc::kDelete : pick == 1 ? Rpc::kReport : Rpc::kLift;
-    } else {
-      const uint64_t pick = rng_() % 20;
-      command.rpc = pick < 7    ? Rpc::kRotate
-                    : pick < 13 ? Rpc::kConfirm
-                    : pick < 15 ? Rpc::kReport
-                    : pick < 18 ? Rpc::kRevoke
-                                : Rpc::kDelete;
-    }
-    if (command.rpc == Rpc::kRotate) command.argument = absl::StrCat("r", issued_);
-    if (command.rpc == Rpc::kRevoke) command.argument = "crash test";
-    if (command.rpc == Rpc::kReport)
-      command.argument = absl::StrCat(absl::ToUnixNanos(absl::Now()));
-    if (command.rpc == Rpc::kConfirm) {
-      const std::string suffix = target.current_credential().chart_version_suffix();
-      if (suffix.empty()) {
-        command.rpc = Rpc::kRotate;
-        command.argument = absl::StrCat("r", issued_);
-      } else {
-        command.argument = absl::StrCat("1.0.", issued_, "-", suffix);
-      }
-    }
-    return command;
-  }
-
-  void Record(const WorkloadCommand& command, const CommandAnswer& answer) {
-    std::pair<int, int>& counts = counts_[RpcName(command.rpc)];
-    if (answer.code == grpc::StatusCode::OK) {
-      ++counts.first;
-      acknowledged_[command.request_id] = answer.seq;
-      return;
-    }
-    ++counts.second;
-    // Refusals the Target's state explains (e.g. a rotation of a Target being deleted).
-    if (answer.code == grpc::StatusCode::FAILED_PRECONDITION ||
-        answer.code == grpc::StatusCode::NOT_FOUND) {
-      return;
-    }
-    unexpected_.push_back(absl::StrCat(RpcName(command.rpc), " ", TargetName(command.target), " (",
-                                       command.request_id, "): code ",
-                                       static_cast<int>(answer.code), " ", answer.message));
-  }
-
-  std::mt19937_64 rng_;
-  int64_t issued_ = 0;
-  std::optional<WorkloadCommand> cut_;
-  std::optional<CommandAnswer> retry_answer_;
-  std::map<std::string, int64_t> acknowledged_;
-  std::vector<std::string> unexpected_;
-  std::map<std::string, std::pair<int, int>> counts_;
-};
-
-// Which fault point a cycle arms: every point of kFaultPoints once per round, in an order
-// shuffled anew for each round, so that a run arms all of them about equally often.
-class FaultPointRotation {
- public:
-  explicit FaultPointRotation(uint64_t seed)
-      : rng_(seed), order_(std::begin(kFaultPoints), std::end(kFaultPoints)) {}
-
-  std::string Next() {
-    if (next_ == order_.size()) {
-      std::shuffle(order_.begin(), order_.end(), rng_);
-      next_ = 0;
-    }
-    return order_[next_++];
-  }
-
- private:
-  std::mt19937_64 rng_;
-  std::vector<std::string> order_;
-  size_t next_ = order_.size();
-};
-
-// The last arrival at `point` a cycle may arm it for (CREDLEDGER_FAULT_POINTS=<point>:<n>,
-// n drawn from 1 to this). The points on the path of every commit are passed many times
-// during start-up alone, so they are armed up to their 40th arrival, which lands many kills
-// among the client's commands; a cycle writes the mirror once (one source rotation), so its
-// points fire at their first arrival; the others up to their 3rd.
-int LastArrival(const std::string& point) {
-  for (const char* every_commit :
-       {"store.after_batch_command", "store.before_commit", "store.after_commit"}) {
-    if (point == every_commit) return 40;
-  }
-  return absl::StartsWith(point, "mirror.") ? 1 : 3;
 }
 
 // The kills at one fault point: all of them, and those during start-up.
