@@ -113,7 +113,7 @@ void AddBadPushReportRows(std::vector<BadInputRpcRow>& rows) {
                               SetBadPushReleases(r, 2);
                               BadPushRelease(r).set_name("app-1");
                             },
-                            "report.releases[1]", {"duplicates releases[0]"}));
+                            "report.releases[1].name", {"duplicates releases[0]"}));
   rows.push_back(BadPushRow(
       BadKind::kWrongCharacters,
       [](BadPushRequest& r) { BadPushRelease(r).mutable_source_conditions(0)->set_type("1Ready"); },
