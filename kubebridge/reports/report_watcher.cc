@@ -138,12 +138,7 @@ void ReportWatcher::Submit(const std::string& target_namespace, const std::strin
   absl::MutexLock submitting(&submit_mu_);
   const absl::Status submitted = sink_->SubmitReport(target_namespace, name, report, version);
   if (!absl::IsNotFound(submitted)) {
-    Forget(key);
-    if (!submitted.ok()) {
-      common::Log(
-          common::LogLevel::kWarning, "TargetReport rejected",
-          {{"targetReport", key}, {"resourceVersion", version}, {"error", submitted.ToString()}});
-    }
+    Settle(key, version, submitted);
     return;
   }
   {
@@ -157,6 +152,15 @@ void ReportWatcher::Submit(const std::string& target_namespace, const std::strin
   // its change then came too early to find the report.
   const std::optional<v1::TargetState> target = targets_->Get(target_namespace, name);
   if (target.has_value() && target->phase() == v1::TargetState::PHASE_ACTIVE) retries_.Add(key);
+}
+
+void ReportWatcher::Settle(const std::string& key, const std::string& version,
+                           const absl::Status& submitted) {
+  Forget(key);
+  if (submitted.ok()) return;
+  common::Log(
+      common::LogLevel::kWarning, "TargetReport rejected",
+      {{"targetReport", key}, {"resourceVersion", version}, {"error", submitted.ToString()}});
 }
 
 void ReportWatcher::Forget(const std::string& key) {
@@ -187,13 +191,8 @@ void ReportWatcher::Resubmit() {
           common::Log(common::LogLevel::kInfo,
                       "TargetReport applied now that its Target is registered",
                       {{"targetReport", *key}, {"resourceVersion", waiting->resource_version}});
-        } else if (!absl::IsNotFound(submitted)) {
-          common::Log(common::LogLevel::kWarning, "TargetReport rejected",
-                      {{"targetReport", *key},
-                       {"resourceVersion", waiting->resource_version},
-                       {"error", submitted.ToString()}});
         }
-        if (!absl::IsNotFound(submitted)) Forget(*key);
+        if (!absl::IsNotFound(submitted)) Settle(*key, waiting->resource_version, submitted);
       }
     }
     retries_.Done(*key, /*failed=*/false);

@@ -96,6 +96,9 @@ class ReportWatcher {
   // makes it the TargetReport's waiting report, any other answer drops the waiting one.
   void Submit(const std::string& target_namespace, const std::string& name,
               const v1::TargetReportSpec& report, const std::string& version);
+  // Ends the wait of `key` after the sink answered `submitted` (anything but kNotFound) for
+  // its revision `version`: drops the waiting report and logs a refusal.
+  void Settle(const std::string& key, const std::string& version, const absl::Status& submitted);
   // Drops the waiting report of `key` ("<namespace>/<name>").
   void Forget(const std::string& key);
   // Queues the waiting report of the Target whose stream `stream` changed, if any. Runs on

@@ -6,8 +6,6 @@
 // Emitted events are then folded too, so a test can go on with a further command.
 #include "service/decide/identity_decider.h"
 
-#include <google/protobuf/util/message_differencer.h>
-
 #include <string>
 #include <vector>
 
@@ -15,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "projections/identity_state.h"
+#include "test/support/event_matchers.h"
 #include "test/support/status_matchers.h"
 #include "test/support/version1_events.h"
 
@@ -194,14 +193,7 @@ kubebridge::RecordMirrorWritten WrittenOutcome(const std::string& ns, const std:
   return {ns, Mirror("m-1"), hash, std::move(owners), kind, {}};
 }
 
-MATCHER_P(EqualsEvent, expected, "equals " + expected.ShortDebugString()) {
-  google::protobuf::util::MessageDifferencer differencer;
-  std::string report;
-  differencer.ReportDifferencesToString(&report);
-  if (differencer.Compare(expected, arg)) return true;
-  *result_listener << "differs: " << report;
-  return false;
-}
+using ::credledger::testing::EqualsEvent;
 
 class IdentityDeciderTest : public ::testing::Test {
  protected:

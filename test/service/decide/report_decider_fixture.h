@@ -5,8 +5,6 @@
 // the emitted events are compared field by field with the expected ones.
 #pragma once
 
-#include <google/protobuf/util/message_differencer.h>
-
 #include <ostream>
 #include <string>
 #include <vector>
@@ -17,6 +15,7 @@
 #include "projections/target_state.h"
 #include "projections/target_status.h"
 #include "service/decide/report_decider.h"
+#include "test/support/event_matchers.h"
 #include "test/support/fleet_target_events.h"
 #include "test/support/status_matchers.h"
 
@@ -49,15 +48,7 @@ inline v1::TargetReportSpec Report(absl::Time last_report_time,
   return report;
 }
 
-// Whether the event equals `expected` field by field; a failure names the differences.
-MATCHER_P(EqualsEvent, expected, "equals " + expected.ShortDebugString()) {
-  google::protobuf::util::MessageDifferencer differencer;
-  std::string report;
-  differencer.ReportDifferencesToString(&report);
-  if (differencer.Compare(expected, arg)) return true;
-  *result_listener << "differs: " << report;
-  return false;
-}
+using ::credledger::testing::EqualsEvent;
 
 class ReportDeciderTest : public ::testing::Test {
  protected:
