@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "test/kubeapi/garbage_collector.h"
 #include "test/kubeapi/http_types.h"
 #include "test/kubeapi/kubeconfig.h"
 #include "test/kubeapi/random_ids.h"
@@ -147,6 +148,12 @@ absl::StatusOr<std::unique_ptr<ApiServer>> ApiServer::Start(ApiServerOptions opt
     return absl::InvalidArgumentError("kubeapi: options.worker_threads must be at least 1");
   }
   if (options.clock == nullptr) return absl::InvalidArgumentError("kubeapi: options.clock is null");
+  if (options.garbage_collection_period < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("kubeapi: garbage collection period ",
+                     absl::FormatDuration(options.garbage_collection_period),
+                     " is negative; 0 turns garbage collection off"));
+  }
   std::unique_ptr<ApiServer> server(new ApiServer(std::move(options)));
   RETURN_IF_ERROR(server->Init());
   return server;
@@ -206,6 +213,10 @@ absl::Status ApiServer::Init() {
   ctx_ = std::make_unique<ServerContext>(std::move(config), std::move(signer),
                                          options_.watch_history);
   RETURN_IF_ERROR(CreateDefaultNamespaces());
+  gc_ = std::make_unique<GarbageCollector>(ctx_.get());
+  if (options_.garbage_collection_period > absl::ZeroDuration()) {
+    gc_->Start(options_.garbage_collection_period);
+  }
   RETURN_IF_ERROR(WriteStateFiles(tls));
   client_ca_key_ = std::move(tls.client_ca_key);
   client_ca_cert_ = std::move(tls.client_ca_cert);
@@ -302,6 +313,7 @@ void ApiServer::Stop() {
   absl::MutexLock lock(&stop_mu_);
   if (stopped_) return;
   stopped_ = true;
+  if (gc_ != nullptr) gc_->Stop();
   if (ctx_ != nullptr) ctx_->store.Shutdown();
   if (server_ != nullptr) server_->stop();
   if (thread_.joinable()) {
@@ -331,5 +343,7 @@ const RequestRecorder& ApiServer::requests() const { return ctx_->requests; }
 void ApiServer::ForceBookmarks() { ctx_->store.RequestBookmarks(); }
 
 int64_t ApiServer::resource_version() const { return ctx_->store.CurrentResourceVersion(); }
+
+int ApiServer::CollectGarbage() { return gc_->CollectGarbage(); }
 
 }  // namespace credledger::kubeapi

@@ -21,6 +21,9 @@
 //
 // requests() counts every authenticated user's requests by verb, resource and status.
 //
+// Garbage collection (garbage_collector.h): objects whose owners are all gone are deleted
+// every `garbage_collection_period`, and on demand by CollectGarbage().
+//
 // Thread-safety: all methods are safe to call concurrently; Stop() may be called more
 // than once. Each watch occupies one worker thread until it ends.
 #pragma once
@@ -47,6 +50,7 @@ class SSLServer;
 namespace credledger::kubeapi {
 
 struct ServerContext;
+class GarbageCollector;
 class RequestRecorder;
 
 struct ApiServerOptions {
@@ -67,6 +71,9 @@ struct ApiServerOptions {
   absl::Duration bookmark_interval = absl::Seconds(10);
   // A watch without timeoutSeconds ends after this (real time).
   absl::Duration default_watch_timeout = absl::Minutes(30);
+  // Time on `clock` between background garbage collection sweeps (docs/testing.md,
+  // "Garbage collection"); zero turns background collection off. Must not be negative.
+  absl::Duration garbage_collection_period = absl::Seconds(1);
   // Namespaced creates need an existing Namespace (404 `namespaces "x" not found`), as
   // kube-apiserver's NamespaceLifecycle admission requires.
   bool require_namespace = true;
@@ -82,7 +89,8 @@ class ApiServer {
  public:
   // Generates TLS material and keys, writes the state files, binds and starts serving.
   // Returns once the server accepts connections.
-  // Errors: kInvalidArgument (empty state_dir, bad bind address, worker_threads < 1),
+  // Errors: kInvalidArgument (empty state_dir, bad bind address, worker_threads < 1,
+  // negative garbage_collection_period),
   // kUnavailable (the port cannot be bound), kInternal (OpenSSL or file writes failed).
   static absl::StatusOr<std::unique_ptr<ApiServer>> Start(ApiServerOptions options);
 
@@ -116,6 +124,9 @@ class ApiServer {
   void ForceBookmarks();
   // The resourceVersion of the newest write.
   int64_t resource_version() const;
+  // Runs one garbage collection sweep now, whatever the period; returns the number of
+  // objects it deleted (see GarbageCollector::CollectGarbage).
+  int CollectGarbage();
 
  private:
   explicit ApiServer(ApiServerOptions options);
@@ -134,6 +145,7 @@ class ApiServer {
   std::string advertised_host_;
   int port_ = 0;
   std::unique_ptr<ServerContext> ctx_;
+  std::unique_ptr<GarbageCollector> gc_;  // uses ctx_
   std::unique_ptr<httplib::SSLServer> server_;
   std::thread thread_;
   absl::Mutex stop_mu_;

@@ -69,6 +69,7 @@ TEST_F(ApiServerMainTest, HelpDescribesTheFlags) {
   EXPECT_NE(output.find("state_dir"), std::string::npos) << output;
   EXPECT_NE(output.find("port_file"), std::string::npos) << output;
   EXPECT_NE(output.find("max_token_expiration"), std::string::npos) << output;
+  EXPECT_NE(output.find("garbage_collection_period"), std::string::npos) << output;
 }
 
 }  // namespace apiserver_main_test

@@ -3,7 +3,9 @@
 //
 // Flags: --state-dir (default ./var/kubeapi), --port (default 0 = any free port),
 // --port-file (written with the bound port once serving), --max-token-expiration
-// (default 48h). Dashes and underscores are interchangeable in flag names. Prints one ready line
+// (default 48h), --namespaces (created at start), --garbage-collection-period (default 1s; 0
+// turns garbage collection off; docs/testing.md, "Garbage collection"). Dashes and
+// underscores are interchangeable in flag names. Prints one ready line
 //   credledger-test-apiserver listening on https://127.0.0.1:<port> kubeconfig=<path>
 // to stdout, then serves until SIGINT or SIGTERM and exits 0. Exits 1 when start-up fails.
 #include <pthread.h>
@@ -31,6 +33,9 @@ ABSL_FLAG(absl::Duration, max_token_expiration, absl::Hours(48),
           "TokenRequest expirationSeconds above this are clamped to it");
 ABSL_FLAG(std::vector<std::string>, namespaces, {},
           "comma-separated namespaces to create at start (besides default and kube-*)");
+ABSL_FLAG(absl::Duration, garbage_collection_period, absl::Seconds(1),
+          "time between garbage collection sweeps, which delete objects whose owners "
+          "(ownerReferences) are all gone; 0 turns garbage collection off");
 
 namespace {
 
@@ -68,8 +73,8 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Runs a Kubernetes API server for tests on https://127.0.0.1.\n"
       "Usage: credledger-test-apiserver [--state-dir=DIR] [--port=N] [--port-file=FILE] "
-      "[--max-token-expiration=48h] [--namespaces=a,b]\n(dashes and underscores are interchangeable in flag "
-      "names)");
+      "[--max-token-expiration=48h] [--namespaces=a,b] [--garbage-collection-period=1s]\n"
+      "(dashes and underscores are interchangeable in flag names)");
   absl::FlagsUsageConfig usage;
   usage.contains_help_flags = [](absl::string_view file) {
     return absl::EndsWith(file, "test/kubeapi/main.cc");
@@ -92,6 +97,7 @@ int main(int argc, char** argv) {
   options.port = absl::GetFlag(FLAGS_port);
   options.max_token_expiration = absl::GetFlag(FLAGS_max_token_expiration);
   options.namespaces = absl::GetFlag(FLAGS_namespaces);
+  options.garbage_collection_period = absl::GetFlag(FLAGS_garbage_collection_period);
   auto server = credledger::kubeapi::ApiServer::Start(options);
   if (!server.ok()) {
     std::fprintf(stderr, "credledger-test-apiserver: %s\n", server.status().ToString().c_str());

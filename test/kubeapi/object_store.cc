@@ -58,6 +58,15 @@ ListSnapshot ObjectStore::List(const GroupResource& gr, const std::string& ns) c
   return snapshot;
 }
 
+std::vector<GroupResource> ObjectStore::GroupResources() const {
+  absl::ReaderMutexLock lock(&mu_);
+  std::vector<GroupResource> out;
+  for (const auto& [gr, table] : tables_) {
+    if (!table.empty()) out.push_back(gr);
+  }
+  return out;
+}
+
 absl::StatusOr<MutationResult> ObjectStore::Mutate(const GroupResource& gr,
                                                    const std::string& ns,
                                                    const std::string& name,

@@ -90,6 +90,9 @@ class ObjectStore {
   // Every object of `gr` in namespace `ns` ("" = all namespaces / cluster scope).
   ListSnapshot List(const GroupResource& gr, const std::string& ns) const;
 
+  // The resources that hold at least one object, in order.
+  std::vector<GroupResource> GroupResources() const;
+
   // Atomically reads the current object, calls `fn` with it and applies its decision.
   // Errors: NotFound Status when the object is missing; any error `fn` returns.
   absl::StatusOr<MutationResult> Mutate(const GroupResource& gr, const std::string& ns,

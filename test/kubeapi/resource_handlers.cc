@@ -51,8 +51,8 @@ nlohmann::json Served(const ResourceRequest& req, const nlohmann::json& object) 
   return ForVersion(req.resource, req.info.version, object);
 }
 
-void AfterWrite(ServerContext& ctx, const ResourceRequest& req, const MutationResult& result) {
-  if (!IsCrd(req.resource) || !result.changed) return;
+void AfterWrite(ServerContext& ctx, const ResourceInfo& resource, const MutationResult& result) {
+  if (!IsCrd(resource) || !result.changed) return;
   if (result.deleted) {
     ctx.registry.UnregisterCrd(*result.object);
   } else {
@@ -197,7 +197,7 @@ absl::StatusOr<HttpResponse> Update(ServerContext& ctx, const ResourceRequest& r
   };
   ASSIGN_OR_RETURN(MutationResult result,
                    ctx.store.Mutate(req.resource.gr(), wctx.namespace_name, name, update));
-  AfterWrite(ctx, req, result);
+  AfterWrite(ctx, req.resource, result);
   return JsonResponse(200, Served(req, *result.object));
 }
 
@@ -257,7 +257,7 @@ absl::StatusOr<HttpResponse> Apply(ServerContext& ctx, const ResourceRequest& re
           return PrepareUpdate(wctx, name, current, std::move(next), /*status_subresource=*/false);
         });
     if (merged.ok()) {
-      AfterWrite(ctx, req, *merged);
+      AfterWrite(ctx, req.resource, *merged);
       return JsonResponse(200, Served(req, *merged->object));
     }
     if (!absl::IsNotFound(merged.status())) return merged.status();
@@ -269,27 +269,13 @@ absl::StatusOr<HttpResponse> Apply(ServerContext& ctx, const ResourceRequest& re
   return last;
 }
 
-absl::StatusOr<MutationResult> DeleteOne(ServerContext& ctx, const ResourceRequest& req,
-                                         const std::string& ns, const std::string& name,
-                                         const nlohmann::json& options) {
-  WriteContext wctx = MakeWriteContext(ctx, req);
-  ASSIGN_OR_RETURN(MutationResult result,
-                   ctx.store.Mutate(req.resource.gr(), ns, name,
-                                    [&](const nlohmann::json& current) {
-                                      return PrepareDelete(wctx, current, options);
-                                    }));
-  if (result.deleted && IsNamespace(req.resource)) ctx.store.DeleteNamespaceContents(name);
-  AfterWrite(ctx, req, result);
-  return result;
-}
-
 absl::StatusOr<HttpResponse> Delete(ServerContext& ctx, const ResourceRequest& req) {
   nlohmann::json options;
   if (!req.http->body.empty()) {
     ASSIGN_OR_RETURN(options, ParseBody(*req.http));
   }
   ASSIGN_OR_RETURN(MutationResult result,
-                   DeleteOne(ctx, req, req.StoreNamespace(), req.info.name, options));
+                   DeleteObject(ctx, req.resource, req.StoreNamespace(), req.info.name, options));
   if (result.deleted && !req.resource.custom && !IsCrd(req.resource)) {
     return JsonResponse(200, SuccessStatus(req.resource.gr(), req.info.name,
                                            MetadataString(*result.object, "uid")));
@@ -302,8 +288,8 @@ absl::StatusOr<HttpResponse> DeleteCollection(ServerContext& ctx, const Resource
   ListSnapshot deleted;
   for (const ObjectPtr& item : snapshot.items) {
     absl::StatusOr<MutationResult> result =
-        DeleteOne(ctx, req, MetadataString(*item, "namespace"), MetadataString(*item, "name"),
-                  nullptr);
+        DeleteObject(ctx, req.resource, MetadataString(*item, "namespace"),
+                     MetadataString(*item, "name"), nullptr);
     if (result.ok()) deleted.items.push_back(result->object);
   }
   deleted.resource_version = ctx.store.CurrentResourceVersion();
@@ -338,6 +324,19 @@ absl::StatusOr<HttpResponse> Dispatch(ServerContext& ctx, const ResourceRequest&
 }
 
 }  // namespace
+
+absl::StatusOr<MutationResult> DeleteObject(ServerContext& ctx, const ResourceInfo& resource,
+                                            const std::string& ns, const std::string& name,
+                                            const nlohmann::json& options) {
+  const WriteContext wctx{&resource, "", ns, ctx.config.clock->Now(), "", ""};
+  ASSIGN_OR_RETURN(MutationResult result,
+                   ctx.store.Mutate(resource.gr(), ns, name, [&](const nlohmann::json& current) {
+                     return PrepareDelete(wctx, current, options);
+                   }));
+  if (result.deleted && IsNamespace(resource)) ctx.store.DeleteNamespaceContents(name);
+  AfterWrite(ctx, resource, result);
+  return result;
+}
 
 HttpResponse ServeResource(ServerContext& ctx, const ResourceRequest& req) {
   absl::StatusOr<HttpResponse> response = Dispatch(ctx, req);

@@ -26,4 +26,14 @@ namespace credledger::kubeapi {
 // Serves `req` (already authenticated and authorized). Errors become Status responses.
 HttpResponse ServeResource(ServerContext& ctx, const ResourceRequest& req);
 
+// Deletes object `name` of `resource` in store namespace `ns` ("" for cluster scope) as a
+// DELETE request does, side effects included: `options` is a DeleteOptions body (may be
+// null) whose preconditions must hold; an object with finalizers is only marked. Returns
+// the store's result (`deleted` is false when the object was only marked).
+// Errors: NotFound (404) when the object is missing, Conflict (409) when a precondition
+// fails.
+absl::StatusOr<MutationResult> DeleteObject(ServerContext& ctx, const ResourceInfo& resource,
+                                            const std::string& ns, const std::string& name,
+                                            const nlohmann::json& options);
+
 }  // namespace credledger::kubeapi

@@ -65,6 +65,7 @@ std::vector<ResourceInfo> BuiltinTable() {
               "customresourcedefinition", "CustomResourceDefinition", false, {"crd", "crds"},
               {"status"}),
       Builtin("coordination.k8s.io", "v1", "leases", "lease", "Lease", true),
+      Builtin("batch", "v1", "jobs", "job", "Job", true, {}, {"status"}),
       CreateOnly("authentication.k8s.io", "tokenreviews", "tokenreview", "TokenReview", false),
       CreateOnly("authorization.k8s.io", "subjectaccessreviews", "subjectaccessreview",
                  "SubjectAccessReview", false),
@@ -122,6 +123,19 @@ std::optional<ResourceInfo> ResourceRegistry::Find(const std::string& group,
   auto it = resources_.find({group, resource});
   if (it == resources_.end()) return std::nullopt;
   return it->second;
+}
+
+std::optional<ResourceInfo> ResourceRegistry::FindKind(const std::string& group,
+                                                       const std::string& version,
+                                                       const std::string& kind) const {
+  absl::MutexLock lock(&mu_);
+  for (const auto& [gr, info] : resources_) {
+    if (info.group == group && info.kind == kind &&
+        std::find(info.versions.begin(), info.versions.end(), version) != info.versions.end()) {
+      return info;
+    }
+  }
+  return std::nullopt;
 }
 
 ResourceInfo ResourceRegistry::Resolve(const std::string& group, const std::string& version,

@@ -5,9 +5,10 @@
 // events, pods, nodes (cluster); rbac.authorization.k8s.io/v1 roles, rolebindings,
 // clusterroles, clusterrolebindings; apiextensions.k8s.io/v1 customresourcedefinitions;
 // authentication.k8s.io/v1 tokenreviews; authorization.k8s.io/v1 subjectaccessreviews and
-// selfsubjectaccessreviews; coordination.k8s.io/v1 leases; and, as if their CRDs were
-// installed, solar.opendefense.cloud/v1alpha1 targets and targetreports,
-// source.toolkit.fluxcd.io/v1 ocirepositories and helm.toolkit.fluxcd.io/v2 helmreleases.
+// selfsubjectaccessreviews; coordination.k8s.io/v1 leases; batch/v1 jobs (+status); and,
+// as if their CRDs were installed, solar.opendefense.cloud/v1alpha1 targets and
+// targetreports, source.toolkit.fluxcd.io/v1 ocirepositories and helm.toolkit.fluxcd.io/v2
+// helmreleases.
 // Creating a CustomResourceDefinition registers its resource (and discovery shows it);
 // deleting it unregisters it. A resource nobody registered is still served: it is
 // namespaced when addressed under /namespaces/<ns>/ and cluster-scoped otherwise, and its
@@ -59,6 +60,13 @@ class ResourceRegistry {
 
   // The registered resource, if any.
   std::optional<ResourceInfo> Find(const std::string& group, const std::string& resource) const;
+
+  // The registered resource of `kind` in `group` that serves `version`, if any: how an
+  // ownerReference's apiVersion and kind name a resource (docs/testing.md, "Garbage
+  // collection"). Resources learned from traffic are not found, as discovery does not show
+  // them.
+  std::optional<ResourceInfo> FindKind(const std::string& group, const std::string& version,
+                                       const std::string& kind) const;
 
   // The registered resource, or a synthesized one for an unknown resource: namespaced iff
   // `namespaced_path`, version `version`, kind as learned or derived from the plural.
