@@ -72,8 +72,9 @@ struct ApiServerOptions {
   // A watch without timeoutSeconds ends after this (real time).
   absl::Duration default_watch_timeout = absl::Minutes(30);
   // Time on `clock` between background garbage collection sweeps (docs/testing.md,
-  // "Garbage collection"); zero turns background collection off. Must not be negative.
-  absl::Duration garbage_collection_period = absl::Seconds(1);
+  // "Garbage collection"); zero, the default here, turns them off, so that an in-process
+  // server collects only when its test asks. Must not be negative.
+  absl::Duration garbage_collection_period = absl::ZeroDuration();
   // Namespaced creates need an existing Namespace (404 `namespaces "x" not found`), as
   // kube-apiserver's NamespaceLifecycle admission requires.
   bool require_namespace = true;

@@ -23,10 +23,15 @@
 #include "test/kubebridge/await_sleepers.h"
 #include "test/support/status_matchers.h"
 #include "test/support/subprocess.h"
+#include "test/support/temp_dir.h"
 
 namespace credledger::kubeapi::testing {
 namespace garbage_collector_test {
 
+using ::credledger::testing::RunResult;
+using ::credledger::testing::StatusIs;
+using ::credledger::testing::Subprocess;
+using ::credledger::testing::TempDir;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -271,61 +276,56 @@ TEST_F(GarbageCollectorTest, ZeroPeriodCollectsNothingInTheBackground) {
 }
 
 TEST(GarbageCollectorOptionsTest, NegativePeriodIsRefused) {
+  TempDir dir;
   ApiServerOptions options;
-  options.state_dir = std::filesystem::path(::testing::TempDir()) / "kubeapi-gc-negative";
+  options.state_dir = dir.path() / "state";
   options.garbage_collection_period = absl::Seconds(-1);
   EXPECT_THAT(ApiServer::Start(options),
-              credledger::testing::StatusIs(
-                  absl::StatusCode::kInvalidArgument,
-                  HasSubstr("garbage collection period -1s is negative; 0 turns garbage "
-                            "collection off")));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("garbage collection period -1s is negative; 0 turns garbage "
+                                 "collection off")));
 }
 
 // The executable's --garbage-collection-period flag.
 class GarbageCollectionFlagTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) / absl::StrCat("kubeapi-gc-flag-", getpid());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path StateDir() const { return dir_.path() / "state"; }
   // Runs the server binary with `period` as its flag value, expecting it to refuse to start.
-  credledger::testing::RunResult RunRefused(const std::string& period) {
-    absl::StatusOr<credledger::testing::RunResult> result = credledger::testing::Run(
-        {CREDLEDGER_TEST_APISERVER_BINARY, "--state-dir=" + (dir_ / "state").string(),
+  RunResult RunRefused(const std::string& period) {
+    // Qualified: inside a test fixture, plain Run is ::testing::Test::Run.
+    absl::StatusOr<RunResult> result = ::credledger::testing::Run(
+        {CREDLEDGER_TEST_APISERVER_BINARY, "--state-dir=" + StateDir().string(),
          "--garbage-collection-period=" + period},
         absl::Seconds(20));
     EXPECT_TRUE(result.ok()) << result.status();
-    return result.value_or(credledger::testing::RunResult{});
+    return result.ok() ? *result : RunResult{};
   }
-  std::string ReadState(const std::string& file) {
-    std::ifstream in(dir_ / "state" / file);
+  std::string ReadState(const std::string& file) const {
+    std::ifstream in(StateDir() / file);
     std::stringstream text;
     text << in.rdbuf();
     return text.str();
   }
-  std::filesystem::path dir_;
+  TempDir dir_;
 };
 
 TEST_F(GarbageCollectionFlagTest, ValueThatIsNotADurationIsRefused) {
-  credledger::testing::RunResult result = RunRefused("soon");
+  RunResult result = RunRefused("soon");
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_THAT(result.err, HasSubstr("garbage_collection_period")) << result.err;
 }
 
 TEST_F(GarbageCollectionFlagTest, NegativeValueIsRefused) {
-  credledger::testing::RunResult result = RunRefused("-1s");
+  RunResult result = RunRefused("-1s");
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_THAT(result.err, HasSubstr("garbage collection period -1s is negative")) << result.err;
 }
 
 TEST_F(GarbageCollectionFlagTest, ServerCollectsEveryPeriodTheFlagSets) {
   ASSERT_OK_AND_ASSIGN(
-      std::unique_ptr<credledger::testing::Subprocess> child,
-      credledger::testing::Subprocess::Start(
-          {CREDLEDGER_TEST_APISERVER_BINARY, "--state-dir=" + (dir_ / "state").string(),
-           "--namespaces=team-a", "--garbage-collection-period=50ms"}));
+      std::unique_ptr<Subprocess> child,
+      Subprocess::Start({CREDLEDGER_TEST_APISERVER_BINARY, "--state-dir=" + StateDir().string(),
+                         "--namespaces=team-a", "--garbage-collection-period=50ms"}));
   absl::StatusOr<std::string> ready =
       child->WaitForLine("listening on", absl::Now() + absl::Seconds(20));
   ASSERT_TRUE(ready.ok()) << ready.status() << child->err();
@@ -335,7 +335,7 @@ TEST_F(GarbageCollectionFlagTest, ServerCollectsEveryPeriodTheFlagSets) {
   std::string token = ReadState("admin-token");
   token.erase(token.find_last_not_of('\n') + 1);
   httplib::SSLClient client("127.0.0.1", port);
-  client.set_ca_cert_path((dir_ / "state" / "ca.crt").string());
+  client.set_ca_cert_path((StateDir() / "ca.crt").string());
   client.enable_server_certificate_verification(true);
   client.set_read_timeout(30);
   const httplib::Headers auth = {{"Authorization", "Bearer " + token}};
