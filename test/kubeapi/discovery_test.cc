@@ -48,6 +48,17 @@ TEST_F(DiscoveryTest, CoreV1ListsResourcesAndTheTokenSubresource) {
   EXPECT_TRUE(MatchesFixture(*token, "discovery_serviceaccount_token.json"));
 }
 
+TEST_F(DiscoveryTest, BatchV1ServesNamespacedJobsWithTheStatusSubresource) {
+  Reply reply = Admin().Get("/apis/batch/v1");
+  ASSERT_EQ(reply.status, 200) << reply.raw;
+  EXPECT_EQ(reply.body["groupVersion"], "batch/v1");
+  const nlohmann::json* jobs = FindByName(reply.body["resources"], "jobs");
+  ASSERT_NE(jobs, nullptr) << reply.raw;
+  EXPECT_EQ((*jobs)["namespaced"], true);
+  EXPECT_EQ((*jobs)["kind"], "Job");
+  EXPECT_NE(FindByName(reply.body["resources"], "jobs/status"), nullptr) << reply.raw;
+}
+
 TEST_F(DiscoveryTest, GroupListAndGroupVersionDocuments) {
   Reply groups = Admin().Get("/apis");
   ASSERT_EQ(groups.status, 200);
