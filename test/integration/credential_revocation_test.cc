@@ -53,6 +53,20 @@ class CredentialRevocationTest : public credential_bridge_fixture::CredentialBri
     return out;
   }
 
+  // Waits until the Target's stream holds a CredentialSecretDeleted event. (The number of
+  // credentials cannot tell: a Secret recorded after the revocation is released at once, so
+  // the state shows none before the Secret is deleted.)
+  void WaitForASecretDeletion() {
+    WaitFor(
+        [&](const v1::TargetState&) {
+          for (const Logged& logged : Stream()) {
+            if (logged.event.has_credential_secret_deleted()) return true;
+          }
+          return false;
+        },
+        "the deletion of the abandoned mint's Secret");
+  }
+
   // Starts a bridge again after a test stopped the fixture's.
   void RestartBridge() {
     kubebridge::CredentialBridgeOptions options;
@@ -101,14 +115,7 @@ TEST_F(CredentialRevocationTest, TheSecretOfAMintInFlightIsRecordedAsTheAbandone
   ASSERT_OK(Run(service::Revoke{"lost device"}, "rev-1"));
   RestartBridge();
 
-  WaitFor(
-      [&](const v1::TargetState&) {
-        for (const Logged& logged : Stream()) {
-          if (logged.event.has_credential_secret_deleted()) return true;
-        }
-        return false;
-      },
-      "the deletion of the abandoned mint's Secret");
+  WaitForASecretDeletion();
   EXPECT_THAT(SecretNames(), IsEmpty());
   std::vector<std::string> types;
   for (const Logged& logged : Stream()) {
@@ -149,7 +156,7 @@ TEST_F(CredentialRevocationTest, ARecordedSecretOfAnAbandonedMintIsDeletedAsTheA
   ASSERT_OK(Run(kubebridge::RecordSecretCreated{"m1", ref, 1}, "created-m1"));
   RestartBridge();
 
-  WaitFor([](const v1::TargetState& s) { return s.credentials_size() == 0; }, "the deletion");
+  WaitForASecretDeletion();
   EXPECT_THAT(SecretNames(), IsEmpty());
   std::vector<v1::SecretDeletionReason> reasons;
   for (const Logged& logged : Stream()) {
