@@ -86,6 +86,8 @@ void EvolveCluster(v1::ClusterState& state, const v1::Event& event, const EventP
     case v1::Event::kIdentityObjectsWritten:
     case v1::Event::kReportAccepted:
     case v1::Event::kReportingStale:
+    case v1::Event::kReportClockSkewDetected:
+    case v1::Event::kReportClockSkewCleared:
     case v1::Event::kBoundReleasesSet:
     case v1::Event::kLivenessObserved:
     case v1::Event::kIdentityCreated:

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/rfc3339.h"
+#include "projections/clock_skew.h"
 #include "projections/credential_lifetimes.h"
 #include "projections/identity_summary.h"
 #include "projections/proto_time.h"
@@ -278,6 +279,18 @@ void DescribeKind(const v1::ReportingStale& e, v1::TimelineEntry& entry) {
                                  " (stale after ", e.stale_after_seconds(), "s)"));
 }
 
+void DescribeKind(const v1::ReportClockSkewDetected& e, v1::TimelineEntry& entry) {
+  entry.set_target_uid(e.target_uid());
+  entry.set_summary(absl::StrCat("clock skew detected: ", ClockSkewMessage(e)));
+}
+
+void DescribeKind(const v1::ReportClockSkewCleared& e, v1::TimelineEntry& entry) {
+  entry.set_target_uid(e.target_uid());
+  entry.set_summary(absl::StrCat("clock skew cleared: a report or heartbeat of ",
+                                 Rfc3339(e.last_report_time()), " was accepted (received ",
+                                 Rfc3339(e.received_at()), ")"));
+}
+
 void DescribeKind(const v1::BoundReleasesSet& e, v1::TimelineEntry& entry) {
   entry.set_target_uid(e.target_uid());
   entry.set_summary(absl::StrCat("bound releases set (", e.releases_size(),
@@ -347,6 +360,10 @@ void DescribeEvent(const v1::Event& event, v1::TimelineEntry& entry) {
       return DescribeKind(event.report_accepted(), entry);
     case v1::Event::kReportingStale:
       return DescribeKind(event.reporting_stale(), entry);
+    case v1::Event::kReportClockSkewDetected:
+      return DescribeKind(event.report_clock_skew_detected(), entry);
+    case v1::Event::kReportClockSkewCleared:
+      return DescribeKind(event.report_clock_skew_cleared(), entry);
     case v1::Event::kBoundReleasesSet:
       return DescribeKind(event.bound_releases_set(), entry);
     case v1::Event::kLivenessObserved:

@@ -246,6 +246,8 @@ void EvolveIdentity(v1::IdentityState& state, const v1::Event& event, const Even
     case v1::Event::kIdentityObjectsWritten:
     case v1::Event::kReportAccepted:
     case v1::Event::kReportingStale:
+    case v1::Event::kReportClockSkewDetected:
+    case v1::Event::kReportClockSkewCleared:
     case v1::Event::kBoundReleasesSet:
     case v1::Event::kLivenessObserved:
     case v1::Event::kClusterRegistered:

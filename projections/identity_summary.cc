@@ -213,6 +213,8 @@ std::string SummarizeIdentityEvent(const v1::Event& event) {
     case v1::Event::kIdentityObjectsWritten:
     case v1::Event::kReportAccepted:
     case v1::Event::kReportingStale:
+    case v1::Event::kReportClockSkewDetected:
+    case v1::Event::kReportClockSkewCleared:
     case v1::Event::kBoundReleasesSet:
     case v1::Event::kLivenessObserved:
     case v1::Event::KIND_NOT_SET:

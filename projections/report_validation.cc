@@ -202,20 +202,24 @@ absl::Status ValidateReportContent(const v1::TargetReportSpec& report,
   return ValidateCapacity(field_prefix, report.capacity());
 }
 
-absl::Status ValidateReportTime(absl::Time report_time, std::optional<absl::Time> last_accepted,
-                                absl::Time now, absl::string_view field) {
-  if (last_accepted.has_value() && report_time <= *last_accepted) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        field, ": ", common::FormatRfc3339(report_time),
-        " is not later than the last accepted report's ", common::FormatRfc3339(*last_accepted)));
-  }
-  if (report_time > now + kMaxReportTimeAhead) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        field, ": ", common::FormatRfc3339(report_time), " is more than ",
-        absl::FormatDuration(kMaxReportTimeAhead), " ahead of the server's clock (",
-        common::FormatRfc3339(now), ")"));
-  }
-  return absl::OkStatus();
+bool ReportTimeTooFarAhead(absl::Time report_time, absl::Time now) {
+  return report_time > now + kMaxReportTimeAhead;
+}
+
+absl::Status ValidateReportOrder(absl::Time report_time, std::optional<absl::Time> last_accepted,
+                                 absl::string_view field) {
+  if (!last_accepted.has_value() || report_time > *last_accepted) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      field, ": ", common::FormatRfc3339(report_time),
+      " is not later than the last accepted report's ", common::FormatRfc3339(*last_accepted)));
+}
+
+absl::Status ValidateReportClock(absl::Time report_time, absl::Time now, absl::string_view field) {
+  if (!ReportTimeTooFarAhead(report_time, now)) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, ": ", common::FormatRfc3339(report_time), " is more than ",
+                   absl::FormatDuration(kMaxReportTimeAhead), " ahead of the server's clock (",
+                   common::FormatRfc3339(now), ")"));
 }
 
 }  // namespace credledger::projections

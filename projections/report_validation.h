@@ -65,14 +65,22 @@ inline constexpr absl::Duration kMaxReportTimeAhead = absl::Minutes(5);
 absl::Status ValidateReportContent(const v1::TargetReportSpec& report,
                                    absl::string_view field_prefix);
 
-// Checks a report's time (docs/reports.md, "Validation"): `report_time` must be strictly later than
-// `last_accepted` (the lastReportTime of the Target's last accepted report, nullopt when
-// none) and at most kMaxReportTimeAhead ahead of `now`, the server's clock.
-// Errors, naming `field` and both times in RFC 3339:
-//   kFailedPrecondition when report_time <= last_accepted (an old or replayed report);
-//   kInvalidArgument when report_time > now + kMaxReportTimeAhead (the agent's clock runs
-//   ahead).
-absl::Status ValidateReportTime(absl::Time report_time, std::optional<absl::Time> last_accepted,
-                                absl::Time now, absl::string_view field);
+// Whether `report_time` runs more than kMaxReportTimeAhead ahead of `now`, the server's clock:
+// the agent's clock is ahead, and the report is refused (docs/reports.md, "Clock skew").
+bool ReportTimeTooFarAhead(absl::Time report_time, absl::Time now);
+
+// Checks that a report's `report_time` is strictly later than `last_accepted` (the
+// lastReportTime of the Target's last accepted report or heartbeat, nullopt when none;
+// docs/reports.md, "Validation").
+// Errors: kFailedPrecondition when report_time <= last_accepted (an old or replayed report),
+// naming `field` and both times in RFC 3339.
+absl::Status ValidateReportOrder(absl::Time report_time, std::optional<absl::Time> last_accepted,
+                                 absl::string_view field);
+
+// Checks that a report's `report_time` is not too far ahead of `now`, the server's clock
+// (docs/reports.md, "Validation" and "Clock skew").
+// Errors: kInvalidArgument when ReportTimeTooFarAhead(report_time, now), naming `field` and
+// both times in RFC 3339.
+absl::Status ValidateReportClock(absl::Time report_time, absl::Time now, absl::string_view field);
 
 }  // namespace credledger::projections

@@ -153,6 +153,8 @@ absl::Status StateDiff::ApplyBetween(const store::RecordedEvent& recorded) {
     case v1::Event::kIdentityObjectsWritten:
     case v1::Event::kReportAccepted:
     case v1::Event::kReportingStale:
+    case v1::Event::kReportClockSkewDetected:
+    case v1::Event::kReportClockSkewCleared:
     case v1::Event::kBoundReleasesSet:
     case v1::Event::kLivenessObserved:
     case v1::Event::kIdentityCreated:

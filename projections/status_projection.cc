@@ -103,8 +103,8 @@ void StatusProjection::DeferReport(v1::TargetStatus& status, const store::Record
   OpenRun& open = runs_[&status];
   const EventPosition at{recorded.seq, recorded.stream_version,
                          absl::FromUnixMicros(recorded.recorded_at_us)};
-  // A folded report leaves Reporting True/ReportReceived: the tally changes only when it was
-  // something else before.
+  // A folded report leaves Reporting True/ReportReceived (or False/ClockSkew as it was): the
+  // tally changes only when it was something else before.
   const bool recount = !IsReportReceived(status.reporting());
   if (recount) Uncount(reporting_, status);
   const bool folded = FoldReportSummary(status, summary_, at, open.run);

@@ -118,10 +118,10 @@ class StatusProjection {
   // name; only `target_namespace` when non-empty.
   std::vector<v1::TargetStatus> List(absl::string_view target_namespace) const;
   // Active Targets with a report or heartbeat (last_seen_at set) received at or before `cutoff`
-  // and not already marked stale (Reporting not False), ordered by namespace then name:
-  // those a ReportingStale is due for when `cutoff` is now minus the stale period
-  // (docs/reports.md, "Liveness and staleness"; a Target that never reported stays
-  // Reporting=Unknown, docs/reports.md, "Rollups").
+  // and not already marked stale or refused for clock skew (Reporting not False), ordered by
+  // namespace then name: those a ReportingStale is due for when `cutoff` is now minus the
+  // stale period (docs/reports.md, "Liveness and staleness"; a Target that never reported
+  // stays Reporting=Unknown, docs/reports.md, "Rollups").
   std::vector<SilentTarget> SilentSince(absl::Time cutoff) const;
   // The Reporting (status, reason) of active Targets, counted as events are folded
   // (metrics: False/Stale are the stale Targets).

@@ -156,6 +156,8 @@ void EvolveTarget(v1::TargetState& state, const v1::Event& event, const EventPos
     case v1::Event::kServiceConfigured:
     case v1::Event::kReportAccepted:
     case v1::Event::kReportingStale:
+    case v1::Event::kReportClockSkewDetected:
+    case v1::Event::kReportClockSkewCleared:
     case v1::Event::kBoundReleasesSet:
     case v1::Event::kLivenessObserved:
     case v1::Event::kIdentityCreated:

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/rfc3339.h"
+#include "projections/clock_skew.h"
 #include "projections/condition.h"
 #include "projections/proto_time.h"
 #include "projections/release_phase.h"
@@ -182,9 +183,11 @@ void UpdateReleases(v1::TargetStatus& status, absl::Time at) {
   UpdateReleasesReady(status, at);
 }
 
-// --- Reporting (docs/reports.md, "Rollups" and "Liveness and staleness") ---
+// --- Reporting (docs/reports.md, "Rollups", "Liveness and staleness" and "Clock skew") ---
 
+// Sets Reporting True/ReportReceived, unless a clock skew is in force: ClockSkew outranks it.
 bool SetReportingTrue(v1::TargetStatus& status, absl::Time at) {
+  if (status.has_clock_skew()) return false;
   return SetCondition(*status.mutable_reporting(), kReportingCondition, "True",
                       kReportReceivedReason,
                       absl::StrCat("last report or heartbeat received at ",
@@ -223,7 +226,9 @@ void ApplyReport(v1::TargetStatus& status, v1::ReportAccepted& e, absl::Time at)
   UpdateReleases(status, at);
 }
 
+// Sets Reporting False/Stale, unless a clock skew is in force: ClockSkew outranks it.
 bool ApplyStale(v1::TargetStatus& status, const v1::ReportingStale& e, absl::Time at) {
+  if (status.has_clock_skew()) return false;
   return SetCondition(
       *status.mutable_reporting(), kReportingCondition, "False", "Stale",
       absl::StrCat("no report or heartbeat since ",
@@ -232,10 +237,41 @@ bool ApplyStale(v1::TargetStatus& status, const v1::ReportingStale& e, absl::Tim
       at);
 }
 
+void ApplyClockSkew(v1::TargetStatus& status, const v1::ReportClockSkewDetected& e, absl::Time at) {
+  *status.mutable_clock_skew() = e;
+  SetCondition(*status.mutable_reporting(), kReportingCondition, "False", kClockSkewReason,
+               ClockSkewMessage(e), at);
+}
+
+// Folds a report or heartbeat received at `received_at` with `last_report_time`: both times
+// advance when later, and Reporting becomes True/ReportReceived (SetReportingTrue; its
+// message, naming last_seen_at, is rewritten only when a time moved or Reporting was something
+// else). Returns whether anything changed.
+bool See(v1::TargetStatus& status, const google::protobuf::Timestamp& received_at,
+         const google::protobuf::Timestamp& last_report_time, absl::Time at) {
+  bool changed = false;
+  if (FromProto(received_at) > FromProto(status.last_seen_at())) {
+    *status.mutable_last_seen_at() = received_at;
+    changed = true;
+  }
+  if (FromProto(last_report_time) > FromProto(status.last_report_time())) {
+    *status.mutable_last_report_time() = last_report_time;
+    changed = true;
+  }
+  // True/ReportReceived's message names last_seen_at, so it changes only with it; a fold that
+  // defers reports (FoldReportSummary) leaves the message for later and relies on this.
+  if ((changed || !IsReportReceived(status.reporting())) && SetReportingTrue(status, at)) {
+    changed = true;
+  }
+  return changed;
+}
+
 // The event kinds Apply folds; it returns false for every other kind.
 constexpr v1::Event::KindCase kStatusKinds[] = {
-    v1::Event::kTargetRegistered, v1::Event::kTargetFinalized,  v1::Event::kReportAccepted,
-    v1::Event::kReportingStale,   v1::Event::kBoundReleasesSet, v1::Event::kLivenessObserved};
+    v1::Event::kTargetRegistered,        v1::Event::kTargetFinalized,
+    v1::Event::kReportAccepted,          v1::Event::kReportingStale,
+    v1::Event::kBoundReleasesSet,        v1::Event::kLivenessObserved,
+    v1::Event::kReportClockSkewDetected, v1::Event::kReportClockSkewCleared};
 
 // Folds `event` into `status` (a report is swapped out of it); returns whether the status
 // changed. The cases that can return true are those of kStatusKinds.
@@ -291,6 +327,17 @@ bool Apply(v1::TargetStatus& status, v1::Event& event, const EventPosition& at) 
     case v1::Event::kReportingStale:
       if (!Owns(status, event.reporting_stale().target_uid())) return false;
       return ApplyStale(status, event.reporting_stale(), at.recorded_at);
+    case v1::Event::kReportClockSkewDetected:
+      if (!Owns(status, event.report_clock_skew_detected().target_uid())) return false;
+      ApplyClockSkew(status, event.report_clock_skew_detected(), at.recorded_at);
+      return true;
+    case v1::Event::kReportClockSkewCleared: {
+      const v1::ReportClockSkewCleared& e = event.report_clock_skew_cleared();
+      if (!Owns(status, e.target_uid())) return false;
+      status.clear_clock_skew();
+      See(status, e.received_at(), e.last_report_time(), at.recorded_at);
+      return true;
+    }
     case v1::Event::kBoundReleasesSet: {
       const v1::BoundReleasesSet& e = event.bound_releases_set();
       if (!Owns(status, e.target_uid()) || SameBoundReleases(status, e)) return false;
@@ -321,22 +368,9 @@ void EvolveStatus(v1::TargetStatus& status, v1::Event& event, const EventPositio
 void ApplyLiveness(v1::TargetStatus& status, const v1::LivenessEntry& entry,
                    const EventPosition& at) {
   if (!Owns(status, entry.target_uid())) return;
-  bool changed = false;
-  if (FromProto(entry.received_at()) > FromProto(status.last_seen_at())) {
-    *status.mutable_last_seen_at() = entry.received_at();
-    changed = true;
+  if (See(status, entry.received_at(), entry.last_report_time(), at.recorded_at)) {
+    status.set_last_seq(at.seq);
   }
-  if (FromProto(entry.last_report_time()) > FromProto(status.last_report_time())) {
-    *status.mutable_last_report_time() = entry.last_report_time();
-    changed = true;
-  }
-  // True/ReportReceived's message names last_seen_at, so it changes only with it; a fold that
-  // defers reports (FoldReportSummary) leaves the message for later and relies on this.
-  if ((changed || !IsReportReceived(status.reporting())) &&
-      SetReportingTrue(status, at.recorded_at)) {
-    changed = true;
-  }
-  if (changed) status.set_last_seq(at.seq);
 }
 
 bool SameBoundReleases(const v1::TargetStatus& status, const v1::BoundReleasesSet& set) {
@@ -372,9 +406,10 @@ bool FoldReportSummary(v1::TargetStatus& status, const ReportSummary& summary,
   }
   // Reporting's status, reason and transition time as SetReportingTrue sets them; its message
   // (formatted from last_seen_at) is written once, by FinishReportRun. A registered Target's
-  // Reporting has its type and a transition time, so one already True/ReportReceived stays.
+  // Reporting has its type and a transition time, so one already True/ReportReceived stays,
+  // and so does False/ClockSkew while a clock skew is in force (SetReportingTrue).
   v1::Condition& reporting = *status.mutable_reporting();
-  if (!IsReportReceived(reporting)) {
+  if (!IsReportReceived(reporting) && !status.has_clock_skew()) {
     SetCondition(reporting, kReportingCondition, "True", kReportReceivedReason, reporting.message(),
                  at.recorded_at);
   }

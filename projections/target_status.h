@@ -22,6 +22,9 @@ inline constexpr char kPreflightReadyCondition[] = "PreflightReady";
 inline constexpr char kReleasesReadyCondition[] = "ReleasesReady";
 // Reporting's reason after a report or heartbeat (status True).
 inline constexpr char kReportReceivedReason[] = "ReportReceived";
+// Reporting's reason while reports are refused because the agent's clock runs ahead (status
+// False; docs/reports.md, "Clock skew").
+inline constexpr char kClockSkewReason[] = "ClockSkew";
 
 // Whether `reporting` is True/ReportReceived, as after a report or heartbeat.
 inline bool IsReportReceived(const v1::Condition& reporting) {
@@ -32,14 +35,19 @@ inline bool IsReportReceived(const v1::Condition& reporting) {
 //   TargetRegistered with a uid other than status.target_uid, or after finalization, starts
 //   a fresh rollup of the new incarnation (active, Reporting=Unknown/NoReport,
 //   PreflightReady=Unknown/NoChecks, ReleasesReady=Unknown/NoReleases); TargetFinalized
-//   clears `active`; ReportAccepted, ReportingStale and BoundReleasesSet of another uid are
+//   clears `active`; report-stream events (ReportAccepted, ReportingStale,
+//   ReportClockSkewDetected, ReportClockSkewCleared, BoundReleasesSet) of another uid are
 //   ignored; a LivenessObserved applies the entries naming this Target (ApplyLiveness; a
-//   fleet fold should rather hand each entry to its Target's status); other events leave
-//   the status unchanged. Conditions change their last_transition_time to `at.recorded_at`
-//   only when their status changes; last_seq becomes `at.seq` whenever the status changed.
+//   fleet fold should rather hand each entry to its Target's status); ReportClockSkewDetected
+//   is kept as `clock_skew`; ReportClockSkewCleared clears it and counts as a report or
+//   heartbeat received (as a liveness entry); other events leave the status unchanged. Conditions
+//   change their last_transition_time to `at.recorded_at` only when their status changes; last_seq
+//   becomes `at.seq` whenever the status changed.
 // The conditions (docs/reports.md, "Rollups"):
 //   Reporting       Unknown/NoReport before any report; True/ReportReceived after a report
-//                   or liveness entry; False/Stale after ReportingStale.
+//                   or liveness entry; False/Stale after ReportingStale; False/ClockSkew
+//                   (ClockSkewMessage) while `clock_skew` is set, whatever else is folded
+//                   meanwhile: it outranks ReportReceived and Stale.
 //   PreflightReady  over the last report's checks (True passed, False failed, Unknown
 //                   errored): False/ChecksErroredAndFailed, False/ChecksFailed,
 //                   Unknown/ChecksErrored, Unknown/NoChecks, else True/AllChecksPassed; the
@@ -88,15 +96,17 @@ void FinishReportRun(v1::TargetStatus& status, v1::Event& event, const ReportRun
 
 // Whether events of `type` (fully qualified, e.g. "credledger.v1.ReportAccepted") can change
 // a status rollup: TargetRegistered, TargetFinalized, ReportAccepted, ReportingStale,
-// BoundReleasesSet, LivenessObserved. EvolveStatus leaves the status unchanged for every other
-// type, so a fold may pass over them without decoding them.
+// BoundReleasesSet, LivenessObserved, ReportClockSkewDetected, ReportClockSkewCleared.
+// EvolveStatus leaves the status unchanged for every other type, so a fold may pass over them
+// without decoding them.
 bool ChangesStatus(absl::string_view type);
 
 // Folds one entry of a LivenessObserved batch for this Target (ignored for another uid or a
 // finalized incarnation): last_seen_at and last_report_time advance to the entry's when
 // later (a heartbeat can reach the log after a newer report), Reporting becomes
-// True/ReportReceived (its message, naming last_seen_at, is rewritten only when a time moved
-// or Reporting was something else), and last_seq moves to at.seq when anything changed.
+// True/ReportReceived unless `clock_skew` is set (its message, naming last_seen_at, is
+// rewritten only when a time moved or Reporting was something else), and last_seq moves to
+// at.seq when anything changed.
 void ApplyLiveness(v1::TargetStatus& status, const v1::LivenessEntry& entry,
                    const EventPosition& at);
 

@@ -66,12 +66,12 @@ absl::StatusOr<std::optional<v1::TimelineEntry>> TimelineBuilder::Apply(
   if (own) {
     DescribeEvent(event, entry);
     NameCluster(event, entry);
-    // A ReportingStale opens a silence; a report ends it; a new incarnation or a finalization
-    // leaves none open.
+    // A ReportingStale opens a silence; a report ends it, and so does the report or heartbeat
+    // a ReportClockSkewCleared records; a new incarnation or a finalization leaves none open.
     if (event.has_reporting_stale()) {
       silent_ = true;
-    } else if (event.has_report_accepted() || event.has_target_registered() ||
-               event.has_target_finalized()) {
+    } else if (event.has_report_accepted() || event.has_report_clock_skew_cleared() ||
+               event.has_target_registered() || event.has_target_finalized()) {
       silent_ = false;
     }
   } else {

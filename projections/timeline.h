@@ -6,10 +6,10 @@
 // streams gives one entry; its summary, Secret, credentialTag (a Secret's tag is the one
 // its uid defines), attempt and target_uid come from the event, its actor and request id
 // from the event's metadata. Heartbeats in `liveness` give an entry only when they end a
-// silence (the first heartbeat of the Target after a ReportingStale with no report in
-// between), so that the timeline shows each liveness gap and its end without listing every
-// heartbeat. An entry's summary and subject fields are DescribeEvent's (event_summary.h,
-// which declares SummarizeEvent as well).
+// silence (the first heartbeat of the Target after a ReportingStale with no report or
+// ReportClockSkewCleared in between), so that the timeline shows each liveness gap and its
+// end without listing every heartbeat. An entry's summary and subject fields are
+// DescribeEvent's (event_summary.h, which declares SummarizeEvent as well).
 //
 // Thread-safety: not thread-safe.
 #pragma once
@@ -55,8 +55,8 @@ class TimelineBuilder {
   std::string name_;
   std::string target_stream_;
   std::string report_stream_;
-  // A ReportingStale was the Target's last liveness fact (no report, new incarnation or
-  // finalization since): the next heartbeat ends a gap.
+  // A ReportingStale was the Target's last liveness fact (no report, clock skew cleared, new
+  // incarnation or finalization since): the next heartbeat ends a gap.
   bool silent_ = false;
   // spec.cluster of the identity as of the events applied so far; empty: the home cluster.
   std::string cluster_;

@@ -1,5 +1,7 @@
 #include "kubebridge/agent/report_agent.h"
 
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -85,6 +87,7 @@ absl::StatusOr<TickOutcome> ReportAgent::Tick(Cancellation* cancel) {
                                                  : "max report age reached";
   last_pushed_ = content;
   last_push_time_ = now;
+  CheckClock(absl::FromUnixSeconds(report.last_report_time().seconds()));
   common::Log(common::LogLevel::kInfo, "report pushed",
               {{"targetReport", report_key_},
                {"reason", reason},
@@ -119,6 +122,33 @@ absl::StatusOr<std::string> ReportAgent::Push(const v1::TargetReportSpec& spec,
   }
   return absl::Status(last.code(),
                       absl::StrCat("update TargetReport ", report_key_, ": ", last.message()));
+}
+
+void ReportAgent::CheckClock(absl::Time report_time) {
+  const std::optional<absl::Time> server_time = solar_->server_date();
+  if (!server_time.has_value()) return;
+  const bool ahead = projections::ReportTimeTooFarAhead(report_time, *server_time);
+  if (ahead == clock_ahead_) return;
+  clock_ahead_ = ahead;
+  const std::string limit = absl::FormatDuration(projections::kMaxReportTimeAhead);
+  const std::string offset = absl::FormatDuration(report_time - *server_time);
+  if (!ahead) {
+    common::Log(common::LogLevel::kInfo,
+                absl::StrCat("the agent's clock is within ", limit,
+                             " of the API server's again; credledger accepts its reports"),
+                {{"targetReport", report_key_}, {"offset", offset}});
+    return;
+  }
+  common::Log(
+      common::LogLevel::kWarning,
+      absl::StrCat("the agent's clock runs ahead of the API server's; credledger refuses reports "
+                   "more than ",
+                   limit, " ahead"),
+      {{"targetReport", report_key_},
+       {"offset", offset},
+       {"lastReportTime", common::FormatRfc3339(report_time)},
+       {"apiServerTime", common::FormatRfc3339(*server_time)},
+       {"fix", "sync this node's clock (for example with NTP)"}});
 }
 
 void ReportAgent::LogSkipped(const std::vector<std::string>& skipped) {

@@ -18,6 +18,14 @@
 // push leaves the last pushed report as it was, so the next tick retries: the interval is
 // the backoff.
 //
+// credledger refuses a report whose lastReportTime runs more than 5 minutes ahead of its own
+// clock (docs/reports.md, "Clock skew"), and the agent cannot see that answer. So after each
+// push it compares the report's lastReportTime with the SolAr-side API server's clock (the
+// Date header of the PUT's response, KubeClient::server_date) and logs when the difference
+// goes above that limit ("the agent's clock runs ahead of the API server's; ...", a warning
+// naming the offset and the fix: sync the node's clock) and when it comes back within it (an
+// info line): one line per change, never one per push.
+//
 // The SolAr-side client authenticates with whatever its ConnectionConfig holds; with a
 // kubeconfig tokenFile the client re-reads the file when it changes (token_source.h), so a
 // rotated token is used on the next request without a restart.
@@ -97,6 +105,9 @@ class ReportAgent {
  private:
   // GETs, updates and PUTs the TargetReport; returns the new resourceVersion.
   absl::StatusOr<std::string> Push(const v1::TargetReportSpec& spec, Cancellation* cancel);
+  // Compares `report_time`, the lastReportTime just pushed, with the API server's clock and
+  // logs when it starts or stops running too far ahead of it (see the file comment).
+  void CheckClock(absl::Time report_time);
   void LogSkipped(const std::vector<std::string>& skipped);
 
   KubeClient* target_cluster_;
@@ -110,6 +121,8 @@ class ReportAgent {
   std::optional<v1::TargetReportSpec> last_pushed_;
   absl::Time last_push_time_ = absl::InfinitePast();
   std::vector<std::string> last_skipped_;
+  // The last push's lastReportTime ran too far ahead of the API server's clock.
+  bool clock_ahead_ = false;
 
   mutable absl::Mutex ticks_mu_;
   int64_t ticks_ ABSL_GUARDED_BY(ticks_mu_) = 0;

@@ -294,6 +294,11 @@ absl::StatusOr<HttpResponse> CurlTransport::RoundTrip(const HttpRequest& request
   if (curl_easy_getinfo(easy, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK && retry_after > 0) {
     response.retry_after = absl::Seconds(retry_after);
   }
+  curl_header* date = nullptr;
+  if (curl_easy_header(easy, "Date", 0, CURLH_HEADER, -1, &date) == CURLHE_OK) {
+    const time_t seconds = curl_getdate(date->value, nullptr);
+    if (seconds != -1) response.date = absl::FromTimeT(seconds);
+  }
   std::string error_detail(error_text);
   curl_easy_reset(easy);  // drops the pointers into this stack frame
   ReleaseHandles(std::move(handles));

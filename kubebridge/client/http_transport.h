@@ -2,7 +2,7 @@
 // is the real implementation; tests substitute fakes to exercise retries and watches.
 //
 // A transport sends one request to the API server of its connection (adding TLS settings and
-// credentials) and returns the HTTP status, body and Retry-After. It does not interpret
+// credentials) and returns the HTTP status, body, Retry-After and Date. It does not interpret
 // status codes (status_mapping.h does) and never retries.
 //
 // Thread-safety: implementations must allow concurrent RoundTrip calls.
@@ -44,6 +44,8 @@ struct HttpResponse {
   std::string body;
   // The server's Retry-After, when it sent one.
   std::optional<absl::Duration> retry_after;
+  // The server's Date header (its clock, whole seconds), when it sent one that parses.
+  std::optional<absl::Time> date;
 };
 
 // Receives one line of a streamed 2xx body (without its line terminator; empty lines are

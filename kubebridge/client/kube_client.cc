@@ -109,6 +109,11 @@ KubeClient::~KubeClient() { Stop(); }
 
 void KubeClient::Stop() { stop_.Cancel(); }
 
+std::optional<absl::Time> KubeClient::server_date() const {
+  absl::MutexLock lock(&date_mu_);
+  return server_date_;
+}
+
 double KubeClient::RandomUnit() {
   absl::MutexLock lock(&random_mu_);
   return absl::Uniform(random_, 0.0, 1.0);
@@ -137,6 +142,10 @@ absl::StatusOr<HttpResponse> KubeClient::Execute(absl::string_view verb, HttpReq
     if (!limiter_.Wait(op).ok()) return absl::CancelledError(absl::StrCat(label, ": cancelled"));
     absl::StatusOr<HttpResponse> response = transport_->RoundTrip(request, op, nullptr);
     Observe(verb, response, /*streamed=*/false, op);
+    if (response.ok() && response->date.has_value()) {
+      absl::MutexLock lock(&date_mu_);
+      server_date_ = response->date;
+    }
     absl::Status status = response.status();
     std::optional<absl::Duration> retry_after;
     if (response.ok()) {

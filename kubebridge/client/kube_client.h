@@ -205,6 +205,11 @@ class KubeClient {
   // The Cancellation that Stop() fires; loops such as ListWatch link to it.
   Cancellation& stop_cancellation() { return stop_; }
 
+  // The API server's clock as the Date header of the last response to a request other than a
+  // watch (any status, retries included) gave it, in whole seconds; nullopt before the first
+  // response with one. Lets a caller compare its own clock with the server's.
+  std::optional<absl::Time> server_date() const;
+
   // The namespace of the connection (kubeconfig context or service account), may be "".
   const std::string& default_namespace() const { return default_namespace_; }
   common::Clock& clock() const { return *options_.clock; }
@@ -230,6 +235,8 @@ class KubeClient {
   Cancellation stop_;
   absl::Mutex random_mu_;
   absl::BitGen random_ ABSL_GUARDED_BY(random_mu_);
+  mutable absl::Mutex date_mu_;
+  std::optional<absl::Time> server_date_ ABSL_GUARDED_BY(date_mu_);
 };
 
 }  // namespace credledger::kubebridge

@@ -87,6 +87,10 @@ absl::StatusOr<ReportIngest::PushResult> ReportIngest::Push(
   ASSIGN_OR_RETURN(ReportCommandResult result,
                    Submit(submitted, floor, limits_.min_interval, space));
   common::FaultPoint("report.after_submit");
+  // A report too far ahead is refused even when the refusal recorded a clock skew, and a
+  // retried request whose first answer recorded one is refused the same way again.
+  if (!result.note.refusal.ok()) return result.note.refusal;
+  if (result.replayed) RETURN_IF_ERROR(RefusalOf(result.events, source));
   out.heartbeat = result.note.heartbeat;
   out.replayed = result.replayed;
   if (!result.replayed && (result.note.refused || (result.note.heartbeat && !space.ok()))) {
@@ -107,7 +111,9 @@ absl::StatusOr<ReportIngest::PushResult> ReportIngest::Push(
   const absl::Time report_time = projections::FromProto(report.last_report_time());
   held_.DropUpTo(target_namespace, name, report_time);
   // A heartbeat refreshes liveness only when its lastReportTime is new: a retry of the last
-  // report (the same object read again, a client retry) says nothing about the agent now.
+  // report (the same object read again, a client retry) says nothing about the agent now, and
+  // a heartbeat that ended a clock skew is in the log already (ReportClockSkewCleared, which
+  // moved the status's last_report_time to it).
   const absl::Time last_known =
       std::max(projections::FromProto(result.state.status.last_report_time()),
                floor.value_or(absl::InfinitePast()));
@@ -134,7 +140,7 @@ absl::Status ReportIngest::FlushHeld(absl::Time due_by) {
         Submit(held, Floor(held.target_namespace, held.name), absl::ZeroDuration(), space);
     const absl::Status failed = !result.ok()           ? result.status()
                                 : result->note.refused ? space
-                                                       : absl::OkStatus();
+                                                       : result->note.refusal;
     if (failed.ok()) continue;
     if (absl::IsUnavailable(failed) || absl::IsResourceExhausted(failed)) {
       if (first_error.ok()) first_error = failed;

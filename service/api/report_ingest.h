@@ -8,6 +8,9 @@
 // the last accepted report apart from lastReportTime) appends nothing here: it is kept in
 // the LivenessBuffer and recorded by the next LivenessObserved batch; its lastReportTime is
 // the floor the next report must pass.
+// A report whose lastReportTime runs more than 5 minutes ahead of the service's clock is
+// refused, and the decider records the clock skew when it starts and when it ends
+// (docs/reports.md, "Clock skew").
 //
 // The limits on reports are enforced here, for both ways in: a report larger than
 // Limits::max_report_bytes is refused before anything is read or written; a changed report
@@ -93,7 +96,9 @@ class ReportIngest {
   // confirms no rollout; the decider's (kInvalidArgument naming "<prefix>.<field path>" with
   // ReportFieldPrefix(source), kNotFound, kFailedPrecondition); kFailedPrecondition for a
   // request id used for another command or request; kUnavailable when the log cannot be
-  // written. Nothing is changed on error.
+  // written. Nothing is changed on error, except that the refusal of a lastReportTime more
+  // than 5 minutes ahead records the clock skew (ReportClockSkewDetected, once per skew;
+  // docs/reports.md, "Clock skew"); a retry of that request is refused the same way.
   absl::StatusOr<PushResult> Push(absl::string_view target_namespace, absl::string_view name,
                                   const v1::TargetReportSpec& report, absl::string_view actor,
                                   const RequestKey& request, ReportSource source);

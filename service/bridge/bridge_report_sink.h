@@ -17,7 +17,9 @@ class BridgeReportSink final : public kubebridge::ReportSink {
   // `ingest` is not owned and must outlive the sink.
   explicit BridgeReportSink(ReportIngest* ingest) : ingest_(ingest) {}
 
-  // Errors: ReportIngest::Push's (the watcher logs them).
+  // Errors: ReportIngest::Push's (the watcher logs them). A report refused for a
+  // lastReportTime too far ahead still records the clock skew, as for PushReport
+  // (docs/reports.md, "Clock skew").
   absl::Status SubmitReport(absl::string_view target_namespace, absl::string_view name,
                             const v1::TargetReportSpec& report,
                             absl::string_view resource_version) override;

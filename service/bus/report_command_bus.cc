@@ -47,6 +47,7 @@ absl::StatusOr<Decision<ReportNote>> ReportBusDecider::Decide(const ReportComman
   out.note.heartbeat = decision.heartbeat;
   out.note.held = decision.held;
   out.note.refused = decision.refused;
+  out.note.refusal = std::move(decision.refusal);
   out.appends.push_back({projections::ReportStream(context.target_namespace, context.target_name),
                          std::move(decision.report_events)});
   out.appends.push_back({projections::TargetStream(context.target_namespace, context.target_name),
@@ -112,6 +113,16 @@ absl::StatusOr<std::vector<std::string>> ReleasedSecrets(
     }
   }
   return released;
+}
+
+absl::Status RefusalOf(const std::vector<store::RecordedEvent>& events, ReportSource source) {
+  for (const store::RecordedEvent& recorded : events) {
+    ASSIGN_OR_RETURN(v1::Event event, store::EventCodec::Default().Decode(recorded));
+    if (event.has_report_clock_skew_detected()) {
+      return ClockSkewRefusal(event.report_clock_skew_detected(), source);
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace credledger::service

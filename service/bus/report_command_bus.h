@@ -61,6 +61,9 @@ struct ReportNote {
   // ReportDecision::refused).
   bool held = false;
   bool refused = false;
+  // The report was refused for a lastReportTime too far ahead: the error to answer, although
+  // a ReportClockSkewDetected may have been appended (ReportDecision::refusal).
+  absl::Status refusal;
 };
 
 // The bus decider of the report side (service/bus/bus_decider.h).
@@ -123,5 +126,10 @@ using ReportCommandResult = ReportCommandBus::Result;
 // Errors: kDataLoss when an event does not decode.
 absl::StatusOr<std::vector<std::string>> ReleasedSecrets(
     const std::vector<store::RecordedEvent>& events);
+
+// The answer of a SubmitReport from `source` whose events were `events`, for a retried request
+// id: ClockSkewRefusal's error when they hold a ReportClockSkewDetected (the report was
+// refused when it was first decided), else OK. kDataLoss when an event does not decode.
+absl::Status RefusalOf(const std::vector<store::RecordedEvent>& events, ReportSource source);
 
 }  // namespace credledger::service

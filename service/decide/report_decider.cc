@@ -122,9 +122,16 @@ class ReportDecider {
       last_accepted = std::max(logged, last_accepted.value_or(logged));
     }
     if (same && last_accepted == report_time) return Heartbeat();  // a heartbeat seen already
-    RETURN_IF_ERROR(projections::ValidateReportTime(report_time, last_accepted, context_.now,
-                                                    absl::StrCat(prefix, ".lastReportTime")));
-    if (same) return Heartbeat();
+    const std::string field = absl::StrCat(prefix, ".lastReportTime");
+    RETURN_IF_ERROR(projections::ValidateReportOrder(report_time, last_accepted, field));
+    if (absl::Status ahead = projections::ValidateReportClock(report_time, context_.now, field);
+        !ahead.ok()) {
+      return RefuseClockSkew(c, std::move(ahead));
+    }
+    if (same) {
+      if (!c.space_low) ClearClockSkew(c);
+      return Heartbeat();
+    }
     std::vector<Event> confirmed = ConfirmRolloutFor(c.report, target_, context_);
     if (confirmed.empty() && c.space_low) {
       decision_.refused = true;
@@ -134,6 +141,7 @@ class ReportDecider {
       decision_.held = true;
       return std::move(decision_);
     }
+    ClearClockSkew(c);
     Event e;
     v1::ReportAccepted* accepted = e.mutable_report_accepted();
     accepted->set_target_uid(target_.target_uid());
@@ -214,6 +222,35 @@ class ReportDecider {
     return std::move(decision_);
   }
 
+  // Refuses a report too far ahead with `refusal` and records the clock skew, unless one is
+  // in force already (docs/reports.md, "Clock skew").
+  ReportDecision RefuseClockSkew(const SubmitReport& c, absl::Status refusal) {
+    decision_.refusal = std::move(refusal);
+    if (status_.has_clock_skew()) return std::move(decision_);
+    Event e;
+    v1::ReportClockSkewDetected* detected = e.mutable_report_clock_skew_detected();
+    detected->set_target_uid(target_.target_uid());
+    *detected->mutable_last_report_time() = c.report.last_report_time();
+    *detected->mutable_server_time() = ToProto(context_.now);
+    decision_.report_events.push_back(std::move(e));
+    return std::move(decision_);
+  }
+
+  // Ends the clock skew in force, if any, with the report or heartbeat `c` being accepted;
+  // one received before the skew was detected (a held report) ends nothing.
+  void ClearClockSkew(const SubmitReport& c) {
+    if (!status_.has_clock_skew() ||
+        c.received_at < FromProto(status_.clock_skew().server_time())) {
+      return;
+    }
+    Event e;
+    v1::ReportClockSkewCleared* cleared = e.mutable_report_clock_skew_cleared();
+    cleared->set_target_uid(target_.target_uid());
+    *cleared->mutable_last_report_time() = c.report.last_report_time();
+    *cleared->mutable_received_at() = ToProto(c.received_at);
+    decision_.report_events.push_back(std::move(e));
+  }
+
   const TargetState& target_;
   const v1::TargetStatus& status_;
   const CommandContext& context_;
@@ -227,6 +264,12 @@ absl::StatusOr<ReportDecision> DecideReport(const ReportCommand& command, const 
                                             const CommandContext& context) {
   ReportDecider decision(target, status, context);
   return std::visit(decision, command);
+}
+
+absl::Status ClockSkewRefusal(const v1::ReportClockSkewDetected& detected, ReportSource source) {
+  return projections::ValidateReportClock(
+      FromProto(detected.last_report_time()), FromProto(detected.server_time()),
+      absl::StrCat(ReportFieldPrefix(source), ".lastReportTime"));
 }
 
 std::vector<Event> DecideLiveness(const RecordLiveness& command,

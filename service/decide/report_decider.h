@@ -20,15 +20,17 @@
 namespace credledger::service {
 
 // What a report command decided: events for the two streams of the Target, appended
-// together, and whether the report was a heartbeat or a retry.
+// together, whether the report was a heartbeat or a retry, and the refusal to answer.
 struct ReportDecision {
-  // For `report/<namespace>/<name>`: ReportAccepted, BoundReleasesSet or ReportingStale.
+  // For `report/<namespace>/<name>`: ReportAccepted, BoundReleasesSet, ReportingStale,
+  // ReportClockSkewDetected or ReportClockSkewCleared.
   std::vector<v1::Event> report_events;
   // For `target/<namespace>/<name>`: the RolloutConfirmed a changed report proves.
   std::vector<v1::Event> target_events;
   // True when a SubmitReport equals the last accepted report apart from lastReportTime (a
   // heartbeat, recorded later in a LivenessObserved batch) or is a retry of a report already
-  // accepted or heartbeat already seen; nothing is appended then.
+  // accepted or heartbeat already seen; nothing is appended then, except the
+  // ReportClockSkewCleared a heartbeat may append (it then records the heartbeat itself).
   bool heartbeat = false;
   // True when a changed report was held (SubmitReport::min_interval): nothing is appended;
   // the caller appends it later.
@@ -36,6 +38,10 @@ struct ReportDecision {
   // True when a changed report was refused for lack of space (SubmitReport::space_low):
   // nothing is appended.
   bool refused = false;
+  // Not OK when the report was refused for a lastReportTime too far ahead of the server's
+  // clock: the error to answer (kInvalidArgument, ClockSkewRefusal's), although
+  // `report_events` may hold the ReportClockSkewDetected that records the refusal.
+  absl::Status refusal;
 };
 
 // Decides a command addressed to one Target.
@@ -51,28 +57,40 @@ struct ReportDecision {
 //     min_interval after the last ReportAccepted's receive time, unless it is urgent: a
 //     release is Failed that was not Failed in the last accepted report, or Reporting is
 //     not True (docs/reports.md, "Limits").
+//     Clock skew (docs/reports.md, "Clock skew"): a report whose lastReportTime is more than
+//     5 minutes ahead of now is refused (`refusal` set) with one ReportClockSkewDetected
+//     (target_uid, its lastReportTime, now as server_time), or with no events when the
+//     status holds a clock skew already. While it holds one, a heartbeat (unless space_low)
+//     or an appended changed report received at or after its server_time yields a
+//     ReportClockSkewCleared (target_uid, its lastReportTime and received_at) first.
 //   SetBoundReleases: stored ordered by (namespace, name); the same list and bootstrap
 //     version as the current ones yields no events.
-//   MarkStale: one ReportingStale when Reporting is True, the status's last_seen_at equals
+//   MarkStale: one ReportingStale when Reporting is True (so never during a clock skew:
+//     Reporting is then False/ClockSkew), the status's last_seen_at equals
 //     command.last_seen_at (nothing newer arrived) and now >= last_seen_at + stale_after;
 //     otherwise no events.
 // Errors (no events):
 //   kInvalidArgument     report content ("<prefix>.<field path>" with the prefix of
 //                        SubmitReport::source, ReportFieldPrefix; projections::
-//                        ValidateReportContent) or a lastReportTime more than 5 minutes
-//                        ahead of now ("<prefix>.lastReportTime"); a bound release whose
-//                        name or namespace is not a DNS-1123 label ("releases[i].name") or
-//                        that appears twice; a bootstrap_version that is not printable ASCII
-//                        or longer than 253 bytes; stale_after not positive; RecordLiveness
-//                        (it spans Targets: DecideLiveness).
+//                        ValidateReportContent); a bound release whose name or namespace
+//                        is not a DNS-1123 label ("releases[i].name") or that appears
+//                        twice; a bootstrap_version that is not printable ASCII or longer
+//                        than 253 bytes; stale_after not positive; RecordLiveness (it spans
+//                        Targets: DecideLiveness).
 //   kNotFound            the Target was never registered or is finalized.
 //   kFailedPrecondition  SubmitReport or SetBoundReleases for a Target being deleted; a
 //                        report whose lastReportTime is not later than the newest accepted
-//                        one (projections::ValidateReportTime).
+//                        one (projections::ValidateReportOrder).
 absl::StatusOr<ReportDecision> DecideReport(const ReportCommand& command,
                                             const v1::TargetState& target,
                                             const v1::TargetStatus& status,
                                             const CommandContext& context);
+
+// The refusal of the report `detected` records, as DecideReport answered it for a report from
+// `source`: kInvalidArgument "<prefix>.lastReportTime: <its time> is more than 5m ahead of the
+// server's clock (<server_time>)" (projections::ValidateReportClock). Lets a retried request
+// whose events are a ReportClockSkewDetected get the answer it got the first time.
+absl::Status ClockSkewRefusal(const v1::ReportClockSkewDetected& detected, ReportSource source);
 
 // Decides a liveness batch. `targets[i]` is the state of the Target `command.entries[i]`
 // names (an unregistered default state when it has none). Returns one LivenessObserved with

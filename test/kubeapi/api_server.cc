@@ -16,6 +16,7 @@
 #include "common/status_macros.h"
 #include "test/kubeapi/garbage_collector.h"
 #include "test/kubeapi/http_types.h"
+#include "test/kubeapi/kube_time.h"
 #include "test/kubeapi/kubeconfig.h"
 #include "test/kubeapi/random_ids.h"
 #include "test/kubeapi/router.h"
@@ -111,8 +112,11 @@ HttpRequest ToHttpRequest(const httplib::Request& req) {
   return r;
 }
 
-void FillResponse(HttpResponse out, httplib::Response& res) {
+// Writes `out` into `res`, with the server's clock at `now` as its Date header, as
+// kube-apiserver (Go's net/http) sends on every response.
+void FillResponse(HttpResponse out, absl::Time now, httplib::Response& res) {
   res.status = out.status;
+  res.set_header("Date", FormatHttpDate(now));
   for (const auto& [key, value] : out.headers) res.set_header(key, value);
   if (!out.stream) {
     res.set_content(out.body, out.content_type);
@@ -271,7 +275,7 @@ absl::Status ApiServer::CreateDefaultNamespaces() {
 void ApiServer::InstallHandlers() {
   ServerContext* ctx = ctx_.get();
   auto handler = [ctx](const httplib::Request& req, httplib::Response& res) {
-    FillResponse(HandleRequest(*ctx, ToHttpRequest(req)), res);
+    FillResponse(HandleRequest(*ctx, ToHttpRequest(req)), ctx->config.clock->Now(), res);
   };
   server_->Get(".*", handler);
   server_->Post(".*", handler);
@@ -279,8 +283,9 @@ void ApiServer::InstallHandlers() {
   server_->Patch(".*", handler);
   server_->Delete(".*", handler);
   server_->set_exception_handler(
-      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-        FillResponse(ErrorResponse(absl::InternalError("unexpected exception")), res);
+      [ctx](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+        FillResponse(ErrorResponse(absl::InternalError("unexpected exception")),
+                     ctx->config.clock->Now(), res);
       });
 }
 

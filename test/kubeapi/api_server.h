@@ -61,8 +61,9 @@ struct ApiServerOptions {
   absl::Duration max_token_expiration = absl::Hours(48);
   // Events kept for watch resume; a watch from an older resourceVersion gets 410 Expired.
   int64_t watch_history = 1000;
-  // Injectable clock for token iat/nbf/exp and validation, creationTimestamp and
-  // deletionTimestamp. Watch timeouts and bookmarks use real time. Must outlive the server.
+  // Injectable clock for token iat/nbf/exp and validation, creationTimestamp,
+  // deletionTimestamp and the Date header of every response. Watch timeouts and bookmarks
+  // use real time. Must outlive the server.
   common::Clock* clock = common::RealClock::Default();
   int worker_threads = 64;  // HTTP worker pool; each open watch holds one
 

@@ -8,6 +8,10 @@ std::string FormatKubeTime(absl::Time t) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
 }
 
+std::string FormatHttpDate(absl::Time t) {
+  return absl::FormatTime("%a, %d %b %Y %H:%M:%S GMT", t, absl::UTCTimeZone());
+}
+
 std::optional<absl::Time> ParseKubeTime(absl::string_view text) {
   absl::Time t;
   std::string err;

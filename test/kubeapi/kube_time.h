@@ -15,6 +15,10 @@ namespace credledger::kubeapi {
 // `t` truncated to seconds, as "YYYY-MM-DDTHH:MM:SSZ".
 std::string FormatKubeTime(absl::Time t);
 
+// `t` as an HTTP date (RFC 9110 IMF-fixdate, always GMT), the form of a response's Date
+// header: "Thu, 01 Jan 2026 00:00:00 GMT".
+std::string FormatHttpDate(absl::Time t);
+
 // Parses any RFC 3339 timestamp; std::nullopt when `text` is not one.
 std::optional<absl::Time> ParseKubeTime(absl::string_view text);
 

@@ -253,33 +253,36 @@ TEST(ValidateReportContentTest, LongValuesAreCutInMessages) {
   EXPECT_LT(status.message().size(), 200u);
 }
 
-TEST(ValidateReportTimeTest, AcceptsTheFirstReportAndLaterOnes) {
-  EXPECT_OK(ValidateReportTime(kNow, std::nullopt, kNow, "spec.lastReportTime"));
-  EXPECT_OK(ValidateReportTime(kNow, kNow - absl::Seconds(1), kNow, "spec.lastReportTime"));
+TEST(ValidateReportOrderTest, AcceptsTheFirstReportAndLaterOnes) {
+  EXPECT_OK(ValidateReportOrder(kNow, std::nullopt, "spec.lastReportTime"));
+  EXPECT_OK(ValidateReportOrder(kNow, kNow - absl::Seconds(1), "spec.lastReportTime"));
   // A report from an agent whose clock lags is fine as long as time moves forward.
-  EXPECT_OK(ValidateReportTime(kNow - absl::Hours(1), kNow - absl::Hours(2), kNow,
-                               "spec.lastReportTime"));
+  EXPECT_OK(
+      ValidateReportOrder(kNow - absl::Hours(1), kNow - absl::Hours(2), "spec.lastReportTime"));
 }
 
-TEST(ValidateReportTimeTest, RejectsATimeNotLaterThanTheLastAcceptedOne) {
+TEST(ValidateReportOrderTest, RejectsATimeNotLaterThanTheLastAcceptedOne) {
   EXPECT_THAT(
-      ValidateReportTime(kNow, kNow, kNow, "spec.lastReportTime"),
+      ValidateReportOrder(kNow, kNow, "spec.lastReportTime"),
       StatusIs(absl::StatusCode::kFailedPrecondition,
                HasSubstr("spec.lastReportTime: 2026-01-02T03:04:05Z is not later than the last "
                          "accepted report's 2026-01-02T03:04:05Z")));
-  EXPECT_THAT(ValidateReportTime(kNow - absl::Milliseconds(500), kNow, kNow,
-                                 "report.lastReportTime"),
+  EXPECT_THAT(ValidateReportOrder(kNow - absl::Milliseconds(500), kNow, "report.lastReportTime"),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        HasSubstr("report.lastReportTime: 2026-01-02T03:04:04.5Z is not later")));
 }
 
-TEST(ValidateReportTimeTest, AllowsFiveMinutesAheadOfTheServerClockAndNoMore) {
-  EXPECT_OK(ValidateReportTime(kNow + absl::Minutes(5), std::nullopt, kNow, "f"));
-  EXPECT_THAT(ValidateReportTime(kNow + absl::Minutes(5) + absl::Seconds(1), std::nullopt, kNow,
-                                 "spec.lastReportTime"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("spec.lastReportTime: 2026-01-02T03:09:06Z is more than 5m ahead "
-                                 "of the server's clock (2026-01-02T03:04:05Z)")));
+TEST(ValidateReportClockTest, AllowsFiveMinutesAheadOfTheServerClockAndNoMore) {
+  EXPECT_OK(ValidateReportClock(kNow + absl::Minutes(5), kNow, "f"));
+  EXPECT_FALSE(ReportTimeTooFarAhead(kNow + absl::Minutes(5), kNow));
+  // An agent whose clock lags is not refused for it.
+  EXPECT_OK(ValidateReportClock(kNow - absl::Hours(1), kNow, "f"));
+  EXPECT_TRUE(ReportTimeTooFarAhead(kNow + absl::Minutes(5) + absl::Seconds(1), kNow));
+  EXPECT_THAT(
+      ValidateReportClock(kNow + absl::Minutes(5) + absl::Seconds(1), kNow, "spec.lastReportTime"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("spec.lastReportTime: 2026-01-02T03:09:06Z is more than 5m ahead "
+                         "of the server's clock (2026-01-02T03:04:05Z)")));
 }
 
 }  // namespace report_validation_test

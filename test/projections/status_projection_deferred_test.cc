@@ -1,8 +1,8 @@
 // Tests of the status projection's bulk fold (StatusProjection::ApplyDeferred and Settle,
 // projections/status_projection.h): on random logs of registrations, reports whose checks and
-// release phases change, bound releases, staleness, liveness batches, finalizations and
-// re-registrations, it gives byte for byte the projection Apply gives, at every point it is
-// settled, and its errors name the event.
+// release phases change, bound releases, staleness, clock skews, liveness batches,
+// finalizations and re-registrations, it gives byte for byte the projection Apply gives, at
+// every point it is settled, and its errors name the event.
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -109,6 +109,20 @@ class RandomLog {
       e.set_target_uid(uid);
       e.set_request_value(absl::StrCat(roll));
       return Stored(TargetStream(ns, name), event);
+    }
+    if (roll < 28) {  // the agent's clock found running ahead, or back in line
+      if (Pick(2) == 0) {
+        v1::ReportClockSkewDetected& e = *event.mutable_report_clock_skew_detected();
+        e.set_target_uid(some_uid);
+        *e.mutable_last_report_time() = ToProto(now_ + absl::Minutes(10));
+        *e.mutable_server_time() = ToProto(now_);
+      } else {
+        v1::ReportClockSkewCleared& e = *event.mutable_report_clock_skew_cleared();
+        e.set_target_uid(some_uid);
+        *e.mutable_last_report_time() = ToProto(now_ - absl::Seconds(Pick(8)));
+        *e.mutable_received_at() = ToProto(now_ - absl::Seconds(Pick(4)));
+      }
+      return Stored(ReportStream(ns, name), event);
     }
     v1::ReportAccepted& e = *event.mutable_report_accepted();
     e.set_target_uid(some_uid);

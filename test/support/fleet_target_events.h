@@ -54,6 +54,27 @@ inline v1::Event Stale(absl::Time last_seen_at, int64_t stale_after_seconds = 60
   return e;
 }
 
+// ReportClockSkewDetected of kUid: a report of `last_report_time` refused at `server_time`.
+inline v1::Event ClockSkewDetected(absl::Time last_report_time, absl::Time server_time) {
+  v1::Event e;
+  v1::ReportClockSkewDetected& detected = *e.mutable_report_clock_skew_detected();
+  detected.set_target_uid(kUid);
+  *detected.mutable_last_report_time() = projections::ToProto(last_report_time);
+  *detected.mutable_server_time() = projections::ToProto(server_time);
+  return e;
+}
+
+// ReportClockSkewCleared of kUid: a report or heartbeat of `last_report_time` received at
+// `received_at`.
+inline v1::Event ClockSkewCleared(absl::Time last_report_time, absl::Time received_at) {
+  v1::Event e;
+  v1::ReportClockSkewCleared& cleared = *e.mutable_report_clock_skew_cleared();
+  cleared.set_target_uid(kUid);
+  *cleared.mutable_last_report_time() = projections::ToProto(last_report_time);
+  *cleared.mutable_received_at() = projections::ToProto(received_at);
+  return e;
+}
+
 // One heartbeat of fleet/`name` with `uid` for a LivenessObserved batch.
 inline v1::LivenessEntry Heartbeat(absl::Time received_at, absl::Time last_report_time,
                                    const std::string& uid = kUid,

@@ -1,6 +1,6 @@
 // KubeClient against the test Kubernetes API server: CRUD, Status mapping of real
 // responses, write helpers, TokenRequest, label selectors, retries (also of requests the
-// server never answers), TLS and token files.
+// server never answers), TLS, token files and the server's clock from its Date header.
 #include <memory>
 #include <string>
 #include <thread>
@@ -258,6 +258,29 @@ TEST_F(KubeClientIntegrationTest, PersistentUnavailabilityEndsAfterMaxAttempts) 
   absl::StatusOr<nlohmann::json> object = client->Get(Core("configmaps", "cm"));
   EXPECT_EQ(object.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(server_->faults().fired(), 3);
+}
+
+// The server on a fake clock, to read its Date header.
+class KubeClientServerDateTest : public ApiServerFixture {
+ protected:
+  void SetUp() override {
+    kubeapi::ApiServerOptions options = ServerOptions();
+    options.clock = &server_clock_;
+    StartServer(options);
+  }
+  common::FakeClock server_clock_;  // 2026-01-01T00:00:00Z
+};
+
+TEST_F(KubeClientServerDateTest, ServerDateIsTheDateOfTheLastResponseInWholeSeconds) {
+  EXPECT_FALSE(client_->server_date().has_value());
+  ASSERT_TRUE(client_->RawGet("/version").ok());
+  EXPECT_EQ(client_->server_date(), absl::FromUnixSeconds(1767225600));
+
+  // An error answer carries the server's clock too.
+  server_clock_.Advance(absl::Minutes(10) + absl::Milliseconds(700));
+  EXPECT_EQ(client_->Get(Core("configmaps", "missing")).status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(client_->server_date(), absl::FromUnixSeconds(1767225600 + 600));
 }
 
 }  // namespace kube_client_integration_test

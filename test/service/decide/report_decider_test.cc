@@ -201,11 +201,7 @@ TEST_F(ReportDeciderTest, AReportMustBeLaterThanHeartbeatsInTheLog) {
               StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
-TEST_F(ReportDeciderTest, AReportTooFarAheadOfTheServersClockIsInvalidArgument) {
-  Given({Registered()});
-  EXPECT_THAT(When(SubmitReport{Report(now_ + absl::Minutes(6)), now_, std::nullopt}),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("report.lastReportTime: ")));
-}
+// A report too far ahead of the server's clock: report_clock_skew_test.cc.
 
 // --- Rollout confirmation ---
 
