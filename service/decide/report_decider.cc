@@ -124,9 +124,8 @@ class ReportDecider {
     if (same && last_accepted == report_time) return Heartbeat();  // a heartbeat seen already
     const std::string field = absl::StrCat(prefix, ".lastReportTime");
     RETURN_IF_ERROR(projections::ValidateReportOrder(report_time, last_accepted, field));
-    if (absl::Status ahead = projections::ValidateReportClock(report_time, context_.now, field);
-        !ahead.ok()) {
-      return RefuseClockSkew(c, std::move(ahead));
+    if (projections::ReportTimeTooFarAhead(report_time, context_.now)) {
+      return RefuseClockSkew(c, report_time, field);
     }
     if (same) {
       if (!c.space_low) ClearClockSkew(c);
@@ -222,16 +221,21 @@ class ReportDecider {
     return std::move(decision_);
   }
 
-  // Refuses a report too far ahead with `refusal` and records the clock skew, unless one is
-  // in force already (docs/reports.md, "Clock skew").
-  ReportDecision RefuseClockSkew(const SubmitReport& c, absl::Status refusal) {
-    decision_.refusal = std::move(refusal);
-    if (status_.has_clock_skew()) return std::move(decision_);
+  // Refuses the report `c` of `report_time`, too far ahead, naming `field`, and records the
+  // clock skew unless one is in force already (docs/reports.md, "Clock skew"). A recorded
+  // refusal is worded from the event, as a retry of its request is (ClockSkewRefusal).
+  ReportDecision RefuseClockSkew(const SubmitReport& c, absl::Time report_time,
+                                 absl::string_view field) {
+    if (status_.has_clock_skew()) {
+      decision_.refusal = projections::ValidateReportClock(report_time, context_.now, field);
+      return std::move(decision_);
+    }
     Event e;
     v1::ReportClockSkewDetected* detected = e.mutable_report_clock_skew_detected();
     detected->set_target_uid(target_.target_uid());
     *detected->mutable_last_report_time() = c.report.last_report_time();
     *detected->mutable_server_time() = ToProto(context_.now);
+    decision_.refusal = ClockSkewRefusal(*detected, c.source);
     decision_.report_events.push_back(std::move(e));
     return std::move(decision_);
   }

@@ -66,6 +66,7 @@ TEST_F(ReportClockSkewTest, TheRefusalNamesThePathTheSenderWrote) {
 
 TEST_F(ReportClockSkewTest, ARetryIsAnsweredWithTheRefusalTheEventRecords) {
   Given({Registered()});
+  now_ = kT0 + absl::Nanoseconds(1500);  // finer than the microseconds the log keeps
   const absl::StatusOr<ReportDecision> decided =
       When(SubmitReport{Report(now_ + kAhead), now_, std::nullopt});
   ASSERT_OK(decided);
