@@ -30,4 +30,9 @@ int64_t StatusProjector::StaleTargets() const {
   return Read([](const StatusProjection& p) { return p.reporting().Count("False", "Stale"); });
 }
 
+int64_t StatusProjector::ClockSkewTargets() const {
+  return Read(
+      [](const StatusProjection& p) { return p.reporting().Count("False", kClockSkewReason); });
+}
+
 }  // namespace credledger::projections

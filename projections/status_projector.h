@@ -50,6 +50,9 @@ class StatusProjector final : public Projector<StatusProjection> {
   std::vector<SilentTarget> SilentSince(absl::Time cutoff) const;
   // Active Targets with Reporting=False/Stale (metrics; a lookup in a few counts).
   int64_t StaleTargets() const;
+  // Active Targets with Reporting=False/ClockSkew: their agent's reports are refused because
+  // its clock runs ahead (metrics; docs/reports.md, "Clock skew").
+  int64_t ClockSkewTargets() const;
 
  private:
   using Projector::Projector;

@@ -38,11 +38,11 @@ inline bool IsReportReceived(const v1::Condition& reporting) {
 //   clears `active`; report-stream events (ReportAccepted, ReportingStale,
 //   ReportClockSkewDetected, ReportClockSkewCleared, BoundReleasesSet) of another uid are
 //   ignored; a LivenessObserved applies the entries naming this Target (ApplyLiveness; a
-//   fleet fold should rather hand each entry to its Target's status); ReportClockSkewDetected
-//   is kept as `clock_skew`; ReportClockSkewCleared clears it and counts as a report or
-//   heartbeat received (as a liveness entry); other events leave the status unchanged. Conditions
-//   change their last_transition_time to `at.recorded_at` only when their status changes; last_seq
-//   becomes `at.seq` whenever the status changed.
+//   fleet fold should rather hand each entry to its Target's status);
+//   ReportClockSkewDetected is kept as `clock_skew`; ReportClockSkewCleared clears it and
+//   counts as a report or heartbeat received (as a liveness entry); other events leave the
+//   status unchanged. Conditions change their last_transition_time to `at.recorded_at` only
+//   when their status changes; last_seq becomes `at.seq` whenever the status changed.
 // The conditions (docs/reports.md, "Rollups"):
 //   Reporting       Unknown/NoReport before any report; True/ReportReceived after a report
 //                   or liveness entry; False/Stale after ReportingStale; False/ClockSkew

@@ -97,9 +97,14 @@ absl::Status RegisterProjectionMetrics(common::MetricsRegistry& metrics,
         }
         return samples;
       }));
-  return metrics.AddCallbackValue(
+  RETURN_IF_ERROR(metrics.AddCallbackValue(
       "credledger_targets_stale", "Active Targets whose Reporting condition is False/Stale.",
-      MetricType::kGauge, [status] { return static_cast<double>(status->StaleTargets()); });
+      MetricType::kGauge, [status] { return static_cast<double>(status->StaleTargets()); }));
+  return metrics.AddCallbackValue(
+      "credledger_targets_clock_skew",
+      "Active Targets whose Reporting condition is False/ClockSkew: their agent's clock runs "
+      "ahead and its reports are refused.",
+      MetricType::kGauge, [status] { return static_cast<double>(status->ClockSkewTargets()); });
 }
 
 // The limits of the report path (docs/reports.md, "Limits"): refusals by reason, held

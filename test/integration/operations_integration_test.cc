@@ -215,6 +215,8 @@ TEST_F(OperationsIntegrationTest, MetricsFollowAppendsKubernetesCallsAndCredenti
   EXPECT_EQ(after["credledger_credentials{status=\"True\",reason=\"Issued\"}"], 1);
   EXPECT_EQ(SumOf(after, "credledger_credentials"), 1);
   EXPECT_EQ(after["credledger_targets_stale"], 0);
+  EXPECT_EQ(after.count("credledger_targets_clock_skew"), 1u);
+  EXPECT_EQ(after["credledger_targets_clock_skew"], 0);
   EXPECT_EQ(after.count("credledger_log_writer_queue_depth"), 1u);
   EXPECT_GT(after["credledger_start_time_seconds"], 0);
   // No stream is open, no call waits for a thread.

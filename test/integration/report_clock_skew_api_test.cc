@@ -85,6 +85,8 @@ TEST_F(ReportClockSkewApiTest, ARefusedReportRecordsTheSkewOnceAndTheNextAccepte
   EXPECT_EQ(skewed.reason(), "ClockSkew");
   EXPECT_THAT(skewed.message(), AllOf(HasSubstr("the agent's clock is "),
                                       HasSubstr("ahead of the server's"), HasSubstr("NTP")));
+  EXPECT_EQ(server_->status_projector()->ClockSkewTargets(), 1);
+  EXPECT_EQ(server_->status_projector()->StaleTargets(), 0);
 
   // The same request again gets the same answer; another refusal appends nothing either.
   const int64_t head = HeadSeq();
@@ -105,6 +107,7 @@ TEST_F(ReportClockSkewApiTest, ARefusedReportRecordsTheSkewOnceAndTheNextAccepte
   const v1::StatusCondition reporting = Reporting();
   EXPECT_EQ(reporting.status(), "True");
   EXPECT_EQ(reporting.reason(), "ReportReceived");
+  EXPECT_EQ(server_->status_projector()->ClockSkewTargets(), 0);
 }
 
 }  // namespace report_clock_skew_api_test
