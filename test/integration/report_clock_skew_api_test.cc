@@ -1,8 +1,8 @@
 // PushReport from a caller whose clock runs ahead, on a real Server over a real gRPC channel
-// (docs/reports.md, "Clock skew"; docs/api.md, "Reports"): the report is refused with
+// (docs/reports.md, "Clock skew"; docs/api.md, "ReportService"): the report is refused with
 // INVALID_ARGUMENT naming report.lastReportTime, the first refusal records the skew and the
-// rollup names it, a retried request and later refusals answer the same and append nothing,
-// and the next accepted report ends the skew.
+// rollup names it (and counts it for the metrics), a retried request and later refusals
+// answer the same and append nothing, and the next accepted report ends the skew.
 #include <string>
 #include <vector>
 
