@@ -81,7 +81,7 @@ std::string ConditionLine(absl::string_view type, const v1::Condition& c) {
 std::string NamespaceText(const v1::IdentityState& identity, const v1::IdentityNamespaceState& ns) {
   std::vector<std::string> owners;
   for (const v1::IdentityBinding& binding : ns.bindings()) {
-    owners.push_back(OwnerText(binding.owner()));
+    owners.push_back(absl::StrCat(OwnerText(binding.owner()), binding.gone() ? " (gone)" : ""));
   }
   std::string out = absl::StrCat(
       "  ", ns.namespace_(), ": ",

@@ -100,6 +100,7 @@ void EvolveCluster(v1::ClusterState& state, const v1::Event& event, const EventP
     case v1::Event::kMirrorWritten:
     case v1::Event::kMirrorDeleted:
     case v1::Event::kMirrorDeletedExternally:
+    case v1::Event::kBoundObjectGone:
     case v1::Event::kMirrorFailed:
     case v1::Event::kSourceVerified:
     case v1::Event::kCallsDenied:

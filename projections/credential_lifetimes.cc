@@ -93,6 +93,7 @@ absl::Status CredentialLifetimes::Apply(const store::RecordedEvent& recorded) {
     case v1::Event::kMirrorWritten:
     case v1::Event::kMirrorDeleted:
     case v1::Event::kMirrorDeletedExternally:
+    case v1::Event::kBoundObjectGone:
     case v1::Event::kClusterRegistered:
     case v1::Event::kClusterSpecChanged:
     case v1::Event::kClusterDeregistered:

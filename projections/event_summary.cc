@@ -378,6 +378,7 @@ void DescribeEvent(const v1::Event& event, v1::TimelineEntry& entry) {
     case v1::Event::kMirrorWritten:
     case v1::Event::kMirrorDeleted:
     case v1::Event::kMirrorDeletedExternally:
+    case v1::Event::kBoundObjectGone:
     case v1::Event::kMirrorFailed:
       return entry.set_summary(SummarizeIdentityEvent(event));
   }

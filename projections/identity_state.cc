@@ -1,9 +1,12 @@
 #include "projections/identity_state.h"
 
 #include <algorithm>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "projections/allowed_namespaces.h"
 #include "projections/condition.h"
 #include "projections/mirror_naming.h"
@@ -96,6 +99,31 @@ void ApplyBound(IdentityNamespaceState& ns, const v1::IdentityBound& e, absl::Ti
   }
   *it->mutable_owner() = e.owner();
   *it->mutable_bound_at() = ToProto(at);
+  // A new uid is a new object: whatever was found of the old one says nothing about it.
+  it->clear_gone();
+  it->clear_gone_at();
+}
+
+void ApplyBoundObjectGone(IdentityNamespaceState& ns, const v1::BoundObjectGone& e,
+                          absl::Time at) {
+  for (v1::IdentityBinding& b : *ns.mutable_bindings()) {
+    if (!SameObject(b.owner(), e.owner()) || b.owner().uid() != e.owner().uid() || b.gone()) {
+      continue;
+    }
+    b.set_gone(true);
+    *b.mutable_gone_at() = ToProto(at);
+  }
+}
+
+// "Job plan (batch/v1, uid 6f0c...)" for each gone binding of `ns`.
+std::string GoneOwnersWords(const IdentityNamespaceState& ns) {
+  std::vector<std::string> words;
+  for (const v1::IdentityBinding& b : ns.bindings()) {
+    if (!b.gone()) continue;
+    words.push_back(absl::StrCat(b.owner().kind(), " ", b.owner().name(), " (",
+                                 b.owner().api_version(), ", uid ", b.owner().uid(), ")"));
+  }
+  return absl::StrJoin(words, ", ");
 }
 
 void ApplyUnbound(IdentityNamespaceState& ns, const v1::IdentityUnbound& e) {
@@ -158,7 +186,16 @@ void UpdateMirroredCondition(const v1::IdentityState& state, IdentityNamespaceSt
       ns.has_mirror() ? ns.mirror().secret().name() : MirrorSecretName(state.name());
   const v1::SourceObservation& source = state.source();
   const v1::SourceSecretRef& ref = state.spec().secret_ref();
-  if (allowance.verdict == Allowance::Verdict::kNotAllowed) {
+  if (BindingsAllGone(ns)) {
+    SetCondition(c, kCredentialsMirroredCondition, "False", kReasonBoundObjectGone,
+                 absl::StrCat("every object bound in namespace ", ns.namespace_(), " is gone: ",
+                              GoneOwnersWords(ns), "; ",
+                              ns.has_mirror()
+                                  ? absl::StrCat("mirror ", mirror_name, " is to be removed")
+                                  : "it holds no mirror",
+                              " until an existing object is bound"),
+                 at);
+  } else if (allowance.verdict == Allowance::Verdict::kNotAllowed) {
     SetCondition(
         c, kCredentialsMirroredCondition, "False", kReasonNamespaceNotAllowed,
         ns.has_mirror()
@@ -297,6 +334,12 @@ void EvolveIdentity(v1::IdentityState& state, const v1::Event& event, const Even
       ns = event.mirror_deleted_externally().namespace_();
       if (IdentityNamespaceState* entry = FindMutable(state, ns)) entry->clear_mirror();
       break;
+    case v1::Event::kBoundObjectGone:
+      ns = event.bound_object_gone().namespace_();
+      if (IdentityNamespaceState* entry = FindMutable(state, ns)) {
+        ApplyBoundObjectGone(*entry, event.bound_object_gone(), at.recorded_at);
+      }
+      break;
     case v1::Event::kMirrorFailed:
       ns = event.mirror_failed().namespace_();
       ApplyMirrorFailed(FindOrAdd(state, ns), event.mirror_failed(), at.recorded_at);
@@ -314,6 +357,12 @@ void EvolveIdentity(v1::IdentityState& state, const v1::Event& event, const Even
   if (IdentityNamespaceState* entry = FindMutable(state, ns)) {
     UpdateConditions(state, *entry, at.recorded_at);
   }
+}
+
+bool BindingsAllGone(const v1::IdentityNamespaceState& ns) {
+  return !ns.bindings().empty() &&
+         std::all_of(ns.bindings().begin(), ns.bindings().end(),
+                     [](const v1::IdentityBinding& b) { return b.gone(); });
 }
 
 const v1::IdentityNamespaceState* FindIdentityNamespace(const v1::IdentityState& state,

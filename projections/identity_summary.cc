@@ -94,6 +94,8 @@ std::string DeletionWords(v1::MirrorDeletionReason reason) {
       return "namespace no longer allowed";
     case v1::MIRROR_DELETION_REASON_UNBOUND:
       return "last binding removed";
+    case v1::MIRROR_DELETION_REASON_BOUND_OBJECTS_GONE:
+      return "every bound object gone";
     default:
       return "reason unspecified";
   }
@@ -115,6 +117,19 @@ std::string FailureWords(v1::MirrorFailureKind kind) {
       return "cluster unreachable";
     default:
       return "kind unspecified";
+  }
+}
+
+std::string AbsenceWords(v1::BoundObjectAbsence absence) {
+  switch (absence) {
+    case v1::BOUND_OBJECT_ABSENCE_NOT_FOUND:
+      return "not found";
+    case v1::BOUND_OBJECT_ABSENCE_OTHER_UID:
+      return "another object holds its name";
+    case v1::BOUND_OBJECT_ABSENCE_KIND_NOT_SERVED:
+      return "its kind is not served";
+    default:
+      return "absence unspecified";
   }
 }
 
@@ -181,6 +196,11 @@ std::string SummarizeIdentityEvent(const v1::Event& event) {
       const v1::MirrorDeletedExternally& e = event.mirror_deleted_externally();
       return absl::StrCat("mirror ", e.secret().name(), " in ", e.namespace_(),
                           " deleted outside credledger");
+    }
+    case v1::Event::kBoundObjectGone: {
+      const v1::BoundObjectGone& e = event.bound_object_gone();
+      return absl::StrCat(OwnerWords(e.owner()), " bound in namespace ", e.namespace_(),
+                          " is gone (", AbsenceWords(e.absence()), ")");
     }
     case v1::Event::kMirrorFailed: {
       const v1::MirrorFailed& e = event.mirror_failed();

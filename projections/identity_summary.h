@@ -13,7 +13,7 @@ namespace credledger::projections {
 
 // What an identity event says ("mirror captf-creds-aws written in team-a (created, source
 // 3f2a9c01d4e5, 1 owner reference)"); REQUIRES: `event` is one of the identity stream's
-// kinds (IdentityCreated through MirrorFailed in events.proto).
+// kinds (IdentityCreated through MirrorFailed, and BoundObjectGone, in events.proto).
 std::string SummarizeIdentityEvent(const v1::Event& event);
 
 }  // namespace credledger::projections

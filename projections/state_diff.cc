@@ -167,6 +167,7 @@ absl::Status StateDiff::ApplyBetween(const store::RecordedEvent& recorded) {
     case v1::Event::kMirrorWritten:
     case v1::Event::kMirrorDeleted:
     case v1::Event::kMirrorDeletedExternally:
+    case v1::Event::kBoundObjectGone:
     case v1::Event::kClusterRegistered:
     case v1::Event::kClusterSpecChanged:
     case v1::Event::kClusterDeregistered:

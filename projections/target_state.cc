@@ -170,6 +170,7 @@ void EvolveTarget(v1::TargetState& state, const v1::Event& event, const EventPos
     case v1::Event::kMirrorWritten:
     case v1::Event::kMirrorDeleted:
     case v1::Event::kMirrorDeletedExternally:
+    case v1::Event::kBoundObjectGone:
     case v1::Event::kClusterRegistered:
     case v1::Event::kClusterSpecChanged:
     case v1::Event::kClusterDeregistered:

@@ -302,6 +302,7 @@ bool Apply(v1::TargetStatus& status, v1::Event& event, const EventPosition& at) 
     case v1::Event::kMirrorWritten:
     case v1::Event::kMirrorDeleted:
     case v1::Event::kMirrorDeletedExternally:
+    case v1::Event::kBoundObjectGone:
     case v1::Event::kClusterRegistered:
     case v1::Event::kClusterSpecChanged:
     case v1::Event::kClusterDeregistered:

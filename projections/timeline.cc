@@ -102,7 +102,7 @@ void TimelineBuilder::NameCluster(const v1::Event& event, v1::TimelineEntry& ent
       (event.mirror_failed().kind() == v1::MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE ||
        event.mirror_failed().kind() == v1::MIRROR_FAILURE_KIND_CLUSTER_UNSUPPORTED);
   const bool in_cluster = event.has_mirror_written() || event.has_mirror_deleted() ||
-                          event.has_mirror_deleted_externally() ||
+                          event.has_mirror_deleted_externally() || event.has_bound_object_gone() ||
                           (event.has_mirror_failed() && !cluster_failure) ||
                           event.has_namespace_labels_observed();
   if (in_cluster) entry.set_summary(absl::StrCat("in cluster ", cluster_, ": ", entry.summary()));

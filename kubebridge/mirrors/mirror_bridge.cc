@@ -1,5 +1,6 @@
 #include "kubebridge/mirrors/mirror_bridge.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -106,7 +107,8 @@ MirrorBridge::MirrorBridge(KubeClient* client, MirrorOutcomeSink* sink,
       projector_(projector),
       clock_(clock),
       options_(options),
-      queue_(*clock, options.retry) {}
+      queue_(*clock, options.retry),
+      damper_(*clock, options.recreation) {}
 
 std::unique_ptr<MirrorBridge> MirrorBridge::Start(KubeClient* client, MirrorOutcomeSink* sink,
                                                   projections::IdentityProjector* projector,
@@ -118,8 +120,8 @@ std::unique_ptr<MirrorBridge> MirrorBridge::Start(KubeClient* client, MirrorOutc
   MirrorBridge* b = bridge.get();
   b->namespaces_ = std::make_unique<NamespaceLabelCache>(
       [b](const std::string& ns) { b->EnqueueNamespace(ns); });
-  b->reconciler_ =
-      std::make_unique<MirrorReconciler>(*client, *sink, b->namespaces_.get(), *fingerprint_key);
+  b->reconciler_ = std::make_unique<MirrorReconciler>(*client, *sink, b->namespaces_.get(),
+                                                      *fingerprint_key, &b->damper_);
   // Changes are queued from now on; the initial EnqueueAll covers everything before.
   b->listener_id_ = projector->AddKeyListener([b](const std::string& stream) {
     absl::string_view name = stream;
@@ -284,6 +286,10 @@ void MirrorBridge::Worker() {
     // backoff, since removing the cause is not always seen by a watch; a pass that leaves
     // none waiting resets the backoff.
     const bool waiting = result.ok() && result->retry;
+    // A namespace held back is written when its hold ends.
+    if (std::optional<absl::Time> release = damper_.NextRelease(*name)) {
+      queue_.AddAt(*name, *release);
+    }
     queue_.Done(*name, /*failed=*/failed || waiting);
   }
 }

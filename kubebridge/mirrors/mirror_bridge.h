@@ -20,7 +20,9 @@
 // next change or resync, others (CLUSTER_UNREACHABLE) are retried with backoff.
 // Workers run MirrorReconciler on the identity's state as read from the log; a failed pass,
 // and one that left a namespace waiting on a conflict or on a missing or colliding source
-// (MirrorReconcileResult::retry), retries with per-key exponential backoff.
+// (MirrorReconcileResult::retry), retries with per-key exponential backoff. A mirror deleted
+// by someone else is re-created after a hold that grows with each such deletion of it
+// (RecreationDamper, options.recreation); the identity is queued again when a hold ends.
 //
 // Thread-safety: Start/Stop from one thread; everything else is internal.
 #pragma once
@@ -43,6 +45,7 @@
 #include "kubebridge/client/work_queue.h"
 #include "kubebridge/mirrors/mirror_reconciler.h"
 #include "kubebridge/mirrors/namespace_labels.h"
+#include "kubebridge/mirrors/recreation_damper.h"
 #include "kubebridge/model/mirror_outcomes.h"
 #include "projections/identity_projector.h"
 
@@ -64,6 +67,8 @@ struct MirrorBridgeOptions {
   BackoffPolicy retry = {absl::Seconds(1), 2.0, absl::Minutes(5), 0.0, 1, absl::Minutes(5)};
   // Wait between failed attempts of a watch.
   BackoffPolicy watch_backoff;
+  // Pacing of the re-creation of mirrors deleted by someone else.
+  RecreationDamping recreation;
   // Clients for identities whose spec names a registered cluster; unset: such identities
   // fail with MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE.
   ClusterClientFactory cluster_clients;
@@ -130,6 +135,7 @@ class MirrorBridge {
   Cancellation stop_;
   int listener_id_ = 0;
   common::Counter reconcile_errors_;
+  RecreationDamper damper_;
   std::unique_ptr<NamespaceLabelCache> namespaces_;
   std::unique_ptr<MirrorReconciler> reconciler_;
   std::unique_ptr<MirrorWatch> mirror_watch_;

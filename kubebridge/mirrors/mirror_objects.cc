@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "kubebridge/client/json_util.h"
 #include "projections/allowed_namespaces.h"
+#include "projections/identity_state.h"
 #include "projections/mirror_naming.h"
 
 namespace credledger::kubebridge {
@@ -82,8 +83,19 @@ MirrorAction PlanNamespace(const v1::IdentityState& state, const std::string& ns
                            const MirrorSource& source) {
   const v1::IdentitySpec& spec = state.spec();
   const std::string mirror_name = projections::MirrorSecretName(state.name());
-  const bool ours = live != nullptr && IsMirrorOf(*live, state.name());
-  const bool bound = entry != nullptr && entry->bindings_size() > 0;
+  const std::string live_uid = live == nullptr ? "" : StringAt(*live, {"metadata", "uid"});
+  // The Secret the log records as this identity's mirror stays its mirror whatever its labels
+  // say now.
+  const bool recorded = entry != nullptr && entry->has_mirror() && !live_uid.empty() &&
+                        entry->mirror().secret().uid() == live_uid;
+  const bool ours = live != nullptr && (recorded || IsMirrorOf(*live, state.name()));
+  std::vector<v1::OwnerReference> owners;  // of the bound objects not known to be gone
+  if (entry != nullptr) {
+    for (const v1::IdentityBinding& b : entry->bindings()) {
+      if (!b.gone()) owners.push_back(b.owner());
+    }
+  }
+  const bool bound = !owners.empty();
   const Verdict verdict =
       bound ? projections::EvaluateAllowed(spec, *entry).verdict : Verdict::kNotAllowed;
   // The source lives on the home cluster: only a mirror there can collide with it.
@@ -93,7 +105,6 @@ MirrorAction PlanNamespace(const v1::IdentityState& state, const std::string& ns
   MirrorAction action;
   action.namespace_name = ns;
   action.mirror_gone = entry != nullptr && entry->has_mirror() && !ours;
-  const std::string live_uid = live == nullptr ? "" : StringAt(*live, {"metadata", "uid"});
   auto fail = [&](v1::MirrorFailureKind kind, std::string message) {
     action.kind = MirrorAction::Kind::kRecordFailure;
     action.failure_kind = kind;
@@ -124,7 +135,7 @@ MirrorAction PlanNamespace(const v1::IdentityState& state, const std::string& ns
                                " exists and is not a mirror of identity \"", state.name(),
                                "\"; credledger never overwrites it: rename or remove it"));
     }
-    for (const v1::IdentityBinding& b : entry->bindings()) action.owners.push_back(b.owner());
+    action.owners = std::move(owners);
     nlohmann::json desired =
         DesiredMirror(state.name(), ns, source.data, source.hash, action.owners);
     if (live == nullptr) {
@@ -147,9 +158,31 @@ MirrorAction PlanNamespace(const v1::IdentityState& state, const std::string& ns
     action.kind = MirrorAction::Kind::kDelete;
     action.uid = live_uid;
     action.deletion_reason = bound ? v1::MIRROR_DELETION_REASON_NAMESPACE_NOT_ALLOWED
-                                   : v1::MIRROR_DELETION_REASON_UNBOUND;
+                             : entry != nullptr && projections::BindingsAllGone(*entry)
+                                 ? v1::MIRROR_DELETION_REASON_BOUND_OBJECTS_GONE
+                                 : v1::MIRROR_DELETION_REASON_UNBOUND;
   }
   return action;
+}
+
+// A held-back namespace writes nothing this pass; what it records stays.
+void HoldBack(MirrorAction& action) {
+  switch (action.kind) {
+    case MirrorAction::Kind::kCreate:
+    case MirrorAction::Kind::kUpdate:
+    case MirrorAction::Kind::kDelete: {
+      MirrorAction held;
+      held.namespace_name = std::move(action.namespace_name);
+      held.mirror_gone = action.mirror_gone;
+      held.held_back = true;
+      action = std::move(held);
+      return;
+    }
+    case MirrorAction::Kind::kNone:
+    case MirrorAction::Kind::kAdopt:
+    case MirrorAction::Kind::kRecordFailure:
+      return;
+  }
 }
 
 }  // namespace
@@ -250,7 +283,8 @@ absl::StatusOr<SourceDigest> SourceSecretDigest(const nlohmann::json& secret,
 
 std::vector<MirrorAction> PlanMirrors(const v1::IdentityState& state,
                                       const std::map<std::string, nlohmann::json>& existing,
-                                      const MirrorSource& source) {
+                                      const MirrorSource& source,
+                                      const std::set<std::string>& held_back) {
   std::map<std::string, const v1::IdentityNamespaceState*> entries;
   for (const v1::IdentityNamespaceState& ns : state.namespaces()) entries[ns.namespace_()] = &ns;
   for (const auto& [ns, secret] : existing) entries.emplace(ns, nullptr);
@@ -259,6 +293,7 @@ std::vector<MirrorAction> PlanMirrors(const v1::IdentityState& state,
     auto live = existing.find(ns);
     plan.push_back(
         PlanNamespace(state, ns, entry, live == existing.end() ? nullptr : &live->second, source));
+    if (held_back.count(ns) > 0) HoldBack(plan.back());
   }
   return plan;
 }

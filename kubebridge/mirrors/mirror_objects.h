@@ -15,6 +15,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,9 +50,10 @@ nlohmann::json DesiredMirror(absl::string_view identity, absl::string_view ns,
                              const nlohmann::json& source_data, absl::string_view source_hash,
                              const std::vector<v1::OwnerReference>& owners);
 
-// True when `secret` is a mirror of `identity`: labels captf.io/mirrored and
+// True when `secret` is labelled as a mirror of `identity`: labels captf.io/mirrored and
 // captf.io/managed both "true" and annotation captf.io/identity equal to `identity`
-// ("Conflicts": anything else with the mirror's name is never touched).
+// ("Conflicts": anything else with the mirror's name is never touched, unless the log records
+// it as the mirror by uid, see PlanMirrors).
 bool IsMirrorOf(const nlohmann::json& secret, absl::string_view identity);
 
 // What a write of `desired` (DesiredMirror) would change on `live`, as a subset of
@@ -108,10 +110,14 @@ struct MirrorAction {
   // The log holds a mirror here that the cluster does not have (none, or a Secret that is
   // not ours, has the name): record RecordMirrorDeletedExternally before anything else.
   bool mirror_gone = false;
+  // The namespace is held back (PlanMirrors' `held_back`): a create, update or delete was due
+  // and is not made this pass; `kind` is kNone.
+  bool held_back = false;
   nlohmann::json object;                   // kCreate, kUpdate
   std::vector<std::string> changes;        // kUpdate
   std::string uid;                         // kUpdate, kAdopt, kDelete: the live mirror's uid
-  std::vector<v1::OwnerReference> owners;  // kCreate, kUpdate, kAdopt: the bindings' owners
+  // kCreate, kUpdate, kAdopt: the owners of the bindings not marked gone.
+  std::vector<v1::OwnerReference> owners;
   v1::MirrorDeletionReason deletion_reason = v1::MIRROR_DELETION_REASON_UNSPECIFIED;
   v1::MirrorFailureKind failure_kind = v1::MIRROR_FAILURE_KIND_UNSPECIFIED;
   std::string message;  // kRecordFailure: names the objects and what to do
@@ -120,26 +126,33 @@ struct MirrorAction {
 // Plans one pass over every namespace that `state` has an entry for or that holds a Secret
 // with the mirror's name (`existing`: namespace -> live Secret named
 // projections::MirrorSecretName(state.name())), given the source as read now. One action per
-// namespace, ordered by namespace. A namespace wants a mirror when it has bindings, the spec
-// allows it (projections::EvaluateAllowed is kAllowed), the source was found and the mirror
-// would not be the source itself. Rules, for bound and allowed namespaces first:
+// namespace, ordered by namespace. A live Secret is *ours* when IsMirrorOf says so or when its
+// uid is the one the log records for the namespace's mirror (whatever its labels say now:
+// the next write puts them back). A namespace wants a mirror when it has bindings not marked
+// gone (docs/mirrors.md, "Bindings"), the spec allows it (projections::EvaluateAllowed is
+// kAllowed), the source was found and the mirror would not be the source itself; the
+// mirror's owner references are those bindings' owners. Rules, for such namespaces first:
 //   - mirror == source (home cluster, same namespace and name): kRecordFailure
 //     SOURCE_COLLISION;
 //   - source missing: kRecordFailure SOURCE_NOT_FOUND, any existing mirror left as it is
 //     (the message mentions the mirror only when the namespace holds one of ours);
-//   - a Secret that is not a mirror of this identity (IsMirrorOf): kRecordFailure CONFLICT
-//     telling the user to rename or remove it;
+//   - a Secret that is not ours: kRecordFailure CONFLICT telling the user to rename or
+//     remove it;
 //   - no Secret: kCreate; our mirror: kUpdate when MirrorChanges is non-empty (the annotation
 //     compared is the plain source hash), else kAdopt when the log's record (uid, source
 //     fingerprint, owners) differs or is missing, else kNone. A record of a version 1 event
 //     (a plain hash) or under another fingerprint key differs: the mirror is adopted once,
 //     not rewritten.
-// Otherwise our mirror is deleted (kDelete) when the namespace has no bindings (UNBOUND) or
-// the spec does not allow it (NAMESPACE_NOT_ALLOWED); while the verdict is kUnknown, in the
-// source's own namespace under the source's name, and for Secrets that are not ours,
-// nothing is deleted.
+// Otherwise our mirror is deleted (kDelete) when the spec does not allow a namespace with
+// such bindings (NAMESPACE_NOT_ALLOWED), when every binding of the namespace is gone
+// (BOUND_OBJECTS_GONE), or when it has no binding (UNBOUND); while the verdict is kUnknown,
+// in the source's own namespace under the source's name, and for Secrets that are not ours,
+// nothing is deleted. A namespace in `held_back` (its mirror's re-creation is being paced,
+// docs/mirrors.md, "How a change propagates") writes nothing: a planned kCreate, kUpdate or
+// kDelete becomes kNone with `held_back` set, keeping `mirror_gone`.
 std::vector<MirrorAction> PlanMirrors(const v1::IdentityState& state,
                                       const std::map<std::string, nlohmann::json>& existing,
-                                      const MirrorSource& source);
+                                      const MirrorSource& source,
+                                      const std::set<std::string>& held_back);
 
 }  // namespace credledger::kubebridge

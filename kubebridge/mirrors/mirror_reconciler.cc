@@ -16,6 +16,7 @@
 #include "kubebridge/credentials/agent_objects.h"
 #include "kubebridge/mirrors/mirror_objects.h"
 #include "kubebridge/mirrors/namespace_labels.h"
+#include "kubebridge/mirrors/owner_check.h"
 #include "projections/identity_state.h"
 #include "projections/mirror_naming.h"
 
@@ -114,12 +115,30 @@ absl::StatusOr<SourceRead> ReadSource(KubeClient& client, const v1::SourceSecret
 // What a pass needs to carry out one action.
 struct ActionContext {
   KubeClient& client;
+  OwnerCheck& owner_check;
   const std::string& mirror_name;
   const std::string& source_fingerprint;
   // The namespace's entry in the state the plan was made from; null when it has none.
   const v1::IdentityNamespaceState* entry;
   Cancellation* cancel;
 };
+
+// Checks every owner `action` would write a reference to, recording those found gone.
+// Returns whether all exist (only then may the mirror be written).
+// Errors: OwnerCheck::Check's.
+absl::StatusOr<bool> OwnersExist(const ActionContext& ctx, const MirrorAction& action,
+                                 OutcomeRecorder& recorder, MirrorReconcileResult& result) {
+  bool all_exist = true;
+  for (const v1::OwnerReference& owner : action.owners) {
+    ASSIGN_OR_RETURN(std::optional<v1::BoundObjectAbsence> absence,
+                     ctx.owner_check.Check(action.namespace_name, owner));
+    if (!absence.has_value()) continue;
+    recorder.Add(RecordBoundObjectGone{action.namespace_name, owner, *absence});
+    ++result.bound_objects_gone;
+    all_exist = false;
+  }
+  return all_exist;
+}
 
 RecordMirrorWritten Written(const ActionContext& ctx, const MirrorAction& action,
                             const std::string& uid, v1::MirrorWriteKind kind) {
@@ -140,10 +159,13 @@ absl::Status CarryOut(const ActionContext& ctx, const MirrorAction& action,
     recorder.Add(RecordMirrorDeletedExternally{ns, ctx.entry->mirror().secret()});
     ++result.deleted_externally;
   }
+  if (action.held_back) ++result.held_back;
   switch (action.kind) {
     case MirrorAction::Kind::kNone:
       return absl::OkStatus();
     case MirrorAction::Kind::kCreate: {
+      ASSIGN_OR_RETURN(const bool owners_exist, OwnersExist(ctx, action, recorder, result));
+      if (!owners_exist) return absl::OkStatus();
       common::FaultPoint("mirror.before_secret_write");
       ASSIGN_OR_RETURN(nlohmann::json created,
                        ctx.client.Create(SecretResource(ns), action.object, ctx.cancel));
@@ -154,6 +176,8 @@ absl::Status CarryOut(const ActionContext& ctx, const MirrorAction& action,
       return absl::OkStatus();
     }
     case MirrorAction::Kind::kUpdate: {
+      ASSIGN_OR_RETURN(const bool owners_exist, OwnersExist(ctx, action, recorder, result));
+      if (!owners_exist) return absl::OkStatus();
       common::FaultPoint("mirror.before_secret_write");
       ASSIGN_OR_RETURN(
           nlohmann::json updated,
@@ -199,8 +223,13 @@ absl::Status CarryOut(const ActionContext& ctx, const MirrorAction& action,
 
 MirrorReconciler::MirrorReconciler(KubeClient& client, MirrorOutcomeSink& sink,
                                    NamespaceLookup* namespaces,
-                                   const common::FingerprintKey& fingerprint_key)
-    : client_(client), sink_(sink), namespaces_(namespaces), fingerprint_key_(fingerprint_key) {}
+                                   const common::FingerprintKey& fingerprint_key,
+                                   RecreationPacer* pacer)
+    : client_(client),
+      sink_(sink),
+      namespaces_(namespaces),
+      fingerprint_key_(fingerprint_key),
+      pacer_(pacer) {}
 
 absl::StatusOr<NamespaceLabels> MirrorReconciler::LabelsOf(KubeClient& target,
                                                            const std::string& ns,
@@ -277,10 +306,24 @@ absl::StatusOr<MirrorReconcileResult> MirrorReconciler::Reconcile(const v1::Iden
     existing.emplace(std::move(ns), std::move(secret));
   }
 
+  std::vector<MirrorAction> plan = PlanMirrors(current, existing, read.source, {});
+  if (pacer_ != nullptr) {
+    std::vector<std::string> deleted_externally;
+    for (const MirrorAction& action : plan) {
+      if (action.mirror_gone) deleted_externally.push_back(action.namespace_name);
+    }
+    const std::set<std::string> held = pacer_->HeldBack(current.name(), deleted_externally);
+    if (!held.empty()) plan = PlanMirrors(current, existing, read.source, held);
+  }
+
   OutcomeRecorder recorder(sink_, current);
+  OwnerCheck owner_check(mirrors, cancel, remote);
   absl::Status first_error;
-  for (const MirrorAction& action : PlanMirrors(current, existing, read.source)) {
-    const ActionContext ctx{mirrors, mirror_name, read.source.fingerprint,
+  for (const MirrorAction& action : plan) {
+    const ActionContext ctx{mirrors,
+                            owner_check,
+                            mirror_name,
+                            read.source.fingerprint,
                             projections::FindIdentityNamespace(current, action.namespace_name),
                             cancel};
     absl::Status status = CarryOut(ctx, action, recorder, result);

@@ -11,22 +11,28 @@
 //      has an entry for when its spec has a selector) in one Record call, and continue from
 //      the state it returns, so that the allowance of each namespace is current.
 //   3. LIST the Secrets named like the mirror in all namespaces (one request).
-//   4. PlanMirrors (mirror_objects.h) and carry the plan out: POST, PUT with the live
-//      resourceVersion, DELETE with the live uid as precondition, or only record. A
-//      Kubernetes error in one namespace is recorded as a WRITE_FAILED failure and the pass
-//      goes on with the other namespaces.
+//   4. PlanMirrors (mirror_objects.h), holding back the namespaces the RecreationPacer
+//      names (told first which mirrors the plan found deleted by someone else), and carry the
+//      plan out: POST, PUT with the live resourceVersion, DELETE with the live uid as
+//      precondition, or only record. Before a POST or PUT, every owner the mirror would
+//      reference is checked by uid (OwnerCheck); owners found gone are recorded
+//      (RecordBoundObjectGone) and that namespace is not written this pass: the recorded
+//      event queues the identity again, and the next plan leaves them out. A Kubernetes
+//      error in one namespace (a write, or reading an owner) is recorded as a WRITE_FAILED
+//      failure and the pass goes on with the other namespaces.
 //   5. Record the outcomes in order, at most 64 per Record call, each call's request id
 //      derived from the state the previous call returned (MirrorOutcomeRequestId with step
 //      "mirrors/<first namespace of the call>"), so a pass repeated after a crash appends
 //      nothing twice.
 // Nothing that is not a mirror of this identity is ever written or deleted, and the source
-// Secret never is. Steady state makes no writes and records nothing.
+// Secret never is. Steady state makes no writes, reads no owner and records nothing.
 //
 // Thread-safety: Reconcile may run concurrently for different identities, never for the
 // same one.
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,6 +62,19 @@ class NamespaceLookup {
   virtual std::optional<NamespaceLabels> Lookup(const std::string& ns) = 0;
 };
 
+// Paces the re-creation of mirrors that someone else deleted (docs/mirrors.md, "How a change
+// propagates"; implemented by RecreationDamper).
+// Thread-safety: HeldBack may be called from several reconciling threads at once.
+class RecreationPacer {
+ public:
+  virtual ~RecreationPacer() = default;
+  // Told that this pass found the mirrors of `identity` in the namespaces
+  // `deleted_externally` deleted by someone else (often none); returns the namespaces of
+  // `identity` whose mirror must not be written now.
+  virtual std::set<std::string> HeldBack(const std::string& identity,
+                                         const std::vector<std::string>& deleted_externally) = 0;
+};
+
 // What one pass did (tests, benchmarks).
 struct MirrorReconcileResult {
   bool source_found = false;
@@ -67,6 +86,10 @@ struct MirrorReconcileResult {
   int deleted_externally = 0;
   // RecordMirrorFailed outcomes: conflicts, source missing or colliding, failed writes.
   int failed = 0;
+  // Bound objects found gone (RecordBoundObjectGone outcomes).
+  int bound_objects_gone = 0;
+  // Namespaces that were due a write and were held back by the RecreationPacer.
+  int held_back = 0;
   // A namespace was left waiting on a cause no watch reports reliably (a Secret that is not
   // a mirror of this identity holds the mirror's name, the source is missing, or the mirror
   // would be the source): the caller should run the identity again with backoff until a
@@ -78,9 +101,11 @@ class MirrorReconciler {
  public:
   // `client`, `sink` and `fingerprint_key` (whose fingerprints of the source's data every
   // outcome carries) are not owned and must outlive the reconciler; `namespaces` (not owned,
-  // may be null: every label read then goes to the API server) likewise.
+  // may be null: every label read then goes to the API server) likewise, and `pacer` (not
+  // owned, may be null: nothing is held back).
   MirrorReconciler(KubeClient& client, MirrorOutcomeSink& sink, NamespaceLookup* namespaces,
-                   const common::FingerprintKey& fingerprint_key);
+                   const common::FingerprintKey& fingerprint_key,
+                   RecreationPacer* pacer = nullptr);
 
   // One pass for `state` (the identity's state as read from the log). Does nothing unless
   // state.phase() is PHASE_ACTIVE. The source is read with the home client; namespaces and
@@ -118,6 +143,7 @@ class MirrorReconciler {
   MirrorOutcomeSink& sink_;
   NamespaceLookup* namespaces_;
   const common::FingerprintKey& fingerprint_key_;
+  RecreationPacer* pacer_;
 };
 
 }  // namespace credledger::kubebridge

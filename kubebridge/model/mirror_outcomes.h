@@ -1,6 +1,7 @@
 // What the mirror bridge reports back about the cluster (docs/design.md, "Intent and outcome";
 // docs/mirrors.md, "How a change propagates"): what it observed of the source Secret and of the
-// namespaces an identity is bound in, and every mirror it wrote, deleted or could not write.
+// namespaces an identity is bound in, every bound object it found gone, and every mirror it
+// wrote, deleted or could not write.
 // The bridge declares these and the MirrorOutcomeSink it reports through; service/ implements
 // the sink by turning them into identity commands. No outcome carries credential data: the
 // source is described by its fingerprint (projections::SourceFingerprint, under the service's
@@ -54,6 +55,12 @@ struct RecordMirrorDeletedExternally {
   std::string namespace_name;
   v1::SecretRef secret;
 };
+// An object bound in a namespace does not exist any more (checked by uid before a write).
+struct RecordBoundObjectGone {
+  std::string namespace_name;
+  v1::OwnerReference owner;  // as bound
+  v1::BoundObjectAbsence absence = v1::BOUND_OBJECT_ABSENCE_UNSPECIFIED;
+};
 // The mirror in a namespace could not be made current.
 struct RecordMirrorFailed {
   std::string namespace_name;
@@ -63,7 +70,8 @@ struct RecordMirrorFailed {
 
 using MirrorOutcome =
     std::variant<RecordSourceObserved, RecordNamespaceLabels, RecordMirrorWritten,
-                 RecordMirrorDeleted, RecordMirrorDeletedExternally, RecordMirrorFailed>;
+                 RecordMirrorDeleted, RecordMirrorDeletedExternally, RecordBoundObjectGone,
+                 RecordMirrorFailed>;
 
 // The request id of a bridge step for the identity in `state`:
 // "credledger:mirror/<identity>/<incarnation version>/<stream version>/<step>". Tying it to

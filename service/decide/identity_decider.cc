@@ -328,6 +328,25 @@ class IdentityDecision {
     return absl::OkStatus();
   }
 
+  absl::Status Apply(const std::string& field, const kubebridge::RecordBoundObjectGone& o) {
+    RETURN_IF_ERROR(ValidateOutcomeNamespace(field, o.namespace_name));
+    if (absl::Status owner = ValidateOwnerReference(o.owner, /*require_uid=*/true); !owner.ok()) {
+      return absl::Status(owner.code(), absl::StrCat(field, ".", owner.message()));
+    }
+    const v1::IdentityBinding* bound = FindBinding(o.namespace_name, o.owner);
+    // Unbound or replaced since the check, or already known to be gone.
+    if (bound == nullptr || bound->owner().uid() != o.owner.uid() || bound->gone()) {
+      return absl::OkStatus();
+    }
+    Event e;
+    v1::BoundObjectGone* g = e.mutable_bound_object_gone();
+    g->set_namespace_(o.namespace_name);
+    *g->mutable_owner() = bound->owner();
+    g->set_absence(o.absence);
+    Emit(std::move(e));
+    return absl::OkStatus();
+  }
+
   absl::Status Apply(const std::string& field, const kubebridge::RecordMirrorFailed& o) {
     RETURN_IF_ERROR(ValidateOutcomeNamespace(field, o.namespace_name));
     const v1::IdentityNamespaceState* entry = FindIdentityNamespace(working_, o.namespace_name);

@@ -36,8 +36,11 @@ namespace credledger::service {
 //                        only when it differs from the mirror record or the namespace has a
 //                        failure recorded since the last write); MirrorDeleted;
 //                        MirrorDeletedExternally when the log holds that mirror (same uid,
-//                        unless the outcome names none); MirrorFailed when kind or message
-//                        differ from the namespace's current failure (or there is none).
+//                        unless the outcome names none); BoundObjectGone when the owner is
+//                        bound there with that uid and not yet marked gone (a repeat, or an
+//                        owner unbound or replaced since, records nothing); MirrorFailed when
+//                        kind or message differ from the namespace's current failure (or
+//                        there is none).
 // Errors (no events):
 //   kNotFound            the identity was never created or is deleted (all but Create).
 //   kFailedPrecondition  Create of an active identity with another spec; an access review
@@ -47,10 +50,11 @@ namespace credledger::service {
 //   kInvalidArgument     an invalid spec (projections::ValidateIdentitySpec); on Bind, a
 //                        malformed namespace or owner reference (ValidateOwnerReference,
 //                        uid required); a malformed outcome (namespace not a DNS-1123
-//                        label; the source_fingerprint of a found source or of a written
-//                        mirror not "hmac-sha256:<16 hex key id>:<64 hex>", as
-//                        common::ValidateFingerprint checks; a source not found with a
-//                        fingerprint or keys).
+//                        label; a gone owner's reference malformed or without uid, as
+//                        ValidateOwnerReference checks; the source_fingerprint of a found
+//                        source or of a written mirror not "hmac-sha256:<16 hex key
+//                        id>:<64 hex>", as common::ValidateFingerprint checks; a source not
+//                        found with a fingerprint or keys).
 absl::StatusOr<std::vector<v1::Event>> DecideIdentity(const IdentityCommand& command,
                                                       const v1::IdentityState& state,
                                                       const IdentityCommandContext& context);

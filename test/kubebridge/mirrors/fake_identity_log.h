@@ -2,7 +2,8 @@
 // the mirror bridge. Client commands are appended as their events (Append); outcomes become
 // the events they describe, each folded with projections::EvolveIdentity before the next is
 // turned into an event, and an outcome that changes nothing (the same source, labels or
-// failure again) appends nothing, as the service's decider does. Stream versions count from
+// failure again, an owner already marked gone or not bound) appends nothing, as the
+// service's decider does. Stream versions count from
 // 0 and seq from 1; event times are one second apart.
 //
 // Thread-safety: all methods may be called concurrently.
@@ -119,6 +120,24 @@ class FakeIdentityLog final : public MirrorOutcomeSink {
     e.mutable_mirror_deleted_externally()->set_namespace_(o.namespace_name);
     *e.mutable_mirror_deleted_externally()->mutable_secret() = o.secret;
     return e;
+  }
+  std::optional<v1::Event> ToEvent(const RecordBoundObjectGone& o) {
+    const v1::IdentityNamespaceState* entry =
+        projections::FindIdentityNamespace(state_, o.namespace_name);
+    if (entry == nullptr) return std::nullopt;
+    for (const v1::IdentityBinding& b : entry->bindings()) {
+      const v1::OwnerReference& bound = b.owner();
+      if (bound.api_version() != o.owner.api_version() || bound.kind() != o.owner.kind() ||
+          bound.name() != o.owner.name() || bound.uid() != o.owner.uid() || b.gone()) {
+        continue;
+      }
+      v1::Event e;
+      e.mutable_bound_object_gone()->set_namespace_(o.namespace_name);
+      *e.mutable_bound_object_gone()->mutable_owner() = o.owner;
+      e.mutable_bound_object_gone()->set_absence(o.absence);
+      return e;
+    }
+    return std::nullopt;
   }
   std::optional<v1::Event> ToEvent(const RecordMirrorFailed& o) {
     const v1::IdentityNamespaceState* entry =

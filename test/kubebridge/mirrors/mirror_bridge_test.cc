@@ -102,9 +102,14 @@ class MirrorBridgeTest : public ApiServerFixture {
     spec->mutable_allowed_namespaces()->add_list("team-a");
     spec->set_cluster(cluster);
     Append(created);
+    // The bound object exists on the home cluster, which stands in for "edge" where a test
+    // reaches a registered cluster.
+    absl::StatusOr<v1::OwnerReference> owner = CreateOwner(*client_, "team-a", "c1");
+    ASSERT_OK(owner.status());
+    owner_ = *owner;
     v1::Event bound;
     bound.mutable_identity_bound()->set_namespace_("team-a");
-    *bound.mutable_identity_bound()->mutable_owner() = Owner("c1", "u1");
+    *bound.mutable_identity_bound()->mutable_owner() = owner_;
     Append(bound);
 
     auto projector = projections::IdentityProjector::Start(
@@ -135,6 +140,7 @@ class MirrorBridgeTest : public ApiServerFixture {
   // sleeper on the clock).
   bool WorkerAwaitsARetry() { return clock_.Sleepers() >= 2; }
 
+  v1::OwnerReference owner_;
   common::FakeClock clock_;
   MirrorBridgeOptions options_;
   std::unique_ptr<store::SqliteEventStore> store_;
@@ -187,10 +193,49 @@ TEST_F(MirrorBridgeTest, RemovingAConflictingSecretIsNoticedByTheRetryBeforeAnyR
 
   ASSERT_OK_AND_ASSIGN(nlohmann::json mirror, client_->Get(SecretResource("team-a", kMirror)));
   EXPECT_TRUE(IsMirrorOf(mirror, kIdentity));
-  EXPECT_EQ(mirror["metadata"]["ownerReferences"], nlohmann::json::array({OwnerJson("c1", "u1")}));
+  EXPECT_EQ(mirror["metadata"]["ownerReferences"], nlohmann::json::array({OwnerJson(owner_)}));
   const v1::IdentityState state = log_.state();
   EXPECT_EQ(projections::FindIdentityNamespace(state, "team-a")->mirror().secret().uid(),
             StringAt(mirror, {"metadata", "uid"}));
+}
+
+// Regression: a mirror that Kubernetes' garbage collector deleted as soon as it was written
+// was re-created at once, every second, forever, recording a deletion and a write each time.
+// Now each re-creation waits 1 s, 2 s, 4 s, ... after the deletion; each deletion is
+// recorded once and each re-creation once, and passes in between record nothing.
+TEST_F(MirrorBridgeTest, AMirrorDeletedAgainAndAgainIsReCreatedAfterAGrowingHold) {
+  StartBridge();
+  ASSERT_NE(bridge_, nullptr);
+  ASSERT_TRUE(Eventually([&] { return TeamAMirrored(); }));
+  auto count = [&](bool (v1::Event::*has)() const) {
+    int n = 0;
+    for (const v1::Event& e : log_.events()) n += (e.*has)() ? 1 : 0;
+    return n;
+  };
+  auto mirror_exists = [&] { return client_->Get(SecretResource("team-a", kMirror)).ok(); };
+  // The last deletion comes after ten quiet minutes: its hold starts over.
+  const absl::Duration holds[] = {absl::Seconds(1), absl::Seconds(2), absl::Seconds(4),
+                                  absl::Seconds(1)};
+  for (int i = 0; i < 4; ++i) {
+    const absl::Duration hold = holds[i];
+    if (i == 3) clock_.Advance(absl::Minutes(10));
+    ASSERT_OK(client_->Delete(SecretResource("team-a", kMirror)));  // the collector
+    ASSERT_TRUE(Eventually([&] {
+      return count(&v1::Event::has_mirror_deleted_externally) == i + 1 && WorkerAwaitsARetry();
+    })) << "deletion " << i;
+    // Just before the hold ends nothing is written.
+    clock_.Advance(hold - absl::Milliseconds(1));
+    ASSERT_TRUE(bridge_->WaitIdle(absl::Seconds(20)));
+    EXPECT_FALSE(mirror_exists()) << "deletion " << i;
+    clock_.Advance(absl::Milliseconds(1));
+    ASSERT_TRUE(Eventually([&] { return TeamAMirrored() && mirror_exists(); }))
+        << "deletion " << i;
+    ASSERT_TRUE(bridge_->WaitIdle(absl::Seconds(20)));
+  }
+  EXPECT_EQ(count(&v1::Event::has_mirror_deleted_externally), 4);
+  EXPECT_EQ(count(&v1::Event::has_mirror_written), 5);
+  EXPECT_EQ(count(&v1::Event::has_mirror_failed), 0);
+  EXPECT_EQ(bridge_->reconcile_errors(), 0);
 }
 
 // docs/connections.md, "Mirrors into a registered cluster": a cluster whose configuration

@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test/kubebridge/mirrors/mirror_test_objects.h"
+#include "test/kubebridge/mirrors/plan_mirrors_fixture.h"
 #include "test/support/reference_sha256.h"
 #include "test/support/status_matchers.h"
 
@@ -54,7 +55,7 @@ const common::FingerprintKey& Key() {
   return *key;
 }
 
-const nlohmann::json kData = {{"password", "aHVudGVyMg=="}, {"user", "YWRtaW4="}};
+const nlohmann::json kData = kPlanSourceData;
 
 TEST(MirrorObjectsTest, DesiredMirrorIsAnOpaqueSecretWithOneNonControllerReferencePerOwner) {
   nlohmann::json mirror =
@@ -215,65 +216,7 @@ TEST(SourceSecretDigestTest, NonStringValueOrNonObjectDataIsDataLoss) {
 }
 
 // Planner: identity "cloud" with source ops/cloud-src, allowing the listed namespaces.
-class PlanMirrorsTest : public ::testing::Test {
- protected:
-  PlanMirrorsTest() {
-    state_.set_name("cloud");
-    state_.set_phase(v1::IdentityState::PHASE_ACTIVE);
-    state_.mutable_spec()->mutable_secret_ref()->set_namespace_("ops");
-    state_.mutable_spec()->mutable_secret_ref()->set_name("cloud-src");
-    for (const char* ns : {"a", "b", "c"})
-      state_.mutable_spec()->mutable_allowed_namespaces()->add_list(ns);
-    source_.found = true;
-    source_.data = kData;
-    source_.hash = "h1";
-    source_.fingerprint = "f1";
-  }
-
-  // Adds an entry for `ns` with one binding per owner.
-  v1::IdentityNamespaceState* Entry(const std::string& ns,
-                                    const std::vector<v1::OwnerReference>& owners) {
-    v1::IdentityNamespaceState* entry = state_.add_namespaces();
-    entry->set_namespace_(ns);
-    for (const v1::OwnerReference& o : owners) *entry->add_bindings()->mutable_owner() = o;
-    return entry;
-  }
-  // Records in `entry` the mirror `uid` holding the data with source fingerprint
-  // `fingerprint` and the owner references `owners`.
-  static void Record(v1::IdentityNamespaceState* entry, const std::string& uid,
-                     const std::string& fingerprint,
-                     const std::vector<v1::OwnerReference>& owners) {
-    v1::MirrorRecord* record = entry->mutable_mirror();
-    record->Clear();
-    record->mutable_secret()->set_name("captf-creds-cloud");
-    record->mutable_secret()->set_uid(uid);
-    record->set_source_fingerprint(fingerprint);
-    for (const v1::OwnerReference& o : owners) *record->add_owners() = o;
-  }
-  // Our mirror in `ns` as the API server would return it.
-  static nlohmann::json Live(const std::string& ns, const std::string& uid, const std::string& hash,
-                             const std::vector<v1::OwnerReference>& owners) {
-    nlohmann::json live = DesiredMirror("cloud", ns, kData, hash, owners);
-    live["metadata"]["uid"] = uid;
-    live["metadata"]["resourceVersion"] = "7";
-    return live;
-  }
-  static nlohmann::json Foreign(const std::string& ns) {
-    return {{"apiVersion", "v1"},
-            {"kind", "Secret"},
-            {"metadata", {{"name", "captf-creds-cloud"}, {"namespace", ns}, {"uid", "f1"}}},
-            {"data", {{"x", "eQ=="}}}};
-  }
-  MirrorAction PlanOne(const std::map<std::string, nlohmann::json>& existing) {
-    std::vector<MirrorAction> plan = PlanMirrors(state_, existing, source_);
-    EXPECT_EQ(plan.size(), 1u);
-    return plan.empty() ? MirrorAction{} : plan[0];
-  }
-
-  v1::IdentityState state_;
-  MirrorSource source_;
-  const v1::OwnerReference c1_ = Owner("c1", "u1");
-};
+using PlanMirrorsTest = PlanMirrorsFixture;
 
 TEST_F(PlanMirrorsTest, BoundAndAllowedWithoutASecretCreatesTheDesiredMirror) {
   Entry("a", {c1_});
@@ -405,7 +348,8 @@ TEST_F(PlanMirrorsTest, OurMirrorWithoutBindingsIsDeletedAsUnbound) {
 
 TEST_F(PlanMirrorsTest, OurMirrorInANamespaceTheStateDoesNotKnowIsDeletedButForeignOnesAreNot) {
   std::vector<MirrorAction> plan =
-      PlanMirrors(state_, {{"x", Live("x", "m9", "h1", {})}, {"y", Foreign("y")}}, source_);
+      PlanMirrors(state_, {{"x", Live("x", "m9", "h1", {})}, {"y", Foreign("y")}}, source_,
+                  {});
   ASSERT_EQ(plan.size(), 2u);
   EXPECT_EQ(plan[0].namespace_name, "x");
   EXPECT_EQ(plan[0].kind, Kind::kDelete);
@@ -456,7 +400,8 @@ TEST_F(PlanMirrorsTest, RecordedMirrorGoneWhereNoneIsWantedIsOnlyRecorded) {
 TEST_F(PlanMirrorsTest, OneActionPerNamespaceInNamespaceOrder) {
   Entry("c", {c1_});
   Entry("a", {c1_});
-  std::vector<MirrorAction> plan = PlanMirrors(state_, {{"b", Live("b", "m2", "h1", {})}}, source_);
+  std::vector<MirrorAction> plan =
+      PlanMirrors(state_, {{"b", Live("b", "m2", "h1", {})}}, source_, {});
   ASSERT_EQ(plan.size(), 3u);
   EXPECT_EQ(plan[0].namespace_name, "a");
   EXPECT_EQ(plan[1].namespace_name, "b");

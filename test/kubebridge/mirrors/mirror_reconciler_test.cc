@@ -14,11 +14,13 @@
 #include "absl/strings/str_format.h"
 #include "common/fingerprint_key.h"
 #include "gmock/gmock.h"
+#include "kubebridge/client/json_util.h"
 #include "kubebridge/credentials/agent_objects.h"
 #include "kubebridge/mirrors/mirror_objects.h"
 #include "projections/identity_state.h"
 #include "test/kubebridge/api_server_fixture.h"
 #include "test/kubebridge/mirrors/fake_identity_log.h"
+#include "test/kubebridge/mirrors/mirror_reconciler_fixture.h"
 #include "test/kubebridge/mirrors/mirror_test_objects.h"
 #include "test/support/version1_events.h"
 
@@ -40,10 +42,6 @@ class FakeLookup final : public NamespaceLookup {
   std::map<std::string, NamespaceLabels> known;
 };
 
-constexpr char kUser[] = "svc-admin-7Qx";
-constexpr char kPassword[] = "pa55-Wq9-zzT";
-constexpr char kRotatedPassword[] = "r0tated-Lk2-Vv";
-
 v1::Label MakeLabel(const std::string& key, const std::string& value) {
   v1::Label l;
   l.set_key(key);
@@ -51,106 +49,11 @@ v1::Label MakeLabel(const std::string& key, const std::string& value) {
   return l;
 }
 
-class MirrorReconcilerTest : public ApiServerFixture {
- protected:
-  void SetUp() override {
-    kubeapi::ApiServerOptions options = ServerOptions();
-    options.namespaces = {"ops", "team-a", "team-b", "team-c"};
-    StartServer(std::move(options));
-    ASSERT_OK(client_->Create(SecretResource("ops"), SourceSecret(kPassword)));
-    v1::Event created;
-    created.mutable_identity_created()->set_name("cloud");
-    *created.mutable_identity_created()->mutable_spec() = Spec({"team-a", "team-b"});
-    log_.Append(created);
-  }
-
-  static nlohmann::json SourceSecret(const std::string& password) {
-    return {{"apiVersion", "v1"},
-            {"kind", "Secret"},
-            {"metadata", {{"name", "cloud-src"}, {"namespace", "ops"}}},
-            {"data",
-             {{"user", absl::Base64Escape(kUser)}, {"password", absl::Base64Escape(password)}}}};
-  }
-  static v1::IdentitySpec Spec(const std::vector<std::string>& list) {
-    v1::IdentitySpec spec;
-    spec.mutable_secret_ref()->set_namespace_("ops");
-    spec.mutable_secret_ref()->set_name("cloud-src");
-    for (const std::string& ns : list) spec.mutable_allowed_namespaces()->add_list(ns);
-    return spec;
-  }
-  void SetSpec(const v1::IdentitySpec& spec) {
-    v1::Event e;
-    *e.mutable_identity_updated()->mutable_spec() = spec;
-    log_.Append(e);
-  }
-  // Binds owner `name`/`uid` in `ns`, replacing a binding of the same object's older uid.
-  void Bind(const std::string& ns, const std::string& name, const std::string& uid) {
-    v1::Event e;
-    v1::IdentityBound* bound = e.mutable_identity_bound();
-    bound->set_namespace_(ns);
-    *bound->mutable_owner() = Owner(name, uid);
-    v1::IdentityState state = log_.state();
-    if (const v1::IdentityNamespaceState* entry = projections::FindIdentityNamespace(state, ns)) {
-      for (const v1::IdentityBinding& b : entry->bindings()) {
-        if (b.owner().name() == name && b.owner().uid() != uid) {
-          bound->set_replaced_uid(b.owner().uid());
-        }
-      }
-    }
-    log_.Append(e);
-  }
-  void Unbind(const std::string& ns, const std::string& name, const std::string& uid) {
-    v1::Event e;
-    e.mutable_identity_unbound()->set_namespace_(ns);
-    *e.mutable_identity_unbound()->mutable_owner() = Owner(name, uid);
-    log_.Append(e);
-  }
-
-  absl::StatusOr<MirrorReconcileResult> Pass(NamespaceLookup* lookup = nullptr) {
-    MirrorReconciler reconciler(*client_, log_, lookup, key_);
-    return reconciler.Reconcile(log_.state(), nullptr);
-  }
-  absl::StatusOr<nlohmann::json> Mirror(const std::string& ns) {
-    return client_->Get(SecretResource(ns, "captf-creds-cloud"));
-  }
-  // The source's digest as it is now, under `key` (default: the fixture's).
-  SourceDigest Digest(const common::FingerprintKey* key = nullptr) {
-    absl::StatusOr<nlohmann::json> source = client_->Get(SecretResource("ops", "cloud-src"));
-    EXPECT_TRUE(source.ok()) << source.status();
-    if (!source.ok()) return {};
-    absl::StatusOr<SourceDigest> digest = SourceSecretDigest(*source, key == nullptr ? key_ : *key);
-    EXPECT_TRUE(digest.ok()) << digest.status();
-    return digest.ok() ? *digest : SourceDigest{};
-  }
-  // The plain hash of the source's data: the mirrors' captf.io/source-hash annotation.
-  std::string SourceHash() { return Digest().hash; }
-  // The source fingerprint the log records.
-  std::string SourceFingerprint() { return Digest().fingerprint; }
-  void RotateSource() {
-    ASSERT_OK_AND_ASSIGN(nlohmann::json source, client_->Get(SecretResource("ops", "cloud-src")));
-    source["data"]["password"] = absl::Base64Escape(kRotatedPassword);
-    ASSERT_OK(client_->Update(SecretResource("ops"), source));
-  }
-  // The events appended since the first `from`.
-  std::vector<v1::Event> EventsSince(size_t from) {
-    std::vector<v1::Event> all = log_.events();
-    return {all.begin() + static_cast<std::ptrdiff_t>(std::min(from, all.size())), all.end()};
-  }
-  // Creates the identity's two standard mirrors: c1 in team-a, c2 in team-b.
-  void CreateTwoMirrors() {
-    Bind("team-a", "c1", "u1");
-    Bind("team-b", "c2", "u2");
-    ASSERT_OK_AND_ASSIGN(MirrorReconcileResult result, Pass());
-    ASSERT_EQ(result.created, 2);
-  }
-
-  FakeIdentityLog log_;
-  const common::FingerprintKey key_ = *common::FingerprintKey::Generate();
-};
+using MirrorReconcilerTest = MirrorReconcilerFixture;
 
 TEST_F(MirrorReconcilerTest, CreatesAMirrorInEachBoundNamespaceWithItsOwnerReferences) {
-  Bind("team-a", "c1", "u1");
-  Bind("team-b", "c2", "u2");
+  c1_ = Bind("team-a", "c1");
+  c2_ = Bind("team-b", "c2");
   ASSERT_OK_AND_ASSIGN(MirrorReconcileResult result, Pass());
   EXPECT_TRUE(result.source_found);
   EXPECT_EQ(result.created, 2);
@@ -158,8 +61,8 @@ TEST_F(MirrorReconcilerTest, CreatesAMirrorInEachBoundNamespaceWithItsOwnerRefer
   EXPECT_FALSE(result.retry);
 
   ASSERT_OK_AND_ASSIGN(nlohmann::json source, client_->Get(SecretResource("ops", "cloud-src")));
-  const std::map<std::string, nlohmann::json> owners = {{"team-a", OwnerJson("c1", "u1")},
-                                                        {"team-b", OwnerJson("c2", "u2")}};
+  const std::map<std::string, nlohmann::json> owners = {{"team-a", OwnerJson(c1_)},
+                                                        {"team-b", OwnerJson(c2_)}};
   for (const auto& [ns, owner] : owners) {
     ASSERT_OK_AND_ASSIGN(nlohmann::json mirror, Mirror(ns));
     EXPECT_EQ(mirror["type"], "Opaque");
@@ -202,14 +105,14 @@ TEST_F(MirrorReconcilerTest, SecondBindingAddsAnOwnerReferenceToTheSameSecret) {
   CreateTwoMirrors();
   ASSERT_OK_AND_ASSIGN(nlohmann::json before, Mirror("team-a"));
   ASSERT_OK_AND_ASSIGN(nlohmann::json other_before, Mirror("team-b"));
-  Bind("team-a", "c3", "u3");
+  const v1::OwnerReference c3 = Bind("team-a", "c3");
   const size_t events = log_.events().size();
   ASSERT_OK_AND_ASSIGN(MirrorReconcileResult result, Pass());
   EXPECT_EQ(result.updated, 1);
   ASSERT_OK_AND_ASSIGN(nlohmann::json after, Mirror("team-a"));
   EXPECT_EQ(after["metadata"]["uid"], before["metadata"]["uid"]);
   EXPECT_EQ(after["metadata"]["ownerReferences"],
-            nlohmann::json::array({OwnerJson("c1", "u1"), OwnerJson("c3", "u3")}));
+            nlohmann::json::array({OwnerJson(c1_), OwnerJson(c3)}));
   ASSERT_OK_AND_ASSIGN(nlohmann::json other_after, Mirror("team-b"));
   EXPECT_EQ(other_after["metadata"]["resourceVersion"],
             other_before["metadata"]["resourceVersion"]);
@@ -221,11 +124,12 @@ TEST_F(MirrorReconcilerTest, SecondBindingAddsAnOwnerReferenceToTheSameSecret) {
 
 TEST_F(MirrorReconcilerTest, ReferenceToAnOlderUidOfTheSameObjectIsReplaced) {
   CreateTwoMirrors();
-  Bind("team-a", "c1", "u1-recreated");
+  ASSERT_OK(client_->Delete(TerraformClusters("team-a", "c1")));
+  const v1::OwnerReference recreated = Bind("team-a", "c1");
+  ASSERT_NE(recreated.uid(), c1_.uid());
   ASSERT_OK(Pass());
   ASSERT_OK_AND_ASSIGN(nlohmann::json mirror, Mirror("team-a"));
-  EXPECT_EQ(mirror["metadata"]["ownerReferences"],
-            nlohmann::json::array({OwnerJson("c1", "u1-recreated")}));
+  EXPECT_EQ(mirror["metadata"]["ownerReferences"], nlohmann::json::array({OwnerJson(recreated)}));
 }
 
 TEST_F(MirrorReconcilerTest, RotatedSourceRewritesDataAndHashInEveryNamespace) {
@@ -281,7 +185,7 @@ TEST_F(MirrorReconcilerTest, RelabelledNamespaceUnderASelectorLosesItsMirror) {
     ASSERT_OK(client_->Update(Core("namespaces", "", ""), ns));
   };
   label_team_a("dev");
-  Bind("team-a", "c1", "u1");
+  Bind("team-a", "c1");
   ASSERT_OK_AND_ASSIGN(MirrorReconcileResult created, Pass());  // labels read from the server
   EXPECT_EQ(created.created, 1);
 
@@ -302,7 +206,7 @@ TEST_F(MirrorReconcilerTest, NamespaceLabelsComeFromTheLookupWhenItKnowsThem) {
   *spec.mutable_allowed_namespaces()->mutable_selector()->add_match_labels() =
       MakeLabel("env", "dev");
   SetSpec(spec);
-  Bind("team-a", "c1", "u1");
+  Bind("team-a", "c1");
   FakeLookup lookup;  // the server's team-a has no labels; the lookup says env=dev
   lookup.known["team-a"] = NamespaceLabels{true, {MakeLabel("env", "dev")}};
   ASSERT_OK_AND_ASSIGN(MirrorReconcileResult result, Pass(&lookup));
@@ -315,7 +219,7 @@ TEST_F(MirrorReconcilerTest, NamespaceLabelsComeFromTheLookupWhenItKnowsThem) {
 TEST_F(MirrorReconcilerTest, ConflictingSecretIsNeverTouchedAndReported) {
   ASSERT_OK_AND_ASSIGN(nlohmann::json theirs, client_->Create(SecretResource("team-a"),
                                                               ForeignSecret("captf-creds-cloud")));
-  Bind("team-a", "c1", "u1");
+  const v1::OwnerReference c1 = Bind("team-a", "c1");
   ASSERT_OK_AND_ASSIGN(MirrorReconcileResult result, Pass());
   EXPECT_EQ(result.failed, 1);
   EXPECT_EQ(result.created, 0);
@@ -329,7 +233,7 @@ TEST_F(MirrorReconcilerTest, ConflictingSecretIsNeverTouchedAndReported) {
   EXPECT_THAT(entry->failure().message(), HasSubstr("rename or remove"));
 
   // Unbound, it is still not ours to delete.
-  Unbind("team-a", "c1", "u1");
+  Unbind("team-a", c1);
   ASSERT_OK(Pass());
   ASSERT_OK_AND_ASSIGN(nlohmann::json still, Mirror("team-a"));
   EXPECT_EQ(still, theirs);
@@ -346,7 +250,7 @@ TEST_F(MirrorReconcilerTest, SourceUnderTheMirrorsNameInItsOwnNamespaceIsNeverOv
   spec.mutable_secret_ref()->set_namespace_("team-a");
   spec.mutable_secret_ref()->set_name("captf-creds-cloud");
   SetSpec(spec);
-  Bind("team-a", "c1", "u1");
+  Bind("team-a", "c1");
   ASSERT_OK_AND_ASSIGN(MirrorReconcileResult result, Pass());
   EXPECT_TRUE(result.source_found);
   EXPECT_EQ(result.failed, 1);
@@ -382,8 +286,9 @@ TEST_F(MirrorReconcilerTest, MirrorsOfARegisteredClusterAreWrittenThereFromTheHo
   }()));
   spec.set_cluster("edge");
   SetSpec(spec);
-  Bind("team-a", "c1", "u1");
-  Bind("ops", "c2", "u2");
+  // The bound objects live where the mirrors do.
+  Bind("team-a", "c1", target.get());
+  Bind("ops", "c2", target.get());
 
   MirrorReconciler reconciler(*client_, log_, nullptr, key_);
   ASSERT_OK_AND_ASSIGN(MirrorReconcileResult result,
@@ -420,11 +325,11 @@ TEST_F(MirrorReconcilerTest, MirrorsOfARegisteredClusterAreWrittenThereFromTheHo
 
 // Regression: a mirror whose removal waited for an unreachable cluster showed no failure.
 TEST_F(MirrorReconcilerTest, AClusterFailureIsRecordedInEveryBoundNamespaceAndWhereAMirrorWaits) {
-  Bind("team-a", "c1", "u1");
-  Bind("team-b", "c2", "u2");
-  Unbind("team-b", "c2", "u2");
-  Bind("team-c", "c3", "u3");
-  Bind("team-d", "c4", "u4");
+  BindOwner("team-a", Owner("c1", "u1"));
+  BindOwner("team-b", Owner("c2", "u2"));
+  Unbind("team-b", Owner("c2", "u2"));
+  BindOwner("team-c", Owner("c3", "u3"));
+  BindOwner("team-d", Owner("c4", "u4"));
   RecordMirrorWritten written;
   written.namespace_name = "team-d";
   written.secret.set_name("captf-creds-cloud");
@@ -432,7 +337,7 @@ TEST_F(MirrorReconcilerTest, AClusterFailureIsRecordedInEveryBoundNamespaceAndWh
   written.source_fingerprint = SourceFingerprint();
   written.kind = v1::MIRROR_WRITE_KIND_CREATED;
   ASSERT_OK(log_.Record(log_.state().name(), {written}, "credledger:test/written").status());
-  Unbind("team-d", "c4", "u4");
+  Unbind("team-d", Owner("c4", "u4"));
   MirrorReconciler reconciler(*client_, log_, nullptr, key_);
   ASSERT_OK(reconciler.RecordClusterFailure(log_.state(),
                                             v1::MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE,
@@ -471,7 +376,7 @@ TEST_F(MirrorReconcilerTest, MissingSourceLeavesTheMirrorsAndIsReported) {
 // resync; and a source back with the data it had left its SOURCE_NOT_FOUND failure standing.
 TEST_F(MirrorReconcilerTest, APassLeavingANamespaceWaitingAsksForARetryUntilTheCauseIsGone) {
   ASSERT_OK(client_->Create(SecretResource("team-a"), ForeignSecret("captf-creds-cloud")));
-  Bind("team-a", "c1", "u1");
+  Bind("team-a", "c1");
   ASSERT_OK_AND_ASSIGN(MirrorReconcileResult conflict, Pass());
   EXPECT_EQ(conflict.failed, 1);
   EXPECT_TRUE(conflict.retry);
@@ -502,7 +407,7 @@ TEST_F(MirrorReconcilerTest, APassLeavingANamespaceWaitingAsksForARetryUntilTheC
 
 TEST_F(MirrorReconcilerTest, LastUnbindDeletesTheMirror) {
   CreateTwoMirrors();
-  Unbind("team-b", "c2", "u2");
+  Unbind("team-b", c2_);
   const size_t events = log_.events().size();
   ASSERT_OK_AND_ASSIGN(MirrorReconcileResult result, Pass());
   EXPECT_EQ(result.deleted, 1);
@@ -554,8 +459,8 @@ TEST_F(MirrorReconcilerTest, WriteFailureInOneNamespaceIsRecordedAndTheOthersPro
   refuse.path_prefix = "/api/v1/namespaces/team-a/secrets";
   refuse.status_code = 500;  // retried by the client, then kUnavailable
   server_->faults().Add(refuse);
-  Bind("team-a", "c1", "u1");
-  Bind("team-b", "c2", "u2");
+  Bind("team-a", "c1");
+  Bind("team-b", "c2");
   absl::StatusOr<MirrorReconcileResult> failed = Pass();
   EXPECT_THAT(failed, StatusIs(absl::StatusCode::kUnavailable));
   EXPECT_OK(Mirror("team-b"));
@@ -581,7 +486,7 @@ TEST_F(MirrorReconcilerTest, OutcomesAreRecordedInCallsOfAtMost64) {
         {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", names.back()}}}}));
   }
   SetSpec(Spec(names));
-  for (const std::string& ns : names) Bind(ns, "c1", "u1");
+  for (const std::string& ns : names) Bind(ns, "c1");
   const size_t events = log_.events().size();
   ASSERT_OK_AND_ASSIGN(MirrorReconcileResult result, Pass());
   EXPECT_EQ(result.created, 70);
