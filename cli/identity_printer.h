@@ -24,9 +24,9 @@ std::string FormatAllowedNamespaces(const v1::IdentitySpec& spec);
 // A multi-line description of one identity: a header with name and phase, the spec
 // (secret, allowed namespaces), the source as last observed (found, short fingerprint and key
 // id, keys: projections::SourceDigestWords), the last access review, times and seq; then per
-// namespace one line with its bindings (a gone one marked "(gone)"), one with its mirror (name, short fingerprint and key
-// id, current or stale) and one per condition
-// (IdentityAllowed, CredentialsMirrored as status/reason: message).
+// namespace one line with its bindings (a gone one marked "(gone)"), one with its mirror (name,
+// short fingerprint and key id, current or stale) and one per condition (IdentityAllowed,
+// CredentialsMirrored as status/reason: message).
 std::string FormatIdentityText(const v1::IdentityState& identity);
 
 // The answer of a mutating command: "<verb> identity <name> (seq N)" (or that the request

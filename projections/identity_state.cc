@@ -104,8 +104,7 @@ void ApplyBound(IdentityNamespaceState& ns, const v1::IdentityBound& e, absl::Ti
   it->clear_gone_at();
 }
 
-void ApplyBoundObjectGone(IdentityNamespaceState& ns, const v1::BoundObjectGone& e,
-                          absl::Time at) {
+void ApplyBoundObjectGone(IdentityNamespaceState& ns, const v1::BoundObjectGone& e, absl::Time at) {
   for (v1::IdentityBinding& b : *ns.mutable_bindings()) {
     if (!SameObject(b.owner(), e.owner()) || b.owner().uid() != e.owner().uid() || b.gone()) {
       continue;
@@ -187,14 +186,14 @@ void UpdateMirroredCondition(const v1::IdentityState& state, IdentityNamespaceSt
   const v1::SourceObservation& source = state.source();
   const v1::SourceSecretRef& ref = state.spec().secret_ref();
   if (BindingsAllGone(ns)) {
-    SetCondition(c, kCredentialsMirroredCondition, "False", kReasonBoundObjectGone,
-                 absl::StrCat("every object bound in namespace ", ns.namespace_(), " is gone: ",
-                              GoneOwnersWords(ns), "; ",
-                              ns.has_mirror()
-                                  ? absl::StrCat("mirror ", mirror_name, " is to be removed")
-                                  : "it holds no mirror",
-                              " until an existing object is bound"),
-                 at);
+    SetCondition(
+        c, kCredentialsMirroredCondition, "False", kReasonBoundObjectGone,
+        absl::StrCat("every object bound in namespace ", ns.namespace_(),
+                     " is gone: ", GoneOwnersWords(ns), "; ",
+                     ns.has_mirror() ? absl::StrCat("mirror ", mirror_name, " is to be removed")
+                                     : "it holds no mirror",
+                     " until an existing object is bound"),
+        at);
   } else if (allowance.verdict == Allowance::Verdict::kNotAllowed) {
     SetCondition(
         c, kCredentialsMirroredCondition, "False", kReasonNamespaceNotAllowed,

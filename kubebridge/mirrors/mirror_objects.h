@@ -113,9 +113,9 @@ struct MirrorAction {
   // The namespace is held back (PlanMirrors' `held_back`): a create, update or delete was due
   // and is not made this pass; `kind` is kNone.
   bool held_back = false;
-  nlohmann::json object;                   // kCreate, kUpdate
-  std::vector<std::string> changes;        // kUpdate
-  std::string uid;                         // kUpdate, kAdopt, kDelete: the live mirror's uid
+  nlohmann::json object;             // kCreate, kUpdate
+  std::vector<std::string> changes;  // kUpdate
+  std::string uid;                   // kUpdate, kAdopt, kDelete: the live mirror's uid
   // kCreate, kUpdate, kAdopt: the owners of the bindings not marked gone.
   std::vector<v1::OwnerReference> owners;
   v1::MirrorDeletionReason deletion_reason = v1::MIRROR_DELETION_REASON_UNSPECIFIED;

@@ -104,8 +104,7 @@ class MirrorReconciler {
   // may be null: every label read then goes to the API server) likewise, and `pacer` (not
   // owned, may be null: nothing is held back).
   MirrorReconciler(KubeClient& client, MirrorOutcomeSink& sink, NamespaceLookup* namespaces,
-                   const common::FingerprintKey& fingerprint_key,
-                   RecreationPacer* pacer = nullptr);
+                   const common::FingerprintKey& fingerprint_key, RecreationPacer* pacer = nullptr);
 
   // One pass for `state` (the identity's state as read from the log). Does nothing unless
   // state.phase() is PHASE_ACTIVE. The source is read with the home client; namespaces and

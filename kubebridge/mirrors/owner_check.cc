@@ -33,8 +33,7 @@ OwnerCheck::OwnerCheck(KubeClient& client, Cancellation* cancel, bool server_fre
     : client_(client), cancel_(cancel), server_free_(server_free) {}
 
 absl::Status OwnerCheck::Explain(const absl::Status& status, const std::string& ns,
-                                 const v1::OwnerReference& owner,
-                                 const std::string& right) const {
+                                 const v1::OwnerReference& owner, const std::string& right) const {
   std::string message =
       absl::StrCat("bound object ", owner.kind(), " \"", owner.name(), "\" (", owner.api_version(),
                    ", uid ", owner.uid(), ") in namespace ", ns, " could not be read");
@@ -56,9 +55,9 @@ absl::StatusOr<const std::map<std::string, OwnerCheck::Served>*> OwnerCheck::Dis
   std::map<std::string, Served> by_kind;
   if (body.ok()) {
     ASSIGN_OR_RETURN(nlohmann::json list, ParseJson(*body, absl::StrCat("GET ", path)));
-    const nlohmann::json resources =
-        list.is_object() ? list.value("resources", nlohmann::json::array())
-                         : nlohmann::json::array();
+    const nlohmann::json resources = list.is_object()
+                                         ? list.value("resources", nlohmann::json::array())
+                                         : nlohmann::json::array();
     for (const nlohmann::json& r : resources.is_array() ? resources : nlohmann::json::array()) {
       const std::string name = StringAt(r, {"name"});
       const std::string kind = StringAt(r, {"kind"});

@@ -68,10 +68,9 @@ struct RecordMirrorFailed {
   std::string message;  // names the objects and what to do; no credential data
 };
 
-using MirrorOutcome =
-    std::variant<RecordSourceObserved, RecordNamespaceLabels, RecordMirrorWritten,
-                 RecordMirrorDeleted, RecordMirrorDeletedExternally, RecordBoundObjectGone,
-                 RecordMirrorFailed>;
+using MirrorOutcome = std::variant<RecordSourceObserved, RecordNamespaceLabels, RecordMirrorWritten,
+                                   RecordMirrorDeleted, RecordMirrorDeletedExternally,
+                                   RecordBoundObjectGone, RecordMirrorFailed>;
 
 // The request id of a bridge step for the identity in `state`:
 // "credledger:mirror/<identity>/<incarnation version>/<stream version>/<step>". Tying it to

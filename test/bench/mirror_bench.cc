@@ -8,7 +8,8 @@
 //                              then wait until the identity's projected state shows all N
 //                              mirrors written with the new source hash (each MirrorWritten is
 //                              recorded after its PUT returned, so the cluster was updated
-//                              first). Manual time = that wall time.
+//                              first; before each PUT the Job bound in that namespace is read
+//                              by uid). Manual time = that wall time.
 // Counters: `propagation_s` (mean per rotation), `direct_puts_s` (baseline measured in the same
 // run right after each rotation: the same N Secret updates sent one after the other by a
 // plain KubeClient, no log, no watch), `ratio` = propagation / baseline.
@@ -27,7 +28,6 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
@@ -44,6 +44,7 @@
 #include "store/sqlite_event_store.h"
 #include "test/bench/size_flag.h"
 #include "test/kubeapi/api_server.h"
+#include "test/support/bound_jobs.h"
 #include "test/support/temp_dir.h"
 
 namespace credledger {
@@ -133,11 +134,8 @@ class Fleet {
     for (int64_t i = 0; i < namespaces_; ++i) {
       service::BindIdentity bind;
       bind.namespace_name = NamespaceName(i);
-      bind.owner.set_api_version("batch/v1");
-      bind.owner.set_kind("Job");
-      bind.owner.set_name("terraform");
-      // A lowercase RFC 4122 uid per Job, as the API requires.
-      bind.owner.set_uid(absl::StrFormat("9e107d9d-372b-4b6a-8c1f-%012x", i));
+      // A Job per namespace that exists: each mirror write reads it by uid first.
+      bind.owner = Must("job", testing::CreateJob(*client_, bind.namespace_name, "terraform"));
       Must("bind", Run(bind, absl::StrCat("bind-", i)).status());
     }
     kubebridge::MirrorBridgeOptions bridge;

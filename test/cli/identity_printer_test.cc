@@ -122,6 +122,15 @@ TEST(IdentityPrinterTest, TextShowsSpecSourceAndEachNamespaceWithItsMirrorAndCon
   EXPECT_THAT(FormatIdentityText(SampleIdentity()), Not(HasSubstr(kHash.substr(0, 13))));
 }
 
+TEST(IdentityPrinterTest, ABindingWhoseObjectIsGoneIsMarked) {
+  v1::IdentityState s = SampleIdentity();
+  s.mutable_namespaces(0)->mutable_bindings(0)->set_gone(true);
+  EXPECT_THAT(Lines(FormatIdentityText(s)),
+              Contains(absl::StrCat("  team-a: bound by TerraformCluster/c1 (infra.example/v1, "
+                                    "uid ",
+                                    kOwnerUid1, ") (gone)")));
+}
+
 TEST(IdentityPrinterTest, AMirrorOfAnOlderSourceIsStale) {
   v1::IdentityState s = SampleIdentity();
   s.mutable_source()->set_source_fingerprint("hmac-sha256:5d0c8e1f2a3b4c6d:" +

@@ -329,6 +329,12 @@ TEST_F(ConnectionIntegrationTest, AnIdentityMirrorsIntoARegisteredCluster) {
     grpc::Status status = identities->CreateIdentity(&context, request, &response);
     ASSERT_TRUE(status.ok()) << status.error_message();
   }
+  // The bound object lives in the registered cluster, beside the mirror that references it.
+  ASSERT_OK_AND_ASSIGN(
+      nlohmann::json consumer,
+      edge_client_->Create(
+          kubebridge::ResourceRef{"", "v1", "configmaps", "team-a", ""},
+          {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "consumer"}}}}));
   {
     grpc::ClientContext context;
     context.AddMetadata("credledger-actor", "alice");
@@ -340,7 +346,7 @@ TEST_F(ConnectionIntegrationTest, AnIdentityMirrorsIntoARegisteredCluster) {
     owner.set_api_version("v1");
     owner.set_kind("ConfigMap");
     owner.set_name("consumer");
-    owner.set_uid("7c2f5e30-ad4f-4081-9c9d-3e4f5a6b7c81");
+    owner.set_uid(kubebridge::StringAt(consumer, {"metadata", "uid"}));
     v1::IdentityChangeResponse response;
     grpc::Status status = identities->BindIdentity(&context, request, &response);
     ASSERT_TRUE(status.ok()) << status.error_message();

@@ -62,6 +62,7 @@
 #include "test/integration/crash_workload_client.h"
 #include "test/integration/fault_point_list.h"
 #include "test/integration/live_processes.h"
+#include "test/support/bound_jobs.h"
 #include "test/support/rbac_objects.h"
 #include "test/support/status_matchers.h"
 
@@ -358,17 +359,15 @@ class CrashWorkloadTest : public LiveProcessTest {
       const grpc::Status status = stub->CreateIdentity(&context, request, &response);
       ASSERT_TRUE(status.ok()) << status.error_message();
     }
+    absl::StatusOr<v1::OwnerReference> job = CreateJob(*admin_, kMirrorNamespace, "plan");
+    ASSERT_OK(job.status());
     grpc::ClientContext context;
     Prepare(context, kIdentityActor);
     v1::BindIdentityRequest request;
     request.set_request_id("identity-bind");
     request.set_identity(kIdentity);
     request.set_namespace_(kMirrorNamespace);
-    v1::OwnerReference& owner = *request.mutable_owner();
-    owner.set_api_version("batch/v1");
-    owner.set_kind("Job");
-    owner.set_name("plan");
-    owner.set_uid("6f0c2a8e-5d1b-4c3a-9e7f-0a1b2c3d4e5f");
+    *request.mutable_owner() = *job;
     v1::IdentityChangeResponse response;
     const grpc::Status status = stub->BindIdentity(&context, request, &response);
     ASSERT_TRUE(status.ok()) << status.error_message();

@@ -15,6 +15,7 @@
 #include "kubebridge/credentials/agent_objects.h"
 #include "projections/mirror_naming.h"
 #include "test/integration/live_processes.h"
+#include "test/support/bound_jobs.h"
 #include "test/support/rbac_objects.h"
 #include "test/support/status_matchers.h"
 
@@ -53,17 +54,19 @@ class MirrorProcessTest : public LiveProcessTest {
                   .status());
   }
 
-  // Creates identity aws on demo/aws-keys, allowed in team-a, and binds a Job there.
+  // Creates identity aws on demo/aws-keys, allowed in team-a, and binds a Job there (created
+  // first: the mirror references it by its uid).
   void CreateAndBindIdentity() {
+    absl::StatusOr<v1::OwnerReference> job = CreateJob(*admin_, "team-a", "plan");
+    ASSERT_OK(job.status());
     EXPECT_EQ(Cli({"identity", "create", "aws", "--secret", "demo/aws-keys", "--allow-namespace",
                    "team-a", "--as", "alice"})
                   .exit_code,
               0);
-    EXPECT_EQ(
-        Cli({"identity", "bind", "aws", "--namespace", "team-a", "--owner", "batch/v1/Job/plan",
-             "--owner-uid", "6f0c2a8e-5d1b-4c3a-9e7f-0a1b2c3d4e5f", "--as", "alice"})
-            .exit_code,
-        0);
+    EXPECT_EQ(Cli({"identity", "bind", "aws", "--namespace", "team-a", "--owner",
+                   "batch/v1/Job/plan", "--owner-uid", job->uid(), "--as", "alice"})
+                  .exit_code,
+              0);
   }
 
   // Follows the mirror Secret in `ns` until it holds source hash `hash` (a list, then a

@@ -4,8 +4,9 @@
 // RBAC; a real credledger Server runs as the manifest's ServiceAccount (a kubeconfig holding
 // that ServiceAccount's token) through every workflow that touches the cluster: a Target
 // registered, rotated, confirmed, revoked and deleted; an identity whose source Secret is
-// mirrored into a namespace after an access review (while the namespace list fails, so that a
-// namespace is read directly, as before the first list arrives); a registered cluster whose
+// mirrored into a namespace, beside the Job bound there, after an access review (while the
+// namespace list fails, so that a namespace is read directly, as before the first list
+// arrives); a registered cluster whose
 // references name a ConfigMap and a Secret; a call made with a ServiceAccount token. The API
 // server's request recorder then shows every
 // right credledger's identity used; the rights of the Role credledger hands to the agent count
@@ -43,6 +44,7 @@
 #include "test/kubeapi/api_server.h"
 #include "test/kubeapi/kubeconfig.h"
 #include "test/kubeapi/request_recorder.h"
+#include "test/support/bound_jobs.h"
 #include "test/support/rbac_objects.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
@@ -291,10 +293,9 @@ class RbacManifestTest : public ::testing::Test {
     bind.set_request_id(NextRequestId());
     bind.set_identity(kIdentity);
     bind.set_namespace_(kMirrorNs);
-    bind.mutable_owner()->set_api_version("batch/v1");
-    bind.mutable_owner()->set_kind("Job");
-    bind.mutable_owner()->set_name("plan");
-    bind.mutable_owner()->set_uid("7c2f5e30-ad4f-4081-9c9d-3e4f5a6b7c81");
+    // A Job the bridge reads (by uid) before it writes the mirror that references it.
+    ASSERT_OK_AND_ASSIGN(v1::OwnerReference job, testing::CreateJob(*admin_, kMirrorNs, "plan"));
+    *bind.mutable_owner() = job;
     status = identities->BindIdentity(Context(), bind, &changed);
     ASSERT_TRUE(status.ok()) << status.error_message();
     Await(

@@ -213,6 +213,25 @@ std::vector<SummaryCase> Cases() {
     e.mutable_mirror_deleted()->set_reason(v1::MIRROR_DELETION_REASON_UNBOUND);
   }
   {
+    Event& e = add("DeletedBoundObjectsGone",
+                   "mirror captf-creds-aws deleted from team-b (every bound object gone)");
+    e.mutable_mirror_deleted()->set_namespace_("team-b");
+    e.mutable_mirror_deleted()->mutable_secret()->set_name("captf-creds-aws");
+    e.mutable_mirror_deleted()->set_reason(v1::MIRROR_DELETION_REASON_BOUND_OBJECTS_GONE);
+  }
+  {
+    Event& e = add("BoundObjectGone",
+                   "Job plan (batch/v1, uid 6f0c2a8e-5d1b-4c3a-9e7f-0a1b2c3d4e5f) bound in "
+                   "namespace team-b is gone (another object holds its name)");
+    e.mutable_bound_object_gone()->set_namespace_("team-b");
+    v1::OwnerReference* owner = e.mutable_bound_object_gone()->mutable_owner();
+    owner->set_api_version("batch/v1");
+    owner->set_kind("Job");
+    owner->set_name("plan");
+    owner->set_uid("6f0c2a8e-5d1b-4c3a-9e7f-0a1b2c3d4e5f");
+    e.mutable_bound_object_gone()->set_absence(v1::BOUND_OBJECT_ABSENCE_OTHER_UID);
+  }
+  {
     Event& e =
         add("DeletedExternally", "mirror captf-creds-aws in team-b deleted outside credledger");
     e.mutable_mirror_deleted_externally()->set_namespace_("team-b");

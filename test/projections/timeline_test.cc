@@ -440,15 +440,21 @@ TEST(TimelineBuilderTest, AnIdentitysEntriesNameTheRegisteredClusterItsMirrorsAr
   deleted.mutable_mirror_deleted()->set_namespace_("team-a");
   deleted.mutable_mirror_deleted()->mutable_secret()->set_name("captf-creds-cloud");
   deleted.mutable_mirror_deleted()->set_reason(v1::MIRROR_DELETION_REASON_UNBOUND);
+  v1::Event gone;
+  gone.mutable_bound_object_gone()->set_namespace_("team-a");
+  gone.mutable_bound_object_gone()->mutable_owner()->set_api_version("v1");
+  gone.mutable_bound_object_gone()->mutable_owner()->set_kind("ConfigMap");
+  gone.mutable_bound_object_gone()->mutable_owner()->set_name("consumer");
+  gone.mutable_bound_object_gone()->mutable_owner()->set_uid("u1");
+  gone.mutable_bound_object_gone()->set_absence(v1::BOUND_OBJECT_ABSENCE_NOT_FOUND);
   // Back home: the same mirror event names no cluster.
   v1::Event moved_home;
   *moved_home.mutable_identity_updated()->mutable_spec() = spec;
   moved_home.mutable_identity_updated()->mutable_spec()->clear_cluster();
 
-  const std::vector<std::string> summaries =
-      IdentitySummaries({created, written, write_failed, unreachable, deleted, moved_home,
-                         written});
-  ASSERT_EQ(summaries.size(), 7u);
+  const std::vector<std::string> summaries = IdentitySummaries(
+      {created, written, write_failed, unreachable, deleted, gone, moved_home, written});
+  ASSERT_EQ(summaries.size(), 8u);
   // The spec names the cluster in its own words; the entry gets no prefix.
   EXPECT_THAT(summaries[0], ::testing::AllOf(::testing::StartsWith("identity cloud created: "),
                                              ::testing::HasSubstr("mirrors in cluster edge-1")));
@@ -464,7 +470,11 @@ TEST(TimelineBuilderTest, AnIdentitysEntriesNameTheRegisteredClusterItsMirrorsAr
   EXPECT_EQ(summaries[4],
             "in cluster edge-1: mirror captf-creds-cloud deleted from team-a (last binding "
             "removed)");
-  EXPECT_EQ(summaries[6],
+  // The bound object lived in the cluster of the mirrors.
+  EXPECT_EQ(summaries[5],
+            "in cluster edge-1: ConfigMap consumer (v1, uid u1) bound in namespace team-a is gone "
+            "(not found)");
+  EXPECT_EQ(summaries[7],
             "mirror captf-creds-cloud written in team-a (created, source 0123456789ab, 0 owner "
             "references)");
 }

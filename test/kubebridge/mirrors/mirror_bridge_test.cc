@@ -222,14 +222,14 @@ TEST_F(MirrorBridgeTest, AMirrorDeletedAgainAndAgainIsReCreatedAfterAGrowingHold
     ASSERT_OK(client_->Delete(SecretResource("team-a", kMirror)));  // the collector
     ASSERT_TRUE(Eventually([&] {
       return count(&v1::Event::has_mirror_deleted_externally) == i + 1 && WorkerAwaitsARetry();
-    })) << "deletion " << i;
+    })) << "deletion "
+        << i;
     // Just before the hold ends nothing is written.
     clock_.Advance(hold - absl::Milliseconds(1));
     ASSERT_TRUE(bridge_->WaitIdle(absl::Seconds(20)));
     EXPECT_FALSE(mirror_exists()) << "deletion " << i;
     clock_.Advance(absl::Milliseconds(1));
-    ASSERT_TRUE(Eventually([&] { return TeamAMirrored() && mirror_exists(); }))
-        << "deletion " << i;
+    ASSERT_TRUE(Eventually([&] { return TeamAMirrored() && mirror_exists(); })) << "deletion " << i;
     ASSERT_TRUE(bridge_->WaitIdle(absl::Seconds(20)));
   }
   EXPECT_EQ(count(&v1::Event::has_mirror_deleted_externally), 4);

@@ -348,8 +348,7 @@ TEST_F(PlanMirrorsTest, OurMirrorWithoutBindingsIsDeletedAsUnbound) {
 
 TEST_F(PlanMirrorsTest, OurMirrorInANamespaceTheStateDoesNotKnowIsDeletedButForeignOnesAreNot) {
   std::vector<MirrorAction> plan =
-      PlanMirrors(state_, {{"x", Live("x", "m9", "h1", {})}, {"y", Foreign("y")}}, source_,
-                  {});
+      PlanMirrors(state_, {{"x", Live("x", "m9", "h1", {})}, {"y", Foreign("y")}}, source_, {});
   ASSERT_EQ(plan.size(), 2u);
   EXPECT_EQ(plan[0].namespace_name, "x");
   EXPECT_EQ(plan[0].kind, Kind::kDelete);

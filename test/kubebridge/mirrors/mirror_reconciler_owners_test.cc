@@ -105,9 +105,9 @@ TEST_F(MirrorOwnersTest, BindingTheUidOfAnObjectThatIsGoneWritesNoMirror) {
   EXPECT_THAT(Mirror("team-b"), StatusIs(absl::StatusCode::kNotFound));
   std::vector<v1::BoundObjectAbsence> absences;
   for (const v1::BoundObjectGone& g : GoneEvents()) absences.push_back(g.absence());
-  EXPECT_THAT(absences,
-              ElementsAre(v1::BOUND_OBJECT_ABSENCE_NOT_FOUND, v1::BOUND_OBJECT_ABSENCE_KIND_NOT_SERVED,
-                          v1::BOUND_OBJECT_ABSENCE_NOT_FOUND));
+  EXPECT_THAT(absences, ElementsAre(v1::BOUND_OBJECT_ABSENCE_NOT_FOUND,
+                                    v1::BOUND_OBJECT_ABSENCE_KIND_NOT_SERVED,
+                                    v1::BOUND_OBJECT_ABSENCE_NOT_FOUND));
   const v1::Condition& mirrored = Entry("team-a")->credentials_mirrored();
   EXPECT_EQ(mirrored.status(), "False");
   EXPECT_EQ(mirrored.reason(), projections::kReasonBoundObjectGone);
@@ -136,8 +136,7 @@ TEST_F(MirrorOwnersTest, AMirrorWhoseBoundObjectsAreAllGoneIsDeletedAndNotRecrea
   const v1::Event deleted = log_.events().back();
   EXPECT_EQ(deleted.mirror_deleted().namespace_(), "team-a") << deleted.DebugString();
   EXPECT_EQ(deleted.mirror_deleted().reason(), v1::MIRROR_DELETION_REASON_BOUND_OBJECTS_GONE);
-  EXPECT_EQ(Entry("team-a")->credentials_mirrored().reason(),
-            projections::kReasonBoundObjectGone);
+  EXPECT_EQ(Entry("team-a")->credentials_mirrored().reason(), projections::kReasonBoundObjectGone);
 
   const size_t events = log_.events().size();
   ASSERT_OK_AND_ASSIGN(MirrorReconcileResult after, Pass());
@@ -167,18 +166,18 @@ TEST_F(MirrorOwnersTest, SteadyStateReadsNoOwner) {
 TEST_F(MirrorOwnersTest, AnOwnerTheBridgeMayNotReadFailsTheWriteNamingTheMissingRight) {
   // The mirrors' cluster is reached as a ServiceAccount that may handle Secrets and read
   // namespaces, but not read TerraformClusters.
-  ASSERT_OK(client_->Create(ServiceAccountResource("ops"), {{"apiVersion", "v1"},
-                                                            {"kind", "ServiceAccount"},
-                                                            {"metadata", {{"name", "bridge"}}}}));
-  const std::string rbac = "rbac.authorization.k8s.io";
   ASSERT_OK(client_->Create(
-      {rbac, "v1", "clusterroles", "", ""},
-      {{"apiVersion", "rbac.authorization.k8s.io/v1"},
-       {"kind", "ClusterRole"},
-       {"metadata", {{"name", "mirrors"}}},
-       {"rules", {{{"apiGroups", {""}},
-                   {"resources", {"secrets"}},
-                   {"verbs", {"get", "list", "create", "update", "delete"}}}}}}));
+      ServiceAccountResource("ops"),
+      {{"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", {{"name", "bridge"}}}}));
+  const std::string rbac = "rbac.authorization.k8s.io";
+  ASSERT_OK(client_->Create({rbac, "v1", "clusterroles", "", ""},
+                            {{"apiVersion", "rbac.authorization.k8s.io/v1"},
+                             {"kind", "ClusterRole"},
+                             {"metadata", {{"name", "mirrors"}}},
+                             {"rules",
+                              {{{"apiGroups", {""}},
+                                {"resources", {"secrets"}},
+                                {"verbs", {"get", "list", "create", "update", "delete"}}}}}}));
   ASSERT_OK(client_->Create(
       {rbac, "v1", "clusterrolebindings", "", ""},
       {{"apiVersion", "rbac.authorization.k8s.io/v1"},
@@ -186,12 +185,11 @@ TEST_F(MirrorOwnersTest, AnOwnerTheBridgeMayNotReadFailsTheWriteNamingTheMissing
        {"metadata", {{"name", "mirrors"}}},
        {"roleRef", {{"apiGroup", rbac}, {"kind", "ClusterRole"}, {"name", "mirrors"}}},
        {"subjects", {{{"kind", "ServiceAccount"}, {"name", "bridge"}, {"namespace", "ops"}}}}}));
-  ASSERT_OK_AND_ASSIGN(
-      nlohmann::json issued,
-      client_->CreateSubresource(ServiceAccountResource("ops", "bridge"), "token",
-                                 {{"apiVersion", "authentication.k8s.io/v1"},
-                                  {"kind", "TokenRequest"},
-                                  {"spec", {{"expirationSeconds", 3600}}}}));
+  ASSERT_OK_AND_ASSIGN(nlohmann::json issued,
+                       client_->CreateSubresource(ServiceAccountResource("ops", "bridge"), "token",
+                                                  {{"apiVersion", "authentication.k8s.io/v1"},
+                                                   {"kind", "TokenRequest"},
+                                                   {"spec", {{"expirationSeconds", 3600}}}}));
   ConnectionConfig limited = config_;
   limited.token = StringAt(issued, {"status", "token"});
   limited.token_file.clear();
@@ -230,8 +228,7 @@ TEST_F(MirrorOwnersTest, AHeldBackNamespaceRecordsItsMirrorGoneAndWritesNothing)
   EXPECT_TRUE(log_.events().back().has_mirror_deleted_externally());
 
   pacer.held.clear();
-  ASSERT_OK_AND_ASSIGN(MirrorReconcileResult released,
-                       reconciler.Reconcile(log_.state(), nullptr));
+  ASSERT_OK_AND_ASSIGN(MirrorReconcileResult released, reconciler.Reconcile(log_.state(), nullptr));
   EXPECT_THAT(pacer.told, ElementsAre("team-a"));  // recorded gone once
   EXPECT_EQ(released.created, 1);
   EXPECT_OK(Mirror("team-a"));

@@ -50,9 +50,8 @@ inline nlohmann::json TerraformClusterCrd() {
              {{"plural", "terraformclusters"},
               {"singular", "terraformcluster"},
               {"kind", kTestOwnerKind}}},
-            {"versions", nlohmann::json::array({{{"name", "v1beta1"},
-                                                 {"served", true},
-                                                 {"storage", true}}})}}}};
+            {"versions", nlohmann::json::array(
+                             {{{"name", "v1beta1"}, {"served", true}, {"storage", true}}})}}}};
 }
 
 // The collection of TerraformClusters in `ns` (or the object `name` there).
@@ -65,8 +64,9 @@ inline ResourceRef TerraformClusters(const std::string& ns, const std::string& n
 inline absl::StatusOr<v1::OwnerReference> CreateOwner(KubeClient& client, const std::string& ns,
                                                       const std::string& name) {
   absl::Status crd =
-      client.Create({"apiextensions.k8s.io", "v1", "customresourcedefinitions", "", ""},
-                    TerraformClusterCrd())
+      client
+          .Create({"apiextensions.k8s.io", "v1", "customresourcedefinitions", "", ""},
+                  TerraformClusterCrd())
           .status();
   if (!crd.ok() && !absl::IsAlreadyExists(crd)) return crd;
   absl::StatusOr<nlohmann::json> created =

@@ -66,28 +66,32 @@ TEST_F(OwnerCheckTest, AnObjectOfTheSameNameWithAnotherUidIsAnotherObject) {
 }
 
 TEST_F(OwnerCheckTest, CoreAndBuiltInKindsResolveThroughDiscovery) {
-  ASSERT_OK_AND_ASSIGN(nlohmann::json job,
-                       client_->Create({"batch", "v1", "jobs", "team-a", ""},
-                                       {{"apiVersion", "batch/v1"},
-                                        {"kind", "Job"},
-                                        {"metadata", {{"name", "plan"}}}}));
-  EXPECT_EQ(Ok(Check("team-a", Ref("batch/v1", "Job", "plan", StringAt(job, {"metadata", "uid"})))), Absence());
+  ASSERT_OK_AND_ASSIGN(nlohmann::json job, client_->Create({"batch", "v1", "jobs", "team-a", ""},
+                                                           {{"apiVersion", "batch/v1"},
+                                                            {"kind", "Job"},
+                                                            {"metadata", {{"name", "plan"}}}}));
+  EXPECT_EQ(Ok(Check("team-a", Ref("batch/v1", "Job", "plan", StringAt(job, {"metadata", "uid"})))),
+            Absence());
   ASSERT_OK_AND_ASSIGN(nlohmann::json cm, client_->Create(Core("configmaps", "", "team-a"),
                                                           ConfigMap("settings", "app")));
-  EXPECT_EQ(Ok(
-      Check("team-a", Ref("v1", "ConfigMap", "settings", StringAt(cm, {"metadata", "uid"})))), Absence());
+  EXPECT_EQ(
+      Ok(Check("team-a", Ref("v1", "ConfigMap", "settings", StringAt(cm, {"metadata", "uid"})))),
+      Absence());
 }
 
 TEST_F(OwnerCheckTest, AClusterScopedOwnerIsReadByNameAlone) {
   ASSERT_OK_AND_ASSIGN(nlohmann::json ns, client_->Get(Core("namespaces", "team-b", "")));
-  EXPECT_EQ(Ok(
-      Check("team-a", Ref("v1", "Namespace", "team-b", StringAt(ns, {"metadata", "uid"})))), Absence());
+  EXPECT_EQ(
+      Ok(Check("team-a", Ref("v1", "Namespace", "team-b", StringAt(ns, {"metadata", "uid"})))),
+      Absence());
 }
 
 TEST_F(OwnerCheckTest, AKindOrGroupVersionTheServerDoesNotServeIsGone) {
   // No CRD for TerraformClusters: the group-version is not served at all.
-  EXPECT_EQ(Ok(Check("team-a", Owner("c1", "u1"))), Absence(v1::BOUND_OBJECT_ABSENCE_KIND_NOT_SERVED));
-  EXPECT_EQ(Ok(Check("team-a", Ref("batch/v1", "CronTab", "x", "u2"))), Absence(v1::BOUND_OBJECT_ABSENCE_KIND_NOT_SERVED));
+  EXPECT_EQ(Ok(Check("team-a", Owner("c1", "u1"))),
+            Absence(v1::BOUND_OBJECT_ABSENCE_KIND_NOT_SERVED));
+  EXPECT_EQ(Ok(Check("team-a", Ref("batch/v1", "CronTab", "x", "u2"))),
+            Absence(v1::BOUND_OBJECT_ABSENCE_KIND_NOT_SERVED));
 }
 
 TEST_F(OwnerCheckTest, DiscoveryIsReadOncePerGroupVersion) {
@@ -111,10 +115,9 @@ TEST_F(OwnerCheckTest, DiscoveryIsReadOncePerGroupVersion) {
 TEST_F(OwnerCheckTest, AnOwnerTheBridgeMayNotReadFailsNamingItAndTheMissingRight) {
   ASSERT_OK_AND_ASSIGN(v1::OwnerReference c1, CreateOwner(*client_, "team-a", "c1"));
   // A ServiceAccount with no rights at all: discovery only.
-  ASSERT_OK(client_->Create(ServiceAccountResource("team-a"),
-                            {{"apiVersion", "v1"},
-                             {"kind", "ServiceAccount"},
-                             {"metadata", {{"name", "bridge"}}}}));
+  ASSERT_OK(client_->Create(
+      ServiceAccountResource("team-a"),
+      {{"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", {{"name", "bridge"}}}}));
   ASSERT_OK_AND_ASSIGN(
       nlohmann::json issued,
       client_->CreateSubresource(ServiceAccountResource("team-a", "bridge"), "token",
@@ -132,7 +135,9 @@ TEST_F(OwnerCheckTest, AnOwnerTheBridgeMayNotReadFailsNamingItAndTheMissingRight
     EXPECT_THAT(denied, StatusIs(absl::StatusCode::kPermissionDenied));
     EXPECT_THAT(denied.status().message(),
                 HasSubstr("bound object TerraformCluster \"c1\" (infrastructure.cluster.x-k8s.io/"
-                          "v1beta1, uid " + c1.uid() + ") in namespace team-a could not be read: "
+                          "v1beta1, uid " +
+                          c1.uid() +
+                          ") in namespace team-a could not be read: "
                           "credledger needs `get` on terraformclusters."
                           "infrastructure.cluster.x-k8s.io"));
     // A registered cluster's words stay out: only the code and reason are kept.

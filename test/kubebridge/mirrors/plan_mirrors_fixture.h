@@ -16,8 +16,7 @@
 namespace credledger::kubebridge {
 
 // The source's data (key -> base64) of the fixture.
-inline const nlohmann::json kPlanSourceData = {{"password", "aHVudGVyMg=="},
-                                               {"user", "YWRtaW4="}};
+inline const nlohmann::json kPlanSourceData = {{"password", "aHVudGVyMg=="}, {"user", "YWRtaW4="}};
 
 class PlanMirrorsFixture : public ::testing::Test {
  protected:
