@@ -190,9 +190,10 @@ void UpdateMirroredCondition(const v1::IdentityState& state, IdentityNamespaceSt
         c, kCredentialsMirroredCondition, "False", kReasonBoundObjectGone,
         absl::StrCat("every object bound in namespace ", ns.namespace_(),
                      " is gone: ", GoneOwnersWords(ns), "; ",
-                     ns.has_mirror() ? absl::StrCat("mirror ", mirror_name, " is to be removed")
-                                     : "it holds no mirror",
-                     " until an existing object is bound"),
+                     ns.has_mirror()
+                         ? absl::StrCat("mirror ", mirror_name, " is to be removed and")
+                         : "a mirror",
+                     " is not written again until an existing object is bound"),
         at);
   } else if (allowance.verdict == Allowance::Verdict::kNotAllowed) {
     SetCondition(

@@ -1,7 +1,7 @@
 // OwnerCheck: whether the objects bound to an identity still exist on the cluster that holds
 // its mirrors, checked by uid before a mirror is created or rewritten (docs/mirrors.md,
-// "Bindings" and "Kubernetes permissions"). A mirror must never carry an owner reference to
-// an object that does not exist: Kubernetes' garbage collector deletes such a mirror.
+// "Bound objects that are gone" and "Kubernetes permissions"). A mirror must never carry an owner
+// reference to an object that does not exist: Kubernetes' garbage collector deletes such a mirror.
 //
 // An owner {apiVersion, kind, name, uid} bound in namespace `ns` is resolved to a resource
 // with the API server's discovery (GET /api/<version> or /apis/<group>/<version>, one request
@@ -22,7 +22,6 @@
 #include "credledger/v1/identity.pb.h"
 #include "kubebridge/client/cancellation.h"
 #include "kubebridge/client/kube_client.h"
-#include "nlohmann/json.hpp"
 
 namespace credledger::kubebridge {
 

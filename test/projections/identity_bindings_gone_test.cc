@@ -61,12 +61,13 @@ TEST_F(IdentityBindingsGoneTest, EveryObjectGoneReportsBoundObjectGoneNamingEach
             "every object bound in namespace team-a is gone: TerraformCluster c1 "
             "(infrastructure.cluster.x-k8s.io/v1beta1, uid u1), TerraformCluster c2 "
             "(infrastructure.cluster.x-k8s.io/v1beta1, uid u2); mirror captf-creds-aws is to be "
-            "removed until an existing object is bound");
+            "removed and is not written again until an existing object is bound");
 
   Apply(MirrorDeleted("team-a", v1::MIRROR_DELETION_REASON_BOUND_OBJECTS_GONE));
   EXPECT_EQ(Of(Ns("team-a").credentials_mirrored()), "False/BoundObjectGone");
   EXPECT_THAT(Ns("team-a").credentials_mirrored().message(),
-              ::testing::EndsWith("; it holds no mirror until an existing object is bound"));
+              ::testing::EndsWith("; a mirror is not written again until an existing object is "
+                                  "bound"));
 }
 
 TEST_F(IdentityBindingsGoneTest, GoneComesBeforeNotAllowedAndAFailure) {
