@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "kubebridge/client/json_util.h"
 #include "kubebridge/client/kube_client.h"
 #include "kubebridge/client/kubeconfig.h"
 #include "test/kubeapi/api_server.h"
@@ -59,6 +60,27 @@ class ApiServerFixture : public ::testing::Test {
     absl::StatusOr<std::unique_ptr<KubeClient>> client = KubeClient::New(config, options);
     EXPECT_TRUE(client.ok()) << client.status();
     return client.ok() ? *std::move(client) : nullptr;
+  }
+
+  // A client acting as ServiceAccount `name` in `ns`, which is created here, with a token from
+  // a TokenRequest: it may do what the RBAC objects of the test grant the account. Null (and
+  // a test failure) when that fails.
+  std::unique_ptr<KubeClient> ServiceAccountClient(const std::string& ns, const std::string& name) {
+    const ResourceRef account = Core("serviceaccounts", name, ns);
+    EXPECT_OK(client_->Create(
+        account.WithName(""),
+        {{"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", {{"name", name}}}}));
+    absl::StatusOr<nlohmann::json> issued =
+        client_->CreateSubresource(account, "token",
+                                   {{"apiVersion", "authentication.k8s.io/v1"},
+                                    {"kind", "TokenRequest"},
+                                    {"spec", {{"expirationSeconds", 3600}}}});
+    EXPECT_OK(issued.status());
+    if (!issued.ok()) return nullptr;
+    ConnectionConfig config = config_;
+    config.token = StringAt(*issued, {"status", "token"});
+    config.token_file.clear();
+    return NewClient(config, ClientOptions());
   }
 
   static ResourceRef Core(const std::string& resource, const std::string& name = "",

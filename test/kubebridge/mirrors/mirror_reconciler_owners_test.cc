@@ -164,11 +164,8 @@ TEST_F(MirrorOwnersTest, SteadyStateReadsNoOwner) {
 }
 
 TEST_F(MirrorOwnersTest, AnOwnerTheBridgeMayNotReadFailsTheWriteNamingTheMissingRight) {
-  // The mirrors' cluster is reached as a ServiceAccount that may handle Secrets and read
-  // namespaces, but not read TerraformClusters.
-  ASSERT_OK(client_->Create(
-      ServiceAccountResource("ops"),
-      {{"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", {{"name", "bridge"}}}}));
+  // The mirrors' cluster is reached as a ServiceAccount that may handle Secrets but not read
+  // TerraformClusters.
   const std::string rbac = "rbac.authorization.k8s.io";
   ASSERT_OK(client_->Create({rbac, "v1", "clusterroles", "", ""},
                             {{"apiVersion", "rbac.authorization.k8s.io/v1"},
@@ -185,15 +182,7 @@ TEST_F(MirrorOwnersTest, AnOwnerTheBridgeMayNotReadFailsTheWriteNamingTheMissing
        {"metadata", {{"name", "mirrors"}}},
        {"roleRef", {{"apiGroup", rbac}, {"kind", "ClusterRole"}, {"name", "mirrors"}}},
        {"subjects", {{{"kind", "ServiceAccount"}, {"name", "bridge"}, {"namespace", "ops"}}}}}));
-  ASSERT_OK_AND_ASSIGN(nlohmann::json issued,
-                       client_->CreateSubresource(ServiceAccountResource("ops", "bridge"), "token",
-                                                  {{"apiVersion", "authentication.k8s.io/v1"},
-                                                   {"kind", "TokenRequest"},
-                                                   {"spec", {{"expirationSeconds", 3600}}}}));
-  ConnectionConfig limited = config_;
-  limited.token = StringAt(issued, {"status", "token"});
-  limited.token_file.clear();
-  std::unique_ptr<KubeClient> bridge = NewClient(limited, ClientOptions());
+  std::unique_ptr<KubeClient> bridge = ServiceAccountClient("ops", "bridge");
   ASSERT_NE(bridge, nullptr);
   const v1::OwnerReference c1 = Bind("team-a", "c1");
 

@@ -10,7 +10,6 @@
 #include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "kubebridge/client/json_util.h"
-#include "kubebridge/credentials/agent_objects.h"
 #include "test/kubebridge/api_server_fixture.h"
 #include "test/kubebridge/mirrors/mirror_test_objects.h"
 
@@ -115,19 +114,7 @@ TEST_F(OwnerCheckTest, DiscoveryIsReadOncePerGroupVersion) {
 TEST_F(OwnerCheckTest, AnOwnerTheBridgeMayNotReadFailsNamingItAndTheMissingRight) {
   ASSERT_OK_AND_ASSIGN(v1::OwnerReference c1, CreateOwner(*client_, "team-a", "c1"));
   // A ServiceAccount with no rights at all: discovery only.
-  ASSERT_OK(client_->Create(
-      ServiceAccountResource("team-a"),
-      {{"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", {{"name", "bridge"}}}}));
-  ASSERT_OK_AND_ASSIGN(
-      nlohmann::json issued,
-      client_->CreateSubresource(ServiceAccountResource("team-a", "bridge"), "token",
-                                 {{"apiVersion", "authentication.k8s.io/v1"},
-                                  {"kind", "TokenRequest"},
-                                  {"spec", {{"expirationSeconds", 3600}}}}));
-  ConnectionConfig limited = config_;
-  limited.token = StringAt(issued, {"status", "token"});
-  limited.token_file.clear();
-  std::unique_ptr<KubeClient> bridge = NewClient(limited, ClientOptions());
+  std::unique_ptr<KubeClient> bridge = ServiceAccountClient("team-a", "bridge");
   ASSERT_NE(bridge, nullptr);
   for (const bool server_free : {false, true}) {
     OwnerCheck check(*bridge, nullptr, server_free);
