@@ -64,10 +64,8 @@ elif [ -s var/credledger.db ] && [ ! -e var/witness.jsonl ]; then
 fi
 if [ -z "${KUBECONFIG:-}" ]; then
   rm -f var/kubeapi/port
-  # No garbage collection: the walkthroughs bind mirrors to Jobs that need not exist, which
-  # the collector would delete (docs/testing.md, "Garbage collection").
   "$apiserver" --state-dir var/kubeapi --port-file var/kubeapi/port \
-    --port "${KUBEAPI_PORT:-0}" --namespaces demo --garbage-collection-period=0 &
+    --port "${KUBEAPI_PORT:-0}" --namespaces demo &
   pids+=($!)
   wait_for_file var/kubeapi/port "the embedded Kubernetes API server"
   port="$(cat var/kubeapi/port)"

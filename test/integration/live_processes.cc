@@ -54,12 +54,10 @@ std::string FirstLine(const std::filesystem::path& path) {
 void LiveProcessTest::SetUp() {
   const std::filesystem::path state = dir_.path() / "kubeapi";
   const std::filesystem::path port_file = dir_.path() / "kubeapi.port";
-  // No garbage collection: the tests bind mirrors to Jobs that do not exist, which the
-  // collector would delete (docs/testing.md, "Garbage collection").
   ASSERT_OK_AND_ASSIGN(
       apiserver_, Subprocess::Start(
                       {kApiServer, "--state-dir", state.string(), "--port-file", port_file.string(),
-                       "--namespaces", kLiveNamespace, "--garbage-collection-period=0"},
+                       "--namespaces", kLiveNamespace},
                       kCleanEnv));
   ASSERT_OK(apiserver_->WaitForLine("listening on", absl::Now() + kLiveWait));
   const std::string port = FirstLine(port_file);
