@@ -42,9 +42,15 @@ v1::TargetReportSpec Report(absl::Time at) {
 }
 
 TEST(ClockSkewWordsTest, TheOffsetIsWholeSecondsAndTheMessageNamesItTheTimesAndTheFix) {
-  const Event detected =
-      ClockSkewDetected(kT0 + absl::Minutes(11), kT0 + absl::Minutes(1) + absl::Milliseconds(250));
-  EXPECT_EQ(ClockSkewOffset(detected.report_clock_skew_detected()),
+  // The server's clock has fractions of a second; the offset is rounded to the nearest
+  // second and both times are printed in whole seconds.
+  const Event late =
+      ClockSkewDetected(kT0 + absl::Minutes(11), kT0 + absl::Minutes(1) + absl::Milliseconds(300));
+  EXPECT_EQ(ClockSkewOffset(late.report_clock_skew_detected()), absl::Minutes(10));
+  EXPECT_EQ(ClockSkewMessage(late.report_clock_skew_detected()), kSkewMessage);
+  const Event early =
+      ClockSkewDetected(kT0 + absl::Minutes(11), kT0 + absl::Minutes(1) + absl::Milliseconds(600));
+  EXPECT_EQ(ClockSkewOffset(early.report_clock_skew_detected()),
             absl::Minutes(9) + absl::Seconds(59));
   const Event exact = ClockSkewDetected(kT0 + absl::Minutes(11), kT0 + absl::Minutes(1));
   EXPECT_EQ(ClockSkewOffset(exact.report_clock_skew_detected()), absl::Minutes(10));
