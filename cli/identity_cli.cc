@@ -84,8 +84,7 @@ absl::Status ParseAllowed(const YAML::Node& node, v1::IdentitySpec& spec) {
   // Present but empty stays present: the server explains `{}`.
   v1::AllowedNamespaces& allowed = *spec.mutable_allowed_namespaces();
   RETURN_IF_ERROR(YamlCheckKeys(node, kPath, {"list", "selector"}));
-  ASSIGN_OR_RETURN(std::vector<std::string> list,
-                   Strings(node["list"], YamlChild(kPath, "list")));
+  ASSIGN_OR_RETURN(std::vector<std::string> list, Strings(node["list"], YamlChild(kPath, "list")));
   for (std::string& ns : list) allowed.add_list(std::move(ns));
   if (const YAML::Node selector = node["selector"]; YamlPresent(selector)) {
     RETURN_IF_ERROR(
@@ -209,14 +208,17 @@ class BindingCommand final : public IdentityMutation<Request> {
     flags.Add("namespace", &namespace_, "namespace of the object (required)");
     flags.Add("owner", &owner_, kOwnerHelp);
     flags.Add("owner-uid", &owner_uid_,
-              uid_required_ ? "uid of the object (required)"
-                            : "uid of the object; when given it must be the bound one");
+              uid_required_ ? "metadata.uid of the object, a lowercase RFC 4122 UUID (required)"
+                            : "metadata.uid of the object; when given it must be the bound one");
   }
 
   int Prepare(const std::string& name, Request& request, std::ostream& err) override {
-    if (namespace_.empty() || owner_.empty() || (uid_required_ && owner_uid_.empty())) {
-      err << "error: --namespace, --owner" << (uid_required_ ? " and --owner-uid are" : " are")
-          << " required\n";
+    const char* missing = namespace_.empty()                    ? "--namespace"
+                          : owner_.empty()                      ? "--owner"
+                          : uid_required_ && owner_uid_.empty() ? "--owner-uid"
+                                                                : nullptr;
+    if (missing != nullptr) {
+      err << "error: " << missing << " is required\n";
       return kExitUsage;
     }
     absl::StatusOr<v1::OwnerReference> owner = ParseOwner(owner_);
@@ -323,8 +325,8 @@ class PodSpecCommand final : public Subcommand {
 };
 
 template <typename Request>
-std::function<std::unique_ptr<Subcommand>()> Spec(
-    typename IdentityMutation<Request>::Method method, std::string verb) {
+std::function<std::unique_ptr<Subcommand>()> Spec(typename IdentityMutation<Request>::Method method,
+                                                  std::string verb) {
   return [=] { return std::make_unique<SpecCommand<Request>>(method, verb); };
 }
 
@@ -376,8 +378,8 @@ absl::StatusOr<v1::IdentitySpec> SpecFromFlags(const IdentitySpecFlags& flags) {
         "--allow-all-namespaces and --match-label are exclusive: every namespace already "
         "matches");
   }
-  const bool some_allowed = !flags.allow_namespaces.empty() || flags.allow_all_namespaces ||
-                            !flags.match_labels.empty();
+  const bool some_allowed =
+      !flags.allow_namespaces.empty() || flags.allow_all_namespaces || !flags.match_labels.empty();
   if (flags.allow_no_namespaces) {
     if (some_allowed) {
       return absl::InvalidArgumentError(

@@ -84,7 +84,12 @@ void AddCliIdentityRows(std::vector<BadInputCliRow>& rows) {
                    1, {"INVALID_ARGUMENT: owner.uid: \"bad\" is not a lowercase RFC 4122 UUID"}));
   rows.push_back(CliClientRow(
       {"identity", "bind", "aws", "--owner", "v1/ConfigMap/settings", "--owner-uid", kCliUid}, 2,
-      {"--namespace, --owner and --owner-uid are required"}));
+      {"error: --namespace is required"}));
+  rows.push_back(CliClientRow(
+      {"identity", "bind", "aws", "--namespace", "team-a", "--owner", "v1/ConfigMap/settings"}, 2,
+      {"error: --owner-uid is required"}));
+  rows.push_back(CliClientRow({"identity", "unbind", "aws", "--namespace", "team-a"}, 2,
+                              {"error: --owner is required"}));
   rows.push_back(CliClientRow({"identity", "bind", "aws", "--namespace", "team-a", "--owner",
                                "apps/V1/Deployment/web", "--owner-uid", kCliUid},
                               1, {"INVALID_ARGUMENT: owner.api_version: "}));
