@@ -1,6 +1,6 @@
 #include "kubebridge/mirrors/recreation_damper.h"
 
-#include <algorithm>
+#include "kubebridge/client/backoff.h"
 
 namespace credledger::kubebridge {
 
@@ -14,11 +14,14 @@ std::set<std::string> RecreationDamper::HeldBack(
   for (const std::string& ns : deleted_externally) {
     Deletions& d = deletions_[{identity, ns}];
     if (d.count > 0 && now - d.last >= damping_.quiet) d.count = 0;
-    absl::Duration hold = damping_.initial;
-    for (int i = 0; i < d.count && hold < damping_.max; ++i) hold *= 2;
+    const BackoffPolicy doubling{.initial_delay = damping_.initial,
+                                 .multiplier = 2.0,
+                                 .max_delay = damping_.max,
+                                 .jitter = 0};
+    const absl::Duration hold = BackoffDelay(doubling, d.count, /*unit=*/0);
     ++d.count;
     d.last = now;
-    d.held_until = now + std::min(hold, damping_.max);
+    d.held_until = now + hold;
   }
   std::set<std::string> held;
   for (auto it = deletions_.lower_bound({identity, ""});
