@@ -119,8 +119,7 @@ std::string GoneOwnersWords(const IdentityNamespaceState& ns) {
   std::vector<std::string> words;
   for (const v1::IdentityBinding& b : ns.bindings()) {
     if (!b.gone()) continue;
-    words.push_back(absl::StrCat(b.owner().kind(), " ", b.owner().name(), " (",
-                                 b.owner().api_version(), ", uid ", b.owner().uid(), ")"));
+    words.push_back(OwnerWords(b.owner()));
   }
   return absl::StrJoin(words, ", ");
 }
@@ -190,9 +189,8 @@ void UpdateMirroredCondition(const v1::IdentityState& state, IdentityNamespaceSt
         c, kCredentialsMirroredCondition, "False", kReasonBoundObjectGone,
         absl::StrCat("every object bound in namespace ", ns.namespace_(),
                      " is gone: ", GoneOwnersWords(ns), "; ",
-                     ns.has_mirror()
-                         ? absl::StrCat("mirror ", mirror_name, " is to be removed and")
-                         : "a mirror",
+                     ns.has_mirror() ? absl::StrCat("mirror ", mirror_name, " is to be removed and")
+                                     : "a mirror",
                      " is not written again until an existing object is bound"),
         at);
   } else if (allowance.verdict == Allowance::Verdict::kNotAllowed) {
@@ -357,6 +355,11 @@ void EvolveIdentity(v1::IdentityState& state, const v1::Event& event, const Even
   if (IdentityNamespaceState* entry = FindMutable(state, ns)) {
     UpdateConditions(state, *entry, at.recorded_at);
   }
+}
+
+std::string OwnerWords(const v1::OwnerReference& owner) {
+  return absl::StrCat(owner.kind(), " ", owner.name(), " (", owner.api_version(), ", uid ",
+                      owner.uid(), ")");
 }
 
 bool BindingsAllGone(const v1::IdentityNamespaceState& ns) {

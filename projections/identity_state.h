@@ -52,6 +52,10 @@ std::string IdentityStream(absl::string_view name);
 // namespace with no binding and no mirror is dropped.
 void EvolveIdentity(v1::IdentityState& state, const v1::Event& event, const EventPosition& at);
 
+// A bound object in words, as conditions and summaries name it: "Job plan (batch/v1, uid
+// 6f0c...)".
+std::string OwnerWords(const v1::OwnerReference& owner);
+
 // True when `ns` has bindings and every one is marked gone (docs/mirrors.md, "Bindings"):
 // the namespace wants no mirror.
 bool BindingsAllGone(const v1::IdentityNamespaceState& ns);

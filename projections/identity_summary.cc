@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "projections/identity_state.h"
 #include "projections/mirror_naming.h"
 
 namespace credledger::projections {
@@ -55,9 +56,9 @@ std::string AllowedWords(const v1::IdentitySpec& spec) {
 }
 
 std::string SpecWords(const v1::IdentitySpec& spec) {
-  return absl::StrCat(SecretWords(spec.secret_ref()), ", ", AllowedWords(spec),
-                      spec.cluster().empty() ? ""
-                                             : absl::StrCat(", mirrors in cluster ", spec.cluster()));
+  return absl::StrCat(
+      SecretWords(spec.secret_ref()), ", ", AllowedWords(spec),
+      spec.cluster().empty() ? "" : absl::StrCat(", mirrors in cluster ", spec.cluster()));
 }
 
 std::string ReviewWords(const v1::AccessReview& review) {
@@ -67,11 +68,6 @@ std::string ReviewWords(const v1::AccessReview& review) {
   }
   return absl::StrCat("access review: ", who, review.allowed() ? " may" : " may not", " get ",
                       "Secret ", review.secret().namespace_(), "/", review.secret().name());
-}
-
-std::string OwnerWords(const v1::OwnerReference& owner) {
-  return absl::StrCat(owner.kind(), " ", owner.name(), " (", owner.api_version(), ", uid ",
-                      owner.uid(), ")");
 }
 
 std::string WriteKindWords(const v1::MirrorWritten& e) {
