@@ -1,9 +1,7 @@
 #include "test/support/ssh_git_server.h"
 
-#include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -13,9 +11,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "test/support/file_text.h"
+#include "test/support/free_port.h"
 
 namespace credledger::testing {
 namespace {
@@ -24,17 +23,7 @@ constexpr char kSshd[] = "/usr/sbin/sshd";
 constexpr char kSshKeygen[] = "/usr/bin/ssh-keygen";
 constexpr char kGit[] = "/usr/bin/git";
 constexpr int kLaunchAttempts = 5;
-
-// Runs a setup command; kInternal with its output when it fails.
-absl::Status RunOk(const std::vector<std::string>& argv) {
-  absl::StatusOr<RunResult> run = Run(argv, absl::Seconds(30));
-  if (!run.ok()) return run.status();
-  if (run->exit_code != 0) {
-    return absl::InternalError(absl::StrCat("`", absl::StrJoin(argv, " "), "` exited with ",
-                                            run->exit_code, ": ", run->err, run->out));
-  }
-  return absl::OkStatus();
-}
+constexpr absl::Duration kSetupTimeout = absl::Seconds(30);
 
 absl::StatusOr<std::string> ReadFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -44,37 +33,15 @@ absl::StatusOr<std::string> ReadFile(const std::filesystem::path& path) {
   return text.str();
 }
 
-absl::Status WriteFile(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return absl::InternalError(absl::StrCat("cannot write ", path.string()));
-  return absl::OkStatus();
-}
-
-// A loopback port that was free a moment ago (bind to port 0, read it, close).
-absl::StatusOr<int> PickFreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return absl::InternalError("socket() failed");
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
-                  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
-  close(fd);
-  if (!ok) return absl::InternalError("cannot bind a loopback port");
-  return static_cast<int>(ntohs(address.sin_port));
-}
-
 std::string CurrentUser() {
   const passwd* entry = getpwuid(geteuid());
   return entry != nullptr ? entry->pw_name : "root";
 }
 
 absl::Status GenerateKey(const std::filesystem::path& path, const std::string& passphrase) {
-  return RunOk({kSshKeygen, "-q", "-t", "ed25519", "-N", passphrase, "-C", "credledger-test",
-                "-f", path.string()});
+  return RunOk({kSshKeygen, "-q", "-t", "ed25519", "-N", passphrase, "-C", "credledger-test", "-f",
+                path.string()},
+               kSetupTimeout);
 }
 
 }  // namespace
@@ -82,9 +49,10 @@ absl::Status GenerateKey(const std::filesystem::path& path, const std::string& p
 absl::StatusOr<std::unique_ptr<SshGitServer>> SshGitServer::Start() {
   for (const char* tool : {kSshd, kSshKeygen, kGit}) {
     if (access(tool, X_OK) != 0) {
-      return absl::NotFoundError(absl::StrCat(
-          tool, " is not installed (packages openssh-server, openssh-client and git; "
-                "scripts/install-deps.sh installs them)"));
+      return absl::NotFoundError(
+          absl::StrCat(tool,
+                       " is not installed (packages openssh-server, openssh-client and git; "
+                       "scripts/install-deps.sh installs them)"));
     }
   }
   auto server = std::unique_ptr<SshGitServer>(new SshGitServer());
@@ -127,7 +95,7 @@ absl::Status SshGitServer::Prepare() {
   client_private_key_ = *client_key;
   encrypted_private_key_ = *encrypted_key;
   unauthorized_private_key_ = *other_key;
-  absl::Status written = WriteFile(dir / "authorized_keys", *client_pub + *encrypted_pub);
+  absl::Status written = WriteTextChecked(dir / "authorized_keys", *client_pub + *encrypted_pub);
   if (!written.ok()) return written;
 
   const std::string repo = (dir / "repo.git").string();
@@ -140,7 +108,7 @@ absl::Status SshGitServer::Prepare() {
       {kGit, "-C", work, "push", "-q", repo, "main:main"},
   };
   for (const auto& step : git_steps) {
-    if (absl::Status ran = RunOk(step); !ran.ok()) return ran;
+    if (absl::Status ran = RunOk(step, kSetupTimeout); !ran.ok()) return ran;
   }
   // sshd's privilege separation needs this directory when it runs as root.
   std::error_code ignored;
@@ -161,12 +129,12 @@ absl::Status SshGitServer::Launch() {
         "\nStrictModes no\nPermitRootLogin yes\nUsePAM no\nPasswordAuthentication no\n"
         "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\nLogLevel VERBOSE\n");
     const std::filesystem::path config_path = dir / "sshd_config";
-    if (absl::Status written = WriteFile(config_path, config); !written.ok()) return written;
+    if (absl::Status written = WriteTextChecked(config_path, config); !written.ok()) return written;
     // The shell only moves sshd's log (stderr) onto stdout, where WaitForLine reads it; exec
     // keeps the process id, so signals reach sshd itself.
     absl::StatusOr<std::unique_ptr<Subprocess>> sshd = Subprocess::Start(
-        {"/bin/sh", "-c", absl::StrCat("exec ", kSshd, " -D -e -f '", config_path.string(),
-                                       "' 2>&1")});
+        {"/bin/sh", "-c",
+         absl::StrCat("exec ", kSshd, " -D -e -f '", config_path.string(), "' 2>&1")});
     if (!sshd.ok()) return sshd.status();
     absl::StatusOr<std::string> listening =
         (*sshd)->WaitForLine("Server listening on", absl::Now() + absl::Seconds(20));

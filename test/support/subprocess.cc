@@ -13,6 +13,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 extern char** environ;
 
@@ -125,12 +126,12 @@ absl::StatusOr<std::string> Subprocess::WaitForLine(const std::string& needle,
       if (absl::StrContains(line, needle)) return line;
     }
     if (out_fd_ < 0) {
-      return absl::NotFoundError(absl::StrCat("stdout closed before \"", needle,
-                                              "\"; stderr: ", err_));
+      return absl::NotFoundError(
+          absl::StrCat("stdout closed before \"", needle, "\"; stderr: ", err_));
     }
     if (!ReadSome(deadline)) {
-      return absl::DeadlineExceededError(absl::StrCat("no line with \"", needle,
-                                                      "\" in time; stderr: ", err_));
+      return absl::DeadlineExceededError(
+          absl::StrCat("no line with \"", needle, "\" in time; stderr: ", err_));
     }
   }
 }
@@ -166,6 +167,16 @@ absl::StatusOr<RunResult> Run(const std::vector<std::string>& argv, absl::Durati
   absl::StatusOr<int> code = (*process)->Wait(absl::Now() + timeout);
   if (!code.ok()) return code.status();
   return RunResult{*code, (*process)->out(), (*process)->err()};
+}
+
+absl::Status RunOk(const std::vector<std::string>& argv, absl::Duration timeout) {
+  absl::StatusOr<RunResult> run = Run(argv, timeout);
+  if (!run.ok()) return run.status();
+  if (run->exit_code != 0) {
+    return absl::InternalError(absl::StrCat("`", absl::StrJoin(argv, " "), "` exited with ",
+                                            run->exit_code, ": ", run->err, run->out));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace credledger::testing

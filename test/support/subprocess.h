@@ -66,5 +66,9 @@ struct RunResult {
 absl::StatusOr<RunResult> Run(const std::vector<std::string>& argv, absl::Duration timeout,
                               const std::vector<std::string>& unset_env = {},
                               const std::vector<std::string>& extra_env = {});
+// Runs a command that must succeed (a setup step), like Run.
+// Errors: those of Run; kInternal with the command line, its exit code and its output when it
+// exits with anything but 0.
+absl::Status RunOk(const std::vector<std::string>& argv, absl::Duration timeout);
 
 }  // namespace credledger::testing
