@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev
   libgit2-dev git openssh-server openssh-client
+  postgresql-15 libpq-dev
   clang libclang-rt-14-dev
 )
 
