@@ -121,7 +121,7 @@ TEST_F(PostgresServerTest, ListensOnLoopbackTcpAtItsPort) {
                          " user=postgres dbname=db1"));
 }
 
-TEST_F(PostgresServerTest, ClusterBelongsToPostgresWhenRunAsRoot) {
+TEST_F(PostgresServerTest, ClusterBelongsToPostgresAsRootAndElseToTheTestUser) {
   struct stat data {};
   ASSERT_EQ(stat(server_->data_dir().c_str(), &data), 0);
   uid_t expected = geteuid();
