@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "common/fault_points.h"
 
 namespace credledger::store {
@@ -44,6 +45,29 @@ absl::Status EventStore::SaveCheckpoint(v1::Checkpoint checkpoint) {
   absl::Status saved = Execute([&](WriteTransaction& tx) { return tx.PutCheckpoint(checkpoint); });
   if (saved.ok()) common::FaultPoint("store.after_checkpoint_write");
   return saved;
+}
+
+absl::Status ValidateAppendRequest(const AppendRequest& request) {
+  if (request.request_id.empty()) {
+    return absl::InvalidArgumentError("request_id: must not be empty");
+  }
+  bool any = false;
+  for (const StreamAppend& s : request.streams) {
+    if (s.stream.empty()) return absl::InvalidArgumentError("stream: must not be empty");
+    for (const NewEvent& e : s.events) {
+      if (e.type.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("stream \"", s.stream, "\": event type must not be empty"));
+      }
+      if (e.schema_version < 1) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("stream \"", s.stream, "\": event schema_version must be >= 1"));
+      }
+      any = true;
+    }
+  }
+  if (!any) return absl::InvalidArgumentError("append: a request needs at least one event");
+  return absl::OkStatus();
 }
 
 }  // namespace credledger::store

@@ -15,12 +15,12 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "credledger/v1/audit.pb.h"
 
@@ -163,6 +163,11 @@ class WriteTransaction {
   virtual absl::Status PutCheckpoint(const v1::Checkpoint& checkpoint) = 0;
 };
 
+// The checks every store makes of an append before anything else: kInvalidArgument naming
+// the field for an empty request id, stream or event type, a schema_version below 1, or a
+// request without events.
+absl::Status ValidateAppendRequest(const AppendRequest& request);
+
 // A unit of work for the single writer. Returning an error rolls back everything the command
 // wrote (its SAVEPOINT) and leaves the rest of the batch untouched.
 using Command = absl::AnyInvocable<absl::Status(WriteTransaction&)>;
@@ -220,8 +225,7 @@ class EventStore {
   // (> 0). One short read transaction per call, like ReadAll.
   // Errors: kInvalidArgument when limit <= 0 or both stream and stream_prefix are set.
   virtual absl::StatusOr<std::vector<RecordedEvent>> ReadFiltered(const EventFilter& filter,
-                                                                  int64_t after_seq,
-                                                                  int limit) = 0;
+                                                                  int64_t after_seq, int limit) = 0;
 
   // Writes `checkpoint` through the single writer. Errors as PutCheckpoint and Execute.
   absl::Status SaveCheckpoint(v1::Checkpoint checkpoint);

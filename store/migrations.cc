@@ -25,19 +25,14 @@ absl::StatusOr<int64_t> VersionOf(const EmbeddedMigration& m) {
   if (m.file_name.size() < 6 || m.file_name[4] != '_' ||
       !absl::SimpleAtoi(m.file_name.substr(0, 4), &version) || version <= 0 ||
       !absl::ascii_isdigit(m.file_name[0])) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "migration file \"", m.file_name, "\": name must be NNNN_description.sql"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("migration file \"", m.file_name, "\": name must be NNNN_description.sql"));
   }
   return version;
 }
 
-struct Applied {
-  std::string file_name;
-  std::string sha256;
-};
-
-absl::StatusOr<std::map<int64_t, Applied>> ReadApplied(Connection& db) {
-  std::map<int64_t, Applied> applied;
+absl::StatusOr<std::map<int64_t, AppliedMigration>> ReadApplied(Connection& db) {
+  std::map<int64_t, AppliedMigration> applied;
   ASSIGN_OR_RETURN(Statement stmt,
                    db.Prepare("SELECT version, file_name, sha256 FROM schema_migrations"));
   while (true) {
@@ -76,10 +71,14 @@ absl::StatusOr<int64_t> SchemaVersion(Connection& db) {
   return db.QueryInt("SELECT MAX(version) FROM schema_migrations", 0);
 }
 
-absl::Status ApplyMigrations(Connection& db, const std::vector<EmbeddedMigration>& migrations) {
-  RETURN_IF_ERROR(db.Exec(kCreateTable, "migration: create schema_migrations"));
-  ASSIGN_OR_RETURN(auto applied, ReadApplied(db));
+absl::StatusOr<int64_t> NewestVersion(const std::vector<EmbeddedMigration>& migrations) {
+  if (migrations.empty()) return 0;
+  return VersionOf(migrations.back());
+}
 
+absl::StatusOr<std::vector<PendingMigration>> PendingMigrations(
+    const std::map<int64_t, AppliedMigration>& applied,
+    const std::vector<EmbeddedMigration>& migrations) {
   int64_t newest_known = 0;
   for (const EmbeddedMigration& m : migrations) {
     ASSIGN_OR_RETURN(int64_t version, VersionOf(m));
@@ -95,21 +94,30 @@ absl::Status ApplyMigrations(Connection& db, const std::vector<EmbeddedMigration
         applied.rbegin()->second.file_name, ") is newer than this binary's ", newest_known,
         ": it was written by a newer credledger; run that version or newer"));
   }
-
+  std::vector<PendingMigration> pending;
   for (const EmbeddedMigration& m : migrations) {
     ASSIGN_OR_RETURN(int64_t version, VersionOf(m));
     std::string hash = common::HexEncode(common::Sha256Of(m.sql));
     auto it = applied.find(version);
-    if (it != applied.end()) {
-      if (it->second.sha256 != hash) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "migration ", m.file_name, " differs from the one applied to this database "
-            "(sha256 ", it->second.sha256, ", binary has ", hash,
-            "): applied migrations must never be edited"));
-      }
-      continue;
+    if (it == applied.end()) {
+      pending.push_back({version, &m, std::move(hash)});
+    } else if (it->second.sha256 != hash) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "migration ", m.file_name,
+          " differs from the one applied to this database "
+          "(sha256 ",
+          it->second.sha256, ", binary has ", hash, "): applied migrations must never be edited"));
     }
-    RETURN_IF_ERROR(ApplyOne(db, version, m, hash));
+  }
+  return pending;
+}
+
+absl::Status ApplyMigrations(Connection& db, const std::vector<EmbeddedMigration>& migrations) {
+  RETURN_IF_ERROR(db.Exec(kCreateTable, "migration: create schema_migrations"));
+  ASSIGN_OR_RETURN(auto applied, ReadApplied(db));
+  ASSIGN_OR_RETURN(std::vector<PendingMigration> pending, PendingMigrations(applied, migrations));
+  for (const PendingMigration& p : pending) {
+    RETURN_IF_ERROR(ApplyOne(db, p.version, *p.migration, p.sha256));
   }
   return absl::OkStatus();
 }

@@ -7,6 +7,8 @@
 // a newer credledger), stops start-up.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,8 +22,33 @@ struct EmbeddedMigration {
   std::string sql;
 };
 
-// The migrations compiled into this binary, sorted by file name.
+// The SQLite migrations compiled into this binary (migrations/*.sql), sorted by file name.
 const std::vector<EmbeddedMigration>& EmbeddedMigrations();
+
+// A migration a database records as applied.
+struct AppliedMigration {
+  std::string file_name;
+  std::string sha256;  // lowercase hex of the SHA-256 of its text
+};
+
+// A migration a database still needs.
+struct PendingMigration {
+  int64_t version = 0;
+  const EmbeddedMigration* migration = nullptr;  // points into the list given
+  std::string sha256;                            // lowercase hex, as recorded once applied
+};
+
+// The rule every backend applies its migrations by: the entries of `migrations` that
+// `applied` (by version) lacks, in order. Errors as ApplyMigrations: kInvalidArgument for a
+// malformed file name or versions that do not increase; kFailedPrecondition for an applied
+// version newer than the newest of `migrations` or an applied migration whose hash differs.
+absl::StatusOr<std::vector<PendingMigration>> PendingMigrations(
+    const std::map<int64_t, AppliedMigration>& applied,
+    const std::vector<EmbeddedMigration>& migrations);
+
+// The version of the newest of `migrations` (0 when empty). Errors: kInvalidArgument for a
+// malformed file name.
+absl::StatusOr<int64_t> NewestVersion(const std::vector<EmbeddedMigration>& migrations);
 
 // Applies every migration in `migrations` that `db` has not recorded yet.
 // REQUIRES: file names start with a 4-digit version, strictly increasing.

@@ -11,21 +11,11 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "credledger/v1/audit.pb.h"
+#include "store/event_columns.h"
 #include "store/event_store.h"
 #include "store/sqlite.h"
 
 namespace credledger::store {
-
-// The columns of EventFields::kForFolding, first in kEventColumns too.
-inline constexpr absl::string_view kFoldColumns =
-    "seq, stream, stream_version, type, schema_version, recorded_at_us, payload";
-// Every column of an event, in the order of RecordedEvent.
-inline constexpr absl::string_view kEventColumns =
-    "seq, stream, stream_version, type, schema_version, recorded_at_us, payload, event_id, "
-    "metadata, digest, prev_chain_hash, chain_hash, stream_hash";
-// Every column of a checkpoint (ReadCheckpointRow).
-inline constexpr absl::string_view kCheckpointColumns =
-    "seq, chain_hash, signed_at_us, key_id, signature";
 
 // Reads the row (kFoldColumns, or the first columns of kEventColumns) into `e`, reusing the
 // memory of its strings; empties the fields kFoldColumns leaves out.

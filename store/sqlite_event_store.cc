@@ -11,7 +11,6 @@
 #include <system_error>
 #include <utility>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "common/fault_points.h"
@@ -73,11 +72,7 @@ absl::Status SqliteEventStore::InitializeReadOnly() {
                                     /*read_only=*/true, options_.vfs));
   RETURN_IF_ERROR(ConfigureConnection(*db, options_));
   ASSIGN_OR_RETURN(int64_t version, SchemaVersion(*db));
-  const std::vector<EmbeddedMigration>& embedded = EmbeddedMigrations();
-  int64_t newest = 0;
-  if (!embedded.empty() && !absl::SimpleAtoi(embedded.back().file_name.substr(0, 4), &newest)) {
-    return absl::InternalError("store: embedded migration names must start with a version");
-  }
+  ASSIGN_OR_RETURN(const int64_t newest, NewestVersion(EmbeddedMigrations()));
   if (version != newest) {
     return absl::FailedPreconditionError(
         absl::StrCat("store ", options_.path.string(), ": schema version ", version,

@@ -14,33 +14,6 @@
 #include "store/sqlite_event_store_internal.h"
 
 namespace credledger::store {
-namespace {
-
-absl::Status ValidateRequest(const AppendRequest& request) {
-  if (request.request_id.empty()) {
-    return absl::InvalidArgumentError("request_id: must not be empty");
-  }
-  bool any = false;
-  for (const StreamAppend& s : request.streams) {
-    if (s.stream.empty()) return absl::InvalidArgumentError("stream: must not be empty");
-    for (const NewEvent& e : s.events) {
-      if (e.type.empty()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("stream \"", s.stream, "\": event type must not be empty"));
-      }
-      if (e.schema_version < 1) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("stream \"", s.stream, "\": event schema_version must be >= 1"));
-      }
-      any = true;
-    }
-  }
-  if (!any) return absl::InvalidArgumentError("append: a request needs at least one event");
-  return absl::OkStatus();
-}
-
-}  // namespace
-
 absl::StatusOr<std::unique_ptr<SqliteEventStore::Transaction>>
 SqliteEventStore::Transaction::Create(SqliteEventStore* store) {
   Connection& db = *store->writer_;
@@ -125,7 +98,7 @@ absl::StatusOr<std::vector<RecordedEvent>> SqliteEventStore::Transaction::FindRe
 }
 
 absl::StatusOr<AppendResult> SqliteEventStore::Transaction::Append(const AppendRequest& request) {
-  RETURN_IF_ERROR(ValidateRequest(request));
+  RETURN_IF_ERROR(ValidateAppendRequest(request));
   ASSIGN_OR_RETURN(std::vector<RecordedEvent> prior, FindRequest(request.request_id));
   if (!prior.empty()) return AppendResult{std::move(prior), /*replayed=*/true};
 

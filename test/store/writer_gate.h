@@ -12,7 +12,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
-#include "store/sqlite_event_store.h"
+#include "store/event_store.h"
 
 namespace credledger::testing {
 
@@ -36,8 +36,10 @@ class WriterGate {
 };
 
 // Waits (at most 30 s, reached only when a test fails) until `depth` commands are queued
-// behind the writer; a fatal test failure when they are not.
-inline void WaitQueueDepth(const store::SqliteEventStore& store, int64_t depth) {
+// behind the writer of `store` (a store with stats().queue_depth); a fatal test failure when
+// they are not.
+template <typename Store>
+void WaitQueueDepth(const Store& store, int64_t depth) {
   const absl::Time give_up = absl::Now() + absl::Seconds(30);
   while (store.stats().queue_depth < depth && absl::Now() < give_up) std::this_thread::yield();
   ASSERT_EQ(store.stats().queue_depth, depth);

@@ -1,0 +1,163 @@
+// Thin RAII layer over libpq used by the PostgreSQL event store: a connection, its prepared
+// statements, results, statement parameters in binary format, pipeline mode, and the mapping
+// of SQLSTATE codes to absl::Status (docs/postgres.md, "Errors").
+//
+// Every statement runs with binary parameters and binary results: int8 as 8 big-endian
+// bytes, bytea and text as their raw bytes. Nothing here logs or returns the connection
+// string, which may hold a password.
+//
+// Thread-safety: a PgConnection and its results belong to one thread at a time.
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+
+namespace credledger::store {
+
+// The SQLSTATE the log's fence raises when a writer's epoch is no longer the current one
+// (docs/postgres.md, "The fence").
+inline constexpr char kFencedSqlState[] = "CL001";
+
+// Maps a failed result or connection to a status (docs/postgres.md, "Errors"):
+//   unique and other integrity violations (class 23), serialization failure (40001),
+//   deadlock (40P01)                                  → kAborted
+//   connection exceptions (08), shutdown and crash (57P01..57P03), read-only transaction
+//   (25006), idle-in-transaction timeout (25P03), insufficient resources (53: disk full,
+//   out of memory, too many connections), query cancelled (57014), a lost connection
+//                                                     → kUnavailable
+//   the fence (kFencedSqlState), missing privilege (42501), no such database (3D000),
+//   undefined table (42P01)                           → kFailedPrecondition
+//   data corrupted (XX001, XX002)                     → kDataLoss
+//   anything else                                     → kInternal
+// The message is "<context>: <server's primary message> [SQLSTATE xxxxx]". `result` may be
+// null (a lost connection); `conn` may be null.
+absl::Status PgError(const PGresult* result, const PGconn* conn, absl::string_view context);
+
+// The SQLSTATE of a status PgError made ("" when it carries none).
+std::string SqlStateOf(const absl::Status& status);
+
+// A result of libpq, cleared when destroyed.
+class PgResult {
+ public:
+  explicit PgResult(PGresult* result) : result_(result) {}
+  PgResult(PgResult&&) noexcept = default;
+  PgResult& operator=(PgResult&&) noexcept = default;
+
+  const PGresult* raw() const { return result_.get(); }
+  int rows() const { return result_ == nullptr ? 0 : PQntuples(result_.get()); }
+  // The rows an INSERT, UPDATE or DELETE changed (PQcmdTuples); 0 when it names none.
+  int64_t affected_rows() const;
+  // Column readers (0-based) of a binary-format result.
+  bool IsNull(int row, int column) const;
+  // An int8, int4 or int2 column.
+  int64_t Int(int row, int column) const;
+  // A bytea or text column's bytes.
+  absl::string_view Bytes(int row, int column) const;
+  std::string String(int row, int column) const { return std::string(Bytes(row, column)); }
+
+ private:
+  struct Clear {
+    void operator()(PGresult* r) const { PQclear(r); }
+  };
+  std::unique_ptr<PGresult, Clear> result_;
+};
+
+// The parameters of one statement, in binary format with their types named.
+class PgParams {
+ public:
+  PgParams& Int(int64_t value);
+  PgParams& Bytes(absl::string_view value);  // bytea
+  PgParams& Text(absl::string_view value);   // text
+  PgParams& Bool(bool value);
+
+  int size() const { return static_cast<int>(types_.size()); }
+  const Oid* types() const { return types_.data(); }
+  // Pointers into this object's storage: valid while it lives and is not changed.
+  std::vector<const char*> values() const;
+  const int* lengths() const { return lengths_.data(); }
+  const int* formats() const { return formats_.data(); }
+
+ private:
+  PgParams& Add(Oid type, absl::string_view bytes);
+  std::vector<Oid> types_;
+  std::vector<std::string> storage_;
+  std::vector<int> lengths_;
+  std::vector<int> formats_;
+};
+
+// A statement prepared on one connection.
+struct PgStatement {
+  std::string name;
+  std::string sql;
+};
+
+class PgConnection {
+ public:
+  // Connects with `conninfo` (a libpq URI or keyword/value string), waiting at most
+  // `connect_timeout`; sets application_name to "credledger" unless the string names one.
+  // Errors: kUnavailable when the server cannot be reached or refuses the login, naming
+  // libpq's reason (never the string itself); kInvalidArgument when the string does not parse.
+  static absl::StatusOr<std::unique_ptr<PgConnection>> Open(const std::string& conninfo,
+                                                            absl::Duration connect_timeout);
+  ~PgConnection();
+  PgConnection(const PgConnection&) = delete;
+  PgConnection& operator=(const PgConnection&) = delete;
+
+  // Runs one or more SQL statements without parameters (simple protocol). `context` names it
+  // in errors. Errors: PgError's.
+  absl::Status Exec(absl::string_view sql, absl::string_view context);
+  // Prepares `sql` once per connection (kept until it closes); the same SQL returns the same
+  // statement. Errors: PgError's (kInternal for invalid SQL).
+  absl::StatusOr<const PgStatement*> Prepare(absl::string_view sql);
+  // Runs a prepared statement and waits for its result (binary rows).
+  // Errors: PgError's, naming `context`.
+  absl::StatusOr<PgResult> Run(const PgStatement& statement, const PgParams& params,
+                               absl::string_view context);
+  // Prepare, then Run.
+  absl::StatusOr<PgResult> Query(absl::string_view sql, const PgParams& params,
+                                 absl::string_view context);
+
+  // Runs `sql` once without keeping a prepared statement (for SQL built per call).
+  // Errors: PgError's, naming `context`.
+  absl::StatusOr<PgResult> QueryOnce(absl::string_view sql, const PgParams& params,
+                                     absl::string_view context);
+
+  // Pipeline mode (libpq's): Send queues statements without waiting; Sync ends the pipeline's
+  // current segment (the server commits or rolls back an implicit transaction there);
+  // NextResult reads the results in order. Errors: kUnavailable when sending fails.
+  absl::Status EnterPipeline();
+  absl::Status ExitPipeline();
+  absl::Status Send(const PgStatement& statement, const PgParams& params);
+  absl::Status SendSql(absl::string_view sql);
+  absl::Status Sync();
+  // The next result of the pipeline: PGRES_PIPELINE_SYNC at a Sync; a null result between
+  // the results of two statements is skipped.
+  PgResult NextResult();
+
+  // Whether the connection is usable (CONNECTION_OK); false after the server closed it.
+  bool ok() const;
+  PGconn* raw() const { return conn_; }
+
+ private:
+  explicit PgConnection(PGconn* conn) : conn_(conn) {}
+  PGconn* conn_;
+  std::map<std::string, PgStatement, std::less<>> prepared_;
+};
+
+// The status of a statement's result: OK for PGRES_COMMAND_OK and PGRES_TUPLES_OK (and
+// PGRES_PIPELINE_SYNC), else PgError's mapping naming `context`.
+absl::Status CheckResult(const PgResult& result, const PgConnection& conn,
+                         absl::string_view context);
+
+}  // namespace credledger::store

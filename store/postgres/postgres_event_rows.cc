@@ -1,0 +1,73 @@
+// The row readers and writers of the PostgreSQL events and checkpoints tables
+// (postgres_event_store_internal.h), in the column orders of store/event_columns.h.
+#include <string>
+
+#include "store/postgres/postgres_event_store_internal.h"
+
+namespace credledger::store {
+namespace {
+
+void Assign(std::string& to, absl::string_view bytes) { to.assign(bytes.data(), bytes.size()); }
+
+}  // namespace
+
+void ReadEventRowInto(const PgResult& result, int row, bool all, RecordedEvent& e) {
+  e.seq = result.Int(row, 0);
+  Assign(e.stream, result.Bytes(row, 1));
+  e.stream_version = result.Int(row, 2);
+  Assign(e.type, result.Bytes(row, 3));
+  e.schema_version = static_cast<uint32_t>(result.Int(row, 4));
+  e.recorded_at_us = result.Int(row, 5);
+  Assign(e.payload, result.Bytes(row, 6));
+  if (!all) {
+    e.event_id.clear();
+    e.metadata.clear();
+    e.digest.clear();
+    e.prev_chain_hash.clear();
+    e.chain_hash.clear();
+    e.stream_hash.clear();
+    return;
+  }
+  Assign(e.event_id, result.Bytes(row, 7));
+  Assign(e.metadata, result.Bytes(row, 8));
+  Assign(e.digest, result.Bytes(row, 9));
+  Assign(e.prev_chain_hash, result.Bytes(row, 10));
+  Assign(e.chain_hash, result.Bytes(row, 11));
+  Assign(e.stream_hash, result.Bytes(row, 12));
+}
+
+RecordedEvent ReadEventRow(const PgResult& result, int row) {
+  RecordedEvent e;
+  ReadEventRowInto(result, row, /*all=*/true, e);
+  return e;
+}
+
+v1::Checkpoint ReadCheckpointRow(const PgResult& result, int row) {
+  v1::Checkpoint c;
+  c.set_seq(result.Int(row, 0));
+  c.set_chain_hash(result.String(row, 1));
+  c.set_signed_at_us(result.Int(row, 2));
+  c.set_key_id(result.String(row, 3));
+  c.set_signature(result.String(row, 4));
+  return c;
+}
+
+PgParams EventRowParams(const RecordedEvent& e) {
+  PgParams params;
+  params.Int(e.seq)
+      .Text(e.stream)
+      .Int(e.stream_version)
+      .Text(e.type)
+      .Int(e.schema_version)
+      .Int(e.recorded_at_us)
+      .Bytes(e.payload)
+      .Bytes(e.event_id)
+      .Bytes(e.metadata)
+      .Bytes(e.digest)
+      .Bytes(e.prev_chain_hash)
+      .Bytes(e.chain_hash)
+      .Bytes(e.stream_hash);
+  return params;
+}
+
+}  // namespace credledger::store

@@ -1,0 +1,410 @@
+// PostgresEventStore (postgres_event_store.h): opening the log, the fence, and the writer
+// thread that decides queued commands in memory and sends each batch as one pipeline
+// (docs/postgres.md, "The writer"). Reads are in postgres_event_store_reads.cc, the
+// transaction a command sees in postgres_write_transaction.cc.
+#include "store/postgres/postgres_event_store.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "common/fault_points.h"
+#include "common/status_macros.h"
+#include "store/event_columns.h"
+#include "store/log_hash.h"
+#include "store/postgres/pg_migrations.h"
+#include "store/postgres/postgres_event_store_internal.h"
+
+namespace credledger::store {
+namespace {
+
+// Rows per page when the caches are loaded.
+constexpr int kLoadPage = 20000;
+
+absl::Status CheckStoredTypes(PgConnection& db, const EventCodec& codec) {
+  ASSIGN_OR_RETURN(PgResult rows, db.Query("SELECT type, max_schema_version FROM event_types",
+                                           PgParams(), "store: read event types"));
+  std::map<std::string, int64_t> stored;
+  for (int i = 0; i < rows.rows(); ++i) stored[rows.String(i, 0)] = rows.Int(i, 1);
+  return codec.CheckStoredTypes(stored);
+}
+
+}  // namespace
+
+// A command waiting for the writer. Lives on the caller's stack until `done` is notified.
+struct PostgresEventStore::Pending {
+  Command command;
+  absl::Status result;
+  absl::Notification done;
+};
+
+PostgresEventStore::PostgresEventStore(PostgresEventStoreOptions options)
+    : options_(std::move(options)), transaction_(std::make_unique<Transaction>(this)) {}
+
+absl::StatusOr<std::unique_ptr<PostgresEventStore>> PostgresEventStore::Open(
+    PostgresEventStoreOptions options) {
+  if (options.conninfo.empty()) {
+    return absl::InvalidArgumentError("store: the PostgreSQL connection string must not be empty");
+  }
+  if (options.read_connections < 1 || options.max_batch_commands < 1) {
+    return absl::InvalidArgumentError(
+        "store: read_connections and max_batch_commands must be >= 1");
+  }
+  auto store = std::unique_ptr<PostgresEventStore>(new PostgresEventStore(std::move(options)));
+  RETURN_IF_ERROR(store->Initialize());
+  if (!store->options_.read_only) {
+    store->writer_thread_ = std::thread([s = store.get()] { s->WriterLoop(); });
+  }
+  return store;
+}
+
+absl::Status PostgresEventStore::Initialize() {
+  ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> db,
+                   PgConnection::Open(options_.conninfo, options_.connect_timeout));
+  if (options_.read_only) {
+    ASSIGN_OR_RETURN(const int64_t version, PostgresSchemaVersion(*db));
+    ASSIGN_OR_RETURN(const int64_t newest, NewestVersion(EmbeddedPostgresMigrations()));
+    if (version != newest) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "store: the PostgreSQL log has schema version ", version, ", this binary reads ", newest,
+          " read-only; ",
+          version < newest ? "migrate it first (credledger migrate)" : "use a newer credledger"));
+    }
+    RETURN_IF_ERROR(CheckStoredTypes(*db, *options_.codec));
+    ASSIGN_OR_RETURN(PgResult last, db->Query("SELECT seq FROM events ORDER BY seq DESC LIMIT 1",
+                                              PgParams(), "store: read head"));
+    ReleaseReader(std::move(db));
+    absl::MutexLock lock(&mu_);
+    committed_seq_ = last.rows() == 0 ? 0 : last.Int(0, 0);
+    closing_ = true;  // no writer: Execute refuses, WaitForHead does not wait for one
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(ApplyPostgresMigrations(*db, EmbeddedPostgresMigrations()));
+  RETURN_IF_ERROR(CheckStoredTypes(*db, *options_.codec));
+  writer_ = std::move(db);
+  return ConnectWriter(/*take_epoch=*/true);
+}
+
+absl::Status PostgresEventStore::ConnectWriter(bool take_epoch) {
+  if (!take_epoch || writer_ == nullptr) {
+    // A fresh connection: after a failure libpq picks the server again (a switchover may
+    // have made another host the primary; target_session_attrs in the string says which).
+    writer_.reset();
+    ASSIGN_OR_RETURN(writer_, PgConnection::Open(options_.conninfo, options_.connect_timeout));
+  }
+  PgConnection& db = *writer_;
+  int64_t fence_seq = 0;
+  std::string fence_chain;
+  if (take_epoch) {
+    ASSIGN_OR_RETURN(PgResult row,
+                     db.Query("UPDATE log_writer SET epoch = epoch + 1, holder = $1 RETURNING "
+                              "epoch, seq, chain_hash",
+                              PgParams().Text(options_.holder), "store: take the writer's epoch"));
+    if (row.rows() != 1) {
+      return absl::DataLossError("store: the log_writer row of the PostgreSQL log is missing");
+    }
+    epoch_ = row.Int(0, 0);
+    fence_seq = row.Int(0, 1);
+    fence_chain = row.String(0, 2);
+  } else {
+    ASSIGN_OR_RETURN(PgResult row, db.Query("SELECT epoch, seq, chain_hash FROM log_writer",
+                                            PgParams(), "store: read the writer's epoch"));
+    if (row.rows() != 1 || row.Int(0, 0) != epoch_) {
+      fenced_ = true;
+      return absl::FailedPreconditionError(
+          absl::StrCat("store: the log's writer epoch is no longer ", epoch_,
+                       ": another replica took over writing; this one writes nothing more"));
+    }
+    fence_seq = row.Int(0, 1);
+    fence_chain = row.String(0, 2);
+  }
+  ASSIGN_OR_RETURN(PgResult last,
+                   db.Query("SELECT seq, chain_hash, recorded_at_us FROM events ORDER BY seq "
+                            "DESC LIMIT 1",
+                            PgParams(), "store: read head"));
+  head_ = last.rows() == 0 ? Head{0, ZeroHash(), 0}
+                           : Head{last.Int(0, 0), last.String(0, 1), last.Int(0, 2)};
+  if (head_.seq != fence_seq || head_.chain_hash != fence_chain) {
+    return absl::DataLossError(
+        absl::StrCat("store: the log_writer row names head seq ", fence_seq,
+                     " but the events table ends at seq ", head_.seq,
+                     (head_.seq == fence_seq ? " with another chain hash" : ""),
+                     ": rows were written or removed outside credledger's writer; verify the log "
+                     "(credledger verify) before writing to it"));
+  }
+  RETURN_IF_ERROR(LoadCaches(db));
+  reconnect_ = false;
+  absl::MutexLock lock(&mu_);
+  committed_seq_ = head_.seq;
+  return absl::OkStatus();
+}
+
+absl::Status PostgresEventStore::LoadCaches(PgConnection& db) {
+  streams_.clear();
+  id_prefixes_.clear();
+  for (int64_t after = 0;;) {
+    ASSIGN_OR_RETURN(PgResult page, db.Query("SELECT seq, stream, stream_version, event_id, "
+                                             "stream_hash FROM events WHERE seq > $1 ORDER BY "
+                                             "seq LIMIT $2",
+                                             PgParams().Int(after).Int(kLoadPage),
+                                             "store: load the writer's caches"));
+    for (int i = 0; i < page.rows(); ++i) {
+      StreamHead& head = streams_[page.Bytes(i, 1)];
+      head.version = page.Int(i, 2);
+      head.hash = page.String(i, 4);
+      id_prefixes_.insert(EventIdPrefix(page.Bytes(i, 3)));
+    }
+    if (page.rows() < kLoadPage) break;
+    after = page.Int(page.rows() - 1, 0);
+  }
+  ASSIGN_OR_RETURN(PgResult newest, db.Query("SELECT COALESCE(MAX(seq), 0) FROM checkpoints",
+                                             PgParams(), "store: read the newest checkpoint"));
+  newest_checkpoint_ = newest.Int(0, 0);
+  return absl::OkStatus();
+}
+
+PostgresEventStore::~PostgresEventStore() { Close(); }
+
+bool PostgresEventStore::HasWorkOrClosing() const { return !queue_.empty() || closing_; }
+
+void PostgresEventStore::Close() {
+  {
+    absl::MutexLock lock(&mu_);
+    closing_ = true;
+  }
+  if (writer_thread_.joinable()) writer_thread_.join();
+}
+
+absl::Status PostgresEventStore::Execute(Command command) {
+  const auto queued = std::chrono::steady_clock::now();
+  Pending pending{std::move(command), absl::OkStatus(), {}};
+  {
+    absl::MutexLock lock(&mu_);
+    if (options_.read_only) {
+      return absl::FailedPreconditionError("store: the event log is open read-only");
+    }
+    if (closing_) return absl::CancelledError("store: closing; command not run");
+    queue_.push_back(&pending);
+  }
+  pending.done.WaitForNotification();
+  append_latency_.Observe(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - queued).count());
+  return pending.result;
+}
+
+void PostgresEventStore::WriterLoop() {
+  while (true) {
+    std::vector<Pending*> batch;
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.Await(absl::Condition(this, &PostgresEventStore::HasWorkOrClosing));
+      if (queue_.empty()) return;  // closing and drained
+      while (!queue_.empty() && static_cast<int>(batch.size()) < options_.max_batch_commands) {
+        batch.push_back(queue_.front());
+        queue_.pop_front();
+      }
+    }
+    RunBatch(batch);
+    for (Pending* p : batch) p->done.Notify();
+  }
+}
+
+void PostgresEventStore::RunBatch(std::vector<Pending*>& batch) {
+  const int64_t start_seq = head_.seq;
+  absl::Status outcome = DecideAndCommit(batch);
+  const bool retry = !outcome.ok() && batch.size() > 1 &&
+                     outcome.code() != absl::StatusCode::kUnavailable &&
+                     outcome.code() != absl::StatusCode::kFailedPrecondition &&
+                     outcome.code() != absl::StatusCode::kCancelled;
+  if (retry) {
+    // The server refused a statement of the batch: run each command again in a batch of its
+    // own, so that only the one it refuses fails.
+    {
+      absl::MutexLock lock(&mu_);
+      stats_.batches += 1;
+      stats_.failed_batches += 1;
+      stats_.retried_batches += 1;
+    }
+    for (Pending* p : batch) {
+      std::vector<Pending*> one = {p};
+      p->result = absl::OkStatus();
+      RunBatch(one);
+    }
+    return;
+  }
+  if (!outcome.ok()) {
+    outcome = absl::Status(
+        outcome.code(),
+        absl::StrCat("append: batch of ", batch.size(),
+                     batch.size() == 1 ? " command" : " commands", " failed: ", outcome.message(),
+                     "; a retry with the same request id appends it at most once"));
+    for (Pending* p : batch) {
+      if (p->result.ok() || p->result.code() == absl::StatusCode::kUnavailable) {
+        p->result = outcome;
+      }
+    }
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    committed_seq_ = head_.seq;
+    stats_.batches += 1;
+    stats_.commands += static_cast<int64_t>(batch.size());
+    stats_.largest_batch = std::max<int64_t>(stats_.largest_batch, batch.size());
+    stats_.events += head_.seq - start_seq;
+    if (!outcome.ok()) stats_.failed_batches += 1;
+    stats_.fenced = fenced_;
+  }
+  batch_sizes_.Observe(static_cast<double>(batch.size()));
+}
+
+absl::Status PostgresEventStore::DecideAndCommit(std::vector<Pending*>& batch) {
+  if (fenced_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the log's writer epoch ", epoch_,
+                     " was taken over by another replica: this one writes nothing more"));
+  }
+  if (reconnect_) {
+    absl::Status reconnected = ConnectWriter(/*take_epoch=*/false);
+    {
+      absl::MutexLock lock(&mu_);
+      stats_.reconnects += 1;
+    }
+    if (!reconnected.ok()) {
+      return fenced_ ? reconnected
+                     : absl::UnavailableError(absl::StrCat("the PostgreSQL log is unreachable: ",
+                                                           reconnected.message()));
+    }
+  }
+  Transaction& tx = *transaction_;
+  tx.Begin();
+  const Transaction::Mark start = tx.mark();
+  for (Pending* p : batch) {
+    const Transaction::Mark before = tx.mark();
+    p->result = p->command(tx);
+    if (!p->result.ok()) tx.RollbackTo(before);
+    common::FaultPoint("store.after_batch_command");
+  }
+  if (tx.empty()) return absl::OkStatus();
+  absl::Status sent = options_.write_fence ? options_.write_fence() : absl::OkStatus();
+  if (sent.ok()) sent = SendBatch();
+  if (!sent.ok()) {
+    tx.RollbackTo(start);
+    if (sent.code() == absl::StatusCode::kUnavailable) reconnect_ = true;
+    if (SqlStateOf(sent) == kFencedSqlState) fenced_ = true;
+  }
+  return sent;
+}
+
+absl::Status PostgresEventStore::SendBatch() {
+  PgConnection& db = *writer_;
+  const Transaction& tx = *transaction_;
+  // Statements prepared outside the pipeline (Prepare waits for its answer).
+  ASSIGN_OR_RETURN(const PgStatement* advance, db.Prepare("SELECT log_writer_advance($1, $2, $3)"));
+  ASSIGN_OR_RETURN(const PgStatement* insert,
+                   db.Prepare(absl::StrCat("INSERT INTO events (", kEventColumns,
+                                           ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, "
+                                           "$11, $12, $13)")));
+  ASSIGN_OR_RETURN(
+      const PgStatement* snapshot,
+      db.Prepare("INSERT INTO projection_snapshots (projection, seq, schema_version, state, "
+                 "chain_hash, state_sha256, key_id, signature) VALUES ($1, $2, $3, $4, $5, $6, "
+                 "$7, $8) ON CONFLICT (projection, seq) DO UPDATE SET schema_version = "
+                 "excluded.schema_version, state = excluded.state, chain_hash = "
+                 "excluded.chain_hash, state_sha256 = excluded.state_sha256, key_id = "
+                 "excluded.key_id, signature = excluded.signature"));
+  ASSIGN_OR_RETURN(const PgStatement* checkpoint,
+                   db.Prepare(absl::StrCat("INSERT INTO checkpoints (", kCheckpointColumns,
+                                           ") VALUES ($1, $2, $3, $4, $5)")));
+  RETURN_IF_ERROR(db.EnterPipeline());
+  absl::Status status = db.SendSql("BEGIN");
+  if (status.ok()) {
+    status = db.Send(*advance, PgParams().Int(epoch_).Int(head_.seq).Bytes(head_.chain_hash));
+  }
+  for (size_t i = 0; status.ok() && i < tx.rows().size(); ++i) {
+    status = db.Send(*insert, EventRowParams(tx.rows()[i]));
+  }
+  for (size_t i = 0; status.ok() && i < tx.snapshots().size(); ++i) {
+    const Snapshot& s = tx.snapshots()[i];
+    status = db.Send(*snapshot, PgParams()
+                                    .Text(s.projection)
+                                    .Int(s.seq)
+                                    .Int(s.schema_version)
+                                    .Bytes(s.state)
+                                    .Bytes(s.chain_hash)
+                                    .Bytes(s.state_sha256)
+                                    .Text(s.key_id)
+                                    .Bytes(s.signature));
+  }
+  for (size_t i = 0; status.ok() && i < tx.checkpoints().size(); ++i) {
+    const v1::Checkpoint& c = tx.checkpoints()[i];
+    status = db.Send(*checkpoint, PgParams()
+                                      .Int(c.seq())
+                                      .Bytes(c.chain_hash())
+                                      .Int(c.signed_at_us())
+                                      .Text(c.key_id())
+                                      .Bytes(c.signature()));
+  }
+  common::FaultPoint("store.before_commit");
+  if (status.ok()) status = db.SendSql("COMMIT");
+  if (status.ok()) status = db.Sync();
+  if (!status.ok()) return status;
+  // Read every answer up to the Sync; the first failure is the batch's.
+  const size_t statements = 3 + tx.rows().size() + tx.snapshots().size() + tx.checkpoints().size();
+  absl::Status outcome = absl::OkStatus();
+  for (size_t i = 0; i < statements; ++i) {
+    PgResult result = db.NextResult();
+    if (result.raw() == nullptr) {
+      // The outcome is unknown when the COMMIT was sent: the caller reloads from the database.
+      return absl::UnavailableError(absl::StrCat(
+          "append: the connection closed mid-batch, the batch may or may not have committed: ",
+          PgError(nullptr, db.raw(), "postgres").message()));
+    }
+    if (outcome.ok()) outcome = CheckResult(result, db, "append");
+  }
+  PgResult sync = db.NextResult();
+  if (sync.raw() == nullptr || PQresultStatus(sync.raw()) != PGRES_PIPELINE_SYNC) {
+    return absl::UnavailableError(
+        absl::StrCat("append: the connection closed mid-batch: ", outcome.message()));
+  }
+  RETURN_IF_ERROR(db.ExitPipeline());
+  // A failed statement skipped the COMMIT, and the sync ends only an implicit transaction:
+  // the batch's own stays open, aborted, until rolled back.
+  if (PQtransactionStatus(db.raw()) != PQTRANS_IDLE) {
+    RETURN_IF_ERROR(db.Exec("ROLLBACK", "append: rollback"));
+  }
+  if (outcome.ok()) common::FaultPoint("store.after_commit");
+  return outcome;
+}
+
+int64_t PostgresEventStore::HeadSeq() const {
+  absl::MutexLock lock(&mu_);
+  return committed_seq_;
+}
+
+int64_t PostgresEventStore::WaitForHead(int64_t after_seq, absl::Duration timeout) const {
+  struct Args {
+    const PostgresEventStore* store;
+    int64_t after;
+  } args{this, after_seq};
+  absl::MutexLock lock(&mu_);
+  mu_.AwaitWithTimeout(absl::Condition(
+                           +[](Args* a) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                             return a->store->committed_seq_ > a->after || a->store->closing_;
+                           },
+                           &args),
+                       timeout);
+  return committed_seq_;
+}
+
+PostgresEventStore::Stats PostgresEventStore::stats() const {
+  absl::MutexLock lock(&mu_);
+  Stats stats = stats_;
+  stats.queue_depth = static_cast<int64_t>(queue_.size());
+  return stats;
+}
+
+}  // namespace credledger::store

@@ -1,0 +1,184 @@
+// PostgresEventStore: the EventStore on a PostgreSQL database (docs/postgres.md), with the
+// bytes, hashes and guarantees of the SQLite log (docs/log-format.md).
+//
+// One writer thread group-commits queued commands as SqliteEventStore does, but decides them
+// in memory: seq, hashes and stream versions come from the writer's head and its caches of
+// every stream's head and of the event ids already used (docs/postgres.md, "The writer"), and
+// a batch goes to the server as one libpq pipeline: BEGIN, the fence's compare-and-set on the
+// log_writer row, the rows, COMMIT. Commit order is seq order, so a reader paging
+// `seq > after` never sees a gap.
+//
+// Opening read-write takes the writer's epoch (log_writer.epoch + 1): from then on a writer
+// that opened earlier commits nothing more, and stops (docs/postgres.md, "The fence").
+//
+// Faults (docs/postgres.md, "Errors"): a batch the server refuses fails, and its commands are
+// run again one batch each so only the failing one fails; a lost connection or a read-only
+// server fails the batch kUnavailable (the outcome of a COMMIT in flight is unknown: the
+// writer reconnects and reloads its head and caches from the database, and a retry with the
+// same request id gets the original answer or appends once); a taken-over epoch fails it
+// kFailedPrecondition and every later command too.
+//
+// Thread-safety: all public methods are thread-safe. Commands run on the writer thread, and
+// may run twice (a refused batch is retried one command at a time); only the effects of the
+// run whose batch committed count.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/mutex.h"
+#include "common/clock.h"
+#include "common/histogram.h"
+#include "store/event_codec.h"
+#include "store/event_store.h"
+#include "store/postgres/pg.h"
+
+namespace credledger::store {
+
+struct PostgresEventStoreOptions {
+  // libpq connection string (URI or keyword/value). The password comes from PGPASSWORD, a
+  // password file (PGPASSFILE, passfile=) or the string; the string is never logged.
+  std::string conninfo;
+  // Written to log_writer.holder when this store takes the epoch: who writes (a pod name).
+  std::string holder = "credledger";
+  // Source of recorded_at_us. Not owned; must outlive the store.
+  common::Clock* clock = common::RealClock::Default();
+  // Upper bound on the commands of one group commit.
+  int max_batch_commands = 1024;
+  // Connections kept in the read pool (>= 1).
+  int read_connections = 4;
+  // Known event types and upcasters. Not owned.
+  const EventCodec* codec = &EventCodec::Default();
+  // Opens an existing log for reading only: no migration, no epoch, no writer; Execute
+  // answers kFailedPrecondition.
+  bool read_only = false;
+  // How long connecting may take.
+  absl::Duration connect_timeout = absl::Seconds(10);
+  // Asked by the writer right before every batch is sent; an error (kUnavailable from a lost
+  // Lease) fails every command of it with that error. Empty: no fence beyond the epoch.
+  std::function<absl::Status()> write_fence = {};
+};
+
+class PostgresEventStore final : public EventStore {
+ public:
+  // Connects, applies the migrations (read-write), checks the stored event types, takes the
+  // writer's epoch, checks that the log_writer row names the events table's head, loads the
+  // caches and starts the writer.
+  // Errors: kInvalidArgument for an empty conninfo or a bound below 1, or a conninfo that
+  // does not parse; kUnavailable when the server cannot be reached; kFailedPrecondition for
+  // a newer or edited schema, unknown stored event types, a missing privilege, and when
+  // read-only, a schema older than this binary's; kDataLoss when log_writer and the events
+  // table disagree about the head.
+  static absl::StatusOr<std::unique_ptr<PostgresEventStore>> Open(
+      PostgresEventStoreOptions options);
+
+  // Runs the commands already queued, then stops the writer (Close).
+  ~PostgresEventStore() override;
+  // Stops accepting commands (later ones get kCancelled), finishes the queued ones, joins the
+  // writer and wakes WaitForHead callers. Idempotent.
+  void Close();
+
+  absl::Status Execute(Command command) override;
+  absl::StatusOr<std::vector<RecordedEvent>> ReadAll(int64_t after_seq, int limit) override;
+  absl::Status ReadAllInto(int64_t after_seq, int limit, EventFields fields,
+                           std::vector<RecordedEvent>& page) override;
+  absl::StatusOr<std::vector<RecordedEvent>> ReadStream(absl::string_view stream,
+                                                        int64_t from_version, int limit) override;
+  int64_t HeadSeq() const override;
+  absl::StatusOr<int64_t> SeqAtTime(int64_t time_us) override;
+  int64_t WaitForHead(int64_t after_seq, absl::Duration timeout) const override;
+  absl::StatusOr<std::optional<Snapshot>> LoadSnapshot(absl::string_view projection,
+                                                       int64_t max_seq) override;
+  absl::StatusOr<std::vector<SnapshotId>> ListSnapshots() override;
+  absl::StatusOr<std::vector<RecordedEvent>> ReadFiltered(const EventFilter& filter,
+                                                          int64_t after_seq, int limit) override;
+  absl::StatusOr<std::optional<v1::Checkpoint>> LatestCheckpoint() override;
+  absl::StatusOr<std::vector<v1::Checkpoint>> ReadCheckpoints(int64_t after_seq,
+                                                              int limit) override;
+
+  // The writer's epoch (0 when read-only).
+  int64_t epoch() const { return epoch_; }
+
+  // Counters since Open, for tests and metrics.
+  struct Stats {
+    int64_t batches = 0;   // batches sent or failed
+    int64_t commands = 0;  // commands run
+    int64_t largest_batch = 0;
+    int64_t queue_depth = 0;      // commands waiting for the writer right now
+    int64_t events = 0;           // events appended by committed batches
+    int64_t failed_batches = 0;   // batches that committed nothing
+    int64_t retried_batches = 0;  // refused batches whose commands ran again one by one
+    int64_t reconnects = 0;       // times the writer reconnected and reloaded its caches
+    bool fenced = false;          // another writer took the epoch: nothing is written anymore
+  };
+  Stats stats() const;
+  const common::Histogram& append_latency() const { return append_latency_; }
+  const common::Histogram& batch_sizes() const { return batch_sizes_; }
+
+ private:
+  struct Pending;
+  struct Head {
+    int64_t seq = 0;
+    std::string chain_hash;
+    int64_t recorded_at_us = 0;
+  };
+  struct StreamHead {
+    int64_t version = -1;
+    std::string hash;
+  };
+  class Transaction;
+  class ReaderLease;
+
+  explicit PostgresEventStore(PostgresEventStoreOptions options);
+  absl::Status Initialize();
+  // Connects the writer, takes (`take_epoch`) or checks the epoch, and loads head and caches.
+  absl::Status ConnectWriter(bool take_epoch);
+  absl::Status LoadCaches(PgConnection& db);
+  void WriterLoop();
+  bool HasWorkOrClosing() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RunBatch(std::vector<Pending*>& batch);
+  // Decides `batch` and sends it in one pipeline; the batch's outcome (each command's own
+  // errors are left in its result).
+  absl::Status DecideAndCommit(std::vector<Pending*>& batch);
+  absl::Status SendBatch();
+  void Publish(int64_t seq);
+  absl::StatusOr<ReaderLease> AcquireReader();
+  void ReleaseReader(std::unique_ptr<PgConnection> reader);
+
+  const PostgresEventStoreOptions options_;
+
+  // Writer-thread state.
+  std::unique_ptr<PgConnection> writer_;
+  std::unique_ptr<Transaction> transaction_;
+  Head head_;
+  int64_t epoch_ = 0;
+  int64_t newest_checkpoint_ = 0;
+  absl::flat_hash_map<std::string, StreamHead> streams_;
+  // The first 8 bytes of every stored event id: a request whose first id is absent was never
+  // appended; one present is looked up in the database.
+  absl::flat_hash_set<uint64_t> id_prefixes_;
+  bool fenced_ = false;
+  bool reconnect_ = false;
+
+  mutable absl::Mutex mu_;
+  std::deque<Pending*> queue_ ABSL_GUARDED_BY(mu_);
+  bool closing_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t committed_seq_ ABSL_GUARDED_BY(mu_) = 0;
+  Stats stats_ ABSL_GUARDED_BY(mu_);
+  common::Histogram append_latency_{common::ExponentialBuckets(0.0005, 2, 15)};
+  common::Histogram batch_sizes_{common::ExponentialBuckets(1, 2, 11)};
+  std::thread writer_thread_;
+
+  absl::Mutex readers_mu_;
+  std::vector<std::unique_ptr<PgConnection>> readers_ ABSL_GUARDED_BY(readers_mu_);
+};
+
+}  // namespace credledger::store

@@ -1,0 +1,224 @@
+// PostgresEventStore::Transaction (postgres_event_store_internal.h): what a command sees on the
+// writer thread. Appends hash each event into the global and the stream's chain
+// (docs/log-format.md) in memory; the store sends the batch's rows afterwards.
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "store/event_columns.h"
+#include "store/log_hash.h"
+#include "store/postgres/postgres_event_store_internal.h"
+
+namespace credledger::store {
+
+uint64_t EventIdPrefix(absl::string_view event_id) {
+  uint64_t prefix = 0;
+  for (size_t i = 0; i < 8 && i < event_id.size(); ++i) {
+    prefix = (prefix << 8) | static_cast<unsigned char>(event_id[i]);
+  }
+  return prefix;
+}
+
+void PostgresEventStore::Transaction::Begin() {
+  committed_ = store_->head_;
+  rows_.clear();
+  snapshots_.clear();
+  checkpoints_.clear();
+  undo_.clear();
+  committed_versions_.clear();
+  batch_ids_.clear();
+}
+
+PostgresEventStore::Transaction::Mark PostgresEventStore::Transaction::mark() const {
+  return Mark{rows_.size(), snapshots_.size(), checkpoints_.size(),
+              undo_.size(), store_->head_,     store_->newest_checkpoint_};
+}
+
+void PostgresEventStore::Transaction::RollbackTo(const Mark& mark) {
+  for (size_t i = mark.rows; i < rows_.size(); ++i) batch_ids_.erase(rows_[i].event_id);
+  rows_.resize(mark.rows);
+  snapshots_.resize(mark.snapshots);
+  checkpoints_.resize(mark.checkpoints);
+  while (undo_.size() > mark.undo) {
+    auto& [stream, before] = undo_.back();
+    if (before.has_value()) {
+      store_->streams_[stream] = *std::move(before);
+    } else {
+      store_->streams_.erase(stream);
+    }
+    undo_.pop_back();
+  }
+  store_->head_ = mark.head;
+  store_->newest_checkpoint_ = mark.newest_checkpoint;
+}
+
+PostgresEventStore::StreamHead PostgresEventStore::Transaction::HeadOf(
+    absl::string_view stream) const {
+  auto it = store_->streams_.find(stream);
+  if (it == store_->streams_.end()) return StreamHead{-1, ZeroHash()};
+  return it->second;
+}
+
+absl::StatusOr<std::vector<RecordedEvent>> PostgresEventStore::Transaction::ReadStream(
+    absl::string_view stream, int64_t from_version) {
+  std::vector<RecordedEvent> events;
+  const StreamHead head = HeadOf(stream);
+  if (from_version > head.version) return events;
+  auto committed = committed_versions_.find(stream);
+  const int64_t committed_version =
+      committed == committed_versions_.end() ? head.version : committed->second;
+  if (from_version <= committed_version) {
+    ASSIGN_OR_RETURN(
+        PgResult rows,
+        store_->writer_->Query(absl::StrCat("SELECT ", kEventColumns,
+                                            " FROM events WHERE stream = $1 AND stream_version "
+                                            ">= $2 ORDER BY stream_version"),
+                               PgParams().Text(stream).Int(from_version), "append: read stream"));
+    for (int i = 0; i < rows.rows(); ++i) events.push_back(ReadEventRow(rows, i));
+  }
+  for (const RecordedEvent& e : rows_) {
+    if (e.stream == stream && e.stream_version >= from_version) events.push_back(e);
+  }
+  return events;
+}
+
+absl::StatusOr<int64_t> PostgresEventStore::Transaction::StreamVersion(absl::string_view stream) {
+  return HeadOf(stream).version;
+}
+
+absl::StatusOr<std::vector<RecordedEvent>> PostgresEventStore::Transaction::FindRequest(
+    absl::string_view request_id) {
+  std::vector<RecordedEvent> events;
+  for (int64_t index = 0;; ++index) {
+    const std::string id = EventIdFor(request_id, index);
+    auto in_batch = batch_ids_.find(id);
+    if (in_batch != batch_ids_.end()) {
+      events.push_back(rows_[in_batch->second]);
+      continue;
+    }
+    if (!store_->id_prefixes_.contains(EventIdPrefix(id))) break;
+    ASSIGN_OR_RETURN(PgResult row,
+                     store_->writer_->Query(
+                         absl::StrCat("SELECT ", kEventColumns, " FROM events WHERE event_id = $1"),
+                         PgParams().Bytes(id), "append: find request"));
+    if (row.rows() == 0) break;
+    events.push_back(ReadEventRow(row, 0));
+  }
+  return events;
+}
+
+absl::StatusOr<AppendResult> PostgresEventStore::Transaction::Append(const AppendRequest& request) {
+  RETURN_IF_ERROR(ValidateAppendRequest(request));
+  ASSIGN_OR_RETURN(std::vector<RecordedEvent> prior, FindRequest(request.request_id));
+  if (!prior.empty()) return AppendResult{std::move(prior), /*replayed=*/true};
+  const Mark before = mark();
+  absl::StatusOr<AppendResult> result = AppendUnchecked(request);
+  if (!result.ok()) RollbackTo(before);
+  return result;
+}
+
+absl::StatusOr<AppendResult> PostgresEventStore::Transaction::AppendUnchecked(
+    const AppendRequest& request) {
+  AppendResult result;
+  Head& head = store_->head_;
+  const int64_t now_us = absl::ToUnixMicros(store_->options_.clock->Now());
+  int64_t index = 0;
+  for (const StreamAppend& append : request.streams) {
+    StreamHead stream_head = HeadOf(append.stream);
+    if (!append.expected.is_any() && stream_head.version != append.expected.required_version()) {
+      return absl::AbortedError(absl::StrCat(
+          "stream \"", append.stream, "\": expected version ", append.expected.required_version(),
+          ", found ", stream_head.version, " (another writer appended first; reload and retry)"));
+    }
+    if (append.events.empty()) continue;
+    auto found = store_->streams_.find(append.stream);
+    undo_.emplace_back(append.stream, found == store_->streams_.end()
+                                          ? std::nullopt
+                                          : std::optional<StreamHead>(found->second));
+    committed_versions_.try_emplace(append.stream, stream_head.version);
+    for (const NewEvent& in : append.events) {
+      RecordedEvent e;
+      e.seq = head.seq + 1;
+      e.stream = append.stream;
+      e.stream_version = ++stream_head.version;
+      e.event_id = EventIdFor(request.request_id, index++);
+      e.type = in.type;
+      e.schema_version = in.schema_version;
+      e.recorded_at_us = std::max(now_us, head.recorded_at_us + 1);
+      e.metadata = in.metadata;
+      e.payload = in.payload;
+      e.digest = EventDigest(e);
+      e.prev_chain_hash = head.chain_hash;
+      e.chain_hash = NextChainHash(head.chain_hash, e.digest);
+      e.stream_hash = NextChainHash(stream_head.hash, e.digest);
+      stream_head.hash = e.stream_hash;
+      head = {e.seq, e.chain_hash, e.recorded_at_us};
+      batch_ids_[e.event_id] = rows_.size();
+      // Kept when the batch fails: a prefix of an id never stored costs one lookup, no more.
+      store_->id_prefixes_.insert(EventIdPrefix(e.event_id));
+      rows_.push_back(e);
+      result.events.push_back(std::move(e));
+    }
+    store_->streams_[append.stream] = stream_head;
+  }
+  return result;
+}
+
+absl::StatusOr<std::string> PostgresEventStore::Transaction::ChainHashAt(int64_t seq,
+                                                                         absl::string_view what) {
+  const Head& head = store_->head_;
+  if (seq < 1 || seq > head.seq) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": seq ", seq, " is not an event of the log"));
+  }
+  if (seq == head.seq) return head.chain_hash;
+  if (seq > committed_.seq) return rows_[seq - committed_.seq - 1].chain_hash;
+  ASSIGN_OR_RETURN(PgResult row,
+                   store_->writer_->Query("SELECT chain_hash FROM events WHERE seq = $1",
+                                          PgParams().Int(seq), absl::StrCat(what, ": read")));
+  if (row.rows() == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": seq ", seq, " is not an event of the log"));
+  }
+  return row.String(0, 0);
+}
+
+absl::Status PostgresEventStore::Transaction::PutSnapshot(const Snapshot& snapshot) {
+  if (snapshot.projection.empty()) {
+    return absl::InvalidArgumentError("snapshot: projection must not be empty");
+  }
+  if (snapshot.key_id.empty() || snapshot.signature.empty()) {
+    return absl::InvalidArgumentError("snapshot: key_id and signature must be set");
+  }
+  ASSIGN_OR_RETURN(std::string chain_hash, ChainHashAt(snapshot.seq, "snapshot"));
+  if (chain_hash != snapshot.chain_hash) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("snapshot: chain_hash differs from the chain_hash of seq ", snapshot.seq));
+  }
+  snapshots_.push_back(snapshot);
+  return absl::OkStatus();
+}
+
+absl::Status PostgresEventStore::Transaction::PutCheckpoint(const v1::Checkpoint& checkpoint) {
+  if (checkpoint.key_id().empty() || checkpoint.signature().empty()) {
+    return absl::InvalidArgumentError("checkpoint: key_id and signature must be set");
+  }
+  ASSIGN_OR_RETURN(std::string chain_hash, ChainHashAt(checkpoint.seq(), "checkpoint"));
+  if (chain_hash != checkpoint.chain_hash()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "checkpoint: chain_hash differs from the chain_hash of seq ", checkpoint.seq()));
+  }
+  const int64_t newest = store_->newest_checkpoint_;
+  if (checkpoint.seq() <= newest) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "checkpoint: seq ", checkpoint.seq(), " is not above the newest checkpoint's ", newest));
+  }
+  checkpoints_.push_back(checkpoint);
+  store_->newest_checkpoint_ = checkpoint.seq();
+  return absl::OkStatus();
+}
+
+}  // namespace credledger::store
