@@ -3,6 +3,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/client_command.h"
+#include "common/status_macros.h"
+#include "store/open/log_location.h"
 
 namespace credledger::cli {
 
@@ -17,22 +19,28 @@ absl::StatusOr<absl::Time> ParseTimeFlag(absl::string_view flag, const std::stri
   absl::Time t;
   std::string error;
   if (!absl::ParseTime(absl::RFC3339_full, value, &t, &error)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--", flag, ": expected an RFC 3339 time such as 2026-01-02T03:04:05Z, got \"", value,
-        "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, ": expected an RFC 3339 time such as 2026-01-02T03:04:05Z, got \"",
+                     value, "\""));
   }
   return t;
 }
 
-absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenReadOnly(const std::string& path) {
-  store::SqliteEventStoreOptions options;
-  options.path = path;
+void OfflineLogFlags::Define(FlagSet& flags, const std::string& db_help) {
+  flags.Add("db", &db, db_help);
+  flags.Add("store", &store, store::kStoreFlagHelp);
+  flags.Add("store-password-file", &store_password_file, store::kStorePasswordFileHelp);
+}
+
+absl::StatusOr<std::unique_ptr<store::EventLog>> OfflineLogFlags::OpenReadOnly() const {
+  ASSIGN_OR_RETURN(const store::LogLocation location,
+                   store::ParseLogLocation(db, !db.empty(), store, store_password_file));
+  store::OpenLogOptions options;
   options.read_only = true;
-  absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> opened =
-      store::SqliteEventStore::Open(options);
+  absl::StatusOr<std::unique_ptr<store::EventLog>> opened = store::OpenLog(location, options);
   if (!opened.ok()) {
     return absl::Status(opened.status().code(),
-                        absl::StrCat("--db ", path, ": ", opened.status().message()));
+                        absl::StrCat(location.Describe(), ": ", opened.status().message()));
   }
   return opened;
 }

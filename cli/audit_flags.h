@@ -12,8 +12,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "cli/framework/flag_set.h"
 #include "cli/framework/flag_value_list.h"
-#include "store/sqlite_event_store.h"
+#include "store/event_log.h"
 
 namespace credledger::cli {
 
@@ -25,8 +26,21 @@ absl::Status SplitTargetFlag(const std::string& value, std::string* target_names
 // "2026-01-02T05:04:05.25+02:00"). Errors: kInvalidArgument naming `flag`.
 absl::StatusOr<absl::Time> ParseTimeFlag(absl::string_view flag, const std::string& value);
 
-// Opens an existing log file (the value of --db) for reading only. Errors:
-// SqliteEventStore::Open's, with the message naming `--db`.
-absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenReadOnly(const std::string& path);
+// The flags that name a log read without a server: --db (a SQLite file, a copy of the
+// database) or --store with --store-password-file (a PostgreSQL database;
+// docs/operations.md, "PostgreSQL").
+struct OfflineLogFlags {
+  std::string db;
+  std::string store;
+  std::string store_password_file;
+
+  // Adds the three flags, --db with `db_help`.
+  void Define(FlagSet& flags, const std::string& db_help);
+  // Whether --db or --store was given.
+  bool given() const { return !db.empty() || !store.empty(); }
+  // Opens the log for reading only. Errors: store::ParseLogLocation's; store::OpenLog's, the
+  // message naming the location.
+  absl::StatusOr<std::unique_ptr<store::EventLog>> OpenReadOnly() const;
+};
 
 }  // namespace credledger::cli

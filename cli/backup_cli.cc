@@ -24,10 +24,19 @@ class BackupCommand final : public Subcommand {
  public:
   void DefineFlags(FlagSet& flags) override {
     flags.Add("db", &db_, "the event log database to copy");
+    flags.Add("store", &store_,
+              "a log on PostgreSQL: refused; back it up with PostgreSQL's own tools "
+              "(docs/operations.md, \"PostgreSQL\")");
     flags.Add("to", &to_, "the new file for the copy (required; must not exist)");
   }
 
   absl::Status CheckFlags() const override {
+    if (!store_.empty()) {
+      return absl::InvalidArgumentError(
+          "--store: a log on PostgreSQL is backed up with PostgreSQL's tools: pg_basebackup with "
+          "WAL archiving for point-in-time recovery, or pg_dump for a logical copy "
+          "(docs/operations.md, \"PostgreSQL\")");
+    }
     if (db_.empty()) return absl::InvalidArgumentError("--db: required");
     if (to_.empty()) return absl::InvalidArgumentError("--to: required");
     return CheckFilePathFlag("--to", to_);
@@ -43,6 +52,7 @@ class BackupCommand final : public Subcommand {
 
  private:
   std::string db_ = "./var/credledger.db";
+  std::string store_;
   std::string to_;
 };
 

@@ -49,8 +49,10 @@ absl::StatusOr<v1::LogPoint> ParsePoint(absl::string_view flag, const std::strin
   absl::StatusOr<absl::Time> t = ParseTimeFlag(flag, value);
   if (!t.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--", flag, ": expected a seq (digits only) or an RFC 3339 time such as "
-                     "2026-01-02T03:04:05Z, got \"", value, "\""));
+        absl::StrCat("--", flag,
+                     ": expected a seq (digits only) or an RFC 3339 time such as "
+                     "2026-01-02T03:04:05Z, got \"",
+                     value, "\""));
   }
   *point.mutable_time() = projections::ToProto(*t);
   return point;
@@ -84,26 +86,26 @@ struct Scope {
   }
 };
 
-// A forensic subcommand: asks the server (the ClientCommand flags) or, with --db, a log file
+// A forensic subcommand: asks the server (the ClientCommand flags) or, with --db or --store, a log
 // opened read-only through AuditApi, so that both answers go through the same printer.
 class ForensicCommand : public ClientCommand {
  protected:
   // The subcommand's own flags.
   virtual void DefineQueryFlags(FlagSet&) {}
 
-  // The answer of RPC `rpc`, or with --db of `local` on the log file.
+  // The answer of RPC `rpc`, or with --db or --store of `local` on that log.
   template <typename Request, typename Response>
   absl::StatusOr<Response> Ask(grpc::Status (AuditStub::*rpc)(grpc::ClientContext*, const Request&,
                                                               Response*),
                                absl::StatusOr<Response> (AuditApi::*local)(const Request&),
                                const Request& request) {
-    if (db_.empty()) {
+    if (!log_.given()) {
       Response response;
       RETURN_IF_ERROR(Call(rpc, request, &response));
       return response;
     }
     if (api_ == nullptr) {
-      ASSIGN_OR_RETURN(store_, OpenReadOnly(db_));
+      ASSIGN_OR_RETURN(store_, log_.OpenReadOnly());
       api_ = std::make_unique<AuditApi>(store_.get(), /*signing_key=*/nullptr,
                                         common::RealClock::Default());
     }
@@ -123,14 +125,14 @@ class ForensicCommand : public ClientCommand {
 
  private:
   void DefineOwnFlags(FlagSet& flags) final {
-    flags.Add("db", &db_,
-              "answer from this log file (a copy of the database), opened read-only, "
-              "without a server; --server and --as are then ignored");
+    log_.Define(flags,
+                "answer from this log file (a copy of the database), opened read-only, "
+                "without a server (or from --store); --server and --as are then ignored");
     DefineQueryFlags(flags);
   }
 
-  std::string db_;
-  std::unique_ptr<store::SqliteEventStore> store_;
+  OfflineLogFlags log_;
+  std::unique_ptr<store::EventLog> store_;
   std::unique_ptr<AuditApi> api_;  // over store_
 };
 
@@ -191,8 +193,9 @@ class TimelineCommand final : public ForensicCommand {
 
  private:
   void DefineQueryFlags(FlagSet& flags) override {
-    flags.Add("identity", &identity_,
-              "an identity's history instead of a Target's (bindings, source fingerprints, mirrors)");
+    flags.Add(
+        "identity", &identity_,
+        "an identity's history instead of a Target's (bindings, source fingerprints, mirrors)");
     flags.Add("after-seq", &after_seq_, "only entries after this seq");
     flags.Add("limit", &limit_,
               "at most this many entries (1..10000); without it every entry is listed");
@@ -258,8 +261,8 @@ constexpr char kReplayDescription[] =
     "Shows the state exactly as it was at a point of the log (GetStateAt): the service\n"
     "configuration then in force and, per Target, its credential state and conditions and its\n"
     "report rollup. The point is a seq (digits only) or an RFC 3339 time (the state after the\n"
-    "last event recorded at or before it). With --db it reads a copy of the database instead\n"
-    "of asking a server.\n"
+    "last event recorded at or before it). With --db (a copy of the SQLite database) or --store\n"
+    "(the PostgreSQL log) it reads the log itself instead of asking a server.\n"
     "\n"
     "Example: what did demo/edge-1 look like at 14:00 UTC?\n"
     "  credledger replay --as-of 2026-03-14T14:00:00Z --target demo/edge-1\n";
@@ -268,12 +271,14 @@ constexpr char kTimelineDescription[] =
     "Lists a Target's history in seq order (Timeline): when, which seq, who, what happened,\n"
     "and which Secret and credentialTag it concerned, including reports and liveness gaps.\n"
     "Every entry is listed (page after page) unless --limit is given. With --output json each\n"
-    "entry is one JSON object per line, ready for jq. With --db it reads a copy of the\n"
-    "database instead of asking a server.\n"
+    "entry is one JSON object per line, ready for jq. With --db (a copy of the SQLite\n"
+    "database) or --store (the PostgreSQL log) it reads the log itself instead of asking a\n"
+    "server.\n"
     "\n"
     "\n"
     "With --identity NAME instead of a Target it lists an identity's history: who created,\n"
-    "changed and bound it, every source fingerprint observed, and every mirror written or deleted,\n"
+    "changed and bound it, every source fingerprint observed, and every mirror written or "
+    "deleted,\n"
     "in which namespace: which namespaces held a copy of which credential, and when.\n"
     "\n"
     "Examples:\n"
@@ -284,8 +289,8 @@ constexpr char kDiffDescription[] =
     "Shows what changed between two points of the log (Diff): Targets added or removed,\n"
     "credentials issued or deleted, revocations and lifts (each with the seq of its event),\n"
     "and condition and configuration changes (comparing the state at both points). Points are\n"
-    "seqs (digits only) or RFC 3339 times. With --db it reads a copy of the database instead\n"
-    "of asking a server.\n"
+    "seqs (digits only) or RFC 3339 times. With --db (a copy of the SQLite database) or --store\n"
+    "(the PostgreSQL log) it reads the log itself instead of asking a server.\n"
     "\n"
     "Example: what changed in namespace demo during the incident window?\n"
     "  credledger diff --from 2026-03-14T13:00:00Z --to 2026-03-14T15:00:00Z --namespace demo\n";
@@ -294,8 +299,8 @@ constexpr char kValidCredentialsDescription[] =
     "Lists the credentials whose tokens could authenticate at a time (ValidCredentialsAt):\n"
     "issued, not expired, and whose Secret had not been deleted yet, by credledger or, as\n"
     "observed through the watch, by anyone else. Answered from the log alone. Shows each\n"
-    "token's fingerprint, never the token. With --db it reads a copy of the database instead\n"
-    "of asking a server.\n"
+    "token's fingerprint, never the token. With --db (a copy of the SQLite database) or --store\n"
+    "(the PostgreSQL log) it reads the log itself instead of asking a server.\n"
     "\n"
     "Example: which tokens of demo could have been used when the laptop was stolen?\n"
     "  credledger valid-credentials --at 2026-03-14T13:37:00Z --namespace demo\n";
@@ -310,9 +315,8 @@ void AddForensicCommands(Dispatcher& d) {
          [] { return std::make_unique<TimelineCommand>(); }, kTimelineDescription});
   d.Add({"diff", "", "show what changed between two points of the log", 0, 0,
          [] { return std::make_unique<DiffCommand>(); }, kDiffDescription});
-  d.Add({"valid-credentials", "", "list the credentials that could authenticate at a time", 0,
-         0, [] { return std::make_unique<ValidCredentialsCommand>(); },
-         kValidCredentialsDescription});
+  d.Add({"valid-credentials", "", "list the credentials that could authenticate at a time", 0, 0,
+         [] { return std::make_unique<ValidCredentialsCommand>(); }, kValidCredentialsDescription});
 }
 
 }  // namespace credledger::cli

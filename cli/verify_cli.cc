@@ -53,18 +53,19 @@ class AuditVerifyCommand final : public Subcommand {
               "and the new one (repeat the flag or separate with commas)");
     flags.Add("min-seq", &min_seq_,
               "the log must reach at least this seq (the head you saw last); 0: no requirement");
-    flags.Add("db", &db_,
-              "a copy of the database (opened read-only): verified on its own without FILE; "
-              "with FILE, every exported event is compared with it");
+    log_.Define(flags,
+                "a copy of the database (opened read-only), or the log of --store: verified on "
+                "its own without FILE; with FILE, every exported event is compared with it");
     flags.Add("previous", &previous_,
               "an earlier export, or a file holding just its trailer line: its signed head "
               "must still be in the log (implies --min-seq at that head)");
-    flags.Add("witness", &witness_,
-              "with --db: file:<path> of the service's witness (a copy of its ConfigMap's "
-              "checkpoints, docs/audit.md \"Witnesses\"): every checkpoint in it must be in "
-              "the log");
+    flags.Add(
+        "witness", &witness_,
+        "with --db or --store: file:<path> of the service's witness (a copy of its ConfigMap's "
+        "checkpoints, docs/audit.md \"Witnesses\"): every checkpoint in it must be in "
+        "the log");
     flags.Add("max-unsigned-events", &max_unsigned_events_,
-              "with --db: events that may follow the newest checkpoint of a given key "
+              "with --db or --store: events that may follow the newest checkpoint of a given key "
               "(the service's --checkpoint-every plus 1024)");
   }
 
@@ -82,7 +83,7 @@ class AuditVerifyCommand final : public Subcommand {
   // The combination of FILE and flags. Errors: kInvalidArgument naming the flags.
   absl::Status CheckInputs(const std::vector<std::string>& args) const {
     if (public_keys_.values.empty()) return absl::InvalidArgumentError("--public-key: required");
-    if (args.empty() && db_.empty()) {
+    if (args.empty() && !log_.given()) {
       return absl::InvalidArgumentError(
           previous_.empty() ? "give an export FILE, --db DB, or both"
                             : "--previous: needs an export FILE or --db DB to check it against");
@@ -95,7 +96,7 @@ class AuditVerifyCommand final : public Subcommand {
             "--witness: give file:<path>; copy a ConfigMap witness first with kubectl get "
             "configmap <name> -o jsonpath='{.data.checkpoints}' (docs/audit.md, \"Witnesses\")");
       }
-      if (db_.empty()) return absl::InvalidArgumentError("--witness: needs --db DB");
+      if (!log_.given()) return absl::InvalidArgumentError("--witness: needs --db DB or --store");
     }
     if (max_unsigned_events_ < 0) {
       return absl::InvalidArgumentError("--max-unsigned-events: must be 0 or more");
@@ -118,9 +119,9 @@ class AuditVerifyCommand final : public Subcommand {
     if (!previous_.empty()) {
       ASSIGN_OR_RETURN(earlier, ReadEarlierTrailer());
     }
-    std::unique_ptr<store::SqliteEventStore> log;
-    if (!db_.empty()) {
-      ASSIGN_OR_RETURN(log, OpenReadOnly(db_));
+    std::unique_ptr<store::EventLog> log;
+    if (log_.given()) {
+      ASSIGN_OR_RETURN(log, log_.OpenReadOnly());
     }
     const v1::ExportTrailer* earlier_trailer = earlier.has_value() ? &*earlier : nullptr;
     if (!args.empty()) return VerifyFile(args[0], keys, log.get(), earlier_trailer);
@@ -173,7 +174,7 @@ class AuditVerifyCommand final : public Subcommand {
 
   FlagValueList public_keys_;
   int64_t min_seq_ = 0;
-  std::string db_;
+  OfflineLogFlags log_;
   std::string previous_;
   std::string witness_;
   // A service's default --checkpoint-every (1000) plus one writer batch (1024).
@@ -208,7 +209,11 @@ constexpr char kAuditVerifyDescription[] =
     "  credledger verify fleet-june.jsonl --previous fleet-may.jsonl --public-key key.pub.pem\n"
     "  credledger verify fleet.jsonl --db credledger-copy.db --public-key key.pub.pem\n"
     "  credledger verify --db credledger-copy.db --witness file:witness.jsonl --public-key "
-    "key.pub.pem\n";
+    "key.pub.pem\n"
+    "  credledger verify --store postgresql://auditor@db/credledger --public-key key.pub.pem\n"
+    "\n"
+    "A log on PostgreSQL is named with --store (and --store-password-file) wherever this text\n"
+    "says --db DB; it is read in pages, each one statement, while the service keeps writing.\n";
 
 }  // namespace
 

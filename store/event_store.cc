@@ -70,4 +70,39 @@ absl::Status ValidateAppendRequest(const AppendRequest& request) {
   return absl::OkStatus();
 }
 
+absl::Status ValidateSnapshot(const Snapshot& snapshot, ChainHashLookup chain_hash_at) {
+  if (snapshot.projection.empty()) {
+    return absl::InvalidArgumentError("snapshot: projection must not be empty");
+  }
+  if (snapshot.key_id.empty() || snapshot.signature.empty()) {
+    return absl::InvalidArgumentError("snapshot: key_id and signature must be set");
+  }
+  absl::StatusOr<std::string> chain_hash = chain_hash_at(snapshot.seq);
+  if (!chain_hash.ok()) return chain_hash.status();
+  if (*chain_hash != snapshot.chain_hash) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("snapshot: chain_hash differs from the chain_hash of seq ", snapshot.seq));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateCheckpoint(const v1::Checkpoint& checkpoint, ChainHashLookup chain_hash_at,
+                                int64_t newest_checkpoint_seq) {
+  if (checkpoint.key_id().empty() || checkpoint.signature().empty()) {
+    return absl::InvalidArgumentError("checkpoint: key_id and signature must be set");
+  }
+  absl::StatusOr<std::string> chain_hash = chain_hash_at(checkpoint.seq());
+  if (!chain_hash.ok()) return chain_hash.status();
+  if (*chain_hash != checkpoint.chain_hash()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "checkpoint: chain_hash differs from the chain_hash of seq ", checkpoint.seq()));
+  }
+  if (checkpoint.seq() <= newest_checkpoint_seq) {
+    return absl::InvalidArgumentError(absl::StrCat("checkpoint: seq ", checkpoint.seq(),
+                                                   " is not above the newest checkpoint's ",
+                                                   newest_checkpoint_seq));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace credledger::store

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/functional/any_invocable.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -167,6 +168,19 @@ class WriteTransaction {
 // the field for an empty request id, stream or event type, a schema_version below 1, or a
 // request without events.
 absl::Status ValidateAppendRequest(const AppendRequest& request);
+
+// The chain_hash of the event at a seq, as a store's writer finds it; kInvalidArgument when
+// there is no such event.
+using ChainHashLookup = absl::FunctionRef<absl::StatusOr<std::string>(int64_t seq)>;
+
+// The checks every store makes before it stores `snapshot` (WriteTransaction::PutSnapshot's
+// errors).
+absl::Status ValidateSnapshot(const Snapshot& snapshot, ChainHashLookup chain_hash_at);
+
+// The checks every store makes before it stores `checkpoint`, given the seq of the newest
+// stored checkpoint (0 when none) (WriteTransaction::PutCheckpoint's errors).
+absl::Status ValidateCheckpoint(const v1::Checkpoint& checkpoint, ChainHashLookup chain_hash_at,
+                                int64_t newest_checkpoint_seq);
 
 // A unit of work for the single writer. Returning an error rolls back everything the command
 // wrote (its SAVEPOINT) and leaves the rest of the batch untouched.

@@ -4,7 +4,6 @@
 #include "store/sqlite_event_store.h"
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -12,7 +11,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/notification.h"
 #include "common/fault_points.h"
 #include "common/status_macros.h"
 #include "store/log_hash.h"
@@ -32,15 +30,10 @@ absl::Status ConfigureConnection(Connection& db, const SqliteEventStoreOptions& 
   return db.Exec(absl::StrCat("PRAGMA synchronous = ", sync), "pragma synchronous");
 }
 
-// A command waiting for the writer. Lives on the caller's stack until `done` is notified.
-struct SqliteEventStore::Pending {
-  Command command;
-  absl::Status result;
-  absl::Notification done;
-};
-
 SqliteEventStore::SqliteEventStore(SqliteEventStoreOptions options)
-    : options_(std::move(options)) {}
+    : EventLog(options.max_batch_commands),
+      options_(std::move(options)),
+      readers_(options_.read_connections, [this] { return OpenReader(); }) {}
 
 absl::StatusOr<std::unique_ptr<SqliteEventStore>> SqliteEventStore::Open(
     SqliteEventStoreOptions options) {
@@ -56,7 +49,7 @@ absl::StatusOr<std::unique_ptr<SqliteEventStore>> SqliteEventStore::Open(
   auto store = std::unique_ptr<SqliteEventStore>(new SqliteEventStore(std::move(options)));
   RETURN_IF_ERROR(store->Initialize());
   if (!store->options_.read_only) {
-    store->writer_thread_ = std::thread([s = store.get()] { s->WriterLoop(); });
+    store->StartWriter();
   }
   return store;
 }
@@ -82,10 +75,8 @@ absl::Status SqliteEventStore::InitializeReadOnly() {
   }
   RETURN_IF_ERROR(CheckStoredTypes(*db));
   ASSIGN_OR_RETURN(head_, LoadHead(*db));
-  ReleaseReader(std::move(db));
-  absl::MutexLock lock(&mu_);
-  committed_seq_ = head_.seq;
-  closing_ = true;  // no writer: Execute refuses, WaitForHead does not wait for one
+  readers_.Release(std::move(db));
+  OpenReadOnly(head_.seq);
   return absl::OkStatus();
 }
 
@@ -119,8 +110,7 @@ absl::Status SqliteEventStore::Initialize() {
 
   ASSIGN_OR_RETURN(head_, LoadHead(*writer_));
   ASSIGN_OR_RETURN(transaction_, Transaction::Create(this));
-  absl::MutexLock lock(&mu_);
-  committed_seq_ = head_.seq;
+  PublishHead(head_.seq);
   return absl::OkStatus();
 }
 
@@ -133,49 +123,6 @@ absl::StatusOr<SqliteEventStore::Head> SqliteEventStore::LoadHead(Connection& db
 }
 
 SqliteEventStore::~SqliteEventStore() { Close(); }
-
-bool SqliteEventStore::HasWorkOrClosing() const { return !queue_.empty() || closing_; }
-
-void SqliteEventStore::Close() {
-  {
-    absl::MutexLock lock(&mu_);
-    closing_ = true;
-  }
-  if (writer_thread_.joinable()) writer_thread_.join();
-}
-
-absl::Status SqliteEventStore::Execute(Command command) {
-  const auto queued = std::chrono::steady_clock::now();
-  Pending pending{std::move(command), absl::OkStatus(), {}};
-  {
-    absl::MutexLock lock(&mu_);
-    if (options_.read_only) {
-      return absl::FailedPreconditionError("store: the event log is open read-only");
-    }
-    if (closing_) return absl::CancelledError("store: closing; command not run");
-    queue_.push_back(&pending);
-  }
-  pending.done.WaitForNotification();
-  append_latency_.Observe(
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - queued).count());
-  return pending.result;
-}
-
-void SqliteEventStore::WriterLoop() {
-  while (true) {
-    std::vector<Pending*> batch;
-    {
-      absl::MutexLock lock(&mu_);
-      mu_.Await(absl::Condition(this, &SqliteEventStore::HasWorkOrClosing));
-      if (queue_.empty()) return;  // closing and drained
-      while (!queue_.empty() && static_cast<int>(batch.size()) < options_.max_batch_commands) {
-        batch.push_back(queue_.front());
-        queue_.pop_front();
-      }
-    }
-    RunBatch(batch);
-  }
-}
 
 void SqliteEventStore::RunBatch(std::vector<Pending*>& batch) {
   Connection& db = *writer_;
@@ -234,44 +181,8 @@ void SqliteEventStore::RunBatch(std::vector<Pending*>& batch) {
       }
     }
   }
-  {
-    absl::MutexLock lock(&mu_);
-    committed_seq_ = head_.seq;
-    stats_.batches += 1;
-    stats_.commands += static_cast<int64_t>(batch.size());
-    stats_.largest_batch = std::max<int64_t>(stats_.largest_batch, batch.size());
-    stats_.events += head_.seq - batch_start.seq;
-    if (!batch_error.ok()) stats_.failed_batches += 1;
-  }
-  batch_sizes_.Observe(static_cast<double>(batch.size()));
-  for (Pending* p : batch) p->done.Notify();
-}
-
-int64_t SqliteEventStore::HeadSeq() const {
-  absl::MutexLock lock(&mu_);
-  return committed_seq_;
-}
-
-int64_t SqliteEventStore::WaitForHead(int64_t after_seq, absl::Duration timeout) const {
-  struct Args {
-    const SqliteEventStore* store;
-    int64_t after;
-  } args{this, after_seq};
-  absl::MutexLock lock(&mu_);
-  mu_.AwaitWithTimeout(absl::Condition(
-                           +[](Args* a) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-                             return a->store->committed_seq_ > a->after || a->store->closing_;
-                           },
-                           &args),
-                       timeout);
-  return committed_seq_;
-}
-
-SqliteEventStore::Stats SqliteEventStore::stats() const {
-  absl::MutexLock lock(&mu_);
-  Stats stats = stats_;
-  stats.queue_depth = static_cast<int64_t>(queue_.size());
-  return stats;
+  PublishHead(head_.seq);
+  CountBatch(batch.size(), head_.seq - batch_start.seq, !batch_error.ok());
 }
 
 }  // namespace credledger::store

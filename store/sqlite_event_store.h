@@ -32,7 +32,9 @@
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
 #include "common/histogram.h"
+#include "store/connection_pool.h"
 #include "store/event_codec.h"
+#include "store/event_log.h"
 #include "store/event_store.h"
 #include "store/sqlite.h"
 
@@ -68,7 +70,7 @@ struct SqliteEventStoreOptions {
   std::function<absl::Status()> write_fence = {};
 };
 
-class SqliteEventStore final : public EventStore {
+class SqliteEventStore final : public EventLog {
  public:
   // Opens or creates the log and starts the writer (read-only: opens an existing log).
   // Errors: kInvalidArgument for an empty path, read_connections or max_batch_commands
@@ -79,60 +81,32 @@ class SqliteEventStore final : public EventStore {
   // corrupt; kUnavailable when the file is locked or unreadable.
   static absl::StatusOr<std::unique_ptr<SqliteEventStore>> Open(SqliteEventStoreOptions options);
 
-  // Runs the commands already queued, then stops the writer (Close).
+  // Runs the commands already queued, then stops the writer (EventLog::Close).
   ~SqliteEventStore() override;
 
-  // Stops accepting commands (later ones get kCancelled), finishes the queued ones, joins the
-  // writer and wakes WaitForHead callers. Idempotent; not to be called from two threads at
-  // once.
-  void Close();
-
-  absl::Status Execute(Command command) override;
   absl::StatusOr<std::vector<RecordedEvent>> ReadAll(int64_t after_seq, int limit) override;
   absl::Status ReadAllInto(int64_t after_seq, int limit, EventFields fields,
                            std::vector<RecordedEvent>& page) override;
   absl::StatusOr<std::vector<RecordedEvent>> ReadStream(absl::string_view stream,
-                                                        int64_t from_version,
-                                                        int limit) override;
-  int64_t HeadSeq() const override;
+                                                        int64_t from_version, int limit) override;
   absl::StatusOr<int64_t> SeqAtTime(int64_t time_us) override;
-  int64_t WaitForHead(int64_t after_seq, absl::Duration timeout) const override;
   absl::StatusOr<std::optional<Snapshot>> LoadSnapshot(absl::string_view projection,
                                                        int64_t max_seq) override;
   absl::StatusOr<std::vector<SnapshotId>> ListSnapshots() override;
   absl::StatusOr<std::vector<RecordedEvent>> ReadFiltered(const EventFilter& filter,
-                                                          int64_t after_seq,
-                                                          int limit) override;
+                                                          int64_t after_seq, int limit) override;
   absl::StatusOr<std::optional<v1::Checkpoint>> LatestCheckpoint() override;
   absl::StatusOr<std::vector<v1::Checkpoint>> ReadCheckpoints(int64_t after_seq,
                                                               int limit) override;
 
-  // Counters since Open, for tests and metrics.
-  struct Stats {
-    int64_t batches = 0;   // committed or failed group commits
-    int64_t commands = 0;  // commands run
-    int64_t largest_batch = 0;
-    int64_t queue_depth = 0;  // commands waiting for the writer right now
-    int64_t events = 0;       // events appended by committed batches
-    int64_t failed_batches = 0;  // group commits that committed nothing (busy, full disk,
-                                 // I/O error, a closed write fence)
-  };
-  Stats stats() const;
-  // Seconds from Execute to each command's answer (committed, rejected or failed), and
-  // commands per group commit, since Open; read by the service's metrics
-  // (docs/operations.md, "Metrics and health").
-  const common::Histogram& append_latency() const { return append_latency_; }
-  const common::Histogram& batch_sizes() const { return batch_sizes_; }
-
  private:
-  struct Pending;
   struct Head {
     int64_t seq = 0;
     std::string chain_hash;
     int64_t recorded_at_us = 0;
   };
   class Transaction;
-  class ReaderLease;
+  using ReaderLease = ConnectionPool<Connection>::Lease;
 
   explicit SqliteEventStore(SqliteEventStoreOptions options);
   absl::Status Initialize();
@@ -140,11 +114,9 @@ class SqliteEventStore final : public EventStore {
   // Refuses a log holding event types or schema versions the codec does not know.
   absl::Status CheckStoredTypes(Connection& db);
   absl::StatusOr<Head> LoadHead(Connection& db);
-  void WriterLoop();
-  bool HasWorkOrClosing() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void RunBatch(std::vector<Pending*>& batch);
-  absl::StatusOr<ReaderLease> AcquireReader();
-  void ReleaseReader(std::unique_ptr<Connection> reader);
+  void RunBatch(std::vector<Pending*>& batch) override;
+  // A new read connection (read_only, query_only). Errors: Connection::Open's.
+  absl::StatusOr<std::unique_ptr<Connection>> OpenReader() const;
 
   const SqliteEventStoreOptions options_;
 
@@ -153,18 +125,7 @@ class SqliteEventStore final : public EventStore {
   std::unique_ptr<Transaction> transaction_;
   Head head_;
 
-  mutable absl::Mutex mu_;
-  std::deque<Pending*> queue_ ABSL_GUARDED_BY(mu_);
-  bool closing_ ABSL_GUARDED_BY(mu_) = false;
-  int64_t committed_seq_ ABSL_GUARDED_BY(mu_) = 0;
-  Stats stats_ ABSL_GUARDED_BY(mu_);
-  // 0.5 ms to about 8 s, doubling; 1 to 1024 commands, doubling.
-  common::Histogram append_latency_{common::ExponentialBuckets(0.0005, 2, 15)};
-  common::Histogram batch_sizes_{common::ExponentialBuckets(1, 2, 11)};
-  std::thread writer_thread_;
-
-  absl::Mutex readers_mu_;
-  std::vector<std::unique_ptr<Connection>> readers_ ABSL_GUARDED_BY(readers_mu_);
+  ConnectionPool<Connection> readers_;
 };
 
 }  // namespace credledger::store

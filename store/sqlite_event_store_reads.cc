@@ -1,6 +1,6 @@
 // SqliteEventStore's read side (docs/design.md, "Storage"): a small pool of read-only
-// connections (read_connections of them kept), each call one short read transaction on a
-// connection borrowed from it; thread-safe, as every public method of the store.
+// connections (read_connections of them kept, store/connection_pool.h), each call one short
+// read transaction on a connection borrowed from it; thread-safe, as every public method.
 #include <optional>
 #include <string>
 #include <utility>
@@ -14,48 +14,16 @@
 
 namespace credledger::store {
 
-// A read connection borrowed from the pool; returned on destruction.
-class SqliteEventStore::ReaderLease {
- public:
-  ReaderLease(SqliteEventStore* store, std::unique_ptr<Connection> db)
-      : store_(store), db_(std::move(db)) {}
-  ReaderLease(ReaderLease&& other) noexcept = default;
-  ~ReaderLease() {
-    if (db_ != nullptr) store_->ReleaseReader(std::move(db_));
-  }
-  Connection* operator->() { return db_.get(); }
-
- private:
-  SqliteEventStore* store_;
-  std::unique_ptr<Connection> db_;
-};
-
-absl::StatusOr<SqliteEventStore::ReaderLease> SqliteEventStore::AcquireReader() {
-  {
-    absl::MutexLock lock(&readers_mu_);
-    if (!readers_.empty()) {
-      std::unique_ptr<Connection> db = std::move(readers_.back());
-      readers_.pop_back();
-      return ReaderLease(this, std::move(db));
-    }
-  }
-  ASSIGN_OR_RETURN(std::unique_ptr<Connection> db,
-                   Connection::Open(options_.path, /*create=*/false,
-                                    options_.read_only, options_.vfs));
+absl::StatusOr<std::unique_ptr<Connection>> SqliteEventStore::OpenReader() const {
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<Connection> db,
+      Connection::Open(options_.path, /*create=*/false, options_.read_only, options_.vfs));
   RETURN_IF_ERROR(ConfigureConnection(*db, options_));
   RETURN_IF_ERROR(db->Exec("PRAGMA query_only = ON", "pragma query_only"));
-  return ReaderLease(this, std::move(db));
+  return db;
 }
 
-void SqliteEventStore::ReleaseReader(std::unique_ptr<Connection> reader) {
-  absl::MutexLock lock(&readers_mu_);
-  if (static_cast<int>(readers_.size()) < options_.read_connections) {
-    readers_.push_back(std::move(reader));
-  }
-}
-
-absl::StatusOr<std::vector<RecordedEvent>> SqliteEventStore::ReadAll(int64_t after_seq,
-                                                                     int limit) {
+absl::StatusOr<std::vector<RecordedEvent>> SqliteEventStore::ReadAll(int64_t after_seq, int limit) {
   std::vector<RecordedEvent> events;
   RETURN_IF_ERROR(ReadAllInto(after_seq, limit, EventFields::kAll, events));
   return events;
@@ -64,7 +32,7 @@ absl::StatusOr<std::vector<RecordedEvent>> SqliteEventStore::ReadAll(int64_t aft
 absl::Status SqliteEventStore::ReadAllInto(int64_t after_seq, int limit, EventFields fields,
                                            std::vector<RecordedEvent>& page) {
   if (limit <= 0) return absl::InvalidArgumentError("read: limit must be > 0");
-  ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
+  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   static const std::string* const kAllSql = new std::string(
       absl::StrCat("SELECT ", kEventColumns, " FROM events WHERE seq > ? ORDER BY seq LIMIT ?"));
   static const std::string* const kFoldSql = new std::string(
@@ -79,7 +47,7 @@ absl::StatusOr<std::vector<RecordedEvent>> SqliteEventStore::ReadStream(absl::st
                                                                         int64_t from_version,
                                                                         int limit) {
   if (limit <= 0) return absl::InvalidArgumentError("read: limit must be > 0");
-  ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
+  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   ASSIGN_OR_RETURN(Statement stmt,
                    db->Prepare(absl::StrCat("SELECT ", kEventColumns,
                                             " FROM events WHERE stream = ? AND stream_version "
@@ -89,7 +57,7 @@ absl::StatusOr<std::vector<RecordedEvent>> SqliteEventStore::ReadStream(absl::st
 }
 
 absl::StatusOr<int64_t> SqliteEventStore::SeqAtTime(int64_t time_us) {
-  ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
+  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   ASSIGN_OR_RETURN(Statement stmt,
                    db->Prepare("SELECT MAX(seq) FROM events WHERE recorded_at_us <= ?"));
   stmt.Bind(1, time_us);
@@ -97,9 +65,9 @@ absl::StatusOr<int64_t> SqliteEventStore::SeqAtTime(int64_t time_us) {
   return row && !stmt.ColumnIsNull(0) ? stmt.ColumnInt(0) : 0;
 }
 
-absl::StatusOr<std::optional<Snapshot>> SqliteEventStore::LoadSnapshot(
-    absl::string_view projection, int64_t max_seq) {
-  ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
+absl::StatusOr<std::optional<Snapshot>> SqliteEventStore::LoadSnapshot(absl::string_view projection,
+                                                                       int64_t max_seq) {
+  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   ASSIGN_OR_RETURN(Statement stmt,
                    db->Prepare("SELECT seq, schema_version, state, chain_hash, state_sha256, "
                                "key_id, signature FROM projection_snapshots WHERE projection = "
@@ -120,7 +88,7 @@ absl::StatusOr<std::optional<Snapshot>> SqliteEventStore::LoadSnapshot(
 }
 
 absl::StatusOr<std::vector<SnapshotId>> SqliteEventStore::ListSnapshots() {
-  ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
+  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   ASSIGN_OR_RETURN(Statement stmt, db->Prepare("SELECT projection, seq FROM projection_snapshots "
                                                "ORDER BY seq, projection"));
   std::vector<SnapshotId> ids;
@@ -131,8 +99,9 @@ absl::StatusOr<std::vector<SnapshotId>> SqliteEventStore::ListSnapshots() {
   }
 }
 
-absl::StatusOr<std::vector<RecordedEvent>> SqliteEventStore::ReadFiltered(
-    const EventFilter& filter, int64_t after_seq, int limit) {
+absl::StatusOr<std::vector<RecordedEvent>> SqliteEventStore::ReadFiltered(const EventFilter& filter,
+                                                                          int64_t after_seq,
+                                                                          int limit) {
   if (limit <= 0) return absl::InvalidArgumentError("read: limit must be > 0");
   if (!filter.stream.empty() && !filter.stream_prefix.empty()) {
     return absl::InvalidArgumentError("read: stream and stream_prefix exclude each other");
@@ -148,7 +117,7 @@ absl::StatusOr<std::vector<RecordedEvent>> SqliteEventStore::ReadFiltered(
     absl::StrAppend(&sql, ")");
   }
   absl::StrAppend(&sql, " ORDER BY seq LIMIT ?");
-  ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
+  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   ASSIGN_OR_RETURN(Statement stmt, db->Prepare(sql));
   int i = 1;
   stmt.Bind(i++, after_seq);
@@ -164,7 +133,7 @@ absl::StatusOr<std::vector<RecordedEvent>> SqliteEventStore::ReadFiltered(
 }
 
 absl::StatusOr<std::optional<v1::Checkpoint>> SqliteEventStore::LatestCheckpoint() {
-  ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
+  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   ASSIGN_OR_RETURN(Statement stmt,
                    db->Prepare(absl::StrCat("SELECT ", kCheckpointColumns,
                                             " FROM checkpoints ORDER BY seq DESC LIMIT 1")));
@@ -174,9 +143,9 @@ absl::StatusOr<std::optional<v1::Checkpoint>> SqliteEventStore::LatestCheckpoint
 }
 
 absl::StatusOr<std::vector<v1::Checkpoint>> SqliteEventStore::ReadCheckpoints(int64_t after_seq,
-                                                                             int limit) {
+                                                                              int limit) {
   if (limit <= 0) return absl::InvalidArgumentError("read: limit must be > 0");
-  ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
+  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   ASSIGN_OR_RETURN(Statement stmt,
                    db->Prepare(absl::StrCat("SELECT ", kCheckpointColumns,
                                             " FROM checkpoints WHERE seq > ? ORDER BY seq "

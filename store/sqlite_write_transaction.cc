@@ -119,17 +119,8 @@ absl::StatusOr<AppendResult> SqliteEventStore::Transaction::Append(const AppendR
 }
 
 absl::Status SqliteEventStore::Transaction::PutSnapshot(const Snapshot& snapshot) {
-  if (snapshot.projection.empty()) {
-    return absl::InvalidArgumentError("snapshot: projection must not be empty");
-  }
-  if (snapshot.key_id.empty() || snapshot.signature.empty()) {
-    return absl::InvalidArgumentError("snapshot: key_id and signature must be set");
-  }
-  ASSIGN_OR_RETURN(std::string chain_hash, ChainHashAt(snapshot.seq, "snapshot"));
-  if (chain_hash != snapshot.chain_hash) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("snapshot: chain_hash differs from the chain_hash of seq ", snapshot.seq));
-  }
+  RETURN_IF_ERROR(
+      ValidateSnapshot(snapshot, [this](int64_t seq) { return ChainHashAt(seq, "snapshot"); }));
   Statement& stmt = *put_snapshot_;
   stmt.Reset();
   stmt.BindText(1, snapshot.projection)
@@ -146,23 +137,13 @@ absl::Status SqliteEventStore::Transaction::PutSnapshot(const Snapshot& snapshot
 }
 
 absl::Status SqliteEventStore::Transaction::PutCheckpoint(const v1::Checkpoint& checkpoint) {
-  if (checkpoint.key_id().empty() || checkpoint.signature().empty()) {
-    return absl::InvalidArgumentError("checkpoint: key_id and signature must be set");
-  }
-  ASSIGN_OR_RETURN(std::string chain_hash, ChainHashAt(checkpoint.seq(), "checkpoint"));
   Statement& newest_stmt = *newest_checkpoint_;
   newest_stmt.Reset();
   ASSIGN_OR_RETURN(bool row, newest_stmt.Step());
   const int64_t newest = row ? newest_stmt.ColumnInt(0) : 0;
   newest_stmt.Reset();  // see StreamHead
-  if (chain_hash != checkpoint.chain_hash()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "checkpoint: chain_hash differs from the chain_hash of seq ", checkpoint.seq()));
-  }
-  if (checkpoint.seq() <= newest) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "checkpoint: seq ", checkpoint.seq(), " is not above the newest checkpoint's ", newest));
-  }
+  RETURN_IF_ERROR(ValidateCheckpoint(
+      checkpoint, [this](int64_t seq) { return ChainHashAt(seq, "checkpoint"); }, newest));
   Statement& stmt = *put_checkpoint_;
   stmt.Reset();
   stmt.Bind(1, checkpoint.seq())

@@ -9,9 +9,23 @@
 
 namespace credledger::service {
 
-absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenEventLog(
-    const std::filesystem::path& db_path, store::SqliteEventStoreOptions::Synchronous synchronous,
+absl::StatusOr<std::unique_ptr<store::EventLog>> OpenEventLog(
+    const store::LogLocation& location, store::SqliteEventStoreOptions::Synchronous synchronous,
     common::Clock* clock, bool read_only, std::function<absl::Status()> write_fence) {
+  store::OpenLogOptions options;
+  options.synchronous = synchronous;
+  options.clock = clock;
+  options.read_only = read_only;
+  options.write_fence = std::move(write_fence);
+  if (location.is_postgres()) {
+    absl::StatusOr<std::unique_ptr<store::EventLog>> log = store::OpenLog(location, options);
+    if (log.ok() && (*log)->HeadSeq() == 0 && !read_only) {
+      common::Log(common::LogLevel::kWarning, kEmptyPostgresLogMessage,
+                  {{"store", location.Describe()}});
+    }
+    return log;
+  }
+  const std::filesystem::path& db_path = location.sqlite_path;
   if (db_path.has_parent_path() && !read_only) {
     std::error_code error;
     std::filesystem::create_directories(db_path.parent_path(), error);
@@ -24,14 +38,7 @@ absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenEventLog(
   std::error_code missing;
   const bool creates = !read_only && (!std::filesystem::exists(db_path, missing) ||
                                       std::filesystem::file_size(db_path, missing) == 0);
-  store::SqliteEventStoreOptions options;
-  options.path = db_path;
-  options.synchronous = synchronous;
-  options.clock = clock;
-  options.read_only = read_only;
-  options.write_fence = std::move(write_fence);
-  absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> log =
-      store::SqliteEventStore::Open(options);
+  absl::StatusOr<std::unique_ptr<store::EventLog>> log = store::OpenLog(location, options);
   if (log.ok() && creates) {
     // Expected once, at the first start; at any later start a mistyped --db or a volume that
     // is not mounted would otherwise go unnoticed behind an empty fleet.

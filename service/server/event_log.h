@@ -1,4 +1,4 @@
-// OpenEventLog: how `credledger serve` and `credledger migrate` open the event log at --db
+// OpenEventLog: how `credledger serve` opens the event log at --db or --store
 // (docs/operations.md, "Install"; docs/api.md, "Server subcommands"), creating its folder when
 // missing and warning when it found no log there.
 #pragma once
@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/clock.h"
+#include "store/open/log_location.h"
 #include "store/sqlite_event_store.h"
 
 namespace credledger::service {
@@ -19,14 +20,19 @@ inline constexpr char kNewEventLogMessage[] =
     "created a new, empty event log: there was no database at --db (no file, or an empty one); "
     "expected at the first start only, otherwise check --db and the volume mounted there";
 
-// Creates the parent directory of `db_path` when missing, then opens (creating and
-// migrating) the event log there; with `read_only`, opens an existing log for reading only.
-// Logs kNewEventLogMessage when there was no file (or an empty one) at `db_path` and the log
-// was created.
-// Errors: kFailedPrecondition when the directory cannot be created; SqliteEventStore::Open's.
-absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> OpenEventLog(
-    const std::filesystem::path& db_path, store::SqliteEventStoreOptions::Synchronous synchronous,
-    common::Clock* clock, bool read_only = false,
-    std::function<absl::Status()> write_fence = {});
+// The warning OpenEventLog logs (with field `store`, the location without a password) when
+// it found an empty PostgreSQL log.
+inline constexpr char kEmptyPostgresLogMessage[] =
+    "the event log on PostgreSQL is empty: expected at the first start only, otherwise check "
+    "--store";
+
+// Opens (creating and migrating) the event log at `location`; with `read_only`, opens an
+// existing log for reading only. For a SQLite file, creates its parent directory when missing
+// and logs kNewEventLogMessage when there was no file (or an empty one) and the log was
+// created; for PostgreSQL, logs kEmptyPostgresLogMessage when the log holds no event.
+// Errors: kFailedPrecondition when the directory cannot be created; store::OpenLog's.
+absl::StatusOr<std::unique_ptr<store::EventLog>> OpenEventLog(
+    const store::LogLocation& location, store::SqliteEventStoreOptions::Synchronous synchronous,
+    common::Clock* clock, bool read_only = false, std::function<absl::Status()> write_fence = {});
 
 }  // namespace credledger::service

@@ -131,8 +131,26 @@ absl::Status CheckGrpcLimits(const ServeOptions::Grpc& grpc) {
 
 }  // namespace
 
+store::LogLocation ServeOptions::Log::location() const {
+  store::LogLocation location;
+  if (store_conninfo.empty()) {
+    location.sqlite_path = db_path;
+  } else {
+    location.postgres_conninfo = store_conninfo;
+    location.postgres_password = store_password;
+  }
+  return location;
+}
+
 absl::Status ValidateServeOptions(const ServeOptions& options) {
-  if (options.log.db_path.empty()) return absl::InvalidArgumentError("--db: required");
+  if (options.log.db_path.empty() && options.log.store_conninfo.empty()) {
+    return absl::InvalidArgumentError("--db: required");
+  }
+  if (!options.log.store_conninfo.empty() && options.fingerprints.key_file.empty()) {
+    return absl::InvalidArgumentError(
+        "--fingerprint-key: required with --store: every replica of a log must use the same "
+        "key, so give it a file (a mounted Secret) rather than one made beside --db");
+  }
   const absl::Duration token_ttl = options.credentials.agent_token_ttl;
   RETURN_IF_ERROR(CheckAtLeast("--agent-token-ttl", token_ttl, kMinAgentTokenTtl));
   if (token_ttl > kMaxAgentTokenTtl) {

@@ -26,6 +26,7 @@
 #include "service/grpc/open_streams.h"
 #include "service/server/http_limits.h"
 #include "service/wire/grpc_tls.h"
+#include "store/open/log_location.h"
 #include "store/sqlite_event_store.h"
 
 namespace credledger::service {
@@ -62,6 +63,13 @@ struct ServeOptions {
   struct Log {
     // --db: the event log; its parent directory is created when missing.
     std::filesystem::path db_path = "./var/credledger.db";
+    // --store: the event log on PostgreSQL instead (a libpq connection string without a
+    // password; docs/postgres.md); empty: SQLite at db_path.
+    std::string store_conninfo;
+    // --store-password-file's first line; empty: libpq's own sources. Never logged.
+    std::string store_password;
+    // Where the log is, from the fields above.
+    store::LogLocation location() const;
     // --synchronous: PRAGMA synchronous of the log.
     store::SqliteEventStoreOptions::Synchronous synchronous =
         store::SqliteEventStoreOptions::Synchronous::kFull;

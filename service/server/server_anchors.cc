@@ -97,8 +97,8 @@ absl::Status Server::CheckAnchors() {
   }
   if (!options_.audit.adopt_log) {
     return absl::FailedPreconditionError(absl::StrCat(
-        what, "; refusing to start. Investigate with `credledger verify --db ",
-        options_.log.db_path.string(),
+        what, "; refusing to start. Investigate with `credledger verify ",
+        options_.log.location().Describe(),
         " --public-key <key>`. If this log is the right one (restored from a backup, a key or "
         "witness added), start once with --adopt-log --reason \"...\": the adoption is "
         "recorded in the log (docs/audit.md, \"Adopting a log\")"));

@@ -60,10 +60,9 @@ absl::Status Server::VerifyTail() {
                    audit::VerifyLogTail(*log_->store, options_.log.startup_verify_events, keys));
   if (verdict.ok()) return absl::OkStatus();
   const audit::Problem& problem = *verdict.problem;
-  const std::string what =
-      absl::StrCat("the event log does not verify",
-                   problem.seq > 0 ? absl::StrCat(" at seq ", problem.seq) : "", ": ",
-                   problem.kind, ": ", problem.detail);
+  const std::string what = absl::StrCat(
+      "the event log does not verify", problem.seq > 0 ? absl::StrCat(" at seq ", problem.seq) : "",
+      ": ", problem.kind, ": ", problem.detail);
   if (options_.log.read_only) {
     // The key must not vouch for a log known to be altered: exports carry no signature.
     signing_key.reset();
@@ -72,8 +71,8 @@ absl::Status Server::VerifyTail() {
     return absl::OkStatus();
   }
   return absl::FailedPreconditionError(absl::StrCat(
-      what, "; refusing to start. Investigate with `credledger verify --db ",
-      options_.log.db_path.string(), " --public-key <key>`, or serve it with --read-only"));
+      what, "; refusing to start. Investigate with `credledger verify ",
+      options_.log.location().Describe(), " --public-key <key>`, or serve it with --read-only"));
 }
 
 absl::Status Server::StartCheckpoints() {

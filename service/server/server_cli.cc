@@ -20,8 +20,7 @@
 #include "service/server/serve_options.h"
 #include "service/server/server.h"
 #include "service/wire/grpc_log.h"
-#include "store/migrations.h"
-#include "store/sqlite.h"
+#include "store/open/log_location.h"
 
 namespace credledger::service {
 namespace {
@@ -41,6 +40,8 @@ class ServeCommand final : public cli::Subcommand {
   void DefineFlags(cli::FlagSet& flags) override {
     flags_ = &flags;
     flags.Add("db", &db_, "event log database file (its folder is created when missing)");
+    flags.Add("store", &store_, store::kStoreFlagHelp);
+    flags.Add("store-password-file", &store_password_file_, store::kStorePasswordFileHelp);
     flags.Add("listen", &listen_,
               "gRPC address: host:port (port 0 picks one) or unix:path; without TLS only "
               "loopback or a unix socket");
@@ -178,7 +179,8 @@ class ServeCommand final : public cli::Subcommand {
   // The Lease flags other than --lease-name configure a Lease: without its name they would be
   // ignored, which hides a mistyped or forgotten --lease-name.
   absl::Status CheckFlags() const override {
-    RETURN_IF_ERROR(ValidateServeOptions(Options()));
+    ASSIGN_OR_RETURN(const ServeOptions options, Options());
+    RETURN_IF_ERROR(ValidateServeOptions(options));
     if (!port_file_.empty()) RETURN_IF_ERROR(cli::CheckFilePathFlag("--port-file", port_file_));
     if (!http_port_file_.empty()) {
       RETURN_IF_ERROR(cli::CheckFilePathFlag("--http-port-file", http_port_file_));
@@ -203,7 +205,9 @@ class ServeCommand final : public cli::Subcommand {
   }
 
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
-    ServeOptions options = Options();
+    absl::StatusOr<ServeOptions> flagged = Options();
+    if (!flagged.ok()) return cli::ReportUsageError(flagged.status().message(), err);
+    ServeOptions options = *std::move(flagged);
     // Every thread the server starts inherits this mask, so the signals reach only sigwait.
     sigset_t stop_signals;
     sigemptyset(&stop_signals);
@@ -255,9 +259,15 @@ class ServeCommand final : public cli::Subcommand {
 
  private:
   // The options the flags give; Run adds the start-up cancellation and the lease-lost hook.
-  ServeOptions Options() const {
+  // Errors: store::ParseLogLocation's.
+  absl::StatusOr<ServeOptions> Options() const {
     ServeOptions options;
+    ASSIGN_OR_RETURN(
+        const store::LogLocation location,
+        store::ParseLogLocation(db_, flags_->Given("db"), store_, store_password_file_));
     options.log.db_path = db_;
+    options.log.store_conninfo = location.postgres_conninfo;
+    options.log.store_password = location.postgres_password;
     options.log.synchronous = ParseSynchronous(synchronous_);
     options.log.snapshot_every = snapshot_every_;
     options.log.startup_verify_events = startup_verify_events_;
@@ -314,6 +324,8 @@ class ServeCommand final : public cli::Subcommand {
   }
 
   std::string db_ = "./var/credledger.db";
+  std::string store_;
+  std::string store_password_file_;
   std::string listen_ = "127.0.0.1:7443";
   std::string tls_cert_;
   std::string tls_key_;
@@ -369,34 +381,44 @@ class ServeCommand final : public cli::Subcommand {
 class MigrateCommand final : public cli::Subcommand {
  public:
   void DefineFlags(cli::FlagSet& flags) override {
+    flags_ = &flags;
     flags.Add("db", &db_, "event log database file (created when missing)");
+    flags.Add("store", &store_, store::kStoreFlagHelp);
+    flags.Add("store-password-file", &store_password_file_, store::kStorePasswordFileHelp);
   }
-  absl::Status CheckFlags() const override {
-    if (db_.empty()) return absl::InvalidArgumentError("--db: required");
-    return absl::OkStatus();
-  }
+  absl::Status CheckFlags() const override { return Location().status(); }
 
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
-    absl::StatusOr<int64_t> version = Migrate();
+    absl::StatusOr<store::LogLocation> location = Location();
+    if (!location.ok()) return cli::ReportUsageError(location.status().message(), err);
+    absl::StatusOr<int64_t> version = Migrate(*location);
     if (!version.ok()) return cli::ReportError(version.status(), err);
-    out << "schema version " << *version << " (" << db_ << ")\n";
+    out << "schema version " << *version << " (" << location->Name() << ")\n";
     return cli::kExitOk;
   }
 
  private:
-  absl::StatusOr<int64_t> Migrate() const {
-    {
-      ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteEventStore> log,
-                       OpenEventLog(db_, store::SqliteEventStoreOptions::Synchronous::kFull,
+  absl::StatusOr<store::LogLocation> Location() const {
+    return store::ParseLogLocation(db_, flags_->Given("db"), store_, store_password_file_);
+  }
+
+  // A SQLite file goes through OpenEventLog, which creates its folder and warns about a new
+  // log as `serve` does; a PostgreSQL log is migrated without taking the writer's epoch, so a
+  // running service keeps writing.
+  static absl::StatusOr<int64_t> Migrate(const store::LogLocation& location) {
+    if (!location.is_postgres()) {
+      ASSIGN_OR_RETURN(std::unique_ptr<store::EventLog> log,
+                       OpenEventLog(location, store::SqliteEventStoreOptions::Synchronous::kFull,
                                     common::RealClock::Default()));
       log->Close();
     }
-    ASSIGN_OR_RETURN(std::unique_ptr<store::Connection> db,
-                     store::Connection::Open(db_, /*create=*/false, /*read_only=*/true));
-    return store::SchemaVersion(*db);
+    return store::MigrateLog(location);
   }
 
+  const cli::FlagSet* flags_ = nullptr;
   std::string db_ = "./var/credledger.db";
+  std::string store_;
+  std::string store_password_file_;
 };
 
 }  // namespace

@@ -83,7 +83,7 @@ struct LeaseComponent {
 // The event log, the projectors that fold it and the buses that append to it
 // (server_log.cc).
 struct LogComponent {
-  std::unique_ptr<store::SqliteEventStore> store;
+  std::unique_ptr<store::EventLog> store;
   // With the signing key only: the seal of projection snapshots and the guard through which
   // every projector writes and loads them (docs/audit.md, "Snapshots"). Declared before the
   // projectors, which use them.

@@ -21,7 +21,7 @@ absl::Status Server::OpenLog() {
     write_fence = [fence = lease_->fence.get()] { return fence->Check(); };
   }
   ASSIGN_OR_RETURN(log_->store,
-                   OpenEventLog(options_.log.db_path, options_.log.synchronous, options_.clock,
+                   OpenEventLog(options_.log.location(), options_.log.synchronous, options_.clock,
                                 options_.log.read_only, std::move(write_fence)));
   return absl::OkStatus();
 }

@@ -33,8 +33,7 @@ struct Controller {
   std::function<size_t()> queue_depth;
 };
 
-absl::Status RegisterLogMetrics(common::MetricsRegistry& metrics,
-                                const store::SqliteEventStore* store) {
+absl::Status RegisterLogMetrics(common::MetricsRegistry& metrics, const store::EventLog* store) {
   RETURN_IF_ERROR(metrics.AddCallbackValue(
       "credledger_log_events_appended_total", "Events appended to the log by this process.",
       MetricType::kCounter, [store] { return static_cast<double>(store->stats().events); }));

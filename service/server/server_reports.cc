@@ -13,9 +13,12 @@ namespace credledger::service {
 void Server::StartReports() {
   reports_->bus =
       std::make_unique<ReportCommandBus>(log_->store.get(), ReportBusDecider(log_->bus.get()));
-  reports_->space =
-      std::make_unique<SpaceReserve>(SpaceReserve::FileSystemOf(options_.log.db_path),
-                                     static_cast<uint64_t>(options_.reports.space_reserve_bytes));
+  // On PostgreSQL the log's disk is the server's, which credledger cannot measure: no reserve
+  // (a full disk there refuses every append, docs/postgres.md, "Errors").
+  const bool local_file = !options_.log.location().is_postgres();
+  reports_->space = std::make_unique<SpaceReserve>(
+      SpaceReserve::FileSystemOf(options_.log.db_path),
+      local_file ? static_cast<uint64_t>(options_.reports.space_reserve_bytes) : 0);
   reports_->liveness = std::make_unique<LivenessBuffer>();
   reports_->ingest = std::make_unique<ReportIngest>(reports_->bus.get(), reports_->liveness.get(),
                                                     log_->projector.get(), reports_->space.get(),

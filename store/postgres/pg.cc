@@ -127,7 +127,8 @@ std::vector<const char*> PgParams::values() const {
 }
 
 absl::StatusOr<std::unique_ptr<PgConnection>> PgConnection::Open(const std::string& conninfo,
-                                                                 absl::Duration connect_timeout) {
+                                                                 absl::Duration connect_timeout,
+                                                                 const std::string& password) {
   char* parse_error = nullptr;
   PQconninfoOption* parsed = PQconninfoParse(conninfo.c_str(), &parse_error);
   if (parsed == nullptr) {
@@ -145,12 +146,20 @@ absl::StatusOr<std::unique_ptr<PgConnection>> PgConnection::Open(const std::stri
   PQconninfoFree(parsed);
   const std::string timeout =
       absl::StrCat(std::max<int64_t>(1, absl::ToInt64Seconds(connect_timeout)));
-  const char* keywords[] = {"dbname", "connect_timeout", "application_name", nullptr};
-  const char* values[] = {conninfo.c_str(), timeout.c_str(),
-                          names_application ? nullptr : "credledger", nullptr};
-  if (names_application) keywords[2] = nullptr;
+  std::vector<const char*> keywords = {"dbname", "connect_timeout"};
+  std::vector<const char*> values = {conninfo.c_str(), timeout.c_str()};
+  if (!names_application) {
+    keywords.push_back("application_name");
+    values.push_back("credledger");
+  }
+  if (!password.empty()) {
+    keywords.push_back("password");
+    values.push_back(password.c_str());
+  }
+  keywords.push_back(nullptr);
+  values.push_back(nullptr);
   // expand_dbname=1: `dbname` carries the whole string, the other pairs add to it.
-  PGconn* conn = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
+  PGconn* conn = PQconnectdbParams(keywords.data(), values.data(), /*expand_dbname=*/1);
   if (conn == nullptr) return absl::ResourceExhaustedError("postgres: out of memory");
   if (PQstatus(conn) != CONNECTION_OK) {
     std::string reason(absl::StripAsciiWhitespace(PQerrorMessage(conn)));

@@ -104,12 +104,14 @@ struct PgStatement {
 
 class PgConnection {
  public:
-  // Connects with `conninfo` (a libpq URI or keyword/value string), waiting at most
-  // `connect_timeout`; sets application_name to "credledger" unless the string names one.
+  // Connects with `conninfo` (a libpq URI or keyword/value string) and `password` (empty:
+  // libpq's own sources, PGPASSWORD or a password file), waiting at most `connect_timeout`;
+  // sets application_name to "credledger" unless the string names one.
   // Errors: kUnavailable when the server cannot be reached or refuses the login, naming
   // libpq's reason (never the string itself); kInvalidArgument when the string does not parse.
   static absl::StatusOr<std::unique_ptr<PgConnection>> Open(const std::string& conninfo,
-                                                            absl::Duration connect_timeout);
+                                                            absl::Duration connect_timeout,
+                                                            const std::string& password = "");
   ~PgConnection();
   PgConnection(const PgConnection&) = delete;
   PgConnection& operator=(const PgConnection&) = delete;

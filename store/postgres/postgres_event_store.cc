@@ -5,13 +5,11 @@
 #include "store/postgres/postgres_event_store.h"
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/notification.h"
 #include "common/fault_points.h"
 #include "common/status_macros.h"
 #include "store/event_columns.h"
@@ -35,15 +33,17 @@ absl::Status CheckStoredTypes(PgConnection& db, const EventCodec& codec) {
 
 }  // namespace
 
-// A command waiting for the writer. Lives on the caller's stack until `done` is notified.
-struct PostgresEventStore::Pending {
-  Command command;
-  absl::Status result;
-  absl::Notification done;
-};
-
 PostgresEventStore::PostgresEventStore(PostgresEventStoreOptions options)
-    : options_(std::move(options)), transaction_(std::make_unique<Transaction>(this)) {}
+    : EventLog(options.max_batch_commands),
+      options_(std::move(options)),
+      transaction_(std::make_unique<Transaction>(this)),
+      readers_(
+          options_.read_connections,
+          [this] {
+            return PgConnection::Open(options_.conninfo, options_.connect_timeout,
+                                      options_.password);
+          },
+          [](const PgConnection& db) { return db.ok(); }) {}
 
 absl::StatusOr<std::unique_ptr<PostgresEventStore>> PostgresEventStore::Open(
     PostgresEventStoreOptions options) {
@@ -57,14 +57,15 @@ absl::StatusOr<std::unique_ptr<PostgresEventStore>> PostgresEventStore::Open(
   auto store = std::unique_ptr<PostgresEventStore>(new PostgresEventStore(std::move(options)));
   RETURN_IF_ERROR(store->Initialize());
   if (!store->options_.read_only) {
-    store->writer_thread_ = std::thread([s = store.get()] { s->WriterLoop(); });
+    store->StartWriter();
   }
   return store;
 }
 
 absl::Status PostgresEventStore::Initialize() {
-  ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> db,
-                   PgConnection::Open(options_.conninfo, options_.connect_timeout));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<PgConnection> db,
+      PgConnection::Open(options_.conninfo, options_.connect_timeout, options_.password));
   if (options_.read_only) {
     ASSIGN_OR_RETURN(const int64_t version, PostgresSchemaVersion(*db));
     ASSIGN_OR_RETURN(const int64_t newest, NewestVersion(EmbeddedPostgresMigrations()));
@@ -77,10 +78,8 @@ absl::Status PostgresEventStore::Initialize() {
     RETURN_IF_ERROR(CheckStoredTypes(*db, *options_.codec));
     ASSIGN_OR_RETURN(PgResult last, db->Query("SELECT seq FROM events ORDER BY seq DESC LIMIT 1",
                                               PgParams(), "store: read head"));
-    ReleaseReader(std::move(db));
-    absl::MutexLock lock(&mu_);
-    committed_seq_ = last.rows() == 0 ? 0 : last.Int(0, 0);
-    closing_ = true;  // no writer: Execute refuses, WaitForHead does not wait for one
+    readers_.Release(std::move(db));
+    OpenReadOnly(last.rows() == 0 ? 0 : last.Int(0, 0));
     return absl::OkStatus();
   }
   RETURN_IF_ERROR(ApplyPostgresMigrations(*db, EmbeddedPostgresMigrations()));
@@ -94,7 +93,8 @@ absl::Status PostgresEventStore::ConnectWriter(bool take_epoch) {
     // A fresh connection: after a failure libpq picks the server again (a switchover may
     // have made another host the primary; target_session_attrs in the string says which).
     writer_.reset();
-    ASSIGN_OR_RETURN(writer_, PgConnection::Open(options_.conninfo, options_.connect_timeout));
+    ASSIGN_OR_RETURN(writer_, PgConnection::Open(options_.conninfo, options_.connect_timeout,
+                                                 options_.password));
   }
   PgConnection& db = *writer_;
   int64_t fence_seq = 0;
@@ -108,6 +108,8 @@ absl::Status PostgresEventStore::ConnectWriter(bool take_epoch) {
       return absl::DataLossError("store: the log_writer row of the PostgreSQL log is missing");
     }
     epoch_ = row.Int(0, 0);
+    absl::MutexLock lock(&state_mu_);
+    state_.epoch = epoch_;
     fence_seq = row.Int(0, 1);
     fence_chain = row.String(0, 2);
   } else {
@@ -138,8 +140,7 @@ absl::Status PostgresEventStore::ConnectWriter(bool take_epoch) {
   }
   RETURN_IF_ERROR(LoadCaches(db));
   reconnect_ = false;
-  absl::MutexLock lock(&mu_);
-  committed_seq_ = head_.seq;
+  PublishHead(head_.seq);
   return absl::OkStatus();
 }
 
@@ -169,50 +170,6 @@ absl::Status PostgresEventStore::LoadCaches(PgConnection& db) {
 
 PostgresEventStore::~PostgresEventStore() { Close(); }
 
-bool PostgresEventStore::HasWorkOrClosing() const { return !queue_.empty() || closing_; }
-
-void PostgresEventStore::Close() {
-  {
-    absl::MutexLock lock(&mu_);
-    closing_ = true;
-  }
-  if (writer_thread_.joinable()) writer_thread_.join();
-}
-
-absl::Status PostgresEventStore::Execute(Command command) {
-  const auto queued = std::chrono::steady_clock::now();
-  Pending pending{std::move(command), absl::OkStatus(), {}};
-  {
-    absl::MutexLock lock(&mu_);
-    if (options_.read_only) {
-      return absl::FailedPreconditionError("store: the event log is open read-only");
-    }
-    if (closing_) return absl::CancelledError("store: closing; command not run");
-    queue_.push_back(&pending);
-  }
-  pending.done.WaitForNotification();
-  append_latency_.Observe(
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - queued).count());
-  return pending.result;
-}
-
-void PostgresEventStore::WriterLoop() {
-  while (true) {
-    std::vector<Pending*> batch;
-    {
-      absl::MutexLock lock(&mu_);
-      mu_.Await(absl::Condition(this, &PostgresEventStore::HasWorkOrClosing));
-      if (queue_.empty()) return;  // closing and drained
-      while (!queue_.empty() && static_cast<int>(batch.size()) < options_.max_batch_commands) {
-        batch.push_back(queue_.front());
-        queue_.pop_front();
-      }
-    }
-    RunBatch(batch);
-    for (Pending* p : batch) p->done.Notify();
-  }
-}
-
 void PostgresEventStore::RunBatch(std::vector<Pending*>& batch) {
   const int64_t start_seq = head_.seq;
   absl::Status outcome = DecideAndCommit(batch);
@@ -223,11 +180,10 @@ void PostgresEventStore::RunBatch(std::vector<Pending*>& batch) {
   if (retry) {
     // The server refused a statement of the batch: run each command again in a batch of its
     // own, so that only the one it refuses fails.
+    CountBatch(batch.size(), 0, /*failed=*/true);
     {
-      absl::MutexLock lock(&mu_);
-      stats_.batches += 1;
-      stats_.failed_batches += 1;
-      stats_.retried_batches += 1;
+      absl::MutexLock lock(&state_mu_);
+      state_.retried_batches += 1;
     }
     for (Pending* p : batch) {
       std::vector<Pending*> one = {p};
@@ -248,17 +204,10 @@ void PostgresEventStore::RunBatch(std::vector<Pending*>& batch) {
       }
     }
   }
-  {
-    absl::MutexLock lock(&mu_);
-    committed_seq_ = head_.seq;
-    stats_.batches += 1;
-    stats_.commands += static_cast<int64_t>(batch.size());
-    stats_.largest_batch = std::max<int64_t>(stats_.largest_batch, batch.size());
-    stats_.events += head_.seq - start_seq;
-    if (!outcome.ok()) stats_.failed_batches += 1;
-    stats_.fenced = fenced_;
-  }
-  batch_sizes_.Observe(static_cast<double>(batch.size()));
+  PublishHead(head_.seq);
+  CountBatch(batch.size(), head_.seq - start_seq, !outcome.ok());
+  absl::MutexLock lock(&state_mu_);
+  state_.fenced = fenced_;
 }
 
 absl::Status PostgresEventStore::DecideAndCommit(std::vector<Pending*>& batch) {
@@ -270,8 +219,8 @@ absl::Status PostgresEventStore::DecideAndCommit(std::vector<Pending*>& batch) {
   if (reconnect_) {
     absl::Status reconnected = ConnectWriter(/*take_epoch=*/false);
     {
-      absl::MutexLock lock(&mu_);
-      stats_.reconnects += 1;
+      absl::MutexLock lock(&state_mu_);
+      state_.reconnects += 1;
     }
     if (!reconnected.ok()) {
       return fenced_ ? reconnected
@@ -380,31 +329,9 @@ absl::Status PostgresEventStore::SendBatch() {
   return outcome;
 }
 
-int64_t PostgresEventStore::HeadSeq() const {
-  absl::MutexLock lock(&mu_);
-  return committed_seq_;
-}
-
-int64_t PostgresEventStore::WaitForHead(int64_t after_seq, absl::Duration timeout) const {
-  struct Args {
-    const PostgresEventStore* store;
-    int64_t after;
-  } args{this, after_seq};
-  absl::MutexLock lock(&mu_);
-  mu_.AwaitWithTimeout(absl::Condition(
-                           +[](Args* a) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-                             return a->store->committed_seq_ > a->after || a->store->closing_;
-                           },
-                           &args),
-                       timeout);
-  return committed_seq_;
-}
-
-PostgresEventStore::Stats PostgresEventStore::stats() const {
-  absl::MutexLock lock(&mu_);
-  Stats stats = stats_;
-  stats.queue_depth = static_cast<int64_t>(queue_.size());
-  return stats;
+PostgresEventStore::PostgresWriterState PostgresEventStore::writer_state() const {
+  absl::MutexLock lock(&state_mu_);
+  return state_;
 }
 
 }  // namespace credledger::store

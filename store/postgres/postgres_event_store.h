@@ -37,7 +37,9 @@
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
 #include "common/histogram.h"
+#include "store/connection_pool.h"
 #include "store/event_codec.h"
+#include "store/event_log.h"
 #include "store/event_store.h"
 #include "store/postgres/pg.h"
 
@@ -47,6 +49,8 @@ struct PostgresEventStoreOptions {
   // libpq connection string (URI or keyword/value). The password comes from PGPASSWORD, a
   // password file (PGPASSFILE, passfile=) or the string; the string is never logged.
   std::string conninfo;
+  // The password, when not from the environment or a password file; never logged.
+  std::string password;
   // Written to log_writer.holder when this store takes the epoch: who writes (a pod name).
   std::string holder = "credledger";
   // Source of recorded_at_us. Not owned; must outlive the store.
@@ -67,7 +71,7 @@ struct PostgresEventStoreOptions {
   std::function<absl::Status()> write_fence = {};
 };
 
-class PostgresEventStore final : public EventStore {
+class PostgresEventStore final : public EventLog {
  public:
   // Connects, applies the migrations (read-write), checks the stored event types, takes the
   // writer's epoch, checks that the log_writer row names the events table's head, loads the
@@ -80,21 +84,15 @@ class PostgresEventStore final : public EventStore {
   static absl::StatusOr<std::unique_ptr<PostgresEventStore>> Open(
       PostgresEventStoreOptions options);
 
-  // Runs the commands already queued, then stops the writer (Close).
+  // Runs the commands already queued, then stops the writer (EventLog::Close).
   ~PostgresEventStore() override;
-  // Stops accepting commands (later ones get kCancelled), finishes the queued ones, joins the
-  // writer and wakes WaitForHead callers. Idempotent.
-  void Close();
 
-  absl::Status Execute(Command command) override;
   absl::StatusOr<std::vector<RecordedEvent>> ReadAll(int64_t after_seq, int limit) override;
   absl::Status ReadAllInto(int64_t after_seq, int limit, EventFields fields,
                            std::vector<RecordedEvent>& page) override;
   absl::StatusOr<std::vector<RecordedEvent>> ReadStream(absl::string_view stream,
                                                         int64_t from_version, int limit) override;
-  int64_t HeadSeq() const override;
   absl::StatusOr<int64_t> SeqAtTime(int64_t time_us) override;
-  int64_t WaitForHead(int64_t after_seq, absl::Duration timeout) const override;
   absl::StatusOr<std::optional<Snapshot>> LoadSnapshot(absl::string_view projection,
                                                        int64_t max_seq) override;
   absl::StatusOr<std::vector<SnapshotId>> ListSnapshots() override;
@@ -104,27 +102,16 @@ class PostgresEventStore final : public EventStore {
   absl::StatusOr<std::vector<v1::Checkpoint>> ReadCheckpoints(int64_t after_seq,
                                                               int limit) override;
 
-  // The writer's epoch (0 when read-only).
-  int64_t epoch() const { return epoch_; }
-
-  // Counters since Open, for tests and metrics.
-  struct Stats {
-    int64_t batches = 0;   // batches sent or failed
-    int64_t commands = 0;  // commands run
-    int64_t largest_batch = 0;
-    int64_t queue_depth = 0;      // commands waiting for the writer right now
-    int64_t events = 0;           // events appended by committed batches
-    int64_t failed_batches = 0;   // batches that committed nothing
+  // What only a PostgreSQL writer has to tell, since Open (docs/postgres.md).
+  struct PostgresWriterState {
+    int64_t epoch = 0;            // the writer's epoch (0 when read-only)
     int64_t retried_batches = 0;  // refused batches whose commands ran again one by one
     int64_t reconnects = 0;       // times the writer reconnected and reloaded its caches
     bool fenced = false;          // another writer took the epoch: nothing is written anymore
   };
-  Stats stats() const;
-  const common::Histogram& append_latency() const { return append_latency_; }
-  const common::Histogram& batch_sizes() const { return batch_sizes_; }
+  PostgresWriterState writer_state() const;
 
  private:
-  struct Pending;
   struct Head {
     int64_t seq = 0;
     std::string chain_hash;
@@ -135,23 +122,18 @@ class PostgresEventStore final : public EventStore {
     std::string hash;
   };
   class Transaction;
-  class ReaderLease;
+  using ReaderLease = ConnectionPool<PgConnection>::Lease;
 
   explicit PostgresEventStore(PostgresEventStoreOptions options);
   absl::Status Initialize();
   // Connects the writer, takes (`take_epoch`) or checks the epoch, and loads head and caches.
   absl::Status ConnectWriter(bool take_epoch);
   absl::Status LoadCaches(PgConnection& db);
-  void WriterLoop();
-  bool HasWorkOrClosing() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void RunBatch(std::vector<Pending*>& batch);
+  void RunBatch(std::vector<Pending*>& batch) override;
   // Decides `batch` and sends it in one pipeline; the batch's outcome (each command's own
   // errors are left in its result).
   absl::Status DecideAndCommit(std::vector<Pending*>& batch);
   absl::Status SendBatch();
-  void Publish(int64_t seq);
-  absl::StatusOr<ReaderLease> AcquireReader();
-  void ReleaseReader(std::unique_ptr<PgConnection> reader);
 
   const PostgresEventStoreOptions options_;
 
@@ -168,17 +150,11 @@ class PostgresEventStore final : public EventStore {
   bool fenced_ = false;
   bool reconnect_ = false;
 
-  mutable absl::Mutex mu_;
-  std::deque<Pending*> queue_ ABSL_GUARDED_BY(mu_);
-  bool closing_ ABSL_GUARDED_BY(mu_) = false;
-  int64_t committed_seq_ ABSL_GUARDED_BY(mu_) = 0;
-  Stats stats_ ABSL_GUARDED_BY(mu_);
-  common::Histogram append_latency_{common::ExponentialBuckets(0.0005, 2, 15)};
-  common::Histogram batch_sizes_{common::ExponentialBuckets(1, 2, 11)};
-  std::thread writer_thread_;
+  mutable absl::Mutex state_mu_;
+  PostgresWriterState state_ ABSL_GUARDED_BY(state_mu_);
 
-  absl::Mutex readers_mu_;
-  std::vector<std::unique_ptr<PgConnection>> readers_ ABSL_GUARDED_BY(readers_mu_);
+  // Read connections; a lost one is not kept.
+  ConnectionPool<PgConnection> readers_;
 };
 
 }  // namespace credledger::store

@@ -1,6 +1,7 @@
 // PostgresEventStore's read side (docs/postgres.md, "Reads"): a small pool of connections
-// (read_connections of them kept), each call one statement on a connection borrowed from it,
-// which PostgreSQL runs in a snapshot of its own; thread-safe, as every public method.
+// (read_connections of them kept, store/connection_pool.h), each call one statement on a connection
+// borrowed from it, which PostgreSQL runs in a snapshot of its own; thread-safe, as every public
+// method.
 #include <optional>
 #include <string>
 #include <utility>
@@ -14,44 +15,6 @@
 
 namespace credledger::store {
 
-// A read connection borrowed from the pool; returned on destruction.
-class PostgresEventStore::ReaderLease {
- public:
-  ReaderLease(PostgresEventStore* store, std::unique_ptr<PgConnection> db)
-      : store_(store), db_(std::move(db)) {}
-  ReaderLease(ReaderLease&& other) noexcept = default;
-  ~ReaderLease() {
-    if (db_ != nullptr) store_->ReleaseReader(std::move(db_));
-  }
-  PgConnection* operator->() { return db_.get(); }
-
- private:
-  PostgresEventStore* store_;
-  std::unique_ptr<PgConnection> db_;
-};
-
-absl::StatusOr<PostgresEventStore::ReaderLease> PostgresEventStore::AcquireReader() {
-  {
-    absl::MutexLock lock(&readers_mu_);
-    if (!readers_.empty()) {
-      std::unique_ptr<PgConnection> db = std::move(readers_.back());
-      readers_.pop_back();
-      return ReaderLease(this, std::move(db));
-    }
-  }
-  ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> db,
-                   PgConnection::Open(options_.conninfo, options_.connect_timeout));
-  return ReaderLease(this, std::move(db));
-}
-
-void PostgresEventStore::ReleaseReader(std::unique_ptr<PgConnection> reader) {
-  if (!reader->ok()) return;  // a lost connection is not kept
-  absl::MutexLock lock(&readers_mu_);
-  if (static_cast<int>(readers_.size()) < options_.read_connections) {
-    readers_.push_back(std::move(reader));
-  }
-}
-
 absl::StatusOr<std::vector<RecordedEvent>> PostgresEventStore::ReadAll(int64_t after_seq,
                                                                        int limit) {
   std::vector<RecordedEvent> events;
@@ -63,7 +26,7 @@ absl::Status PostgresEventStore::ReadAllInto(int64_t after_seq, int limit, Event
                                              std::vector<RecordedEvent>& page) {
   if (limit <= 0) return absl::InvalidArgumentError("read: limit must be > 0");
   const bool all = fields == EventFields::kAll;
-  ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
+  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   ASSIGN_OR_RETURN(PgResult rows,
                    db->Query(absl::StrCat("SELECT ", all ? kEventColumns : kFoldColumns,
                                           " FROM events WHERE seq > $1 ORDER BY seq LIMIT $2"),
@@ -77,7 +40,7 @@ absl::StatusOr<std::vector<RecordedEvent>> PostgresEventStore::ReadStream(absl::
                                                                           int64_t from_version,
                                                                           int limit) {
   if (limit <= 0) return absl::InvalidArgumentError("read: limit must be > 0");
-  ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
+  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   ASSIGN_OR_RETURN(PgResult rows,
                    db->Query(absl::StrCat("SELECT ", kEventColumns,
                                           " FROM events WHERE stream = $1 AND stream_version "
@@ -89,7 +52,7 @@ absl::StatusOr<std::vector<RecordedEvent>> PostgresEventStore::ReadStream(absl::
 }
 
 absl::StatusOr<int64_t> PostgresEventStore::SeqAtTime(int64_t time_us) {
-  ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
+  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   ASSIGN_OR_RETURN(PgResult row,
                    db->Query("SELECT COALESCE(MAX(seq), 0) FROM events WHERE recorded_at_us <= $1",
                              PgParams().Int(time_us), "read: seq at time"));
@@ -98,7 +61,7 @@ absl::StatusOr<int64_t> PostgresEventStore::SeqAtTime(int64_t time_us) {
 
 absl::StatusOr<std::optional<Snapshot>> PostgresEventStore::LoadSnapshot(
     absl::string_view projection, int64_t max_seq) {
-  ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
+  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   ASSIGN_OR_RETURN(PgResult row,
                    db->Query("SELECT seq, schema_version, state, chain_hash, state_sha256, "
                              "key_id, signature FROM projection_snapshots WHERE projection = $1 "
@@ -118,7 +81,7 @@ absl::StatusOr<std::optional<Snapshot>> PostgresEventStore::LoadSnapshot(
 }
 
 absl::StatusOr<std::vector<SnapshotId>> PostgresEventStore::ListSnapshots() {
-  ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
+  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   ASSIGN_OR_RETURN(PgResult rows,
                    db->Query("SELECT projection, seq FROM projection_snapshots ORDER BY seq, "
                              "projection",
@@ -162,7 +125,7 @@ absl::StatusOr<std::vector<RecordedEvent>> PostgresEventStore::ReadFiltered(
   }
   params.Int(limit);
   absl::StrAppend(&sql, " ORDER BY seq LIMIT ", next());
-  ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
+  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   ASSIGN_OR_RETURN(PgResult rows, db->QueryOnce(sql, params, "read filtered"));
   std::vector<RecordedEvent> events;
   for (int i = 0; i < rows.rows(); ++i) events.push_back(ReadEventRow(rows, i));
@@ -170,7 +133,7 @@ absl::StatusOr<std::vector<RecordedEvent>> PostgresEventStore::ReadFiltered(
 }
 
 absl::StatusOr<std::optional<v1::Checkpoint>> PostgresEventStore::LatestCheckpoint() {
-  ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
+  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   ASSIGN_OR_RETURN(PgResult row,
                    db->Query(absl::StrCat("SELECT ", kCheckpointColumns,
                                           " FROM checkpoints ORDER BY seq DESC LIMIT 1"),
@@ -182,7 +145,7 @@ absl::StatusOr<std::optional<v1::Checkpoint>> PostgresEventStore::LatestCheckpoi
 absl::StatusOr<std::vector<v1::Checkpoint>> PostgresEventStore::ReadCheckpoints(int64_t after_seq,
                                                                                 int limit) {
   if (limit <= 0) return absl::InvalidArgumentError("read: limit must be > 0");
-  ASSIGN_OR_RETURN(ReaderLease db, AcquireReader());
+  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   ASSIGN_OR_RETURN(PgResult rows,
                    db->Query(absl::StrCat("SELECT ", kCheckpointColumns,
                                           " FROM checkpoints WHERE seq > $1 ORDER BY seq LIMIT $2"),

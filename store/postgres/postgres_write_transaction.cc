@@ -187,35 +187,16 @@ absl::StatusOr<std::string> PostgresEventStore::Transaction::ChainHashAt(int64_t
 }
 
 absl::Status PostgresEventStore::Transaction::PutSnapshot(const Snapshot& snapshot) {
-  if (snapshot.projection.empty()) {
-    return absl::InvalidArgumentError("snapshot: projection must not be empty");
-  }
-  if (snapshot.key_id.empty() || snapshot.signature.empty()) {
-    return absl::InvalidArgumentError("snapshot: key_id and signature must be set");
-  }
-  ASSIGN_OR_RETURN(std::string chain_hash, ChainHashAt(snapshot.seq, "snapshot"));
-  if (chain_hash != snapshot.chain_hash) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("snapshot: chain_hash differs from the chain_hash of seq ", snapshot.seq));
-  }
+  RETURN_IF_ERROR(
+      ValidateSnapshot(snapshot, [this](int64_t seq) { return ChainHashAt(seq, "snapshot"); }));
   snapshots_.push_back(snapshot);
   return absl::OkStatus();
 }
 
 absl::Status PostgresEventStore::Transaction::PutCheckpoint(const v1::Checkpoint& checkpoint) {
-  if (checkpoint.key_id().empty() || checkpoint.signature().empty()) {
-    return absl::InvalidArgumentError("checkpoint: key_id and signature must be set");
-  }
-  ASSIGN_OR_RETURN(std::string chain_hash, ChainHashAt(checkpoint.seq(), "checkpoint"));
-  if (chain_hash != checkpoint.chain_hash()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "checkpoint: chain_hash differs from the chain_hash of seq ", checkpoint.seq()));
-  }
-  const int64_t newest = store_->newest_checkpoint_;
-  if (checkpoint.seq() <= newest) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "checkpoint: seq ", checkpoint.seq(), " is not above the newest checkpoint's ", newest));
-  }
+  RETURN_IF_ERROR(ValidateCheckpoint(
+      checkpoint, [this](int64_t seq) { return ChainHashAt(seq, "checkpoint"); },
+      store_->newest_checkpoint_));
   checkpoints_.push_back(checkpoint);
   store_->newest_checkpoint_ = checkpoint.seq();
   return absl::OkStatus();

@@ -15,11 +15,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "audit/witness.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "service/credledger_main.h"
 #include "service/offline/audit_api.h"
-#include "audit/witness.h"
 #include "test/audit/verifier_test_log.h"
 #include "test/support/file_text.h"
 
@@ -198,7 +198,7 @@ TEST_F(VerifyCliTest, CombinationsThatCannotRunAreUsageErrorsNamingTheFlags) {
       {{file}, "error: --public-key: required\n"},
       {{file, "--min-seq", "-1", "--public-key", key}, "error: --min-seq: must be 0 or more\n"},
       {{file, "--witness", "file:w.jsonl", "--public-key", key},
-       "error: --witness: needs --db DB\n"},
+       "error: --witness: needs --db DB or --store\n"},
       {{"--db", "copy.db", "--witness", "w.jsonl", "--public-key", key},
        "error: --witness: \"w.jsonl\": unknown kind of witness; expected file:<path> or "
        "kubernetes:<namespace>/<configmap>\n"},
@@ -216,8 +216,8 @@ TEST_F(VerifyCliTest, TheDatabaseMustBeAnchoredByARecentCheckpointAndAgreeWithIt
   const int64_t head = store_->HeadSeq();
   const std::string key = public_key_.string();
   const std::filesystem::path witness = dir_.path() / "witness.jsonl";
-  WriteText(witness, audit::RenderWitnessLines({SignedCheckpoint(10, *key_),
-                                                SignedCheckpoint(head, *key_)}));
+  WriteText(witness, audit::RenderWitnessLines(
+                         {SignedCheckpoint(10, *key_), SignedCheckpoint(head, *key_)}));
   v1::Checkpoint forged = SignedCheckpoint(head, *key_);
   forged.set_chain_hash(std::string(32, 'f'));
   const std::filesystem::path contradicting = dir_.path() / "contradicting.jsonl";
@@ -231,8 +231,7 @@ TEST_F(VerifyCliTest, TheDatabaseMustBeAnchoredByARecentCheckpointAndAgreeWithIt
                                                  " holds 2 checkpoints, newest at seq ", head,
                                                  ", all in the log\n")));
 
-  EXPECT_EQ(Run({"--db", copy, "--witness", "file:" + contradicting.string(), "--public-key",
-                 key}),
+  EXPECT_EQ(Run({"--db", copy, "--witness", "file:" + contradicting.string(), "--public-key", key}),
             kExitFailure);
   EXPECT_THAT(out_.str(), StartsWith(absl::StrCat("FAILED at seq ", head,
                                                   ": witness mismatch: the checkpoint the "
@@ -241,8 +240,7 @@ TEST_F(VerifyCliTest, TheDatabaseMustBeAnchoredByARecentCheckpointAndAgreeWithIt
 
   // The newest checkpoint is at seq 20: a service checkpointing every 5 events would have
   // signed far closer to the head.
-  EXPECT_EQ(Run({"--db", copy, "--max-unsigned-events", "5", "--public-key", key}),
-            kExitFailure);
+  EXPECT_EQ(Run({"--db", copy, "--max-unsigned-events", "5", "--public-key", key}), kExitFailure);
   EXPECT_THAT(out_.str(),
               StartsWith(absl::StrCat("FAILED: unsigned tail: the newest checkpoint is at seq 20, ",
                                       head - 20, " events behind the head at seq ", head,

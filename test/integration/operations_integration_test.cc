@@ -232,7 +232,7 @@ TEST_F(OperationsIntegrationTest, ReadyzIs503UntilTheLogIsOpenThen200) {
   service::ServeOptions options = Options();
   {
     // An empty log (schema only), so that the start must append ServiceConfigured.
-    ASSERT_OK_AND_ASSIGN(auto store, service::OpenEventLog(options.log.db_path,
+    ASSERT_OK_AND_ASSIGN(auto store, service::OpenEventLog(options.log.location(),
                                                            options.log.synchronous, options.clock));
   }
   sqlite3* blocker = nullptr;
@@ -283,7 +283,7 @@ TEST_F(OperationsIntegrationTest, RefusedSnapshotsAreCountedByProjection) {
 
   store::Snapshot forged;
   {
-    ASSERT_OK_AND_ASSIGN(auto log, service::OpenEventLog(options.log.db_path,
+    ASSERT_OK_AND_ASSIGN(auto log, service::OpenEventLog(options.log.location(),
                                                          options.log.synchronous, options.clock));
     ASSERT_OK_AND_ASSIGN(std::optional<store::Snapshot> newest,
                          log->LoadSnapshot(projections::kCredentialProjectionName, head));

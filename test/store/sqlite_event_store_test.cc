@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "store/log_hash.h"
 #include "store/migrations.h"
+#include "test/store/one_event.h"
 #include "test/store/placeholder_snapshot.h"
 #include "test/store/writer_gate.h"
 #include "test/support/status_matchers.h"
@@ -23,18 +24,13 @@
 namespace credledger::store {
 namespace sqlite_event_store_test {
 
+using ::credledger::testing::OneEvent;
 using ::credledger::testing::StatusIs;
 using ::credledger::testing::WaitQueueDepth;
 using ::credledger::testing::WriterGate;
 using ::testing::HasSubstr;
 
 constexpr char kType[] = "credledger.v1.ServiceConfigured";
-
-AppendRequest OneEvent(const std::string& request_id, const std::string& stream,
-                       ExpectedVersion expected = ExpectedVersion::Any()) {
-  return AppendRequest{request_id,
-                       {StreamAppend{stream, expected, {NewEvent{kType, 1, "m", "p"}}}}};
-}
 
 class SqliteEventStoreTest : public ::testing::Test {
  protected:
@@ -107,8 +103,7 @@ TEST_F(SqliteEventStoreTest, TriggersRefuseUpdateDeleteAndReplace) {
 TEST_F(SqliteEventStoreTest, GroupCommitIsolatesAFailingCommandInItsSavepoint) {
   auto store = Open();
   WriterGate gate;
-  std::thread blocker(
-      [&] { EXPECT_OK(store->Execute(gate.Blocker(OneEvent("gate", "s/gate")))); });
+  std::thread blocker([&] { EXPECT_OK(store->Execute(gate.Blocker(OneEvent("gate", "s/gate")))); });
   gate.WaitEntered();
 
   // Queued in this order while the writer is held, so they form one batch. The first appends
@@ -214,14 +209,16 @@ TEST_F(SqliteEventStoreTest, ExecuteAfterCloseIsCancelled) {
 TEST_F(SqliteEventStoreTest, OpenRefusesUnknownEventTypes) {
   auto store = Open();
   ASSERT_OK(store->Append(AppendRequest{
-      "r1", {StreamAppend{"s/a", ExpectedVersion::Any(),
-                          {NewEvent{"credledger.v9.FromTheFuture", 1, "", ""}}}}}));
+      "r1",
+      {StreamAppend{
+          "s/a", ExpectedVersion::Any(), {NewEvent{"credledger.v9.FromTheFuture", 1, "", ""}}}}}));
   store.reset();
   SqliteEventStoreOptions options;
   options.path = db_path();
-  EXPECT_THAT(SqliteEventStore::Open(options),
-              StatusIs(absl::StatusCode::kFailedPrecondition,
-                       HasSubstr("\"credledger.v9.FromTheFuture\", which this binary does not know")));
+  EXPECT_THAT(
+      SqliteEventStore::Open(options),
+      StatusIs(absl::StatusCode::kFailedPrecondition,
+               HasSubstr("\"credledger.v9.FromTheFuture\", which this binary does not know")));
 }
 
 TEST_F(SqliteEventStoreTest, OpenRefusesNewerSchemaVersionsOfKnownTypes) {
@@ -238,8 +235,7 @@ TEST_F(SqliteEventStoreTest, OpenRefusesNewerSchemaVersionsOfKnownTypes) {
 
 TEST_F(SqliteEventStoreTest, OpenRefusesADatabaseFromANewerBinary) {
   Open().reset();
-  ASSERT_EQ(RawExec("INSERT INTO schema_migrations VALUES (9999, '9999_future.sql', 'x', 0)"),
-            "");
+  ASSERT_EQ(RawExec("INSERT INTO schema_migrations VALUES (9999, '9999_future.sql', 'x', 0)"), "");
   SqliteEventStoreOptions options;
   options.path = db_path();
   EXPECT_THAT(SqliteEventStore::Open(options),

@@ -25,8 +25,9 @@ TEST(OpenEventLogTest, CreatingANewLogIsAWarningNamingThePathOpeningAnExistingOn
   const std::filesystem::path path = dir.path() / "fresh" / "credledger.db";
   ::credledger::testing::CapturedLog log;
   for (int start = 0; start < 2; ++start) {
-    absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> opened = OpenEventLog(
-        path, store::SqliteEventStoreOptions::Synchronous::kFull, common::RealClock::Default());
+    absl::StatusOr<std::unique_ptr<store::EventLog>> opened = OpenEventLog(
+        store::LogLocation{.sqlite_path = path}, store::SqliteEventStoreOptions::Synchronous::kFull,
+        common::RealClock::Default());
     ASSERT_OK(opened);
     (*opened)->Close();
   }
@@ -36,7 +37,8 @@ TEST(OpenEventLogTest, CreatingANewLogIsAWarningNamingThePathOpeningAnExistingOn
   EXPECT_EQ(lines[0]["db"], path.string());
   // Opened read-only, a missing log is an error and nothing is created.
   const std::filesystem::path other = dir.path() / "other.db";
-  EXPECT_FALSE(OpenEventLog(other, store::SqliteEventStoreOptions::Synchronous::kFull,
+  EXPECT_FALSE(OpenEventLog(store::LogLocation{.sqlite_path = other},
+                            store::SqliteEventStoreOptions::Synchronous::kFull,
                             common::RealClock::Default(), /*read_only=*/true)
                    .ok());
   EXPECT_FALSE(std::filesystem::exists(other));
@@ -54,15 +56,12 @@ TEST(RecordServiceConfigurationTest, AppendsOnlyWhenTheConfigurationChangesAcros
   };
   {
     auto store = open();
-    EXPECT_EQ(*RecordServiceConfiguration(*store, AgentsAt("https://a"), "credledger"),
-              true);
+    EXPECT_EQ(*RecordServiceConfiguration(*store, AgentsAt("https://a"), "credledger"), true);
   }
   {
     auto store = open();  // restart, same flags
-    EXPECT_EQ(*RecordServiceConfiguration(*store, AgentsAt("https://a"), "credledger"),
-              false);
-    EXPECT_EQ(*RecordServiceConfiguration(*store, AgentsAt("https://b"), "credledger"),
-              true);
+    EXPECT_EQ(*RecordServiceConfiguration(*store, AgentsAt("https://a"), "credledger"), false);
+    EXPECT_EQ(*RecordServiceConfiguration(*store, AgentsAt("https://b"), "credledger"), true);
     ASSERT_OK_AND_ASSIGN(auto events, store->ReadStream(kServiceStream, 0, 10));
     ASSERT_EQ(events.size(), 2u);
     ASSERT_OK_AND_ASSIGN(v1::Event last, store::EventCodec::Default().Decode(events[1]));

@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "store/log_hash.h"
+#include "test/store/one_event.h"
 #include "test/store/postgres/postgres_log.h"
 #include "test/store/writer_gate.h"
 #include "test/support/status_matchers.h"
@@ -19,18 +20,11 @@
 namespace credledger::store {
 namespace postgres_event_store_test {
 
+using ::credledger::testing::OneEvent;
 using ::credledger::testing::StatusIs;
 using ::credledger::testing::WaitQueueDepth;
 using ::credledger::testing::WriterGate;
 using ::testing::HasSubstr;
-
-constexpr char kType[] = "credledger.v1.ServiceConfigured";
-
-AppendRequest OneEvent(const std::string& request_id, const std::string& stream,
-                       ExpectedVersion expected = ExpectedVersion::Any()) {
-  return AppendRequest{request_id,
-                       {StreamAppend{stream, expected, {NewEvent{kType, 1, "m", "p"}}}}};
-}
 
 class PostgresEventStoreTest : public ::testing::Test {
  protected:
@@ -75,11 +69,11 @@ class PostgresEventStoreTest : public ::testing::Test {
 TEST_F(PostgresEventStoreTest, OpeningTakesTheNextEpochAndNamesTheHolder) {
   auto first = Open("replica-a");
   ASSERT_NE(first, nullptr);
-  EXPECT_EQ(first->epoch(), 1);
+  EXPECT_EQ(first->writer_state().epoch, 1);
   first.reset();
   auto second = Open("replica-b");
   ASSERT_NE(second, nullptr);
-  EXPECT_EQ(second->epoch(), 2);
+  EXPECT_EQ(second->writer_state().epoch, 2);
   EXPECT_EQ(Sql("SELECT epoch, holder FROM log_writer"), "2|replica-b\n");
 }
 
@@ -95,7 +89,7 @@ TEST_F(PostgresEventStoreTest, ASecondWriterFencesTheFirstWhateverItBelieves) {
   // It stays stopped: no later command is even sent.
   EXPECT_THAT(stale->Append(OneEvent("r3", "s/b")),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("writes nothing more")));
-  EXPECT_TRUE(stale->stats().fenced);
+  EXPECT_TRUE(stale->writer_state().fenced);
 
   ASSERT_OK_AND_ASSIGN(AppendResult appended, current->Append(OneEvent("r2", "s/a")));
   EXPECT_EQ(appended.events[0].seq, 2);
@@ -157,7 +151,7 @@ TEST_F(PostgresEventStoreTest, ARefusedBatchIsRetriedOneCommandAtATime) {
   EXPECT_OK(good_a);
   EXPECT_OK(good_b);
   EXPECT_THAT(poison, StatusIs(absl::StatusCode::kAborted, HasSubstr("poison refused")));
-  EXPECT_GE(store->stats().retried_batches, 1);
+  EXPECT_GE(store->writer_state().retried_batches, 1);
   EXPECT_EQ(store->HeadSeq(), 3);
   ExpectChainVerifies(*store);
 }
@@ -177,7 +171,7 @@ TEST_F(PostgresEventStoreTest, ATerminatedConnectionFailsOneBatchAndTheWriterRec
   EXPECT_TRUE(again.replayed);
   EXPECT_EQ(again.events[0].seq, retried.events[0].seq);
   EXPECT_EQ(store->HeadSeq(), 2);
-  EXPECT_EQ(store->stats().reconnects, 1);
+  EXPECT_EQ(store->writer_state().reconnects, 1);
   ExpectChainVerifies(*store);
 }
 
