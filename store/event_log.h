@@ -12,6 +12,8 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -56,6 +58,10 @@ class EventLog : public EventStore {
   int64_t WaitForHead(int64_t after_seq, absl::Duration timeout) const final;
 
   WriterStats stats() const;
+  // The writer's epoch on a backend that fences writers by epoch (PostgreSQL); 0 otherwise.
+  virtual int64_t writer_epoch() const { return 0; }
+  // Errors of the database server by class (PostgreSQL's SQLSTATE classes); empty otherwise.
+  virtual std::map<std::string, int64_t> database_errors() const { return {}; }
   // Seconds from Execute to each command's answer, and commands per group commit, since the
   // log was opened; read by the service's metrics (docs/operations.md, "Metrics and health").
   const common::Histogram& append_latency() const { return append_latency_; }

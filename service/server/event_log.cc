@@ -9,14 +9,9 @@
 
 namespace credledger::service {
 
-absl::StatusOr<std::unique_ptr<store::EventLog>> OpenEventLog(
-    const store::LogLocation& location, store::SqliteEventStoreOptions::Synchronous synchronous,
-    common::Clock* clock, bool read_only, std::function<absl::Status()> write_fence) {
-  store::OpenLogOptions options;
-  options.synchronous = synchronous;
-  options.clock = clock;
-  options.read_only = read_only;
-  options.write_fence = std::move(write_fence);
+absl::StatusOr<std::unique_ptr<store::EventLog>> OpenEventLog(const store::LogLocation& location,
+                                                              store::OpenLogOptions options) {
+  const bool read_only = options.read_only;
   if (location.is_postgres()) {
     absl::StatusOr<std::unique_ptr<store::EventLog>> log = store::OpenLog(location, options);
     if (log.ok() && (*log)->HeadSeq() == 0 && !read_only) {

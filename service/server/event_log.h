@@ -26,13 +26,12 @@ inline constexpr char kEmptyPostgresLogMessage[] =
     "the event log on PostgreSQL is empty: expected at the first start only, otherwise check "
     "--store";
 
-// Opens (creating and migrating) the event log at `location`; with `read_only`, opens an
-// existing log for reading only. For a SQLite file, creates its parent directory when missing
-// and logs kNewEventLogMessage when there was no file (or an empty one) and the log was
-// created; for PostgreSQL, logs kEmptyPostgresLogMessage when the log holds no event.
-// Errors: kFailedPrecondition when the directory cannot be created; store::OpenLog's.
-absl::StatusOr<std::unique_ptr<store::EventLog>> OpenEventLog(
-    const store::LogLocation& location, store::SqliteEventStoreOptions::Synchronous synchronous,
-    common::Clock* clock, bool read_only = false, std::function<absl::Status()> write_fence = {});
+// Opens (creating and migrating) the event log at `location` with `options` (with
+// `read_only`, an existing log for reading only). For a SQLite file, creates its parent
+// directory when missing and logs kNewEventLogMessage when there was no file (or an empty one)
+// and the log was created; for PostgreSQL, logs kEmptyPostgresLogMessage when the log holds no
+// event. Errors: kFailedPrecondition when the directory cannot be created; store::OpenLog's.
+absl::StatusOr<std::unique_ptr<store::EventLog>> OpenEventLog(const store::LogLocation& location,
+                                                              store::OpenLogOptions options);
 
 }  // namespace credledger::service

@@ -70,6 +70,9 @@ struct ServeOptions {
     std::string store_password;
     // Where the log is, from the fields above.
     store::LogLocation location() const;
+    // Called once when another replica took over writing a PostgreSQL log (the database's
+    // fence, docs/postgres.md): serve shuts down. Empty: the log only refuses writes.
+    std::function<void()> on_fenced;
     // --synchronous: PRAGMA synchronous of the log.
     store::SqliteEventStoreOptions::Synchronous synchronous =
         store::SqliteEventStoreOptions::Synchronous::kFull;

@@ -225,6 +225,11 @@ class ServeCommand final : public cli::Subcommand {
       lease_lost = true;
       kill(getpid(), SIGTERM);
     };
+    std::atomic<bool> fenced{false};
+    options.log.on_fenced = [&fenced] {
+      fenced = true;
+      kill(getpid(), SIGTERM);
+    };
     std::thread signals([&] {
       int received = 0;
       sigwait(&stop_signals, &received);
@@ -249,16 +254,19 @@ class ServeCommand final : public cli::Subcommand {
     signals.join();
     if (lease_lost.load()) {
       err << "credledger: the Lease was lost, shutting down\n";
+    } else if (fenced.load()) {
+      err << "credledger: another replica took over writing the log, shutting down\n";
     } else {
       err << "credledger: " << strsignal(signal_number.load()) << ", shutting down\n";
     }
     (*server)->Shutdown();
     handshakes.Stop();
-    return lease_lost.load() ? cli::kExitFailure : cli::kExitOk;
+    return lease_lost.load() || fenced.load() ? cli::kExitFailure : cli::kExitOk;
   }
 
  private:
-  // The options the flags give; Run adds the start-up cancellation and the lease-lost hook.
+  // The options the flags give; Run adds the start-up cancellation and the lease-lost and
+  // fenced hooks.
   // Errors: store::ParseLogLocation's.
   absl::StatusOr<ServeOptions> Options() const {
     ServeOptions options;
@@ -408,8 +416,7 @@ class MigrateCommand final : public cli::Subcommand {
   static absl::StatusOr<int64_t> Migrate(const store::LogLocation& location) {
     if (!location.is_postgres()) {
       ASSIGN_OR_RETURN(std::unique_ptr<store::EventLog> log,
-                       OpenEventLog(location, store::SqliteEventStoreOptions::Synchronous::kFull,
-                                    common::RealClock::Default()));
+                       OpenEventLog(location, store::OpenLogOptions()));
       log->Close();
     }
     return store::MigrateLog(location);

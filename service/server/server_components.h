@@ -12,6 +12,7 @@
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server.h>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 
@@ -71,13 +72,23 @@ struct OperationsComponent {
   // Counts every Kubernetes API request into `metrics`.
   kubebridge::KubeRequestObserver kube_requests;
   std::unique_ptr<OperationsHttpServer> http_server;
+  // Whether this replica writes the log: set once it is open read-write, cleared when it
+  // closes (the gauge credledger_log_writer).
+  std::atomic<bool> writing{false};
 };
+
+// "<hostname>_<8 random hex digits>", unique per process even when pods share a name: the
+// default Lease identity, and who writes a PostgreSQL log without a Lease (server_lease.cc).
+// Errors: common::NewUuidV4's.
+absl::StatusOr<std::string> DefaultLeaseIdentity();
 
 // The Lease fence (server_lease.cc).
 struct LeaseComponent {
   // The Lease's own client (no rate limit shared with the bridge) and the fence.
   std::unique_ptr<kubebridge::KubeClient> client;
   std::unique_ptr<kubebridge::LeaseFence> fence;
+  // This replica's identity in the Lease; empty without one.
+  std::string identity;
 };
 
 // The event log, the projectors that fold it and the buses that append to it

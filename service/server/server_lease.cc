@@ -18,9 +18,7 @@
 #include "service/server/startup_gates.h"
 
 namespace credledger::service {
-namespace {
 
-// "<hostname>_<8 random hex digits>": unique per process even when pods share a name.
 absl::StatusOr<std::string> DefaultLeaseIdentity() {
   char host[HOST_NAME_MAX + 1] = {};
   if (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0') {
@@ -29,8 +27,6 @@ absl::StatusOr<std::string> DefaultLeaseIdentity() {
   ASSIGN_OR_RETURN(std::string uuid, common::NewUuidV4());
   return absl::StrCat(host, "_", uuid.substr(0, 8));
 }
-
-}  // namespace
 
 absl::Status Server::AcquireLease() {
   const ServeOptions::Lease& options = options_.lease;
@@ -62,6 +58,7 @@ absl::Status Server::AcquireLease() {
                    kubebridge::KubeClient::New(*bridge_->home_connection, client_options));
   lease_->fence =
       std::make_unique<kubebridge::LeaseFence>(lease_->client.get(), lease, options.on_lost);
+  lease_->identity = lease.identity;
   operations_->readiness.AddCheck("lease",
                                   [fence = lease_->fence.get()] { return fence->Check(); });
   common::Log(common::LogLevel::kInfo, "waiting for the lease",

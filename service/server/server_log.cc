@@ -20,9 +20,18 @@ absl::Status Server::OpenLog() {
   if (lease_->fence != nullptr) {
     write_fence = [fence = lease_->fence.get()] { return fence->Check(); };
   }
-  ASSIGN_OR_RETURN(log_->store,
-                   OpenEventLog(options_.log.location(), options_.log.synchronous, options_.clock,
-                                options_.log.read_only, std::move(write_fence)));
+  store::OpenLogOptions log;
+  log.clock = options_.clock;
+  log.read_only = options_.log.read_only;
+  log.synchronous = options_.log.synchronous;
+  log.holder = lease_->identity;
+  if (log.holder.empty()) {
+    ASSIGN_OR_RETURN(log.holder, DefaultLeaseIdentity());
+  }
+  log.write_fence = std::move(write_fence);
+  log.on_fenced = options_.log.on_fenced;
+  ASSIGN_OR_RETURN(log_->store, OpenEventLog(options_.log.location(), std::move(log)));
+  operations_->writing = !options_.log.read_only;
   return absl::OkStatus();
 }
 
@@ -72,6 +81,7 @@ void Server::StopLog() {
   log_->projector.reset();
   log_->snapshots.reset();
   log_->snapshot_seal.reset();
+  operations_->writing = false;
   if (log_->store != nullptr) log_->store->Close();
   log_->store.reset();
 }

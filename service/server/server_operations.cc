@@ -46,6 +46,20 @@ absl::Status RegisterLogMetrics(common::MetricsRegistry& metrics, const store::E
       "credledger_log_head_seq", "Seq of the last durable event of the log.", MetricType::kGauge,
       [store] { return static_cast<double>(store->HeadSeq()); }));
   RETURN_IF_ERROR(metrics.AddCallbackValue(
+      "credledger_log_writer_epoch",
+      "The writer's epoch of a PostgreSQL log (docs/postgres.md, \"The fence\"); 0 on SQLite.",
+      MetricType::kGauge, [store] { return static_cast<double>(store->writer_epoch()); }));
+  RETURN_IF_ERROR(metrics.AddCallback(
+      "credledger_postgres_errors_total",
+      "Errors of the PostgreSQL server by SQLSTATE class (\"connection\": no answer).",
+      MetricType::kCounter, {"sqlstate_class"}, [store] {
+        std::vector<MetricSample> samples;
+        for (const auto& [sqlstate_class, count] : store->database_errors()) {
+          samples.push_back({{sqlstate_class}, static_cast<double>(count)});
+        }
+        return samples;
+      }));
+  RETURN_IF_ERROR(metrics.AddCallbackValue(
       "credledger_log_writer_queue_depth", "Commands waiting for the log's single writer.",
       MetricType::kGauge, [store] { return static_cast<double>(store->stats().queue_depth); }));
   RETURN_IF_ERROR(metrics.AddHistogram(
@@ -163,7 +177,8 @@ absl::Status Server::StartOperations() {
   Readiness& readiness = operations_->readiness;
   common::MetricsRegistry& metrics = operations_->metrics;
   if (!options_.lease.name.empty() && !options_.log.read_only) {
-    readiness.AddGate(kLeaseGate, "waiting to acquire the Lease");
+    readiness.AddGate(kLeaseGate,
+                      "standby: waiting to acquire the Lease (another replica may be writing)");
   }
   readiness.AddGate(kLogGate, "opening and verifying the event log");
   readiness.AddGate(kProjectionsGate, "catching up with the head of the log");
@@ -172,6 +187,12 @@ absl::Status Server::StartOperations() {
                    metrics.AddGauge("credledger_start_time_seconds",
                                     "Unix time at which this process started, in seconds."));
   started->WithLabels({}).Set(absl::ToUnixMicros(absl::Now()) / 1e6);
+  RETURN_IF_ERROR(metrics.AddCallbackValue(
+      "credledger_log_writer",
+      "1 while this replica writes the event log (it opened it read-write, holding the Lease "
+      "when there is one); 0 while it waits for the Lease as a standby, starts, or serves "
+      "read-only.",
+      MetricType::kGauge, [ops = operations_.get()] { return ops->writing.load() ? 1.0 : 0.0; }));
   ASSIGN_OR_RETURN(
       common::MetricFamily<common::Counter> * kube,
       metrics.AddCounter("credledger_kube_requests_total",

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
 
 namespace credledger::store {
 namespace {
@@ -18,6 +19,21 @@ constexpr Oid kBoolOid = 16;
 constexpr Oid kByteaOid = 17;
 constexpr Oid kInt8Oid = 20;
 constexpr Oid kTextOid = 25;
+
+absl::Mutex& ErrorsMutex() {
+  static absl::Mutex* mu = new absl::Mutex();
+  return *mu;
+}
+
+std::map<std::string, int64_t>& Errors() ABSL_EXCLUSIVE_LOCKS_REQUIRED(ErrorsMutex()) {
+  static auto* errors = new std::map<std::string, int64_t>();
+  return *errors;
+}
+
+void CountError(absl::string_view state) {
+  absl::MutexLock lock(&ErrorsMutex());
+  Errors()[state.size() >= 2 ? std::string(state.substr(0, 2)) : "connection"] += 1;
+}
 
 // The text PgError puts after the message, and SqlStateOf looks for.
 constexpr absl::string_view kSqlStateTag = " [SQLSTATE ";
@@ -63,6 +79,7 @@ absl::Status PgError(const PGresult* result, const PGconn* conn, absl::string_vi
     absl::StrAppend(&message, "no answer from the server");
   }
   const bool lost = conn != nullptr && PQstatus(conn) != CONNECTION_OK;
+  CountError(state == nullptr ? "" : state);
   if (state == nullptr || *state == '\0') {
     // No SQLSTATE: libpq's own failure, which is a lost or unusable connection.
     if (lost) absl::StrAppend(&message, " (connection lost)");
@@ -70,6 +87,11 @@ absl::Status PgError(const PGresult* result, const PGconn* conn, absl::string_vi
   }
   absl::StrAppend(&message, kSqlStateTag, state, "]");
   return absl::Status(lost ? absl::StatusCode::kUnavailable : CodeOf(state), message);
+}
+
+std::map<std::string, int64_t> PgErrorsByClass() {
+  absl::MutexLock lock(&ErrorsMutex());
+  return Errors();
 }
 
 std::string SqlStateOf(const absl::Status& status) {

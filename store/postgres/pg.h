@@ -47,6 +47,11 @@ absl::Status PgError(const PGresult* result, const PGconn* conn, absl::string_vi
 // The SQLSTATE of a status PgError made ("" when it carries none).
 std::string SqlStateOf(const absl::Status& status);
 
+// How many errors PgError has made in this process, by SQLSTATE class (its first two
+// characters, "08" for a connection exception) and "connection" for libpq's own failures
+// without a SQLSTATE (a lost or refused connection); for metrics.
+std::map<std::string, int64_t> PgErrorsByClass();
+
 // A result of libpq, cleared when destroyed.
 class PgResult {
  public:

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/fault_points.h"
+#include "common/log.h"
 #include "common/status_macros.h"
 #include "store/event_columns.h"
 #include "store/log_hash.h"
@@ -116,7 +117,7 @@ absl::Status PostgresEventStore::ConnectWriter(bool take_epoch) {
     ASSIGN_OR_RETURN(PgResult row, db.Query("SELECT epoch, seq, chain_hash FROM log_writer",
                                             PgParams(), "store: read the writer's epoch"));
     if (row.rows() != 1 || row.Int(0, 0) != epoch_) {
-      fenced_ = true;
+      MarkFenced();
       return absl::FailedPreconditionError(
           absl::StrCat("store: the log's writer epoch is no longer ", epoch_,
                        ": another replica took over writing; this one writes nothing more"));
@@ -142,6 +143,15 @@ absl::Status PostgresEventStore::ConnectWriter(bool take_epoch) {
   reconnect_ = false;
   PublishHead(head_.seq);
   return absl::OkStatus();
+}
+
+void PostgresEventStore::MarkFenced() {
+  if (fenced_) return;
+  fenced_ = true;
+  common::Log(common::LogLevel::kError,
+              "another replica took over writing the event log: this one writes nothing more",
+              {{"epoch", absl::StrCat(epoch_)}});
+  if (options_.on_fenced) options_.on_fenced();
 }
 
 absl::Status PostgresEventStore::LoadCaches(PgConnection& db) {
@@ -243,7 +253,7 @@ absl::Status PostgresEventStore::DecideAndCommit(std::vector<Pending*>& batch) {
   if (!sent.ok()) {
     tx.RollbackTo(start);
     if (sent.code() == absl::StatusCode::kUnavailable) reconnect_ = true;
-    if (SqlStateOf(sent) == kFencedSqlState) fenced_ = true;
+    if (SqlStateOf(sent) == kFencedSqlState) MarkFenced();
   }
   return sent;
 }

@@ -69,6 +69,9 @@ struct PostgresEventStoreOptions {
   // Asked by the writer right before every batch is sent; an error (kUnavailable from a lost
   // Lease) fails every command of it with that error. Empty: no fence beyond the epoch.
   std::function<absl::Status()> write_fence = {};
+  // Called once, on the writer thread, when this store finds that another writer took the
+  // epoch (every later command fails); the service shuts down on it. Empty: nothing.
+  std::function<void()> on_fenced = {};
 };
 
 class PostgresEventStore final : public EventLog {
@@ -110,6 +113,9 @@ class PostgresEventStore final : public EventLog {
     bool fenced = false;          // another writer took the epoch: nothing is written anymore
   };
   PostgresWriterState writer_state() const;
+  int64_t writer_epoch() const override { return writer_state().epoch; }
+  // PgErrorsByClass (counted for the whole process).
+  std::map<std::string, int64_t> database_errors() const override { return PgErrorsByClass(); }
 
  private:
   struct Head {
@@ -129,6 +135,8 @@ class PostgresEventStore final : public EventLog {
   // Connects the writer, takes (`take_epoch`) or checks the epoch, and loads head and caches.
   absl::Status ConnectWriter(bool take_epoch);
   absl::Status LoadCaches(PgConnection& db);
+  // Records that another writer took the epoch: logs it and calls on_fenced, once.
+  void MarkFenced();
   void RunBatch(std::vector<Pending*>& batch) override;
   // Decides `batch` and sends it in one pipeline; the batch's outcome (each command's own
   // errors are left in its result).

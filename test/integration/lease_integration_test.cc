@@ -116,7 +116,8 @@ TEST_F(LeaseIntegrationTest, TheNextReplicaStartsWhenTheFirstReleasesTheLease) {
   EXPECT_FALSE(second_started.WaitForNotificationWithTimeout(absl::Seconds(2)));
   EXPECT_EQ(Holder(), "replica-a");
   EXPECT_EQ(Readyz(second_options.http.port_file),
-            "503 not ready: lease: waiting to acquire the Lease\n");
+            "503 not ready: lease: standby: waiting to acquire the Lease (another replica may be "
+            "writing)\n");
 
   first->Shutdown();  // releases the Lease
   ASSERT_TRUE(second_started.WaitForNotificationWithTimeout(absl::Seconds(20)));

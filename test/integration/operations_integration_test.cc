@@ -232,8 +232,8 @@ TEST_F(OperationsIntegrationTest, ReadyzIs503UntilTheLogIsOpenThen200) {
   service::ServeOptions options = Options();
   {
     // An empty log (schema only), so that the start must append ServiceConfigured.
-    ASSERT_OK_AND_ASSIGN(auto store, service::OpenEventLog(options.log.location(),
-                                                           options.log.synchronous, options.clock));
+    ASSERT_OK_AND_ASSIGN(auto store,
+                         service::OpenEventLog(options.log.location(), store::OpenLogOptions()));
   }
   sqlite3* blocker = nullptr;
   ASSERT_EQ(sqlite3_open(options.log.db_path.c_str(), &blocker), SQLITE_OK);
@@ -283,8 +283,8 @@ TEST_F(OperationsIntegrationTest, RefusedSnapshotsAreCountedByProjection) {
 
   store::Snapshot forged;
   {
-    ASSERT_OK_AND_ASSIGN(auto log, service::OpenEventLog(options.log.location(),
-                                                         options.log.synchronous, options.clock));
+    ASSERT_OK_AND_ASSIGN(auto log,
+                         service::OpenEventLog(options.log.location(), store::OpenLogOptions()));
     ASSERT_OK_AND_ASSIGN(std::optional<store::Snapshot> newest,
                          log->LoadSnapshot(projections::kCredentialProjectionName, head));
     ASSERT_TRUE(newest.has_value());

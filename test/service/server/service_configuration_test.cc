@@ -25,9 +25,8 @@ TEST(OpenEventLogTest, CreatingANewLogIsAWarningNamingThePathOpeningAnExistingOn
   const std::filesystem::path path = dir.path() / "fresh" / "credledger.db";
   ::credledger::testing::CapturedLog log;
   for (int start = 0; start < 2; ++start) {
-    absl::StatusOr<std::unique_ptr<store::EventLog>> opened = OpenEventLog(
-        store::LogLocation{.sqlite_path = path}, store::SqliteEventStoreOptions::Synchronous::kFull,
-        common::RealClock::Default());
+    absl::StatusOr<std::unique_ptr<store::EventLog>> opened =
+        OpenEventLog(store::LogLocation{.sqlite_path = path}, store::OpenLogOptions());
     ASSERT_OK(opened);
     (*opened)->Close();
   }
@@ -37,10 +36,9 @@ TEST(OpenEventLogTest, CreatingANewLogIsAWarningNamingThePathOpeningAnExistingOn
   EXPECT_EQ(lines[0]["db"], path.string());
   // Opened read-only, a missing log is an error and nothing is created.
   const std::filesystem::path other = dir.path() / "other.db";
-  EXPECT_FALSE(OpenEventLog(store::LogLocation{.sqlite_path = other},
-                            store::SqliteEventStoreOptions::Synchronous::kFull,
-                            common::RealClock::Default(), /*read_only=*/true)
-                   .ok());
+  store::OpenLogOptions read_only;
+  read_only.read_only = true;
+  EXPECT_FALSE(OpenEventLog(store::LogLocation{.sqlite_path = other}, read_only).ok());
   EXPECT_FALSE(std::filesystem::exists(other));
   EXPECT_EQ(log.Lines(kNewEventLogMessage).size(), 1u);
 }

@@ -90,6 +90,7 @@ TEST_F(PostgresEventStoreTest, ASecondWriterFencesTheFirstWhateverItBelieves) {
   EXPECT_THAT(stale->Append(OneEvent("r3", "s/b")),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("writes nothing more")));
   EXPECT_TRUE(stale->writer_state().fenced);
+  EXPECT_GE(stale->database_errors()["CL"], 1);  // the fence's own SQLSTATE class
 
   ASSERT_OK_AND_ASSIGN(AppendResult appended, current->Append(OneEvent("r2", "s/a")));
   EXPECT_EQ(appended.events[0].seq, 2);
