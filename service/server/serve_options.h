@@ -70,9 +70,10 @@ struct ServeOptions {
     std::string store_password;
     // Where the log is, from the fields above.
     store::LogLocation location() const;
-    // Called once when another replica took over writing a PostgreSQL log (the database's
-    // fence, docs/postgres.md): serve shuts down. Empty: the log only refuses writes.
-    std::function<void()> on_fenced;
+    // Called once with the reason when a PostgreSQL log stops accepting this replica's writes
+    // for good (another replica took over, docs/postgres.md "The fence"; or the database lost
+    // acknowledged events): serve shuts down. Empty: the log only refuses writes.
+    std::function<void(const absl::Status&)> on_stopped;
     // --synchronous: PRAGMA synchronous of the log.
     store::SqliteEventStoreOptions::Synchronous synchronous =
         store::SqliteEventStoreOptions::Synchronous::kFull;

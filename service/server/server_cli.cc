@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "cli/framework/file_path_flag.h"
 #include "cli/framework/flag_value_list.h"
 #include "common/dns_label.h"
@@ -225,9 +226,14 @@ class ServeCommand final : public cli::Subcommand {
       lease_lost = true;
       kill(getpid(), SIGTERM);
     };
-    std::atomic<bool> fenced{false};
-    options.log.on_fenced = [&fenced] {
-      fenced = true;
+    // Set on the log's writer thread when the log stops taking this replica's writes.
+    absl::Mutex stopped_mu;
+    absl::Status log_stopped;
+    options.log.on_stopped = [&](const absl::Status& reason) {
+      {
+        absl::MutexLock lock(&stopped_mu);
+        log_stopped = reason;
+      }
       kill(getpid(), SIGTERM);
     };
     std::thread signals([&] {
@@ -252,21 +258,25 @@ class ServeCommand final : public cli::Subcommand {
     out << "credledger serving on " << (*server)->address() << " (" << transport << ")"
         << std::endl;
     signals.join();
+    const absl::Status stopped = [&] {
+      absl::MutexLock lock(&stopped_mu);
+      return log_stopped;
+    }();
     if (lease_lost.load()) {
       err << "credledger: the Lease was lost, shutting down\n";
-    } else if (fenced.load()) {
-      err << "credledger: another replica took over writing the log, shutting down\n";
+    } else if (!stopped.ok()) {
+      err << "credledger: " << stopped.message() << "; shutting down\n";
     } else {
       err << "credledger: " << strsignal(signal_number.load()) << ", shutting down\n";
     }
     (*server)->Shutdown();
     handshakes.Stop();
-    return lease_lost.load() || fenced.load() ? cli::kExitFailure : cli::kExitOk;
+    return lease_lost.load() || !stopped.ok() ? cli::kExitFailure : cli::kExitOk;
   }
 
  private:
   // The options the flags give; Run adds the start-up cancellation and the lease-lost and
-  // fenced hooks.
+  // log-stopped hooks.
   // Errors: store::ParseLogLocation's.
   absl::StatusOr<ServeOptions> Options() const {
     ServeOptions options;

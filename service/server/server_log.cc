@@ -29,7 +29,7 @@ absl::Status Server::OpenLog() {
     ASSIGN_OR_RETURN(log.holder, DefaultLeaseIdentity());
   }
   log.write_fence = std::move(write_fence);
-  log.on_fenced = options_.log.on_fenced;
+  log.on_stopped = options_.log.on_stopped;
   ASSIGN_OR_RETURN(log_->store, OpenEventLog(options_.log.location(), std::move(log)));
   operations_->writing = !options_.log.read_only;
   return absl::OkStatus();

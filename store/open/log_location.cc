@@ -120,7 +120,7 @@ absl::StatusOr<std::unique_ptr<EventLog>> OpenLog(const LogLocation& location,
     pg.read_only = options.read_only;
     pg.holder = options.holder;
     pg.write_fence = options.write_fence;
-    pg.on_fenced = options.on_fenced;
+    pg.on_stopped = options.on_stopped;
     pg.connect_timeout = kConnectTimeout;
     ASSIGN_OR_RETURN(std::unique_ptr<PostgresEventStore> log, PostgresEventStore::Open(pg));
     return std::unique_ptr<EventLog>(std::move(log));

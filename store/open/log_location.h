@@ -64,8 +64,8 @@ struct OpenLogOptions {
   std::string holder = "credledger";
   // Asked before every commit (the Lease fence); empty: none.
   std::function<absl::Status()> write_fence = {};
-  // PostgreSQL: called once when another writer took the epoch (PostgresEventStoreOptions).
-  std::function<void()> on_fenced = {};
+  // PostgreSQL: called once when the store stops writing for good (PostgresEventStoreOptions).
+  std::function<void(const absl::Status&)> on_stopped = {};
 };
 
 // Opens the log at `location` (SqliteEventStore or PostgresEventStore; a SQLite file is

@@ -98,6 +98,7 @@ absl::Status PostgresEventStore::ConnectWriter(bool take_epoch) {
                                                  options_.password));
   }
   PgConnection& db = *writer_;
+  const int64_t acknowledged_seq = head_.seq;
   int64_t fence_seq = 0;
   std::string fence_chain;
   if (take_epoch) {
@@ -116,12 +117,7 @@ absl::Status PostgresEventStore::ConnectWriter(bool take_epoch) {
   } else {
     ASSIGN_OR_RETURN(PgResult row, db.Query("SELECT epoch, seq, chain_hash FROM log_writer",
                                             PgParams(), "store: read the writer's epoch"));
-    if (row.rows() != 1 || row.Int(0, 0) != epoch_) {
-      MarkFenced();
-      return absl::FailedPreconditionError(
-          absl::StrCat("store: the log's writer epoch is no longer ", epoch_,
-                       ": another replica took over writing; this one writes nothing more"));
-    }
+    if (row.rows() != 1 || row.Int(0, 0) != epoch_) return Fenced();
     fence_seq = row.Int(0, 1);
     fence_chain = row.String(0, 2);
   }
@@ -139,19 +135,39 @@ absl::Status PostgresEventStore::ConnectWriter(bool take_epoch) {
                      ": rows were written or removed outside credledger's writer; verify the log "
                      "(credledger verify) before writing to it"));
   }
+  if (!take_epoch && head_.seq < acknowledged_seq) {
+    return Stop(absl::DataLossError(absl::StrCat(
+        "the PostgreSQL log's head is seq ", head_.seq,
+        " but this writer had acknowledged up to "
+        "seq ",
+        acknowledged_seq,
+        ": acknowledged events are gone (a failover to a standby that "
+        "had not received them?); this replica writes nothing more. Verify the log and treat it "
+        "as a restore (docs/operations.md, \"Database failover\")")));
+  }
   RETURN_IF_ERROR(LoadCaches(db));
   reconnect_ = false;
   PublishHead(head_.seq);
   return absl::OkStatus();
 }
 
-void PostgresEventStore::MarkFenced() {
-  if (fenced_) return;
-  fenced_ = true;
-  common::Log(common::LogLevel::kError,
-              "another replica took over writing the event log: this one writes nothing more",
-              {{"epoch", absl::StrCat(epoch_)}});
-  if (options_.on_fenced) options_.on_fenced();
+absl::Status PostgresEventStore::Stop(absl::Status reason) {
+  if (!stopped_.ok()) return stopped_;
+  stopped_ = reason;
+  common::Log(common::LogLevel::kError, "the event log is no longer written by this replica",
+              {{"error", reason.ToString()}});
+  if (options_.on_stopped) options_.on_stopped(reason);
+  return reason;
+}
+
+absl::Status PostgresEventStore::Fenced() {
+  {
+    absl::MutexLock lock(&state_mu_);
+    state_.fenced = true;
+  }
+  return Stop(absl::FailedPreconditionError(
+      absl::StrCat("another replica took over writing the log (the writer's epoch is no longer ",
+                   epoch_, "): this replica writes nothing more")));
 }
 
 absl::Status PostgresEventStore::LoadCaches(PgConnection& db) {
@@ -186,6 +202,7 @@ void PostgresEventStore::RunBatch(std::vector<Pending*>& batch) {
   const bool retry = !outcome.ok() && batch.size() > 1 &&
                      outcome.code() != absl::StatusCode::kUnavailable &&
                      outcome.code() != absl::StatusCode::kFailedPrecondition &&
+                     outcome.code() != absl::StatusCode::kDataLoss &&
                      outcome.code() != absl::StatusCode::kCancelled;
   if (retry) {
     // The server refused a statement of the batch: run each command again in a batch of its
@@ -216,16 +233,10 @@ void PostgresEventStore::RunBatch(std::vector<Pending*>& batch) {
   }
   PublishHead(head_.seq);
   CountBatch(batch.size(), head_.seq - start_seq, !outcome.ok());
-  absl::MutexLock lock(&state_mu_);
-  state_.fenced = fenced_;
 }
 
 absl::Status PostgresEventStore::DecideAndCommit(std::vector<Pending*>& batch) {
-  if (fenced_) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the log's writer epoch ", epoch_,
-                     " was taken over by another replica: this one writes nothing more"));
-  }
+  if (!stopped_.ok()) return stopped_;
   if (reconnect_) {
     absl::Status reconnected = ConnectWriter(/*take_epoch=*/false);
     {
@@ -233,9 +244,9 @@ absl::Status PostgresEventStore::DecideAndCommit(std::vector<Pending*>& batch) {
       state_.reconnects += 1;
     }
     if (!reconnected.ok()) {
-      return fenced_ ? reconnected
-                     : absl::UnavailableError(absl::StrCat("the PostgreSQL log is unreachable: ",
-                                                           reconnected.message()));
+      return !stopped_.ok() ? stopped_
+                            : absl::UnavailableError(absl::StrCat(
+                                  "the PostgreSQL log is unreachable: ", reconnected.message()));
     }
   }
   Transaction& tx = *transaction_;
@@ -253,7 +264,7 @@ absl::Status PostgresEventStore::DecideAndCommit(std::vector<Pending*>& batch) {
   if (!sent.ok()) {
     tx.RollbackTo(start);
     if (sent.code() == absl::StatusCode::kUnavailable) reconnect_ = true;
-    if (SqlStateOf(sent) == kFencedSqlState) MarkFenced();
+    if (SqlStateOf(sent) == kFencedSqlState) sent = Fenced();
   }
   return sent;
 }

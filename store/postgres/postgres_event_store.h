@@ -69,9 +69,10 @@ struct PostgresEventStoreOptions {
   // Asked by the writer right before every batch is sent; an error (kUnavailable from a lost
   // Lease) fails every command of it with that error. Empty: no fence beyond the epoch.
   std::function<absl::Status()> write_fence = {};
-  // Called once, on the writer thread, when this store finds that another writer took the
-  // epoch (every later command fails); the service shuts down on it. Empty: nothing.
-  std::function<void()> on_fenced = {};
+  // Called once, on the writer thread, with the reason when this store stops writing for good:
+  // another writer took the epoch, or the database lost events this writer had acknowledged.
+  // Every later command fails with that reason; the service shuts down on it. Empty: nothing.
+  std::function<void(const absl::Status&)> on_stopped = {};
 };
 
 class PostgresEventStore final : public EventLog {
@@ -135,8 +136,11 @@ class PostgresEventStore final : public EventLog {
   // Connects the writer, takes (`take_epoch`) or checks the epoch, and loads head and caches.
   absl::Status ConnectWriter(bool take_epoch);
   absl::Status LoadCaches(PgConnection& db);
-  // Records that another writer took the epoch: logs it and calls on_fenced, once.
-  void MarkFenced();
+  // Stops writing for good with `reason` (logged, on_stopped called, once); returns the reason
+  // the store stopped with.
+  absl::Status Stop(absl::Status reason);
+  // Stop because another writer took the epoch (kFailedPrecondition).
+  absl::Status Fenced();
   void RunBatch(std::vector<Pending*>& batch) override;
   // Decides `batch` and sends it in one pipeline; the batch's outcome (each command's own
   // errors are left in its result).
@@ -155,7 +159,8 @@ class PostgresEventStore final : public EventLog {
   // The first 8 bytes of every stored event id: a request whose first id is absent was never
   // appended; one present is looked up in the database.
   absl::flat_hash_set<uint64_t> id_prefixes_;
-  bool fenced_ = false;
+  // OK while this store may write; else why it stopped (Stop).
+  absl::Status stopped_;
   bool reconnect_ = false;
 
   mutable absl::Mutex state_mu_;

@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "common/clock.h"
 #include "gmock/gmock.h"
@@ -212,6 +213,33 @@ TEST_F(PostgresEventStoreTest, AConnectionLostDuringCommitFailsUnavailableAndARe
   EXPECT_TRUE(again.replayed);
   EXPECT_EQ(store->HeadSeq(), 2);
   ExpectChainVerifies(*store);
+}
+
+TEST_F(PostgresEventStoreTest, AWriterThatFindsAcknowledgedEventsGoneStopsWriting) {
+  absl::Status stopped_with;
+  auto options = testing::PostgresLogOptions(server_->ConnectionString(database_), &clock_);
+  options.on_stopped = [&stopped_with](const absl::Status& reason) { stopped_with = reason; };
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<PostgresEventStore> store,
+                       PostgresEventStore::Open(std::move(options)));
+  ASSERT_OK_AND_ASSIGN(AppendResult first, store->Append(OneEvent("r1", "s/a")));
+  ASSERT_OK(store->Append(OneEvent("r2", "s/a")));
+  // What a failover to a standby that had not received seq 2 leaves: the database one event
+  // behind what the writer acknowledged, consistently so (the fence row agrees).
+  Sql(
+      absl::StrCat("ALTER TABLE events DISABLE TRIGGER USER; "
+                   "DELETE FROM events WHERE seq = 2; ALTER TABLE events ENABLE TRIGGER USER; "
+                   "UPDATE log_writer SET seq = 1, chain_hash = '\\x",
+                   absl::BytesToHexString(first.events[0].chain_hash), "';",
+                   "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = "
+                   "current_database() AND pid <> pg_backend_pid();"));
+
+  EXPECT_THAT(store->Append(OneEvent("r3", "s/a")), StatusIs(absl::StatusCode::kUnavailable));
+  // The reconnect finds the head behind seq 2: nothing more is written over the lost position.
+  EXPECT_THAT(store->Append(OneEvent("r3", "s/a")),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("acknowledged up to seq 2")));
+  EXPECT_THAT(stopped_with, StatusIs(absl::StatusCode::kDataLoss));
+  EXPECT_THAT(store->Append(OneEvent("r4", "s/b")), StatusIs(absl::StatusCode::kDataLoss));
+  EXPECT_EQ(Sql("SELECT max(seq) FROM events"), "1\n");
 }
 
 TEST_F(PostgresEventStoreTest, AReopenedWriterAnswersEarlierRequestsFromTheLog) {
