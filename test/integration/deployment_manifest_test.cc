@@ -1,23 +1,26 @@
-// docs/manifests/credledger-deployment.yaml deploys credledger as described
-// (docs/kubernetes.md, "Installing"; docs/design.md, "One writer"): one replica recreated
-// (never two writers), the log on a ReadWriteOnce volume, an unprivileged container whose only
-// writable paths are the log and a scratch folder, the RBAC manifest's ServiceAccount, TLS and
-// mutual TLS from Secret credledger-tls, the authorization policy from a ConfigMap, and a
-// Service for the gRPC port. Every argument is checked against the real `credledger serve`
-// flags.
-#include <filesystem>
+// The Deployment manifests of docs/manifests/ deploy credledger as described (docs/kubernetes.md,
+// "Installing"). Both, credledger-deployment.yaml (SQLite) and
+// credledger-deployment-postgres.yaml: the real `credledger serve` accepts the container's
+// arguments, each flag and all of them together with the pod's files in place; an
+// unprivileged container whose only writable paths are the log's volume (if any) and a
+// scratch folder; the RBAC manifest's ServiceAccount and namespace; TLS and mutual TLS from
+// Secret credledger-tls, the signing key from a Secret and the authorization policy from a
+// ConfigMap; a Service for the gRPC port; probes on the HTTP listener; the Lease in the pod's
+// namespace, held as the pod. The SQLite manifest: one replica recreated (never two writers
+// on one file) and the log on a ReadWriteOnce volume (docs/design.md, "One writer"). The
+// PostgreSQL manifest's own rules are in deployment_manifest_postgres_test.cc.
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kubebridge/client/json_util.h"
 #include "service/api/authorization_policy.h"
+#include "test/integration/deployment_manifest_fixture.h"
 #include "test/integration/manifest_yaml.h"
 #include "test/support/status_matchers.h"
 #include "test/support/subprocess.h"
@@ -27,66 +30,26 @@ namespace deployment_manifest_test {
 
 using kubebridge::StringAt;
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
-constexpr char kManifests[] = CREDLEDGER_MANIFESTS_DIR;
+constexpr char kSqliteManifest[] = "credledger-deployment.yaml";
+constexpr char kPostgresManifest[] = "credledger-deployment-postgres.yaml";
 
-class DeploymentManifestTest : public ::testing::Test {
+// The rules both manifests keep; the parameter is the manifest's file name.
+class EveryDeploymentManifestTest : public testing::DeploymentManifestFixture,
+                                    public ::testing::WithParamInterface<const char*> {
  protected:
-  void SetUp() override {
-    ASSERT_OK_AND_ASSIGN(objects_, testing::LoadManifest(absl::StrCat(
-                                       kManifests, "/credledger-deployment.yaml")));
-    std::vector<nlohmann::json> deployments = testing::OfKind(objects_, "Deployment");
-    ASSERT_EQ(deployments.size(), 1u);
-    deployment_ = deployments[0];
-    const nlohmann::json& containers = deployment_["spec"]["template"]["spec"]["containers"];
-    ASSERT_TRUE(containers.is_array());
-    ASSERT_EQ(containers.size(), 1u);
-    container_ = containers[0];
-  }
-
-  // The value of `--<flag>=<value>` among the container's arguments; "" when absent.
-  std::string Flag(const std::string& flag) {
-    const std::string prefix = absl::StrCat("--", flag, "=");
-    for (const nlohmann::json& arg : container_.value("args", nlohmann::json::array())) {
-      const std::string text = arg.get<std::string>();
-      if (absl::StartsWith(text, prefix)) return text.substr(prefix.size());
-    }
-    return "";
-  }
-
-  // The pod volume mounted at the folder holding `file`, and the file's name in it.
-  struct MountedFile {
-    nlohmann::json volume;  // null when no volume is mounted there
-    std::string key;
-    bool read_only = false;
-  };
-  MountedFile Mounted(const std::string& file) {
-    const std::filesystem::path path(file);
-    for (const nlohmann::json& mount : container_["volumeMounts"]) {
-      if (path.parent_path() != std::filesystem::path(mount.value("mountPath", ""))) continue;
-      for (const nlohmann::json& volume : deployment_["spec"]["template"]["spec"]["volumes"]) {
-        if (volume.value("name", "") == mount.value("name", "")) {
-          return {volume, path.filename().string(), mount.value("readOnly", false)};
-        }
-      }
-    }
-    return {nullptr, "", false};
-  }
-
-  // The first object of `kind` (null, and a failure, when there is none).
-  nlohmann::json Object(const std::string& kind) {
-    std::vector<nlohmann::json> found = testing::OfKind(objects_, kind);
-    if (!found.empty()) return found[0];
-    ADD_FAILURE() << "the manifest has no " << kind;
-    return nullptr;
-  }
-
-  std::vector<nlohmann::json> objects_;
-  nlohmann::json deployment_;
-  nlohmann::json container_;
+  void SetUp() override { Load(GetParam()); }
 };
 
-TEST_F(DeploymentManifestTest, EveryArgumentIsAFlagOfServe) {
+INSTANTIATE_TEST_SUITE_P(Manifests, EveryDeploymentManifestTest,
+                         ::testing::Values(kSqliteManifest, kPostgresManifest),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param) == kSqliteManifest ? "Sqlite"
+                                                                             : "Postgres";
+                         });
+
+TEST_P(EveryDeploymentManifestTest, EveryArgumentIsAFlagOfServe) {
   EXPECT_THAT(container_["command"], ElementsAre("credledger"));
   std::vector<std::string> argv = {CREDLEDGER_BINARY};
   for (const nlohmann::json& arg : container_["args"]) argv.push_back(arg.get<std::string>());
@@ -98,21 +61,19 @@ TEST_F(DeploymentManifestTest, EveryArgumentIsAFlagOfServe) {
   EXPECT_EQ(run.exit_code, 0) << run.err;
 }
 
-TEST_F(DeploymentManifestTest, OneReplicaIsRecreatedOnAReadWriteOnceVolumeAsTheRbacAccount) {
-  EXPECT_EQ(deployment_["spec"]["replicas"], 1);
-  EXPECT_EQ(deployment_["spec"]["strategy"]["type"], "Recreate");
+TEST_P(EveryDeploymentManifestTest, ServeAcceptsTheArgumentsTogetherWithThePodsFiles) {
+  const testing::RunResult run = ServeInPod();
+  // A combination serve refuses (a Lease flag without --lease-name, --store without
+  // --fingerprint-key, a password in --store, a network --listen without TLS, an unreadable
+  // password file ...) exits 2 before anything starts. These arguments got further: past the
+  // HTTP endpoint, the TLS files, the policy and the signing key, to the cluster connection
+  // that only a cluster gives.
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("--lease-name: the Lease needs a cluster connection")) << run.err;
+}
 
-  nlohmann::json claim = Object("PersistentVolumeClaim");
-  EXPECT_THAT(claim["spec"]["accessModes"], ElementsAre("ReadWriteOnce"));
-  MountedFile db = Mounted(Flag("db"));
-  EXPECT_EQ(StringAt(db.volume, {"persistentVolumeClaim", "claimName"}),
-            StringAt(claim, {"metadata", "name"}))
-      << "--db=" << Flag("db") << " is not on the claim's volume";
-  EXPECT_FALSE(db.read_only);
-
-  ASSERT_OK_AND_ASSIGN(std::vector<nlohmann::json> rbac,
-                       testing::LoadManifest(absl::StrCat(kManifests, "/credledger-rbac.yaml")));
-  std::vector<nlohmann::json> accounts = testing::OfKind(rbac, "ServiceAccount");
+TEST_P(EveryDeploymentManifestTest, RunsAsTheRbacAccountInItsNamespace) {
+  std::vector<nlohmann::json> accounts = testing::OfKind(RbacObjects(), "ServiceAccount");
   ASSERT_EQ(accounts.size(), 1u);
   EXPECT_EQ(deployment_["spec"]["template"]["spec"]["serviceAccountName"],
             accounts[0]["metadata"]["name"]);
@@ -123,7 +84,7 @@ TEST_F(DeploymentManifestTest, OneReplicaIsRecreatedOnAReadWriteOnceVolumeAsTheR
   }
 }
 
-TEST_F(DeploymentManifestTest, TheContainerIsUnprivilegedAndWritesOnlyTheLogAndScratch) {
+TEST_P(EveryDeploymentManifestTest, TheContainerIsUnprivilegedAndWritesOnlyTheLogAndScratch) {
   nlohmann::json& pod = deployment_["spec"]["template"]["spec"]["securityContext"];
   EXPECT_EQ(pod["runAsNonRoot"], true);
   EXPECT_EQ(StringAt(pod, {"seccompProfile", "type"}), "RuntimeDefault");
@@ -133,10 +94,14 @@ TEST_F(DeploymentManifestTest, TheContainerIsUnprivilegedAndWritesOnlyTheLogAndS
   EXPECT_THAT(security["capabilities"]["drop"], ElementsAre("ALL"));
   EXPECT_FALSE(security.value("privileged", false));
 
-  const std::string db_volume = Mounted(Flag("db")).volume.value("name", "");
+  // The SQLite log's volume; none for a log on PostgreSQL (no --db).
+  const std::string db_volume =
+      Flag("db").empty() ? "" : Mounted(Flag("db")).volume.value("name", "");
   for (const nlohmann::json& mount : container_["volumeMounts"]) {
     const std::string name = mount.value("name", "");
-    if (name == db_volume || mount.value("mountPath", "") == "/tmp") continue;
+    if ((!db_volume.empty() && name == db_volume) || mount.value("mountPath", "") == "/tmp") {
+      continue;
+    }
     EXPECT_TRUE(mount.value("readOnly", false)) << name;
   }
   for (const char* kind : {"requests", "limits"}) {
@@ -146,7 +111,7 @@ TEST_F(DeploymentManifestTest, TheContainerIsUnprivilegedAndWritesOnlyTheLogAndS
   }
 }
 
-TEST_F(DeploymentManifestTest, TlsAndTheSigningKeyComeFromSecretsAndThePolicyFromAConfigMap) {
+TEST_P(EveryDeploymentManifestTest, TlsAndTheSigningKeyComeFromSecretsAndThePolicyFromAConfigMap) {
   const std::vector<std::pair<std::string, std::string>> from_tls = {
       {"tls-cert", "tls.crt"}, {"tls-key", "tls.key"}, {"tls-client-ca", "ca.crt"}};
   for (const auto& [flag, key] : from_tls) {
@@ -176,7 +141,7 @@ TEST_F(DeploymentManifestTest, TlsAndTheSigningKeyComeFromSecretsAndThePolicyFro
       << "Secrets are created by the operator, never shipped in the manifest";
 }
 
-TEST_F(DeploymentManifestTest, TheServiceExposesTheGrpcListener) {
+TEST_P(EveryDeploymentManifestTest, TheServiceExposesTheGrpcListener) {
   const std::string listen = Flag("listen");
   const std::string port_text = listen.substr(listen.rfind(':') + 1);
   int listen_port = 0;
@@ -203,7 +168,7 @@ TEST_F(DeploymentManifestTest, TheServiceExposesTheGrpcListener) {
   EXPECT_EQ(ports[1]["targetPort"], "http");
 }
 
-TEST_F(DeploymentManifestTest, ProbesAndMetricsUseTheHttpListener) {
+TEST_P(EveryDeploymentManifestTest, ProbesAndMetricsUseTheHttpListener) {
   const std::string listen = Flag("http-listen");
   int http_port = 0;
   ASSERT_TRUE(absl::SimpleAtoi(listen.substr(listen.rfind(':') + 1), &http_port)) << listen;
@@ -218,32 +183,66 @@ TEST_F(DeploymentManifestTest, ProbesAndMetricsUseTheHttpListener) {
   EXPECT_EQ(container_["readinessProbe"]["httpGet"]["port"], "http");
 }
 
-TEST_F(DeploymentManifestTest, TheLeaseIsInThePodsNamespaceWhereItsRoleIs) {
+TEST_P(EveryDeploymentManifestTest, TheLeaseIsHeldAsThePodInThePodsNamespaceWhereItsRoleIs) {
   EXPECT_EQ(Flag("lease-name"), "credledger");
   EXPECT_EQ(Flag("lease-namespace"), "$(POD_NAMESPACE)");
+  EXPECT_EQ(Flag("lease-identity"), "$(POD_NAME)_$(POD_UID)");
   std::map<std::string, std::string> fields;
   for (const nlohmann::json& env : container_["env"]) {
     fields[env["name"]] = env["valueFrom"]["fieldRef"]["fieldPath"];
   }
   EXPECT_EQ(fields["POD_NAMESPACE"], "metadata.namespace");
-  ASSERT_OK_AND_ASSIGN(std::vector<nlohmann::json> rbac,
-                       testing::LoadManifest(absl::StrCat(kManifests, "/credledger-rbac.yaml")));
+  EXPECT_EQ(fields["POD_NAME"], "metadata.name");
+  EXPECT_EQ(fields["POD_UID"], "metadata.uid");
   bool lease_role = false;
-  for (const nlohmann::json& role : testing::OfKind(rbac, "Role")) {
+  for (const nlohmann::json& role : testing::OfKind(RbacObjects(), "Role")) {
     for (const nlohmann::json& rule : role["rules"]) {
       for (const nlohmann::json& resource : rule["resources"]) {
-        lease_role = lease_role || (resource == "leases" &&
-                                    role["metadata"]["namespace"] ==
-                                        deployment_["metadata"]["namespace"]);
+        lease_role =
+            lease_role || (resource == "leases" &&
+                           role["metadata"]["namespace"] == deployment_["metadata"]["namespace"]);
       }
     }
   }
   EXPECT_TRUE(lease_role) << "no Role grants leases in the Deployment's namespace";
 }
 
+// The SQLite manifest's own rules.
+class SqliteDeploymentManifestTest : public testing::DeploymentManifestFixture {
+ protected:
+  void SetUp() override { Load(kSqliteManifest); }
+};
+
+TEST_F(SqliteDeploymentManifestTest, OneReplicaIsRecreatedWithTheLogOnAReadWriteOnceVolume) {
+  EXPECT_EQ(deployment_["spec"]["replicas"], 1);
+  EXPECT_EQ(deployment_["spec"]["strategy"]["type"], "Recreate");
+
+  nlohmann::json claim = Object("PersistentVolumeClaim");
+  EXPECT_THAT(claim["spec"]["accessModes"], ElementsAre("ReadWriteOnce"));
+  MountedFile db = Mounted(Flag("db"));
+  EXPECT_EQ(StringAt(db.volume, {"persistentVolumeClaim", "claimName"}),
+            StringAt(claim, {"metadata", "name"}))
+      << "--db=" << Flag("db") << " is not on the claim's volume";
+  EXPECT_FALSE(db.read_only);
+}
+
+// The two manifests are alternatives: what they share is written the same way in both.
+TEST(ManifestFilesTest, BothDeploymentManifestsShipThePolicyAndTheServiceAlike) {
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<nlohmann::json> sqlite,
+      testing::LoadManifest(absl::StrCat(CREDLEDGER_MANIFESTS_DIR, "/", kSqliteManifest)));
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<nlohmann::json> postgres,
+      testing::LoadManifest(absl::StrCat(CREDLEDGER_MANIFESTS_DIR, "/", kPostgresManifest)));
+  for (const char* kind : {"ConfigMap", "Service"}) {
+    EXPECT_EQ(testing::OfKind(sqlite, kind), testing::OfKind(postgres, kind)) << kind;
+  }
+}
+
 TEST(ManifestFilesTest, TheCustomResourceDefinitionParses) {
-  ASSERT_OK_AND_ASSIGN(std::vector<nlohmann::json> objects,
-                       testing::LoadManifest(absl::StrCat(kManifests, "/targetreport-crd.yaml")));
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<nlohmann::json> objects,
+      testing::LoadManifest(absl::StrCat(CREDLEDGER_MANIFESTS_DIR, "/targetreport-crd.yaml")));
   std::vector<nlohmann::json> crds = testing::OfKind(objects, "CustomResourceDefinition");
   ASSERT_EQ(crds.size(), 1u);
   EXPECT_EQ(StringAt(crds[0], {"metadata", "name"}), "targetreports.solar.opendefense.cloud");
