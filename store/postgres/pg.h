@@ -112,7 +112,10 @@ class PgConnection {
   // Connects with `conninfo` (a libpq URI or keyword/value string) and `password` (empty:
   // libpq's own sources, PGPASSWORD or a password file), waiting at most `connect_timeout`;
   // sets application_name to "credledger" unless the string names one.
-  // Errors: kUnavailable when the server cannot be reached or refuses the login, naming
+  // `connect_timeout` counts in whole seconds, at least 2 (libpq's floor), for each host the
+  // string names.
+  // Errors: kUnavailable when the server cannot be reached, does not answer in time or refuses
+  // the login (a missing database too: libpq gives no SQLSTATE for a failed login), naming
   // libpq's reason (never the string itself); kInvalidArgument when the string does not parse.
   static absl::StatusOr<std::unique_ptr<PgConnection>> Open(const std::string& conninfo,
                                                             absl::Duration connect_timeout,
