@@ -17,6 +17,22 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
   applied_at_us bigint NOT NULL
 ))sql";
 
+// Whether `db` has the schema_migrations table.
+absl::StatusOr<bool> HasMigrationsTable(PgConnection& db) {
+  ASSIGN_OR_RETURN(PgResult table, db.Query("SELECT to_regclass('schema_migrations') IS NOT NULL",
+                                            PgParams(), "migration: find schema_migrations"));
+  return table.rows() == 1 && table.Bytes(0, 0) == absl::string_view("\x01", 1);
+}
+
+// Creates schema_migrations when `db` has none. Only then: CREATE TABLE IF NOT EXISTS needs
+// the CREATE privilege on the schema even when the table exists, and the role the service
+// writes with need not have it (docs/postgres.md, "Privileges").
+absl::Status CreateMigrationsTable(PgConnection& db) {
+  ASSIGN_OR_RETURN(const bool exists, HasMigrationsTable(db));
+  if (exists) return absl::OkStatus();
+  return db.Exec(kCreateTable, "migration: create schema_migrations");
+}
+
 absl::StatusOr<std::map<int64_t, AppliedMigration>> ReadApplied(PgConnection& db) {
   ASSIGN_OR_RETURN(PgResult rows, db.Query("SELECT version, file_name, sha256 FROM "
                                            "schema_migrations ORDER BY version",
@@ -60,7 +76,7 @@ absl::Status ApplyPostgresMigrations(PgConnection& db,
     absl::Status status = db.Query("SELECT pg_advisory_xact_lock($1)",
                                    PgParams().Int(kMigrationLockKey), "migration: lock")
                               .status();
-    if (status.ok()) status = db.Exec(kCreateTable, "migration: create schema_migrations");
+    if (status.ok()) status = CreateMigrationsTable(db);
     if (status.ok()) status = ApplyNext(db, migrations, applied_one);
     if (status.ok()) status = db.Exec("COMMIT", "migration: commit");
     if (!status.ok()) {
@@ -72,9 +88,8 @@ absl::Status ApplyPostgresMigrations(PgConnection& db,
 }
 
 absl::StatusOr<int64_t> PostgresSchemaVersion(PgConnection& db) {
-  ASSIGN_OR_RETURN(PgResult table, db.Query("SELECT to_regclass('schema_migrations') IS NOT NULL",
-                                            PgParams(), "migration: find schema_migrations"));
-  if (table.rows() == 0 || table.Bytes(0, 0) != absl::string_view("\x01", 1)) return 0;
+  ASSIGN_OR_RETURN(const bool exists, HasMigrationsTable(db));
+  if (!exists) return 0;
   ASSIGN_OR_RETURN(PgResult newest, db.Query("SELECT COALESCE(MAX(version), 0) FROM "
                                              "schema_migrations",
                                              PgParams(), "migration: read schema version"));
