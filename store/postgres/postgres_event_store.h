@@ -16,7 +16,8 @@
 // server fails the batch kUnavailable (the outcome of a COMMIT in flight is unknown: the
 // writer reconnects and reloads its head and caches from the database, and a retry with the
 // same request id gets the original answer or appends once); a taken-over epoch fails it
-// kFailedPrecondition and every later command too.
+// kFailedPrecondition and every later command too. A read whose pooled connection the server
+// ended runs again on another.
 //
 // Thread-safety: all public methods are thread-safe. Commands run on the writer thread, and
 // may run twice (a refused batch is retried one command at a time); only the effects of the
@@ -64,7 +65,8 @@ struct PostgresEventStoreOptions {
   // Opens an existing log for reading only: no migration, no epoch, no writer; Execute
   // answers kFailedPrecondition.
   bool read_only = false;
-  // How long connecting may take.
+  // How long connecting may take: whole seconds, at least 2 (libpq's floor), for each host the
+  // connection string names (docs/postgres.md, "Errors").
   absl::Duration connect_timeout = absl::Seconds(10);
   // Asked by the writer right before every batch is sent; an error (kUnavailable from a lost
   // Lease) fails every command of it with that error. Empty: no fence beyond the epoch.
@@ -146,6 +148,12 @@ class PostgresEventStore final : public EventLog {
   // errors are left in its result).
   absl::Status DecideAndCommit(std::vector<Pending*>& batch);
   absl::Status SendBatch();
+  // Runs one statement on a connection of the read pool, prepared and kept on it or, with
+  // `prepare` false (SQL built per call), run once. A connection the server ended since it was
+  // last used (a restart, a switchover) is dropped and the statement runs on another.
+  // Errors: PgError's, naming `context`; those of PgConnection::Open.
+  absl::StatusOr<PgResult> Read(absl::string_view sql, const PgParams& params,
+                                absl::string_view context, bool prepare = true);
 
   const PostgresEventStoreOptions options_;
 

@@ -1,7 +1,7 @@
 // PostgresEventStore's read side (docs/postgres.md, "Reads"): a small pool of connections
 // (read_connections of them kept, store/connection_pool.h), each call one statement on a connection
-// borrowed from it, which PostgreSQL runs in a snapshot of its own; thread-safe, as every public
-// method.
+// borrowed from it, which PostgreSQL runs in a snapshot of its own, again on another connection
+// when the server had ended the one borrowed; thread-safe, as every public method.
 #include <optional>
 #include <string>
 #include <utility>
@@ -15,6 +15,21 @@
 
 namespace credledger::store {
 
+absl::StatusOr<PgResult> PostgresEventStore::Read(absl::string_view sql, const PgParams& params,
+                                                  absl::string_view context, bool prepare) {
+  // A kept connection lost since its last use fails at once; every one of them is dropped
+  // before a new connection is opened, so read_connections + 1 tries reach one that works.
+  absl::Status lost;
+  for (int tries = 0; tries <= options_.read_connections; ++tries) {
+    ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
+    absl::StatusOr<PgResult> result =
+        prepare ? db->Query(sql, params, context) : db->QueryOnce(sql, params, context);
+    if (result.ok() || db->ok()) return result;
+    lost = result.status();
+  }
+  return lost;
+}
+
 absl::StatusOr<std::vector<RecordedEvent>> PostgresEventStore::ReadAll(int64_t after_seq,
                                                                        int limit) {
   std::vector<RecordedEvent> events;
@@ -26,11 +41,10 @@ absl::Status PostgresEventStore::ReadAllInto(int64_t after_seq, int limit, Event
                                              std::vector<RecordedEvent>& page) {
   if (limit <= 0) return absl::InvalidArgumentError("read: limit must be > 0");
   const bool all = fields == EventFields::kAll;
-  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   ASSIGN_OR_RETURN(PgResult rows,
-                   db->Query(absl::StrCat("SELECT ", all ? kEventColumns : kFoldColumns,
-                                          " FROM events WHERE seq > $1 ORDER BY seq LIMIT $2"),
-                             PgParams().Int(after_seq).Int(limit), "read"));
+                   Read(absl::StrCat("SELECT ", all ? kEventColumns : kFoldColumns,
+                                     " FROM events WHERE seq > $1 ORDER BY seq LIMIT $2"),
+                        PgParams().Int(after_seq).Int(limit), "read"));
   page.resize(rows.rows());
   for (int i = 0; i < rows.rows(); ++i) ReadEventRowInto(rows, i, all, page[i]);
   return absl::OkStatus();
@@ -40,33 +54,30 @@ absl::StatusOr<std::vector<RecordedEvent>> PostgresEventStore::ReadStream(absl::
                                                                           int64_t from_version,
                                                                           int limit) {
   if (limit <= 0) return absl::InvalidArgumentError("read: limit must be > 0");
-  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   ASSIGN_OR_RETURN(PgResult rows,
-                   db->Query(absl::StrCat("SELECT ", kEventColumns,
-                                          " FROM events WHERE stream = $1 AND stream_version "
-                                          ">= $2 ORDER BY stream_version LIMIT $3"),
-                             PgParams().Text(stream).Int(from_version).Int(limit), "read stream"));
+                   Read(absl::StrCat("SELECT ", kEventColumns,
+                                     " FROM events WHERE stream = $1 AND stream_version >= $2 "
+                                     "ORDER BY stream_version LIMIT $3"),
+                        PgParams().Text(stream).Int(from_version).Int(limit), "read stream"));
   std::vector<RecordedEvent> events;
   for (int i = 0; i < rows.rows(); ++i) events.push_back(ReadEventRow(rows, i));
   return events;
 }
 
 absl::StatusOr<int64_t> PostgresEventStore::SeqAtTime(int64_t time_us) {
-  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   ASSIGN_OR_RETURN(PgResult row,
-                   db->Query("SELECT COALESCE(MAX(seq), 0) FROM events WHERE recorded_at_us <= $1",
-                             PgParams().Int(time_us), "read: seq at time"));
+                   Read("SELECT COALESCE(MAX(seq), 0) FROM events WHERE recorded_at_us <= $1",
+                        PgParams().Int(time_us), "read: seq at time"));
   return row.Int(0, 0);
 }
 
 absl::StatusOr<std::optional<Snapshot>> PostgresEventStore::LoadSnapshot(
     absl::string_view projection, int64_t max_seq) {
-  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   ASSIGN_OR_RETURN(PgResult row,
-                   db->Query("SELECT seq, schema_version, state, chain_hash, state_sha256, "
-                             "key_id, signature FROM projection_snapshots WHERE projection = $1 "
-                             "AND seq <= $2 ORDER BY seq DESC LIMIT 1",
-                             PgParams().Text(projection).Int(max_seq), "read snapshot"));
+                   Read("SELECT seq, schema_version, state, chain_hash, state_sha256, key_id, "
+                        "signature FROM projection_snapshots WHERE projection = $1 AND seq <= $2 "
+                        "ORDER BY seq DESC LIMIT 1",
+                        PgParams().Text(projection).Int(max_seq), "read snapshot"));
   if (row.rows() == 0) return std::optional<Snapshot>();
   return std::optional<Snapshot>(Snapshot{
       .projection = std::string(projection),
@@ -81,11 +92,9 @@ absl::StatusOr<std::optional<Snapshot>> PostgresEventStore::LoadSnapshot(
 }
 
 absl::StatusOr<std::vector<SnapshotId>> PostgresEventStore::ListSnapshots() {
-  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   ASSIGN_OR_RETURN(PgResult rows,
-                   db->Query("SELECT projection, seq FROM projection_snapshots ORDER BY seq, "
-                             "projection",
-                             PgParams(), "read snapshots"));
+                   Read("SELECT projection, seq FROM projection_snapshots ORDER BY seq, projection",
+                        PgParams(), "read snapshots"));
   std::vector<SnapshotId> ids;
   for (int i = 0; i < rows.rows(); ++i)
     ids.push_back(SnapshotId{rows.String(i, 0), rows.Int(i, 1)});
@@ -125,19 +134,16 @@ absl::StatusOr<std::vector<RecordedEvent>> PostgresEventStore::ReadFiltered(
   }
   params.Int(limit);
   absl::StrAppend(&sql, " ORDER BY seq LIMIT ", next());
-  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
-  ASSIGN_OR_RETURN(PgResult rows, db->QueryOnce(sql, params, "read filtered"));
+  ASSIGN_OR_RETURN(PgResult rows, Read(sql, params, "read filtered", /*prepare=*/false));
   std::vector<RecordedEvent> events;
   for (int i = 0; i < rows.rows(); ++i) events.push_back(ReadEventRow(rows, i));
   return events;
 }
 
 absl::StatusOr<std::optional<v1::Checkpoint>> PostgresEventStore::LatestCheckpoint() {
-  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
-  ASSIGN_OR_RETURN(PgResult row,
-                   db->Query(absl::StrCat("SELECT ", kCheckpointColumns,
-                                          " FROM checkpoints ORDER BY seq DESC LIMIT 1"),
-                             PgParams(), "read checkpoint"));
+  ASSIGN_OR_RETURN(PgResult row, Read(absl::StrCat("SELECT ", kCheckpointColumns,
+                                                   " FROM checkpoints ORDER BY seq DESC LIMIT 1"),
+                                      PgParams(), "read checkpoint"));
   if (row.rows() == 0) return std::optional<v1::Checkpoint>();
   return std::optional<v1::Checkpoint>(ReadCheckpointRow(row, 0));
 }
@@ -145,11 +151,10 @@ absl::StatusOr<std::optional<v1::Checkpoint>> PostgresEventStore::LatestCheckpoi
 absl::StatusOr<std::vector<v1::Checkpoint>> PostgresEventStore::ReadCheckpoints(int64_t after_seq,
                                                                                 int limit) {
   if (limit <= 0) return absl::InvalidArgumentError("read: limit must be > 0");
-  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
   ASSIGN_OR_RETURN(PgResult rows,
-                   db->Query(absl::StrCat("SELECT ", kCheckpointColumns,
-                                          " FROM checkpoints WHERE seq > $1 ORDER BY seq LIMIT $2"),
-                             PgParams().Int(after_seq).Int(limit), "read checkpoints"));
+                   Read(absl::StrCat("SELECT ", kCheckpointColumns,
+                                     " FROM checkpoints WHERE seq > $1 ORDER BY seq LIMIT $2"),
+                        PgParams().Int(after_seq).Int(limit), "read checkpoints"));
   std::vector<v1::Checkpoint> checkpoints;
   for (int i = 0; i < rows.rows(); ++i) checkpoints.push_back(ReadCheckpointRow(rows, i));
   return checkpoints;
