@@ -1,4 +1,4 @@
-// The row readers of the events and checkpoints tables (sqlite_event_rows.h).
+// The row readers and binders of the events and checkpoints tables (sqlite_event_rows.h).
 #include "store/sqlite_event_rows.h"
 
 #include <string>
@@ -52,6 +52,30 @@ v1::Checkpoint ReadCheckpointRow(const Statement& row) {
   c.set_key_id(row.ColumnText(3));
   c.set_signature(row.ColumnBlob(4));
   return c;
+}
+
+void BindEventRow(Statement& insert, const RecordedEvent& e) {
+  insert.Bind(1, e.seq)
+      .BindText(2, e.stream)
+      .Bind(3, e.stream_version)
+      .BindText(4, e.type)
+      .Bind(5, e.schema_version)
+      .Bind(6, e.recorded_at_us)
+      .BindBlob(7, e.payload)
+      .BindBlob(8, e.event_id)
+      .BindBlob(9, e.metadata)
+      .BindBlob(10, e.digest)
+      .BindBlob(11, e.prev_chain_hash)
+      .BindBlob(12, e.chain_hash)
+      .BindBlob(13, e.stream_hash);
+}
+
+void BindCheckpointRow(Statement& insert, const v1::Checkpoint& c) {
+  insert.Bind(1, c.seq())
+      .BindBlob(2, c.chain_hash())
+      .Bind(3, c.signed_at_us())
+      .BindText(4, c.key_id())
+      .BindBlob(5, c.signature());
 }
 
 absl::Status CollectEventsInto(Statement& stmt, void (*read_row)(const Statement&, RecordedEvent&),

@@ -1,6 +1,7 @@
 // The rows of the events and checkpoints tables, as SqliteEventStore reads them
-// (docs/log-format.md): the column lists of its SELECTs and INSERTs, and the readers that fill
-// a RecordedEvent or a Checkpoint from a statement's row. Internal to the store's SQLite files.
+// (docs/log-format.md): the column lists of its SELECTs and INSERTs, the readers that fill
+// a RecordedEvent or a Checkpoint from a statement's row, and the binders of a row to an
+// INSERT. Internal to the store's SQLite files.
 //
 // Thread-safety: stateless functions; a Statement belongs to one thread at a time.
 #pragma once
@@ -26,6 +27,11 @@ void ReadEventRowInto(const Statement& row, RecordedEvent& e);
 RecordedEvent ReadEventRow(const Statement& row);
 // The checkpoint of the row (kCheckpointColumns).
 v1::Checkpoint ReadCheckpointRow(const Statement& row);
+
+// Binds every field of `e` to the 13 parameters of an INSERT of kEventColumns, in that order.
+void BindEventRow(Statement& insert, const RecordedEvent& e);
+// Binds `c` to the 5 parameters of an INSERT of kCheckpointColumns, in that order.
+void BindCheckpointRow(Statement& insert, const v1::Checkpoint& c);
 
 // Reads every row of `stmt` into `events` with `read_row` (ReadEventRowInto for kEventColumns,
 // ReadFoldRowInto for kFoldColumns), overwriting its elements (their memory reused) and

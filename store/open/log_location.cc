@@ -16,9 +16,6 @@
 namespace credledger::store {
 namespace {
 
-// How long a command waits for the database server.
-constexpr absl::Duration kConnectTimeout = absl::Seconds(10);
-
 // The value of `keyword` in a parsed connection string, or "".
 std::string ValueOf(const PQconninfoOption* options, const char* keyword) {
   for (const PQconninfoOption* o = options; o->keyword != nullptr; ++o) {
@@ -31,14 +28,16 @@ struct ParsedConninfo {
   std::string user, host, port, dbname, password;
 };
 
-absl::StatusOr<ParsedConninfo> ParseConninfo(const std::string& conninfo) {
+// The parts of `conninfo`. Errors: kInvalidArgument naming `flag` when it does not parse.
+absl::StatusOr<ParsedConninfo> ParseConninfo(const std::string& conninfo, absl::string_view flag) {
   char* error = nullptr;
   PQconninfoOption* options = PQconninfoParse(conninfo.c_str(), &error);
   if (options == nullptr) {
     std::string reason = error == nullptr ? "out of memory" : error;
     PQfreemem(error);
     return absl::InvalidArgumentError(
-        absl::StrCat("--store: not a libpq connection string (a postgresql:// URI or "
+        absl::StrCat(flag,
+                     ": not a libpq connection string (a postgresql:// URI or "
                      "keyword=value pairs): ",
                      absl::StripAsciiWhitespace(reason)));
   }
@@ -49,17 +48,17 @@ absl::StatusOr<ParsedConninfo> ParseConninfo(const std::string& conninfo) {
   return parsed;
 }
 
-absl::StatusOr<std::string> ReadPasswordFile(const std::string& path) {
+// The first line of the file at `path`. Errors: kNotFound or kFailedPrecondition naming
+// `flag` when the file cannot be read or its first line is empty.
+absl::StatusOr<std::string> ReadPasswordFile(const std::string& path, absl::string_view flag) {
   std::ifstream in(path);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat("--store-password-file: cannot read \"", path, "\""));
-  }
+  if (!in) return absl::NotFoundError(absl::StrCat(flag, ": cannot read \"", path, "\""));
   std::string password;
   std::getline(in, password);
   if (!password.empty() && password.back() == '\r') password.pop_back();
   if (password.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "--store-password-file: \"", path, "\" is empty; its first line is the password"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(flag, ": \"", path, "\" is empty; its first line is the password"));
   }
   return password;
 }
@@ -68,7 +67,7 @@ absl::StatusOr<std::string> ReadPasswordFile(const std::string& path) {
 
 std::string LogLocation::Name() const {
   if (!is_postgres()) return sqlite_path.string();
-  absl::StatusOr<ParsedConninfo> parsed = ParseConninfo(postgres_conninfo);
+  absl::StatusOr<ParsedConninfo> parsed = ParseConninfo(postgres_conninfo, "--store");
   if (!parsed.ok()) return "(a connection string that does not parse)";
   return absl::StrCat("postgresql://", parsed->user.empty() ? "" : parsed->user + "@", parsed->host,
                       parsed->port.empty() ? "" : ":" + parsed->port, "/", parsed->dbname);
@@ -80,32 +79,39 @@ std::string LogLocation::Describe() const {
 
 absl::StatusOr<LogLocation> ParseLogLocation(const std::string& db, bool db_given,
                                              const std::string& store,
-                                             const std::string& store_password_file) {
+                                             const std::string& store_password_file,
+                                             const LogFlagNames& names) {
   LogLocation location;
   if (store.empty()) {
     if (!store_password_file.empty()) {
-      return absl::InvalidArgumentError("--store-password-file: only with --store");
+      return absl::InvalidArgumentError(
+          absl::StrCat(names.store_password_file, ": only with ", names.store));
     }
     if (db.empty()) {
       return absl::InvalidArgumentError(
-          "--db: required (the event log's SQLite file), or --store for PostgreSQL");
+          absl::StrCat(names.db, ": required (the event log's SQLite file), or ", names.store,
+                       " for PostgreSQL"));
     }
     location.sqlite_path = db;
     return location;
   }
   if (db_given) {
-    return absl::InvalidArgumentError(
-        "--db and --store: give one; --db is a SQLite file, --store a PostgreSQL database");
+    return absl::InvalidArgumentError(absl::StrCat(names.db, " and ", names.store, ": give one; ",
+                                                   names.db, " is a SQLite file, ", names.store,
+                                                   " a PostgreSQL database"));
   }
-  ASSIGN_OR_RETURN(ParsedConninfo parsed, ParseConninfo(store));
+  ASSIGN_OR_RETURN(ParsedConninfo parsed, ParseConninfo(store, names.store));
   if (!parsed.password.empty()) {
-    return absl::InvalidArgumentError(
-        "--store: carries a password, which every user of this machine can read on a command "
-        "line; give it with --store-password-file, PGPASSWORD or a password file instead");
+    return absl::InvalidArgumentError(absl::StrCat(
+        names.store,
+        ": carries a password, which every user of this machine can read on a command line; "
+        "give it with ",
+        names.store_password_file, ", PGPASSWORD or a password file instead"));
   }
   location.postgres_conninfo = store;
   if (!store_password_file.empty()) {
-    ASSIGN_OR_RETURN(location.postgres_password, ReadPasswordFile(store_password_file));
+    ASSIGN_OR_RETURN(location.postgres_password,
+                     ReadPasswordFile(store_password_file, names.store_password_file));
   }
   return location;
 }
@@ -121,7 +127,7 @@ absl::StatusOr<std::unique_ptr<EventLog>> OpenLog(const LogLocation& location,
     pg.holder = options.holder;
     pg.write_fence = options.write_fence;
     pg.on_stopped = options.on_stopped;
-    pg.connect_timeout = kConnectTimeout;
+    pg.connect_timeout = kLogConnectTimeout;
     ASSIGN_OR_RETURN(std::unique_ptr<PostgresEventStore> log, PostgresEventStore::Open(pg));
     return std::unique_ptr<EventLog>(std::move(log));
   }
@@ -138,7 +144,7 @@ absl::StatusOr<std::unique_ptr<EventLog>> OpenLog(const LogLocation& location,
 absl::StatusOr<int64_t> MigrateLog(const LogLocation& location) {
   if (location.is_postgres()) {
     ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> db,
-                     PgConnection::Open(location.postgres_conninfo, kConnectTimeout,
+                     PgConnection::Open(location.postgres_conninfo, kLogConnectTimeout,
                                         location.postgres_password));
     RETURN_IF_ERROR(ApplyPostgresMigrations(*db, EmbeddedPostgresMigrations()));
     return PostgresSchemaVersion(*db);

@@ -14,11 +14,15 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "common/clock.h"
 #include "store/event_log.h"
 #include "store/sqlite_event_store.h"
 
 namespace credledger::store {
+
+// How long a command waits to connect to a PostgreSQL server.
+inline constexpr absl::Duration kLogConnectTimeout = absl::Seconds(10);
 
 // The help texts of the flags every command that opens a log defines.
 inline constexpr char kStoreFlagHelp[] =
@@ -44,14 +48,23 @@ struct LogLocation {
   std::string Describe() const;
 };
 
+// The names of the three flags that give a log, as errors name them: a command that names
+// two logs gives each its own (`copy-log --from-db`, `--to-store`, ...).
+struct LogFlagNames {
+  std::string db = "--db";
+  std::string store = "--store";
+  std::string store_password_file = "--store-password-file";
+};
+
 // The location the flags name. `db_given` says whether --db was given on the command line
-// (it may carry a default otherwise).
+// (it may carry a default otherwise); `names` are the flags' names in errors.
 // Errors: kInvalidArgument when --db and --store are both given, neither names a log, --store
 // does not parse or carries a password, or --store-password-file is given without --store;
 // kNotFound / kFailedPrecondition when the password file cannot be read or is empty.
 absl::StatusOr<LogLocation> ParseLogLocation(const std::string& db, bool db_given,
                                              const std::string& store,
-                                             const std::string& store_password_file);
+                                             const std::string& store_password_file,
+                                             const LogFlagNames& names = LogFlagNames());
 
 struct OpenLogOptions {
   // Source of recorded_at_us. Not owned.

@@ -1,8 +1,8 @@
-// The row readers and writers of the PostgreSQL events and checkpoints tables
-// (postgres_event_store_internal.h), in the column orders of store/event_columns.h.
-#include <string>
+// The row readers and writers of the PostgreSQL log's tables (postgres_event_rows.h), in the
+// column orders of store/event_columns.h.
+#include "store/postgres/postgres_event_rows.h"
 
-#include "store/postgres/postgres_event_store_internal.h"
+#include <string>
 
 namespace credledger::store {
 namespace {
@@ -67,6 +67,29 @@ PgParams EventRowParams(const RecordedEvent& e) {
       .Bytes(e.prev_chain_hash)
       .Bytes(e.chain_hash)
       .Bytes(e.stream_hash);
+  return params;
+}
+
+PgParams CheckpointRowParams(const v1::Checkpoint& c) {
+  PgParams params;
+  params.Int(c.seq())
+      .Bytes(c.chain_hash())
+      .Int(c.signed_at_us())
+      .Text(c.key_id())
+      .Bytes(c.signature());
+  return params;
+}
+
+PgParams SnapshotRowParams(const Snapshot& s) {
+  PgParams params;
+  params.Text(s.projection)
+      .Int(s.seq)
+      .Int(s.schema_version)
+      .Bytes(s.state)
+      .Bytes(s.chain_hash)
+      .Bytes(s.state_sha256)
+      .Text(s.key_id)
+      .Bytes(s.signature);
   return params;
 }
 

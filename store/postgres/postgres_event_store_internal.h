@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "store/postgres/pg.h"
+#include "store/postgres/postgres_event_rows.h"
 #include "store/postgres/postgres_event_store.h"
 
 namespace credledger::store {
@@ -81,15 +82,5 @@ class PostgresEventStore::Transaction final : public WriteTransaction {
   // The batch's rows by event id.
   absl::flat_hash_map<std::string, size_t> batch_ids_;
 };
-
-// Every column of an event (kEventColumns) of row `row` of `result`.
-RecordedEvent ReadEventRow(const PgResult& result, int row);
-// Reads row `row` (kEventColumns, or kFoldColumns with `all` false) into `e`, reusing its
-// memory; empties the fields kFoldColumns leaves out.
-void ReadEventRowInto(const PgResult& result, int row, bool all, RecordedEvent& e);
-// The checkpoint of row `row` (kCheckpointColumns).
-v1::Checkpoint ReadCheckpointRow(const PgResult& result, int row);
-// The parameters of an INSERT of `e` into events (kEventColumns order).
-PgParams EventRowParams(const RecordedEvent& e);
 
 }  // namespace credledger::store

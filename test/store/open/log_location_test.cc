@@ -18,6 +18,7 @@ namespace {
 
 using ::credledger::testing::OneEvent;
 using ::credledger::testing::StatusIs;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -52,6 +53,29 @@ TEST(ParseLogLocationTest, RefusesCombinationsAndPasswordsOnTheCommandLine) {
   }
   EXPECT_THAT(ParseLogLocation("", false, "host=db dbname", ""),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a libpq connection")));
+}
+
+TEST(ParseLogLocationTest, ErrorsNameTheFlagsOfTheCommand) {
+  const LogFlagNames to{
+      .db = "--to-db", .store = "--to-store", .store_password_file = "--to-store-password-file"};
+  EXPECT_THAT(ParseLogLocation("", false, "", "", to),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--to-db: required (the event log's SQLite file), or --to-store "
+                                 "for PostgreSQL")));
+  EXPECT_THAT(ParseLogLocation("a.db", true, "dbname=log", "", to),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--to-db and --to-store")));
+  EXPECT_THAT(ParseLogLocation("", false, "", "/etc/pw", to),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--to-store-password-file: only with --to-store")));
+  EXPECT_THAT(ParseLogLocation("", false, "postgresql://svc:hunter2@db/log", "", to),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("--to-store: carries a password"),
+                             HasSubstr("give it with --to-store-password-file"))));
+  EXPECT_THAT(ParseLogLocation("", false, "host=db dbname", "", to),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--to-store: not a libpq")));
+  testing::TempDir dir;
+  EXPECT_THAT(ParseLogLocation("", false, "dbname=log", (dir.path() / "none").string(), to),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("--to-store-password-file: cannot")));
 }
 
 TEST(ParseLogLocationTest, ReadsThePasswordFilesFirstLine) {
