@@ -361,6 +361,23 @@ void AddCliAuditAndLocalRows(std::vector<BadInputCliRow>& rows) {
                     {"backup: no database at"}));
   rows.push_back(CliOfflineRow({"backup", "--db", kCliServerDb, "--to", CliInput("invalid.yaml")},
                                1, {"invalid.yaml\" exists; choose a new file name"}));
+  rows.push_back(CliOfflineRow(
+      {"backup", "--store", "postgresql://svc:hunter2@127.0.0.1:1/log", "--to", CliInput("c.db")},
+      2, {"--store: carries a password"}));
+  rows.push_back(CliOfflineRow({"copy-log"}, 2, {"--from-db: required", "or --from-store"}));
+  rows.push_back(CliOfflineRow({"copy-log", "--from-db", kCliServerDb}, 2, {"--to-db: required"}));
+  rows.push_back(
+      CliOfflineRow({"copy-log", "--from-db", kCliServerDb, "--to-db", CliInput("a-folder")}, 2,
+                    {"--to-db: ", "a-folder\" names a directory"}));
+  rows.push_back(CliOfflineRow({"copy-log", "--from-db", kCliServerDb, "--to-store",
+                                "postgresql://svc:hunter2@127.0.0.1:1/log"},
+                               2, {"--to-store: carries a password"}));
+  rows.push_back(CliOfflineRow(
+      {"copy-log", "--from-db", CliInput("missing.db"), "--to-db", CliInput("copy.db")}, 1,
+      {"FAILED_PRECONDITION: source ", "missing.db: no such database file"}));
+  rows.push_back(
+      CliOfflineRow({"copy-log", "--from-db", kCliServerDb, "--to-db", CliInput("invalid.yaml")}, 1,
+                    {"FAILED_PRECONDITION: target ", "invalid.yaml\" exists"}));
   rows.push_back(CliOfflineRow({"keygen", "--private-key", CliInput("not-a-folder/key.pem"),
                                 "--public-key", CliInput("key.pub.pem")},
                                2, {"--private-key: ", "not-a-folder\" is not an existing folder"}));
