@@ -1,7 +1,8 @@
 // The shape of a flag that names a file credledger writes (serve --port-file and
-// --http-port-file, export --output, keygen's keys, backup --to): checked with the other
-// flags, so that a folder given by mistake is a usage error naming the flag before anything
-// is opened or started (docs/api.md, "Bad input"), not a failure after start-up.
+// --http-port-file, export --output, keygen's keys, backup --to, copy-log --to-db): checked
+// with the other flags, so that a folder given by mistake is a usage error naming the flag
+// before anything is opened or started (docs/api.md, "Bad input"), not a failure after
+// start-up.
 //
 // Thread-safety: thread-safe; reads the file system (one stat), writes nothing.
 #pragma once

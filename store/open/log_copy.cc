@@ -113,8 +113,8 @@ absl::StatusOr<CopiedLog> CopyLog(const LogLocation& from, const LogLocation& to
     if (!checked.ok() && to.is_postgres()) {
       checked = absl::Status(checked.code(),
                              absl::StrCat(checked.message(),
-                                          " (the copy was committed: empty the database before "
-                                          "copying into it again)"));
+                                          " (the copy was committed: drop the database and create "
+                                          "it again before copying into it again)"));
     }
     RETURN_IF_ERROR(blame.Target(checked));
   }
