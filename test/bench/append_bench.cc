@@ -1,7 +1,7 @@
-// Durable append throughput of the event log (docs/design.md, "Group commit") beside a raw
-// SQLite baseline measured in the same process (docs/testing.md, "Benchmarks"). Every run
-// writes the same number of events (--events, default 100,000) into a new database, so the
-// group commit and the baseline end with databases of the same size.
+// Durable append throughput of the event log (docs/design.md, "Group commit") beside raw
+// baselines measured in the same process (docs/testing.md, "Benchmarks"). Every run writes the
+// same number of events (--events, default 100,000) into a new database, so each group commit
+// and its baselines end with databases of the same size.
 //
 //   BM_GroupCommitAppend/threads:N  N concurrent writers, each appending events/N events of its
 //                                   own stream, one event per call, through SqliteEventStore
@@ -17,12 +17,18 @@
 //                                   the time index, the event type table).
 //   BM_Fsync                        the disk's latency of one 4 KiB write made durable
 //                                   (pwrite + fdatasync), with p50 and p99.
+//   BM_PostgresGroupCommitAppend/threads:N, BM_RawPostgresPipelinedInsert/batch:N  the same on
+//                                   PostgreSQL (append_bench_postgres.cc).
 //
-// At exit it prints, for each N, events/s of the group commit divided by events/s of each raw
-// insert with batch N (the batch a group commit of N writers reaches at best).
+// At exit it prints, for each N, events/s of the SQLite group commit divided by events/s of
+// each raw SQLite insert with batch N (the batch a group commit of N writers reaches at best),
+// and events/s of the PostgreSQL group commit divided by the raw pipelined PostgreSQL insert's
+// with batch N, beside the SQLite group commit's.
 // Flags: --events=N (default 100000, at least 256) plus the benchmark library's
 // (--benchmark_min_time applies to BM_Fsync only). Full size: `make bench`; the test suite runs
-// it with --events=512.
+// it with --events=512. The exit status is 1 when any run failed.
+#include "test/bench/append_bench.h"
+
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -37,6 +43,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
@@ -48,29 +55,91 @@
 #include "test/bench/size_flag.h"
 #include "test/support/temp_dir.h"
 
-namespace credledger::store {
-namespace {
+namespace credledger::bench {
 
-constexpr char kType[] = "credledger.v1.CredentialIssued";
-// Concurrent writers of the group commit, and rows per transaction of the raw baseline.
-constexpr int kWriters[] = {1, 16, 256};
-constexpr int64_t kDefaultEvents = 100'000;
-constexpr int64_t kMinEvents = 256;
-// Sizes close to a credential event: ~120 bytes of payload, ~60 of metadata.
 const std::string& Payload() {
   static const std::string* p = new std::string(120, 'p');
   return *p;
 }
+
 const std::string& Metadata() {
   static const std::string* m = new std::string(60, 'm');
   return *m;
 }
 
+const std::string& RawHash() {
+  static const std::string* h = new std::string(32, 'h');
+  return *h;
+}
+
+std::string StreamName(int index) { return absl::StrCat("target/bench/t", index); }
+
+RawRow RawRowAt(int64_t seq, int batch) {
+  static const std::string* zeros = new std::string(32, '\0');
+  RawRow row;
+  row.seq = seq;
+  row.stream = static_cast<int>((seq - 1) % batch);
+  row.stream_version = (seq - 1) / batch;
+  row.event_id = store::EventIdFor(absl::StrCat("req-", seq), 0);
+  row.recorded_at_us = seq;
+  row.prev_chain_hash = seq == 1 ? zeros : &RawHash();
+  return row;
+}
+
+namespace {
+
+std::atomic<int64_t> g_request{0};
+
+double Percentile(std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  size_t index = std::min(sorted.size() - 1, static_cast<size_t>(p * sorted.size()));
+  return sorted[index];
+}
+
+}  // namespace
+
+void RunGroupCommitAppend(benchmark::State& state, store::EventStore& store,
+                          const std::function<double()>& mean_batch) {
+  std::vector<double> latencies_us;
+  const std::string stream = StreamName(state.thread_index());
+  for (auto _ : state) {
+    store::AppendRequest request{
+        absl::StrCat("req-", g_request.fetch_add(1)),
+        {store::StreamAppend{stream,
+                             store::ExpectedVersion::Any(),
+                             {store::NewEvent{kEventType, 1, Metadata(), Payload()}}}}};
+    absl::Time start = absl::Now();
+    auto result = store.Append(std::move(request));
+    latencies_us.push_back(absl::ToDoubleMicroseconds(absl::Now() - start));
+    if (!result.ok()) {
+      state.SkipWithError(std::string(result.status().message()).c_str());
+      break;
+    }
+  }
+  std::sort(latencies_us.begin(), latencies_us.end());
+  state.SetItemsProcessed(state.iterations());
+  state.counters["p50_us"] =
+      benchmark::Counter(Percentile(latencies_us, 0.50), benchmark::Counter::kAvgThreads);
+  state.counters["p99_us"] =
+      benchmark::Counter(Percentile(latencies_us, 0.99), benchmark::Counter::kAvgThreads);
+  if (state.thread_index() == 0) state.counters["batch"] = mean_batch();
+}
+
+}  // namespace credledger::bench
+
+namespace credledger::store {
+namespace {
+
+using bench::kWriters;
+using bench::Metadata;
+using bench::Payload;
+constexpr int64_t kDefaultEvents = 100'000;
+constexpr int64_t kMinEvents = 256;
+
 // --- Group commit through the store. ---
 
 testing::TempDir* g_dir = nullptr;
 SqliteEventStore* g_store = nullptr;
-std::atomic<int64_t> g_request{0};
 
 void OpenStore(const benchmark::State&) {
   g_dir = new testing::TempDir();
@@ -92,39 +161,11 @@ void CloseStore(const benchmark::State&) {
   g_dir = nullptr;
 }
 
-double Percentile(std::vector<double>& sorted, double p) {
-  if (sorted.empty()) return 0;
-  size_t index = std::min(sorted.size() - 1, static_cast<size_t>(p * sorted.size()));
-  return sorted[index];
-}
-
 void BM_GroupCommitAppend(benchmark::State& state) {
-  std::vector<double> latencies_us;
-  const std::string stream = absl::StrCat("target/bench/t", state.thread_index());
-  for (auto _ : state) {
-    AppendRequest request{
-        absl::StrCat("req-", g_request.fetch_add(1)),
-        {StreamAppend{
-            stream, ExpectedVersion::Any(), {NewEvent{kType, 1, Metadata(), Payload()}}}}};
-    absl::Time start = absl::Now();
-    auto result = g_store->Append(std::move(request));
-    latencies_us.push_back(absl::ToDoubleMicroseconds(absl::Now() - start));
-    if (!result.ok()) {
-      state.SkipWithError(std::string(result.status().message()).c_str());
-      break;
-    }
-  }
-  std::sort(latencies_us.begin(), latencies_us.end());
-  state.SetItemsProcessed(state.iterations());
-  state.counters["p50_us"] =
-      benchmark::Counter(Percentile(latencies_us, 0.50), benchmark::Counter::kAvgThreads);
-  state.counters["p99_us"] =
-      benchmark::Counter(Percentile(latencies_us, 0.99), benchmark::Counter::kAvgThreads);
-  if (state.thread_index() == 0) {
+  bench::RunGroupCommitAppend(state, *g_store, [] {
     const SqliteEventStore::Stats stats = g_store->stats();
-    state.counters["batch"] =
-        stats.batches > 0 ? static_cast<double>(stats.commands) / stats.batches : 0;
-  }
+    return stats.batches > 0 ? static_cast<double>(stats.commands) / stats.batches : 0;
+  });
 }
 
 // --- Raw SQLite baseline. ---
@@ -139,8 +180,7 @@ void Check(int rc, sqlite3* db, const char* what) {
 // The same rows into a plain table (`log_schema` false: the columns and unique indexes of
 // `events`, no trigger, no other index) or into the log's own schema (true: the embedded
 // migrations, with the triggers that check positions and the chain, the time index and the
-// event type table). Hashes are precomputed either way; the chain links hold because every row
-// carries the same chain hash (the first links to zeros).
+// event type table). The rows are bench::RawRowAt's, hashes precomputed.
 void RawSqliteInsert(benchmark::State& state, bool log_schema) {
   const int batch = static_cast<int>(state.range(0));
   testing::TempDir dir;
@@ -175,27 +215,27 @@ void RawSqliteInsert(benchmark::State& state, bool log_schema) {
   Check(sqlite3_prepare_v2(db, "INSERT INTO events VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &insert,
                            nullptr),
         db, "prepare");
-  const std::string hash(32, 'h');
-  const std::string zeros(32, '\0');
   std::vector<std::string> streams;
-  for (int i = 0; i < batch; ++i) streams.push_back(absl::StrCat("target/bench/t", i));
+  for (int i = 0; i < batch; ++i) streams.push_back(bench::StreamName(i));
   int64_t seq = 0;
   for (auto _ : state) {
     Check(sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), db, "begin");
     for (int i = 0; i < batch; ++i) {
-      ++seq;
-      std::string id = EventIdFor(absl::StrCat("req-", seq), 0);
-      sqlite3_bind_int64(insert, 1, seq);
-      sqlite3_bind_text(insert, 2, streams[i].c_str(), -1, SQLITE_STATIC);
-      sqlite3_bind_int64(insert, 3, (seq - 1) / batch);
-      sqlite3_bind_blob(insert, 4, id.data(), 16, SQLITE_TRANSIENT);
-      sqlite3_bind_text(insert, 5, kType, -1, SQLITE_STATIC);
+      const bench::RawRow row = bench::RawRowAt(++seq, batch);
+      const std::string& hash = bench::RawHash();
+      sqlite3_bind_int64(insert, 1, row.seq);
+      sqlite3_bind_text(insert, 2, streams[row.stream].c_str(), -1, SQLITE_STATIC);
+      sqlite3_bind_int64(insert, 3, row.stream_version);
+      sqlite3_bind_blob(insert, 4, row.event_id.data(), 16, SQLITE_TRANSIENT);
+      sqlite3_bind_text(insert, 5, bench::kEventType, -1, SQLITE_STATIC);
       sqlite3_bind_int64(insert, 6, 1);
-      sqlite3_bind_int64(insert, 7, seq);
+      sqlite3_bind_int64(insert, 7, row.recorded_at_us);
       sqlite3_bind_blob(insert, 8, Metadata().data(), Metadata().size(), SQLITE_STATIC);
       sqlite3_bind_blob(insert, 9, Payload().data(), Payload().size(), SQLITE_STATIC);
-      for (int c = 10; c <= 13; ++c) sqlite3_bind_blob(insert, c, hash.data(), 32, SQLITE_STATIC);
-      if (seq == 1) sqlite3_bind_blob(insert, 11, zeros.data(), 32, SQLITE_STATIC);
+      sqlite3_bind_blob(insert, 10, hash.data(), 32, SQLITE_STATIC);
+      sqlite3_bind_blob(insert, 11, row.prev_chain_hash->data(), 32, SQLITE_STATIC);
+      sqlite3_bind_blob(insert, 12, hash.data(), 32, SQLITE_STATIC);
+      sqlite3_bind_blob(insert, 13, hash.data(), 32, SQLITE_STATIC);
       Check(sqlite3_step(insert), db, "insert");
       sqlite3_reset(insert);
     }
@@ -247,14 +287,15 @@ void BM_Fsync(benchmark::State& state) {
 }
 
 // Console output plus the ratio summary. Rates are kept by function name and writers (threads
-// of the group commit, rows per transaction of the baseline), the name without its iterations.
+// of a group commit, rows per transaction of a baseline), the name without its iterations.
 class RatioReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
+      if (run.error_occurred) failed_ = true;
       auto items = run.counters.find("items_per_second");
       if (items == run.counters.end() || run.run_type != Run::RT_Iteration) continue;
-      const int writers = run.run_name.function_name == "BM_GroupCommitAppend"
+      const int writers = absl::EndsWith(run.run_name.function_name, "GroupCommitAppend")
                               ? static_cast<int>(run.threads)
                               : static_cast<int>(run.counters.at("batch").value);
       rates_[{run.run_name.function_name, writers}] = items->second.value;
@@ -276,7 +317,21 @@ class RatioReporter : public benchmark::ConsoleReporter {
       }
       std::printf("\n");
     }
+    std::printf(
+        "\nPostgreSQL group commit vs raw pipelined PostgreSQL insert (events/s, same "
+        "process):\n");
+    for (int n : kWriters) {
+      double group = Rate("BM_PostgresGroupCommitAppend", n);
+      double raw = Rate("BM_RawPostgresPipelinedInsert", n);
+      if (group <= 0) continue;
+      std::printf("  writers=%-4d group=%10.0f", n, group);
+      if (raw > 0) std::printf("  raw pipelined(batch %d)=%10.0f ratio=%.2f", n, raw, group / raw);
+      std::printf("  SQLite group=%10.0f\n", Rate("BM_GroupCommitAppend", n));
+    }
   }
+
+  // True when any run reported an error (State::SkipWithError).
+  bool failed() const { return failed_; }
 
  private:
   double Rate(const std::string& function, int writers) const {
@@ -284,6 +339,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
     return it == rates_.end() ? 0 : it->second;
   }
   std::map<std::pair<std::string, int>, double> rates_;
+  bool failed_ = false;
 };
 
 }  // namespace
@@ -320,8 +376,11 @@ int main(int argc, char** argv) {
     }
   }
   benchmark::RegisterBenchmark("BM_Fsync", store::BM_Fsync)->UseRealTime();
+  // Last, so that the PostgreSQL server starts only after the SQLite runs.
+  credledger::bench::RegisterPostgresBenchmarks(events);
   store::RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
+  credledger::bench::StopPostgresServer();
   benchmark::Shutdown();
-  return 0;
+  return reporter.failed() ? 1 : 0;
 }
