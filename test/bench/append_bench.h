@@ -1,5 +1,5 @@
-// What the two files of append_bench share (docs/performance.md, "Durable appends"):
-// append_bench.cc holds the SQLite benchmarks, the ratio report and main;
+// What the two files of append_bench share (docs/performance.md, "Durable appends (group
+// commit)"): append_bench.cc holds the SQLite benchmarks, the ratio report and main;
 // append_bench_postgres.cc the PostgreSQL benchmarks. Every benchmark writes the same rows:
 // events of type kEventType with Payload() and Metadata(), the raw baselines with the positions
 // and precomputed hashes of RawRowAt.
