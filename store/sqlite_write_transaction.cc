@@ -146,11 +146,7 @@ absl::Status SqliteEventStore::Transaction::PutCheckpoint(const v1::Checkpoint& 
       checkpoint, [this](int64_t seq) { return ChainHashAt(seq, "checkpoint"); }, newest));
   Statement& stmt = *put_checkpoint_;
   stmt.Reset();
-  stmt.Bind(1, checkpoint.seq())
-      .BindBlob(2, checkpoint.chain_hash())
-      .Bind(3, checkpoint.signed_at_us())
-      .BindText(4, checkpoint.key_id())
-      .BindBlob(5, checkpoint.signature());
+  BindCheckpointRow(stmt, checkpoint);
   RETURN_IF_ERROR(stmt.Run());
   common::FaultPoint("store.after_checkpoint_insert");
   return absl::OkStatus();
@@ -211,19 +207,7 @@ absl::StatusOr<AppendResult> SqliteEventStore::Transaction::AppendUnchecked(
 absl::Status SqliteEventStore::Transaction::Insert(const RecordedEvent& e) {
   Statement& stmt = *insert_;
   stmt.Reset();
-  stmt.Bind(1, e.seq)
-      .BindText(2, e.stream)
-      .Bind(3, e.stream_version)
-      .BindText(4, e.type)
-      .Bind(5, e.schema_version)
-      .Bind(6, e.recorded_at_us)
-      .BindBlob(7, e.payload)
-      .BindBlob(8, e.event_id)
-      .BindBlob(9, e.metadata)
-      .BindBlob(10, e.digest)
-      .BindBlob(11, e.prev_chain_hash)
-      .BindBlob(12, e.chain_hash)
-      .BindBlob(13, e.stream_hash);
+  BindEventRow(stmt, e);
   return stmt.Run();
 }
 

@@ -298,25 +298,10 @@ absl::Status PostgresEventStore::SendBatch() {
     status = db.Send(*insert, EventRowParams(tx.rows()[i]));
   }
   for (size_t i = 0; status.ok() && i < tx.snapshots().size(); ++i) {
-    const Snapshot& s = tx.snapshots()[i];
-    status = db.Send(*snapshot, PgParams()
-                                    .Text(s.projection)
-                                    .Int(s.seq)
-                                    .Int(s.schema_version)
-                                    .Bytes(s.state)
-                                    .Bytes(s.chain_hash)
-                                    .Bytes(s.state_sha256)
-                                    .Text(s.key_id)
-                                    .Bytes(s.signature));
+    status = db.Send(*snapshot, SnapshotRowParams(tx.snapshots()[i]));
   }
   for (size_t i = 0; status.ok() && i < tx.checkpoints().size(); ++i) {
-    const v1::Checkpoint& c = tx.checkpoints()[i];
-    status = db.Send(*checkpoint, PgParams()
-                                      .Int(c.seq())
-                                      .Bytes(c.chain_hash())
-                                      .Int(c.signed_at_us())
-                                      .Text(c.key_id())
-                                      .Bytes(c.signature()));
+    status = db.Send(*checkpoint, CheckpointRowParams(tx.checkpoints()[i]));
   }
   common::FaultPoint("store.before_commit");
   if (status.ok()) status = db.SendSql("COMMIT");
