@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/fault_points.h"
 #include "common/status_macros.h"
 #include "store/event_columns.h"
 #include "store/log_hash.h"
@@ -190,6 +191,7 @@ absl::Status PostgresEventStore::Transaction::PutSnapshot(const Snapshot& snapsh
   RETURN_IF_ERROR(
       ValidateSnapshot(snapshot, [this](int64_t seq) { return ChainHashAt(seq, "snapshot"); }));
   snapshots_.push_back(snapshot);
+  common::FaultPoint("store.after_snapshot_insert");
   return absl::OkStatus();
 }
 
@@ -199,6 +201,7 @@ absl::Status PostgresEventStore::Transaction::PutCheckpoint(const v1::Checkpoint
       store_->newest_checkpoint_));
   checkpoints_.push_back(checkpoint);
   store_->newest_checkpoint_ = checkpoint.seq();
+  common::FaultPoint("store.after_checkpoint_insert");
   return absl::OkStatus();
 }
 
