@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "absl/strings/str_cat.h"
+
 namespace credledger::store {
 
 EventLog::~EventLog() { Close(); }
@@ -46,19 +48,39 @@ absl::Status EventLog::Execute(Command command) {
 
 void EventLog::WriterLoop() {
   while (true) {
+    const bool in_flight = BatchInFlight();
     std::vector<Pending*> batch;
     {
       absl::MutexLock lock(&mu_);
-      mu_.Await(absl::Condition(this, &EventLog::HasWorkOrClosing));
-      if (queue_.empty()) return;  // closing and drained
+      if (!in_flight) mu_.Await(absl::Condition(this, &EventLog::HasWorkOrClosing));
       while (!queue_.empty() && static_cast<int>(batch.size()) < max_batch_commands_) {
         batch.push_back(queue_.front());
         queue_.pop_front();
       }
     }
-    RunBatch(batch);
-    batch_sizes_.Observe(static_cast<double>(batch.size()));
-    for (Pending* p : batch) p->done.Notify();
+    if (!batch.empty()) {
+      RunBatch(batch);
+    } else if (in_flight) {
+      FinishBatch();
+    } else {
+      return;  // closing and drained
+    }
+  }
+}
+
+void EventLog::Complete(const std::vector<Pending*>& batch) {
+  batch_sizes_.Observe(static_cast<double>(batch.size()));
+  for (Pending* p : batch) p->done.Notify();
+}
+
+void EventLog::FailCommands(const std::vector<Pending*>& batch, const absl::Status& cause,
+                            absl::string_view what) {
+  const absl::Status failed(
+      cause.code(),
+      absl::StrCat("append: batch of ", batch.size(),
+                   batch.size() == 1 ? " command " : " commands ", what, ": ", cause.message()));
+  for (Pending* p : batch) {
+    if (p->result.ok() || p->result.code() == absl::StatusCode::kUnavailable) p->result = failed;
   }
 }
 

@@ -3,9 +3,10 @@
 //
 // Execute queues a command and waits; the writer thread takes whatever is queued (no timer, at
 // most `max_batch_commands`) and hands the batch to the backend's RunBatch, which runs each
-// command, commits, sets each command's result and publishes the committed head. HeadSeq and
-// WaitForHead answer from the published head, so a reader never asks for rows that are not
-// committed.
+// command, commits, sets each command's result and publishes the committed head. A backend may
+// keep a batch in flight (sent, its commit not yet confirmed) while the writer takes the next
+// one; batches complete in order. HeadSeq and WaitForHead answer from the published head, so a
+// reader never asks for rows that are not committed.
 //
 // Thread-safety: all public methods are thread-safe. RunBatch runs on the writer thread.
 #pragma once
@@ -19,6 +20,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "common/histogram.h"
@@ -77,9 +79,23 @@ class EventLog : public EventStore {
 
   explicit EventLog(int max_batch_commands) : max_batch_commands_(max_batch_commands) {}
 
-  // Runs `batch` (1 to max_batch_commands commands): sets every command's result and calls
-  // Publish once with the head after it. Called on the writer thread only.
+  // Takes `batch` (1 to max_batch_commands commands, moved from): sets every command's result,
+  // publishes the head after it (PublishHead) and hands it to Complete, either before returning
+  // or later from FinishBatch, batches in the order they were taken. Called on the writer
+  // thread only.
   virtual void RunBatch(std::vector<Pending*>& batch) = 0;
+  // Whether a batch RunBatch took is not complete yet: the writer then takes the next batch
+  // without waiting, or calls FinishBatch when none is queued. Writer thread only.
+  virtual bool BatchInFlight() const { return false; }
+  // Waits for the oldest batch in flight and completes it. Writer thread only.
+  virtual void FinishBatch() {}
+  // Answers every command of `batch` (their results set) and counts the batch's size.
+  void Complete(const std::vector<Pending*>& batch);
+  // Sets the result of every command of `batch` that succeeded on its own, or failed
+  // kUnavailable, to `cause`'s code with the message "append: batch of N commands <what>:
+  // <cause's message>". Commands that failed on their own keep their error.
+  static void FailCommands(const std::vector<Pending*>& batch, const absl::Status& cause,
+                           absl::string_view what);
 
   // Starts the writer thread. Called once, by the backend's Open, after the head is loaded.
   void StartWriter();

@@ -170,19 +170,11 @@ void SqliteEventStore::RunBatch(std::vector<Pending*>& batch) {
     // The commit did not happen, so the head is the batch's start. This holds for a failed
     // fsync too: SQLite makes a WAL commit visible only after its fsync succeeded.
     head_ = batch_start;
-    batch_error =
-        absl::Status(batch_error.code(),
-                     absl::StrCat("append: batch of ", batch.size(),
-                                  batch.size() == 1 ? " command" : " commands",
-                                  " not committed, nothing was appended: ", batch_error.message()));
-    for (Pending* p : batch) {
-      if (p->result.ok() || p->result.code() == absl::StatusCode::kUnavailable) {
-        p->result = batch_error;
-      }
-    }
+    FailCommands(batch, batch_error, "not committed, nothing was appended");
   }
   PublishHead(head_.seq);
   CountBatch(batch.size(), head_.seq - batch_start.seq, !batch_error.ok());
+  Complete(batch);
 }
 
 }  // namespace credledger::store

@@ -117,13 +117,20 @@ CREATE TRIGGER log_writer_refuse_delete BEFORE DELETE ON log_writer
 CREATE TRIGGER log_writer_refuse_truncate BEFORE TRUNCATE ON log_writer
   FOR EACH STATEMENT EXECUTE FUNCTION credledger_refuse_change();
 
--- Advances the head of the writer at `writer_epoch` to (`new_seq`, `new_chain_hash`); raises
--- SQLSTATE CL001 when another writer has taken the epoch since.
-CREATE FUNCTION log_writer_advance(writer_epoch bigint, new_seq bigint, new_chain_hash bytea)
+-- Advances the head of the writer at `writer_epoch` from seq `from_seq` to (`new_seq`,
+-- `new_chain_hash`); raises SQLSTATE CL001 when another writer has taken the epoch since, and
+-- CL002 when the head is not at `from_seq` (the writer's batch before this one did not commit).
+CREATE FUNCTION log_writer_advance(writer_epoch bigint, from_seq bigint, new_seq bigint,
+                                   new_chain_hash bytea)
 RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE log_writer SET seq = new_seq, chain_hash = new_chain_hash WHERE epoch = writer_epoch;
+  UPDATE log_writer SET seq = new_seq, chain_hash = new_chain_hash
+    WHERE epoch = writer_epoch AND seq = from_seq;
   IF NOT FOUND THEN
+    IF EXISTS (SELECT 1 FROM log_writer WHERE epoch = writer_epoch) THEN
+      RAISE EXCEPTION 'the log''s head is not seq %: the batch before this one did not commit',
+        from_seq USING ERRCODE = 'CL002';
+    END IF;
     RAISE EXCEPTION 'the log''s writer epoch is no longer %: another replica took over writing',
       writer_epoch USING ERRCODE = 'CL001';
   END IF;

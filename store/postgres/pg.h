@@ -28,6 +28,10 @@ namespace credledger::store {
 // The SQLSTATE the log's fence raises when a writer's epoch is no longer the current one
 // (docs/postgres.md, "The fence").
 inline constexpr char kFencedSqlState[] = "CL001";
+// The SQLSTATE the fence raises when the log's head is not where the writer's batch starts:
+// the batch before it did not commit, or rows came from outside the writer (docs/postgres.md,
+// "The fence").
+inline constexpr char kHeadMovedSqlState[] = "CL002";
 
 // Maps a failed result or connection to a status (docs/postgres.md, "Errors"):
 //   unique and other integrity violations (class 23), serialization failure (40001),

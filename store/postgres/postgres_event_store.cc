@@ -1,7 +1,7 @@
-// PostgresEventStore (postgres_event_store.h): opening the log, the fence, and the writer
-// thread that decides queued commands in memory and sends each batch as one pipeline
-// (docs/postgres.md, "The writer"). Reads are in postgres_event_store_reads.cc, the
-// transaction a command sees in postgres_write_transaction.cc.
+// PostgresEventStore (postgres_event_store.h): opening the log, the fence, and the writer's
+// connection and caches (docs/postgres.md, "The writer"). The batches are in
+// postgres_event_store_batches.cc, reads in postgres_event_store_reads.cc, the transaction a
+// command sees in postgres_write_transaction.cc.
 #include "store/postgres/postgres_event_store.h"
 
 #include <algorithm>
@@ -10,7 +10,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/fault_points.h"
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "store/event_columns.h"
@@ -146,6 +145,23 @@ absl::Status PostgresEventStore::ConnectWriter(bool take_epoch) {
         "as a restore (docs/operations.md, \"Database failover\")")));
   }
   RETURN_IF_ERROR(LoadCaches(db));
+  ASSIGN_OR_RETURN(statements_.advance, db.Prepare("SELECT log_writer_advance($1, $2, $3, $4)"));
+  ASSIGN_OR_RETURN(statements_.insert,
+                   db.Prepare(absl::StrCat("INSERT INTO events (", kEventColumns,
+                                           ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, "
+                                           "$11, $12, $13)")));
+  ASSIGN_OR_RETURN(
+      statements_.snapshot,
+      db.Prepare("INSERT INTO projection_snapshots (projection, seq, schema_version, state, "
+                 "chain_hash, state_sha256, key_id, signature) VALUES ($1, $2, $3, $4, $5, $6, "
+                 "$7, $8) ON CONFLICT (projection, seq) DO UPDATE SET schema_version = "
+                 "excluded.schema_version, state = excluded.state, chain_hash = "
+                 "excluded.chain_hash, state_sha256 = excluded.state_sha256, key_id = "
+                 "excluded.key_id, signature = excluded.signature"));
+  ASSIGN_OR_RETURN(statements_.checkpoint,
+                   db.Prepare(absl::StrCat("INSERT INTO checkpoints (", kCheckpointColumns,
+                                           ") VALUES ($1, $2, $3, $4, $5)")));
+  transaction_->Reset();
   reconnect_ = false;
   PublishHead(head_.seq);
   return absl::OkStatus();
@@ -195,145 +211,6 @@ absl::Status PostgresEventStore::LoadCaches(PgConnection& db) {
 }
 
 PostgresEventStore::~PostgresEventStore() { Close(); }
-
-void PostgresEventStore::RunBatch(std::vector<Pending*>& batch) {
-  const int64_t start_seq = head_.seq;
-  absl::Status outcome = DecideAndCommit(batch);
-  const bool retry = !outcome.ok() && batch.size() > 1 &&
-                     outcome.code() != absl::StatusCode::kUnavailable &&
-                     outcome.code() != absl::StatusCode::kFailedPrecondition &&
-                     outcome.code() != absl::StatusCode::kDataLoss &&
-                     outcome.code() != absl::StatusCode::kCancelled;
-  if (retry) {
-    // The server refused a statement of the batch: run each command again in a batch of its
-    // own, so that only the one it refuses fails.
-    CountBatch(batch.size(), 0, /*failed=*/true);
-    {
-      absl::MutexLock lock(&state_mu_);
-      state_.retried_batches += 1;
-    }
-    for (Pending* p : batch) {
-      std::vector<Pending*> one = {p};
-      p->result = absl::OkStatus();
-      RunBatch(one);
-    }
-    return;
-  }
-  if (!outcome.ok()) {
-    outcome = absl::Status(
-        outcome.code(),
-        absl::StrCat("append: batch of ", batch.size(),
-                     batch.size() == 1 ? " command" : " commands", " failed: ", outcome.message(),
-                     "; a retry with the same request id appends it at most once"));
-    for (Pending* p : batch) {
-      if (p->result.ok() || p->result.code() == absl::StatusCode::kUnavailable) {
-        p->result = outcome;
-      }
-    }
-  }
-  PublishHead(head_.seq);
-  CountBatch(batch.size(), head_.seq - start_seq, !outcome.ok());
-}
-
-absl::Status PostgresEventStore::DecideAndCommit(std::vector<Pending*>& batch) {
-  if (!stopped_.ok()) return stopped_;
-  if (reconnect_) {
-    absl::Status reconnected = ConnectWriter(/*take_epoch=*/false);
-    {
-      absl::MutexLock lock(&state_mu_);
-      state_.reconnects += 1;
-    }
-    if (!reconnected.ok()) {
-      return !stopped_.ok() ? stopped_
-                            : absl::UnavailableError(absl::StrCat(
-                                  "the PostgreSQL log is unreachable: ", reconnected.message()));
-    }
-  }
-  Transaction& tx = *transaction_;
-  tx.Begin();
-  const Transaction::Mark start = tx.mark();
-  for (Pending* p : batch) {
-    const Transaction::Mark before = tx.mark();
-    p->result = p->command(tx);
-    if (!p->result.ok()) tx.RollbackTo(before);
-    common::FaultPoint("store.after_batch_command");
-  }
-  if (tx.empty()) return absl::OkStatus();
-  absl::Status sent = options_.write_fence ? options_.write_fence() : absl::OkStatus();
-  if (sent.ok()) sent = SendBatch();
-  if (!sent.ok()) {
-    tx.RollbackTo(start);
-    if (sent.code() == absl::StatusCode::kUnavailable) reconnect_ = true;
-    if (SqlStateOf(sent) == kFencedSqlState) sent = Fenced();
-  }
-  return sent;
-}
-
-absl::Status PostgresEventStore::SendBatch() {
-  PgConnection& db = *writer_;
-  const Transaction& tx = *transaction_;
-  // Statements prepared outside the pipeline (Prepare waits for its answer).
-  ASSIGN_OR_RETURN(const PgStatement* advance, db.Prepare("SELECT log_writer_advance($1, $2, $3)"));
-  ASSIGN_OR_RETURN(const PgStatement* insert,
-                   db.Prepare(absl::StrCat("INSERT INTO events (", kEventColumns,
-                                           ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, "
-                                           "$11, $12, $13)")));
-  ASSIGN_OR_RETURN(
-      const PgStatement* snapshot,
-      db.Prepare("INSERT INTO projection_snapshots (projection, seq, schema_version, state, "
-                 "chain_hash, state_sha256, key_id, signature) VALUES ($1, $2, $3, $4, $5, $6, "
-                 "$7, $8) ON CONFLICT (projection, seq) DO UPDATE SET schema_version = "
-                 "excluded.schema_version, state = excluded.state, chain_hash = "
-                 "excluded.chain_hash, state_sha256 = excluded.state_sha256, key_id = "
-                 "excluded.key_id, signature = excluded.signature"));
-  ASSIGN_OR_RETURN(const PgStatement* checkpoint,
-                   db.Prepare(absl::StrCat("INSERT INTO checkpoints (", kCheckpointColumns,
-                                           ") VALUES ($1, $2, $3, $4, $5)")));
-  RETURN_IF_ERROR(db.EnterPipeline());
-  absl::Status status = db.SendSql("BEGIN");
-  if (status.ok()) {
-    status = db.Send(*advance, PgParams().Int(epoch_).Int(head_.seq).Bytes(head_.chain_hash));
-  }
-  for (size_t i = 0; status.ok() && i < tx.rows().size(); ++i) {
-    status = db.Send(*insert, EventRowParams(tx.rows()[i]));
-  }
-  for (size_t i = 0; status.ok() && i < tx.snapshots().size(); ++i) {
-    status = db.Send(*snapshot, SnapshotRowParams(tx.snapshots()[i]));
-  }
-  for (size_t i = 0; status.ok() && i < tx.checkpoints().size(); ++i) {
-    status = db.Send(*checkpoint, CheckpointRowParams(tx.checkpoints()[i]));
-  }
-  common::FaultPoint("store.before_commit");
-  if (status.ok()) status = db.SendSql("COMMIT");
-  if (status.ok()) status = db.Sync();
-  if (!status.ok()) return status;
-  // Read every answer up to the Sync; the first failure is the batch's.
-  const size_t statements = 3 + tx.rows().size() + tx.snapshots().size() + tx.checkpoints().size();
-  absl::Status outcome = absl::OkStatus();
-  for (size_t i = 0; i < statements; ++i) {
-    PgResult result = db.NextResult();
-    if (result.raw() == nullptr) {
-      // The outcome is unknown when the COMMIT was sent: the caller reloads from the database.
-      return absl::UnavailableError(absl::StrCat(
-          "append: the connection closed mid-batch, the batch may or may not have committed: ",
-          PgError(nullptr, db.raw(), "postgres").message()));
-    }
-    if (outcome.ok()) outcome = CheckResult(result, db, "append");
-  }
-  PgResult sync = db.NextResult();
-  if (sync.raw() == nullptr || PQresultStatus(sync.raw()) != PGRES_PIPELINE_SYNC) {
-    return absl::UnavailableError(
-        absl::StrCat("append: the connection closed mid-batch: ", outcome.message()));
-  }
-  RETURN_IF_ERROR(db.ExitPipeline());
-  // A failed statement skipped the COMMIT, and the sync ends only an implicit transaction:
-  // the batch's own stays open, aborted, until rolled back.
-  if (PQtransactionStatus(db.raw()) != PQTRANS_IDLE) {
-    RETURN_IF_ERROR(db.Exec("ROLLBACK", "append: rollback"));
-  }
-  if (outcome.ok()) common::FaultPoint("store.after_commit");
-  return outcome;
-}
 
 PostgresEventStore::PostgresWriterState PostgresEventStore::writer_state() const {
   absl::MutexLock lock(&state_mu_);

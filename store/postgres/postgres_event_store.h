@@ -5,14 +5,18 @@
 // in memory: seq, hashes and stream versions come from the writer's head and its caches of
 // every stream's head and of the event ids already used (docs/postgres.md, "The writer"), and
 // a batch goes to the server as one libpq pipeline: BEGIN, the fence's compare-and-set on the
-// log_writer row, the rows, COMMIT. Commit order is seq order, so a reader paging
+// log_writer row, the rows, COMMIT. While one batch is at the server, the writer decides the
+// commands queued meanwhile on top of it and sends them behind it; batches are answered, and
+// the committed head published, in order. Commit order is seq order, so a reader paging
 // `seq > after` never sees a gap.
 //
 // Opening read-write takes the writer's epoch (log_writer.epoch + 1): from then on a writer
 // that opened earlier commits nothing more, and stops (docs/postgres.md, "The fence").
 //
 // Faults (docs/postgres.md, "Errors"): a batch the server refuses fails, and its commands are
-// run again one batch each so only the failing one fails; a lost connection or a read-only
+// run again one batch each so only the failing one fails (a batch decided on top of a failed
+// one runs again too, or fails with it when the connection was lost); a lost connection or a
+// read-only
 // server fails the batch kUnavailable (the outcome of a COMMIT in flight is unknown: the
 // writer reconnects and reloads its head and caches from the database, and a retry with the
 // same request id gets the original answer or appends once); a taken-over epoch fails it
@@ -20,8 +24,8 @@
 // ended runs again on another.
 //
 // Thread-safety: all public methods are thread-safe. Commands run on the writer thread, and
-// may run twice (a refused batch is retried one command at a time); only the effects of the
-// run whose batch committed count.
+// may run more than once (a refused batch is retried one command at a time, a batch decided on
+// top of it runs again); only the effects of the run whose batch committed count.
 #pragma once
 
 #include <cstdint>
@@ -143,11 +147,43 @@ class PostgresEventStore final : public EventLog {
   absl::Status Stop(absl::Status reason);
   // Stop because another writer took the epoch (kFailedPrecondition).
   absl::Status Fenced();
+  // A batch RunBatch took and has not completed (docs/postgres.md, "The writer").
+  struct InFlight {
+    std::vector<Pending*> batch;
+    // Results still to read of the statements sent; 0 when nothing was sent (no command
+    // appended anything, or the batch failed before it was sent with `outcome`).
+    size_t statements = 0;
+    absl::Status outcome;
+    // Its rows and undo entries in the transaction, and the newest checkpoint after it.
+    size_t rows = 0;
+    size_t undo = 0;
+    int64_t newest_checkpoint = 0;
+  };
+  // Decides `batch` on top of the batches in flight and sends it, leaving at most one batch
+  // waiting at the server behind the one it runs.
   void RunBatch(std::vector<Pending*>& batch) override;
-  // Decides `batch` and sends it in one pipeline; the batch's outcome (each command's own
-  // errors are left in its result).
-  absl::Status DecideAndCommit(std::vector<Pending*>& batch);
-  absl::Status SendBatch();
+  bool BatchInFlight() const override { return !in_flight_.empty(); }
+  // Reads the oldest batch's answers and completes it, or handles its failure (FailInFlight).
+  void FinishBatch() override;
+  // RunBatch, then finishes every batch in flight.
+  void RunAlone(std::vector<Pending*> batch);
+  // The commands of `batch` decided in memory and, when they appended anything, sent.
+  InFlight DecideAndSend(std::vector<Pending*>& batch);
+  // Sends the transaction's current batch, which starts at head seq `from_seq`, as one
+  // pipeline; returns how many results it will answer. Errors: kUnavailable when sending fails.
+  absl::StatusOr<size_t> SendBatch(int64_t from_seq);
+  // Reads `statements` results and the sync. Returns the first failure (PgError's, counted;
+  // with `check` false only a lost connection), kUnavailable when the connection closed.
+  absl::Status ReadResults(size_t statements, bool check);
+  // The oldest batch in flight failed with `outcome`. Every later one was decided on top of it
+  // and fails too: their answers are read and any open transaction rolled back, the caches
+  // are undone to the committed head, and then the failed batch's commands run again one at a
+  // time when the server refused a statement (so only the refused one fails), and the later
+  // batches run again; after a lost connection or a stop, all of them fail with `outcome`.
+  void FailInFlight(absl::Status outcome);
+  // Answers `batch` with `outcome` (docs/postgres.md, "Errors"); `all` also replaces the
+  // errors commands met on their own (decided on top of a batch that did not commit).
+  void FailBatch(std::vector<Pending*>& batch, const absl::Status& outcome, bool all);
   // Runs one statement on a connection of the read pool, prepared and kept on it or, with
   // `prepare` false (SQL built per call), run once. A connection the server ended since it was
   // last used (a restart, a switchover) is dropped and the statement runs on another.
@@ -159,6 +195,14 @@ class PostgresEventStore final : public EventLog {
 
   // Writer-thread state.
   std::unique_ptr<PgConnection> writer_;
+  // The writer's statements, prepared on writer_ when it connects.
+  struct Statements {
+    const PgStatement* advance = nullptr;
+    const PgStatement* insert = nullptr;
+    const PgStatement* snapshot = nullptr;
+    const PgStatement* checkpoint = nullptr;
+  } statements_;
+  std::deque<InFlight> in_flight_;
   std::unique_ptr<Transaction> transaction_;
   Head head_;
   int64_t epoch_ = 0;

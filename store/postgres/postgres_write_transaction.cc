@@ -23,14 +23,21 @@ uint64_t EventIdPrefix(absl::string_view event_id) {
   return prefix;
 }
 
-void PostgresEventStore::Transaction::Begin() {
+void PostgresEventStore::Transaction::Reset() {
   committed_ = store_->head_;
+  committed_newest_checkpoint_ = store_->newest_checkpoint_;
   rows_.clear();
+  batch_start_ = 0;
   snapshots_.clear();
   checkpoints_.clear();
   undo_.clear();
-  committed_versions_.clear();
-  batch_ids_.clear();
+  uncommitted_ids_.clear();
+}
+
+void PostgresEventStore::Transaction::Begin() {
+  batch_start_ = rows_.size();
+  snapshots_.clear();
+  checkpoints_.clear();
 }
 
 PostgresEventStore::Transaction::Mark PostgresEventStore::Transaction::mark() const {
@@ -39,7 +46,7 @@ PostgresEventStore::Transaction::Mark PostgresEventStore::Transaction::mark() co
 }
 
 void PostgresEventStore::Transaction::RollbackTo(const Mark& mark) {
-  for (size_t i = mark.rows; i < rows_.size(); ++i) batch_ids_.erase(rows_[i].event_id);
+  for (size_t i = mark.rows; i < rows_.size(); ++i) uncommitted_ids_.erase(rows_[i].event_id);
   rows_.resize(mark.rows);
   snapshots_.resize(mark.snapshots);
   checkpoints_.resize(mark.checkpoints);
@@ -56,6 +63,24 @@ void PostgresEventStore::Transaction::RollbackTo(const Mark& mark) {
   store_->newest_checkpoint_ = mark.newest_checkpoint;
 }
 
+void PostgresEventStore::Transaction::RollbackAll() {
+  RollbackTo(Mark{0, 0, 0, 0, committed_, committed_newest_checkpoint_});
+  batch_start_ = 0;
+}
+
+void PostgresEventStore::Transaction::Committed(size_t rows, size_t undo,
+                                                int64_t newest_checkpoint) {
+  for (size_t i = 0; i < rows; ++i) {
+    const RecordedEvent& e = rows_.front();
+    uncommitted_ids_.erase(e.event_id);
+    committed_ = Head{e.seq, e.chain_hash, e.recorded_at_us};
+    rows_.pop_front();
+  }
+  batch_start_ = batch_start_ > rows ? batch_start_ - rows : 0;
+  for (size_t i = 0; i < undo; ++i) undo_.pop_front();
+  committed_newest_checkpoint_ = newest_checkpoint;
+}
+
 PostgresEventStore::StreamHead PostgresEventStore::Transaction::HeadOf(
     absl::string_view stream) const {
   auto it = store_->streams_.find(stream);
@@ -68,20 +93,26 @@ absl::StatusOr<std::vector<RecordedEvent>> PostgresEventStore::Transaction::Read
   std::vector<RecordedEvent> events;
   const StreamHead head = HeadOf(stream);
   if (from_version > head.version) return events;
-  auto committed = committed_versions_.find(stream);
+  // The stream's uncommitted rows; its committed version is the one before the first of them.
+  std::vector<const RecordedEvent*> uncommitted;
+  for (const RecordedEvent& e : rows_) {
+    if (e.stream == stream) uncommitted.push_back(&e);
+  }
   const int64_t committed_version =
-      committed == committed_versions_.end() ? head.version : committed->second;
+      uncommitted.empty() ? head.version : uncommitted.front()->stream_version - 1;
   if (from_version <= committed_version) {
-    ASSIGN_OR_RETURN(
-        PgResult rows,
-        store_->writer_->Query(absl::StrCat("SELECT ", kEventColumns,
-                                            " FROM events WHERE stream = $1 AND stream_version "
-                                            ">= $2 ORDER BY stream_version"),
-                               PgParams().Text(stream).Int(from_version), "append: read stream"));
+    // Bounded by the committed version: a batch in flight may commit while this reads.
+    ASSIGN_OR_RETURN(PgResult rows,
+                     store_->Read(absl::StrCat("SELECT ", kEventColumns,
+                                               " FROM events WHERE stream = $1 AND "
+                                               "stream_version BETWEEN $2 AND $3 "
+                                               "ORDER BY stream_version"),
+                                  PgParams().Text(stream).Int(from_version).Int(committed_version),
+                                  "append: read stream"));
     for (int i = 0; i < rows.rows(); ++i) events.push_back(ReadEventRow(rows, i));
   }
-  for (const RecordedEvent& e : rows_) {
-    if (e.stream == stream && e.stream_version >= from_version) events.push_back(e);
+  for (const RecordedEvent* e : uncommitted) {
+    if (e->stream_version >= from_version) events.push_back(*e);
   }
   return events;
 }
@@ -95,16 +126,15 @@ absl::StatusOr<std::vector<RecordedEvent>> PostgresEventStore::Transaction::Find
   std::vector<RecordedEvent> events;
   for (int64_t index = 0;; ++index) {
     const std::string id = EventIdFor(request_id, index);
-    auto in_batch = batch_ids_.find(id);
-    if (in_batch != batch_ids_.end()) {
-      events.push_back(rows_[in_batch->second]);
+    auto uncommitted = uncommitted_ids_.find(id);
+    if (uncommitted != uncommitted_ids_.end()) {
+      events.push_back(Uncommitted(uncommitted->second));
       continue;
     }
     if (!store_->id_prefixes_.contains(EventIdPrefix(id))) break;
-    ASSIGN_OR_RETURN(PgResult row,
-                     store_->writer_->Query(
-                         absl::StrCat("SELECT ", kEventColumns, " FROM events WHERE event_id = $1"),
-                         PgParams().Bytes(id), "append: find request"));
+    ASSIGN_OR_RETURN(PgResult row, store_->Read(absl::StrCat("SELECT ", kEventColumns,
+                                                             " FROM events WHERE event_id = $1"),
+                                                PgParams().Bytes(id), "append: find request"));
     if (row.rows() == 0) break;
     events.push_back(ReadEventRow(row, 0));
   }
@@ -139,7 +169,6 @@ absl::StatusOr<AppendResult> PostgresEventStore::Transaction::AppendUnchecked(
     undo_.emplace_back(append.stream, found == store_->streams_.end()
                                           ? std::nullopt
                                           : std::optional<StreamHead>(found->second));
-    committed_versions_.try_emplace(append.stream, stream_head.version);
     for (const NewEvent& in : append.events) {
       RecordedEvent e;
       e.seq = head.seq + 1;
@@ -157,7 +186,7 @@ absl::StatusOr<AppendResult> PostgresEventStore::Transaction::AppendUnchecked(
       e.stream_hash = NextChainHash(stream_head.hash, e.digest);
       stream_head.hash = e.stream_hash;
       head = {e.seq, e.chain_hash, e.recorded_at_us};
-      batch_ids_[e.event_id] = rows_.size();
+      uncommitted_ids_[e.event_id] = e.seq;
       // Kept when the batch fails: a prefix of an id never stored costs one lookup, no more.
       store_->id_prefixes_.insert(EventIdPrefix(e.event_id));
       rows_.push_back(e);
@@ -176,10 +205,9 @@ absl::StatusOr<std::string> PostgresEventStore::Transaction::ChainHashAt(int64_t
         absl::StrCat(what, ": seq ", seq, " is not an event of the log"));
   }
   if (seq == head.seq) return head.chain_hash;
-  if (seq > committed_.seq) return rows_[seq - committed_.seq - 1].chain_hash;
-  ASSIGN_OR_RETURN(PgResult row,
-                   store_->writer_->Query("SELECT chain_hash FROM events WHERE seq = $1",
-                                          PgParams().Int(seq), absl::StrCat(what, ": read")));
+  if (seq > committed_.seq) return Uncommitted(seq).chain_hash;
+  ASSIGN_OR_RETURN(PgResult row, store_->Read("SELECT chain_hash FROM events WHERE seq = $1",
+                                              PgParams().Int(seq), absl::StrCat(what, ": read")));
   if (row.rows() == 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": seq ", seq, " is not an event of the log"));
