@@ -11,6 +11,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "test/support/file_text.h"
 #include "test/support/free_port.h"
 #include "test/support/subprocess.h"
@@ -26,6 +28,7 @@ constexpr char kPgCtlWaitSeconds[] = "60";
 constexpr absl::Duration kInitdbTimeout = absl::Seconds(120);
 constexpr absl::Duration kPgCtlTimeout = absl::Seconds(90);  // beyond pg_ctl's own wait
 constexpr absl::Duration kSqlTimeout = absl::Seconds(60);
+constexpr absl::Duration kPromoteTimeout = absl::Seconds(60);
 constexpr int kPostgresLaunchAttempts = 5;
 constexpr size_t kLogTailBytes = 4000;
 
@@ -73,6 +76,16 @@ absl::StatusOr<std::string> SettingLine(const std::string& setting) {
   return absl::StrCat(name, " = ", ConfigValue(value), "\n");
 }
 
+// A standby's application name: letters, digits and `_`, so that it stands unquoted in a
+// connection string and in an SQL literal. Errors: kInvalidArgument naming the rule.
+absl::Status CheckApplicationName(absl::string_view name) {
+  bool ok = !name.empty();
+  for (char c : name) ok = ok && (absl::ascii_isalnum(c) || c == '_');
+  if (ok) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("standby application name \"", name, "\": must be letters, digits and '_'"));
+}
+
 // The end of the server log, for error messages.
 std::string LogTail(const std::filesystem::path& log) {
   const std::string text = ReadText(log);
@@ -88,15 +101,15 @@ void StopSharedServer() {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<PostgresServer>> PostgresServer::Start(
-    PostgresServerOptions options) {
+absl::StatusOr<std::unique_ptr<PostgresServer>> PostgresServer::Prepare(
+    PostgresServerOptions options, const std::vector<const char*>& programs) {
   std::string setting_lines;
   for (const std::string& setting : options.settings) {
     absl::StatusOr<std::string> line = SettingLine(setting);
     if (!line.ok()) return line.status();
     setting_lines += *line;
   }
-  for (const char* program : {"initdb", "pg_ctl", "postgres", "psql"}) {
+  for (const char* program : programs) {
     if (access((options.bin_dir / program).c_str(), X_OK) != 0) {
       return absl::FailedPreconditionError(absl::StrCat(
           "PostgreSQL 15 program ", program, " is missing from ", options.bin_dir.string(),
@@ -104,11 +117,33 @@ absl::StatusOr<std::unique_ptr<PostgresServer>> PostgresServer::Start(
           "postgresql-15 and libpq-dev"));
     }
   }
-  auto server = std::unique_ptr<PostgresServer>(
+  return std::unique_ptr<PostgresServer>(
       new PostgresServer(std::move(options), std::move(setting_lines)));
-  if (absl::Status made = server->MakeFolder(); !made.ok()) return made;
-  if (absl::Status made = server->InitCluster(); !made.ok()) return made;
-  if (absl::Status launched = server->Launch(); !launched.ok()) return launched;
+}
+
+absl::StatusOr<std::unique_ptr<PostgresServer>> PostgresServer::Start(
+    PostgresServerOptions options) {
+  absl::StatusOr<std::unique_ptr<PostgresServer>> server =
+      Prepare(std::move(options), {"initdb", "pg_ctl", "postgres", "psql"});
+  if (!server.ok()) return server.status();
+  if (absl::Status made = (*server)->MakeFolder(); !made.ok()) return made;
+  if (absl::Status made = (*server)->InitCluster(); !made.ok()) return made;
+  if (absl::Status launched = (*server)->Launch(); !launched.ok()) return launched;
+  return server;
+}
+
+absl::StatusOr<std::unique_ptr<PostgresServer>> PostgresServer::StartStandby(
+    const PostgresServer& primary, absl::string_view application_name,
+    PostgresServerOptions options) {
+  if (absl::Status named = CheckApplicationName(application_name); !named.ok()) return named;
+  absl::StatusOr<std::unique_ptr<PostgresServer>> server =
+      Prepare(std::move(options), {"pg_basebackup", "pg_ctl", "postgres", "psql"});
+  if (!server.ok()) return server.status();
+  if (absl::Status made = (*server)->MakeFolder(); !made.ok()) return made;
+  if (absl::Status made = (*server)->CopyCluster(primary, application_name); !made.ok()) {
+    return made;
+  }
+  if (absl::Status launched = (*server)->Launch(); !launched.ok()) return launched;
   return server;
 }
 
@@ -153,6 +188,18 @@ absl::Status PostgresServer::InitCluster() {
   const std::filesystem::path config = data_dir() / "postgresql.conf";
   return WriteTextChecked(config,
                           absl::StrCat(ReadText(config), "include '", kSettingsFile, "'\n"));
+}
+
+absl::Status PostgresServer::CopyCluster(const PostgresServer& primary,
+                                         absl::string_view application_name) {
+  // -R writes standby.signal and a primary_conninfo made of this connection string (less the
+  // database), so the standby streams from the primary's socket under `application_name`.
+  // The copy includes the primary's settings file, which Launch then writes anew.
+  return RunServerProgram(
+      "pg_basebackup",
+      {"-D", data_dir().string(), "-R", "-X", "stream", "-c", "fast", "--no-sync", "-d",
+       absl::StrCat(primary.ConnectionString("postgres"), " application_name=", application_name)},
+      kInitdbTimeout);
 }
 
 absl::Status PostgresServer::Launch() {
@@ -204,7 +251,16 @@ absl::Status PostgresServer::RestartImmediate() { return PgCtl({"restart", "-m",
 
 absl::Status PostgresServer::Stop() { return PgCtl({"stop", "-m", "fast"}); }
 
+absl::Status PostgresServer::StopImmediate() { return PgCtl({"stop", "-m", "immediate"}); }
+
 absl::Status PostgresServer::StartAgain() { return PgCtl({"start"}); }
+
+absl::Status PostgresServer::Promote() {
+  // pg_ctl waits until the control file says the server is in production; sessions see the
+  // end of recovery a moment later.
+  if (absl::Status promoted = PgCtl({"promote"}); !promoted.ok()) return promoted;
+  return AwaitSql("postgres", "SELECT pg_is_in_recovery()", "f\n", kPromoteTimeout);
+}
 
 std::string PostgresServer::ConnectionString(absl::string_view database) const {
   return absl::StrCat("host=", ConnectionValue(dir_.string()), " port=", port_,
@@ -253,6 +309,31 @@ absl::StatusOr<std::string> PostgresServer::Sql(absl::string_view database, absl
   }
 }
 
+absl::Status PostgresServer::AwaitSql(absl::string_view database, absl::string_view sql,
+                                      absl::string_view expected, absl::Duration timeout) {
+  const absl::Time give_up = absl::Now() + timeout;
+  std::string last;
+  do {
+    absl::StatusOr<std::string> out = Sql(database, sql);
+    if (out.ok() && *out == expected) return absl::OkStatus();
+    if (!out.ok() && out.status().code() != absl::StatusCode::kUnavailable) return out.status();
+    last = out.ok() ? absl::StrCat("it printed \"", *out, "\"") : out.status().ToString();
+  } while (absl::Now() < give_up);
+  return absl::DeadlineExceededError(absl::StrCat("\"", sql, "\" in database \"", database,
+                                                  "\" did not print \"", expected, "\" within ",
+                                                  absl::FormatDuration(timeout), ": ", last));
+}
+
+absl::Status PostgresServer::AwaitStandby(absl::string_view application_name,
+                                          absl::string_view sync_state, absl::Duration timeout) {
+  if (absl::Status named = CheckApplicationName(application_name); !named.ok()) return named;
+  return AwaitSql("postgres",
+                  absl::StrCat("SELECT state, sync_state FROM pg_stat_replication WHERE "
+                               "application_name = '",
+                               application_name, "'"),
+                  absl::StrCat("streaming|", sync_state, "\n"), timeout);
+}
+
 absl::StatusOr<PostgresServer*> SharedPostgresServer() {
   // Made once, thread-safe. The server is deleted by an exit handler rather than by a static
   // object's destructor (statics with destructors are avoided).
@@ -264,6 +345,19 @@ absl::StatusOr<PostgresServer*> SharedPostgresServer() {
     return new absl::StatusOr<PostgresServer*>(shared_server);
   }();
   return *shared;
+}
+
+std::string ReadWriteConnectionString(const std::vector<const PostgresServer*>& servers,
+                                      absl::string_view database) {
+  std::vector<std::string> hosts;
+  std::vector<int> ports;
+  for (const PostgresServer* server : servers) {
+    hosts.push_back(server->dir().string());
+    ports.push_back(server->port());
+  }
+  return absl::StrCat("host=", ConnectionValue(absl::StrJoin(hosts, ",")),
+                      " port=", absl::StrJoin(ports, ","), " user=", kServerUser,
+                      " dbname=", ConnectionValue(database), " target_session_attrs=read-write");
 }
 
 }  // namespace credledger::testing

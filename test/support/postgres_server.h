@@ -11,12 +11,18 @@
 // always runs as the test's user. Layout: `<folder>/data` (the cluster), `<folder>/log` (the
 // server log), `<folder>/.s.PGSQL.<port>`.
 //
+// StartStandby makes a streaming standby of a running server in a folder of its own
+// (pg_basebackup -R), for failover tests: the primary waits for it when its
+// synchronous_standby_names names the standby's application name, AwaitStandby waits until
+// the primary lists it, Promote makes it a primary, StopImmediate kills a server.
+//
 // Every wait has a deadline: pg_ctl waits at most 60 seconds for the server, and every command
 // is killed when it runs longer than its timeout.
 //
-// Thread-safety: ConnectionString, TcpConnectionString, CreateDatabase, Sql and the accessors
-// may be called from any thread; Start, Stop, StartAgain, RestartImmediate and the destructor
-// from one thread while no other call runs.
+// Thread-safety: ConnectionString, TcpConnectionString, CreateDatabase, Sql, AwaitSql,
+// AwaitStandby and the accessors may be called from any thread; Start, StartStandby, Stop,
+// StopImmediate, StartAgain, RestartImmediate, Promote and the destructor from one thread while
+// no other of these runs on the same server.
 #pragma once
 
 #include <atomic>
@@ -60,6 +66,19 @@ class PostgresServer {
   // kInternal when the folder cannot be made or initdb or pg_ctl fails (with their output and
   // the server log); kDeadlineExceeded when a command outlives its timeout.
   static absl::StatusOr<std::unique_ptr<PostgresServer>> Start(PostgresServerOptions options = {});
+  // Makes a streaming standby of `primary` and starts it like Start (its own folder, port and
+  // `options`; the primary's settings are not carried over); returns once it accepts read-only
+  // connections. pg_basebackup -R copies the primary's cluster with the WAL it needs, writes
+  // standby.signal, and a primary_conninfo over the primary's unix socket carrying
+  // `application_name`: the name the primary lists the standby by in pg_stat_replication and
+  // that its synchronous_standby_names may name (docs/testing.md, "Database failover").
+  // REQUIRES: `primary` runs.
+  // Errors: kInvalidArgument when `application_name` is empty or holds other than letters,
+  // digits and `_`; those of Start, with pg_basebackup in the place of initdb (kInternal with
+  // its output when it fails).
+  static absl::StatusOr<std::unique_ptr<PostgresServer>> StartStandby(
+      const PostgresServer& primary, absl::string_view application_name,
+      PostgresServerOptions options = {});
   // Stops the server at once (pg_ctl stop -m immediate; errors ignored, so a stopped server
   // is fine) and removes the folder.
   ~PostgresServer();
@@ -84,6 +103,20 @@ class PostgresServer {
   // stopped server, a missing database); kDeadlineExceeded after 60 seconds; kInternal
   // otherwise.
   absl::StatusOr<std::string> Sql(absl::string_view database, absl::string_view sql);
+  // Runs `sql` in `database` again and again until it prints `expected` (Sql's output), at
+  // most `timeout`: a wait on the server's state without a sleep. A server that does not
+  // accept connections yet counts as not there yet.
+  // Errors: kDeadlineExceeded naming the query, `expected` and the last output or error when
+  // the time is up; Sql's other errors at once (a statement that fails).
+  absl::Status AwaitSql(absl::string_view database, absl::string_view sql,
+                        absl::string_view expected, absl::Duration timeout);
+  // Waits (at most `timeout`) until this server, a primary, lists a standby named
+  // `application_name` in pg_stat_replication as streaming with `sync_state` ("sync" when
+  // synchronous_standby_names names it, "async" otherwise; "potential" and "quorum" exist
+  // too). Until then a commit on a primary whose synchronous_standby_names names the standby
+  // waits for it. Errors: kInvalidArgument for a name as StartStandby refuses; AwaitSql's.
+  absl::Status AwaitStandby(absl::string_view application_name, absl::string_view sync_state,
+                            absl::Duration timeout);
 
   // A crash restart: pg_ctl restart -m immediate, which kills the server without a shutdown
   // checkpoint and starts it again with crash recovery; committed data survives.
@@ -92,9 +125,16 @@ class PostgresServer {
   absl::Status RestartImmediate();
   // A clean stop (pg_ctl stop -m fast): open connections are ended. REQUIRES: running.
   absl::Status Stop();
-  // Starts a stopped server again on the same folder, port and settings.
-  // REQUIRES: stopped by Stop.
+  // Kills the server: pg_ctl stop -m immediate, no shutdown checkpoint, connections cut; the
+  // next start recovers from the WAL. REQUIRES: running.
+  absl::Status StopImmediate();
+  // Starts a stopped server again on the same folder, port and settings; a standby starts as a
+  // standby again. REQUIRES: stopped by Stop or StopImmediate.
   absl::Status StartAgain();
+  // Promotes a standby to a primary (pg_ctl promote) and waits until it is out of recovery
+  // (pg_is_in_recovery() is false), at most 60 seconds: from then on it accepts writes.
+  // REQUIRES: a running standby (StartStandby). Errors: those of PgCtl and AwaitSql.
+  absl::Status Promote();
 
   int port() const { return port_; }
   // The folder: the cluster, the server log and the unix socket are in it.
@@ -105,8 +145,14 @@ class PostgresServer {
  private:
   PostgresServer(PostgresServerOptions options, std::string setting_lines)
       : options_(std::move(options)), setting_lines_(std::move(setting_lines)) {}
+  // Checks `options` and that `programs` are in its bin_dir; the server, not yet made.
+  // Errors: those of Start for a bad setting or a missing program.
+  static absl::StatusOr<std::unique_ptr<PostgresServer>> Prepare(
+      PostgresServerOptions options, const std::vector<const char*>& programs);
   absl::Status MakeFolder();
   absl::Status InitCluster();
+  // The cluster as a streaming standby of `primary` (pg_basebackup -R).
+  absl::Status CopyCluster(const PostgresServer& primary, absl::string_view application_name);
   absl::Status Launch();
   // Runs a server program from bin_dir with `args`, as the `postgres` user when root.
   // Errors: those of RunOk.
@@ -131,5 +177,14 @@ class PostgresServer {
 // Errors: those of PostgresServer::Start; a failed start is not retried, every later call
 // returns the same error.
 absl::StatusOr<PostgresServer*> SharedPostgresServer();
+
+// A connection string naming every server of `servers` in order, over their unix sockets, with
+// target_session_attrs=read-write: libpq tries them in turn and keeps the first that accepts
+// writes, as credledger's --store does across a database failover (docs/operations.md,
+// "Database failover"). "host=<folder>,<folder> port=<port>,<port> user=postgres
+// dbname=<database> target_session_attrs=read-write".
+// REQUIRES: `servers` is not empty and every one was started (its port is known).
+std::string ReadWriteConnectionString(const std::vector<const PostgresServer*>& servers,
+                                      absl::string_view database);
 
 }  // namespace credledger::testing

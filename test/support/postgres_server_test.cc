@@ -211,6 +211,75 @@ TEST(PostgresServerOptionsTest, MissingProgramsNameTheFolderAndTheInstallScript)
                              HasSubstr("scripts/install-deps.sh"))));
 }
 
+TEST_F(PostgresServerTest, AwaitSqlWaitsForTheOutputWithinItsTimeout) {
+  ASSERT_OK(server_->AwaitSql("postgres", "SELECT 1", "1\n", absl::Seconds(60)));
+  EXPECT_THAT(server_->AwaitSql("postgres", "SELECT 1", "2\n", absl::Seconds(1)),
+              StatusIs(absl::StatusCode::kDeadlineExceeded,
+                       AllOf(HasSubstr("\"SELECT 1\" in database \"postgres\" did not print "
+                                       "\"2\n\" within 1s"),
+                             HasSubstr("it printed \"1\n\""))));
+  // A statement that fails ends the wait at once.
+  EXPECT_THAT(server_->AwaitSql("postgres", "SELECT * FROM missing", "1\n", absl::Seconds(60)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("missing")));
+}
+
+TEST_F(PostgresServerTest, StandbyApplicationNameMustBeAPlainWord) {
+  for (const std::string name : {"", "my standby", "it's", "a,b"}) {
+    EXPECT_THAT(PostgresServer::StartStandby(*server_, name),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr(absl::StrCat("standby application name \"", name, "\""))));
+    EXPECT_THAT(
+        server_->AwaitStandby(name, "sync", absl::Seconds(1)),
+        StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("must be letters, digits and '_'")));
+  }
+}
+
+TEST(PostgresStandbyTest, ASynchronousStandbyHasEveryCommitAndTakesOverWhenPromoted) {
+  PostgresServerOptions primary_options;
+  // remote_apply: a commit returns once the standby has applied it, so the standby's reads
+  // below see it without waiting.
+  primary_options.settings = {"synchronous_standby_names=credledger_standby",
+                              "synchronous_commit=remote_apply"};
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<PostgresServer> primary,
+                       PostgresServer::Start(primary_options));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<PostgresServer> standby,
+                       PostgresServer::StartStandby(*primary, "credledger_standby"));
+  EXPECT_NE(standby->dir(), primary->dir());
+  EXPECT_NE(standby->port(), primary->port());
+  ASSERT_OK(primary->AwaitStandby("credledger_standby", "sync", absl::Seconds(60)));
+
+  ASSERT_OK_AND_ASSIGN(const std::string db, primary->CreateDatabase());
+  ASSERT_OK(primary->Sql(db, "CREATE TABLE items (n int); INSERT INTO items VALUES (1);"));
+  ASSERT_OK_AND_ASSIGN(std::string rows, standby->Sql(db, "SELECT n FROM items"));
+  EXPECT_EQ(rows, "1\n");
+  EXPECT_THAT(standby->Sql(db, "INSERT INTO items VALUES (2)"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("read-only transaction")));
+  EXPECT_EQ(standby->Sql("postgres", "SELECT pg_is_in_recovery()").value_or(""), "t\n");
+
+  // The string that names both servers reaches the one that accepts writes.
+  const std::string both = ReadWriteConnectionString({primary.get(), standby.get()}, db);
+  EXPECT_EQ(both, absl::StrCat("host=", primary->dir().string(), ",", standby->dir().string(),
+                               " port=", primary->port(), ",", standby->port(),
+                               " user=postgres dbname=", db, " target_session_attrs=read-write"));
+  RunResult run = Psql(both, "SELECT current_setting('port')");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, absl::StrCat(primary->port(), "\n"));
+
+  ASSERT_OK(primary->StopImmediate());
+  // Neither server takes writes now: the primary is gone, the standby is read-only.
+  run = Psql(both, "SELECT 1");
+  EXPECT_EQ(run.exit_code, 2) << run.out;
+  EXPECT_THAT(run.err, HasSubstr("session is read-only"));
+
+  ASSERT_OK(standby->Promote());
+  EXPECT_EQ(standby->Sql("postgres", "SELECT pg_is_in_recovery()").value_or(""), "f\n");
+  run = Psql(both, "INSERT INTO items VALUES (2); SELECT current_setting('port')");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, absl::StrCat(standby->port(), "\n"));
+  ASSERT_OK_AND_ASSIGN(rows, standby->Sql(db, "SELECT n FROM items ORDER BY n"));
+  EXPECT_EQ(rows, "1\n2\n");
+}
+
 constexpr char kSharedFolderLine[] = "shared server folder: ";
 
 TEST(SharedPostgresServerTest, OneServerPerProcess) {
