@@ -193,13 +193,9 @@ TEST_F(PostgresEventStoreTest, AConnectionLostDuringCommitFailsUnavailableAndARe
 
   absl::Status during;
   std::thread append([&] { during = store->Append(OneEvent("r2", "s/a")).status(); });
-  const absl::Time give_up = absl::Now() + absl::Seconds(30);
-  std::string waiting;
-  while (absl::Now() < give_up) {
-    waiting = Sql("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
-    if (waiting == "1\n") break;
-  }
-  ASSERT_EQ(waiting, "1\n");
+  ASSERT_OK(server_->AwaitSql(
+      database_, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted", "1\n",
+      absl::Seconds(30)));
   Sql("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND NOT "
       "granted");
   append.join();

@@ -106,11 +106,9 @@ class PostgresFaultsTest : public ::testing::Test {
   // Runs `sql` in the test's database until it prints `expected`, at most kGiveUp; whether
   // it did.
   bool WaitForSql(const std::string& sql, const std::string& expected) {
-    const absl::Time give_up = absl::Now() + kGiveUp;
-    while (absl::Now() < give_up) {
-      if (SqlIn(database_, sql) == expected) return true;
-    }
-    return false;
+    const absl::Status waited = server_->AwaitSql(database_, sql, expected, kGiveUp);
+    EXPECT_OK(waited);
+    return waited.ok();
   }
 
   // Checks the whole log with audit::VerifyLog: seqs 1..head without a gap, every digest and
