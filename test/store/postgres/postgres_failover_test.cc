@@ -5,10 +5,10 @@
 //
 // With synchronous replication no acknowledged append is lost: every acknowledged request is
 // in the promoted log at the seq and with the hashes its answer named, the chain and the signed
-// checkpoints verify, and a request sent again after kUnavailable is in the log once. Without
-// it, an acknowledged append the standby never received is gone, and the writer stops with
-// kDataLoss instead of giving its seq to another event (docs/operations.md, "Database
-// failover").
+// checkpoints verify, and a request sent again after kUnavailable is in the log once. Reads
+// through the store go on on the promoted server. Without synchronous replication, an
+// acknowledged append the standby never received is gone, and the writer stops with kDataLoss
+// instead of giving its seq to another event (docs/operations.md, "Database failover").
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -258,6 +258,33 @@ TEST_F(PostgresFailoverTest, NoAcknowledgedAppendIsLostWhenTheSynchronousStandby
             << absl::FormatDuration(promoted - killed) << ", promoted to the first acknowledgement "
             << absl::FormatDuration(resumed - promoted) << "; whole test "
             << absl::FormatDuration(absl::Now() - began) << std::endl;
+}
+
+TEST_F(PostgresFailoverTest, ReadsThroughTheStoreGoOnOnThePromotedServer) {
+  StartServers(/*synchronous=*/true);
+  ASSERT_FALSE(HasFatalFailure());
+  std::unique_ptr<PostgresEventStore> store = OpenWriter();
+  ASSERT_NE(store, nullptr);
+  ASSERT_OK(store->Append(OneEvent("r1", "s/a")));
+  // The read leaves a connection to the primary in the store's read pool.
+  ASSERT_OK_AND_ASSIGN(std::vector<RecordedEvent> events, store->ReadAll(0, 10));
+  ASSERT_EQ(events.size(), 1u);
+
+  ASSERT_OK(primary_->StopImmediate());
+  ASSERT_OK(standby_->Promote());
+  EXPECT_THAT(store->Append(OneEvent("r2", "s/a")), StatusIs(absl::StatusCode::kUnavailable));
+  ASSERT_OK_AND_ASSIGN(const AppendResult appended, store->Append(OneEvent("r2", "s/a")));
+  EXPECT_EQ(appended.events[0].seq, 2);
+
+  // The pooled connection died with the primary: the read drops it and runs on a new one, which
+  // reaches the promoted server (docs/postgres.md, "Reads"). Over a unix socket, as here, libpq
+  // fails the first statement on such a connection without a SQLSTATE while PQstatus still
+  // says CONNECTION_OK; only the next call finds it CONNECTION_BAD (over TCP, the first does).
+  ASSERT_OK_AND_ASSIGN(events, store->ReadAll(0, 10));
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[1].chain_hash, appended.events[0].chain_hash);
+  ASSERT_OK_AND_ASSIGN(events, store->ReadStream("s/a", 0, 10));
+  EXPECT_EQ(events.size(), 2u);
 }
 
 TEST_F(PostgresFailoverTest, WithoutSynchronousReplicationTheWriterStopsWithDataLoss) {
