@@ -71,7 +71,7 @@ class PostgresServer {
   // connections. pg_basebackup -R copies the primary's cluster with the WAL it needs, writes
   // standby.signal, and a primary_conninfo over the primary's unix socket carrying
   // `application_name`: the name the primary lists the standby by in pg_stat_replication and
-  // that its synchronous_standby_names may name (docs/testing.md, "Database failover").
+  // that its synchronous_standby_names may name (docs/testing.md, "PostgreSQL in tests").
   // REQUIRES: `primary` runs.
   // Errors: kInvalidArgument when `application_name` is empty or holds other than letters,
   // digits and `_`; those of Start, with pg_basebackup in the place of initdb (kInternal with
@@ -133,7 +133,8 @@ class PostgresServer {
   absl::Status StartAgain();
   // Promotes a standby to a primary (pg_ctl promote) and waits until it is out of recovery
   // (pg_is_in_recovery() is false), at most 60 seconds: from then on it accepts writes.
-  // REQUIRES: a running standby (StartStandby). Errors: those of PgCtl and AwaitSql.
+  // REQUIRES: a running standby (StartStandby). Errors: those of RestartImmediate when pg_ctl
+  // fails; AwaitSql's.
   absl::Status Promote();
 
   int port() const { return port_; }
