@@ -36,6 +36,8 @@ class ConnectionPool {
     ~Lease() {
       if (connection_ != nullptr) pool_->Release(std::move(connection_));
     }
+    // Closes the connection instead of giving it back (one found broken).
+    void Discard() { connection_.reset(); }
     Connection* operator->() { return connection_.get(); }
     Connection& operator*() { return *connection_; }
 

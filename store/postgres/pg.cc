@@ -89,6 +89,13 @@ absl::Status PgError(const PGresult* result, const PGconn* conn, absl::string_vi
   return absl::Status(lost ? absl::StatusCode::kUnavailable : CodeOf(state), message);
 }
 
+bool SessionLost(const absl::Status& failure) {
+  if (failure.ok()) return false;
+  const std::string state = SqlStateOf(failure);
+  return state.empty() || absl::StartsWith(state, "08") || state == "57P01" || state == "57P02" ||
+         state == "57P03";
+}
+
 std::map<std::string, int64_t> PgErrorsByClass() {
   absl::MutexLock lock(&ErrorsMutex());
   return Errors();

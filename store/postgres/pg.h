@@ -51,6 +51,12 @@ absl::Status PgError(const PGresult* result, const PGconn* conn, absl::string_vi
 // The SQLSTATE of a status PgError made ("" when it carries none).
 std::string SqlStateOf(const absl::Status& status);
 
+// Whether a failure PgError made means the session is gone: it carries no SQLSTATE (libpq's
+// own failure), or a connection exception (class 08) or a shutdown or crash (57P01..57P03).
+// Over a unix socket the first failure on a connection whose server died is of this kind
+// while PQstatus still reports the connection as open.
+bool SessionLost(const absl::Status& failure);
+
 // How many errors PgError has made in this process, by SQLSTATE class (its first two
 // characters, "08" for a connection exception) and "connection" for libpq's own failures
 // without a SQLSTATE (a lost or refused connection); for metrics.

@@ -24,7 +24,8 @@ absl::StatusOr<PgResult> PostgresEventStore::Read(absl::string_view sql, const P
     ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
     absl::StatusOr<PgResult> result =
         prepare ? db->Query(sql, params, context) : db->QueryOnce(sql, params, context);
-    if (result.ok() || db->ok()) return result;
+    if (result.ok() || (db->ok() && !SessionLost(result.status()))) return result;
+    db.Discard();
     lost = result.status();
   }
   return lost;

@@ -121,6 +121,7 @@ TEST_F(PostgresErrorTest, ADuplicateKeyIsAbortedAndCountedInItsClass) {
                                                "constraint \"t_pkey\""),
                                     HasSubstr("[SQLSTATE 23505]"))));
   EXPECT_EQ(SqlStateOf(again.status()), "23505");
+  EXPECT_FALSE(SessionLost(again.status()));
   EXPECT_EQ(Counted("23"), before + 1);
 }
 
@@ -231,8 +232,9 @@ TEST_F(PostgresErrorTest, ASessionTheServerEndsIsUnavailable) {
   Sql("SELECT pg_terminate_backend(pid, 30000) FROM pg_stat_activity WHERE application_name = "
       "'ended'");
 
-  EXPECT_THAT(db->Exec("SELECT 1", "select"),
-              StatusIs(absl::StatusCode::kUnavailable, StartsWith("select: ")));
+  const absl::Status ended = db->Exec("SELECT 1", "select");
+  EXPECT_THAT(ended, StatusIs(absl::StatusCode::kUnavailable, StartsWith("select: ")));
+  EXPECT_TRUE(SessionLost(ended));
   EXPECT_FALSE(db->ok());
 }
 
@@ -247,6 +249,7 @@ TEST_F(PostgresErrorTest, AConnectionLostWithoutAnAnswerIsUnavailableAndCountedA
   EXPECT_THAT(lost, StatusIs(absl::StatusCode::kUnavailable,
                              AllOf(StartsWith("select: "), HasSubstr("(connection lost)"))));
   EXPECT_EQ(SqlStateOf(lost), "");
+  EXPECT_TRUE(SessionLost(lost));
   EXPECT_FALSE(db->ok());
   EXPECT_EQ(Counted("connection"), before + 1);
 }

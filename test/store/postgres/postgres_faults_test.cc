@@ -78,8 +78,13 @@ class PostgresFaultsTest : public ::testing::Test {
   }
 
   // The test's database over TCP, so that a stopped server refuses at its port and a listener
-  // of the test can take the port.
-  std::string conninfo() const { return server_->TcpConnectionString(database_); }
+  // of the test can take the port; over the server's unix socket with `unix_socket_`.
+  std::string conninfo() const {
+    return unix_socket_ ? server_->ConnectionString(database_)
+                        : server_->TcpConnectionString(database_);
+  }
+
+  void ExpectReadsGoOnAfterACrashRestart();
 
   std::unique_ptr<PostgresEventStore> Open() {
     PostgresEventStoreOptions options = testing::PostgresLogOptions(conninfo(), &clock_);
@@ -151,6 +156,7 @@ class PostgresFaultsTest : public ::testing::Test {
   common::FakeClock clock_;
   std::unique_ptr<testing::PostgresServer> server_;
   std::string database_;
+  bool unix_socket_ = false;
 };
 
 TEST_F(PostgresFaultsTest, ACrashRestartFailsOneAppendThenTheWriterReconnectsAndLosesNothing) {
@@ -178,7 +184,9 @@ TEST_F(PostgresFaultsTest, ACrashRestartFailsOneAppendThenTheWriterReconnectsAnd
   ExpectLogVerifies(*store, 3);
 }
 
-TEST_F(PostgresFaultsTest, ReadsGoOnAfterACrashRestart) {
+// Leaves two connections in the read pool, restarts the server (a crash: the sessions end
+// without a goodbye), and expects every read to go on as if nothing happened.
+void PostgresFaultsTest::ExpectReadsGoOnAfterACrashRestart() {
   auto store = Open();
   ASSERT_NE(store, nullptr);
   ASSERT_OK(store->Append(OneEvent("r1", "s/a")));
@@ -204,6 +212,15 @@ TEST_F(PostgresFaultsTest, ReadsGoOnAfterACrashRestart) {
   ASSERT_OK_AND_ASSIGN(events, store->ReadStream("s/a", 0, 10));
   EXPECT_EQ(events.size(), 1u);
   EXPECT_OK(store->LatestCheckpoint());
+}
+
+TEST_F(PostgresFaultsTest, ReadsGoOnAfterACrashRestart) { ExpectReadsGoOnAfterACrashRestart(); }
+
+// Over a unix socket libpq reports the first statement on a connection whose server died as
+// failed without a SQLSTATE while the connection still counts as open.
+TEST_F(PostgresFaultsTest, ReadsGoOnAfterACrashRestartOverAUnixSocket) {
+  unix_socket_ = true;
+  ExpectReadsGoOnAfterACrashRestart();
 }
 
 TEST_F(PostgresFaultsTest, AStoppedServerFailsAppendsWithinTheConnectTimeoutUntilItIsBack) {
