@@ -1,5 +1,7 @@
 #include "store/log_hash.h"
 
+#include <algorithm>
+
 #include "common/sha256.h"
 
 namespace credledger::store {
@@ -77,6 +79,26 @@ std::string EventIdFor(absl::string_view request_id, int64_t index) {
   UpdateBytes(h, request_id);
   UpdateInt(h, index);
   return std::string(common::AsBytes(h.Finish())).substr(0, 16);
+}
+
+RecordedEvent NextEvent(const LogHead& head, absl::string_view stream, int64_t stream_version,
+                        absl::string_view stream_hash, absl::string_view request_id, int64_t index,
+                        const NewEvent& in, int64_t now_us) {
+  RecordedEvent e;
+  e.seq = head.seq + 1;
+  e.stream = std::string(stream);
+  e.stream_version = stream_version + 1;
+  e.event_id = EventIdFor(request_id, index);
+  e.type = in.type;
+  e.schema_version = in.schema_version;
+  e.recorded_at_us = std::max(now_us, head.recorded_at_us + 1);
+  e.metadata = in.metadata;
+  e.payload = in.payload;
+  e.digest = EventDigest(e);
+  e.prev_chain_hash = head.chain_hash;
+  e.chain_hash = NextChainHash(head.chain_hash, e.digest);
+  e.stream_hash = NextChainHash(stream_hash, e.digest);
+  return e;
 }
 
 }  // namespace credledger::store

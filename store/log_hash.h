@@ -16,8 +16,8 @@
 
 #include <cstdint>
 #include <string>
-#include "absl/strings/string_view.h"
 
+#include "absl/strings/string_view.h"
 #include "store/event_store.h"
 
 namespace credledger::store {
@@ -42,5 +42,22 @@ void AppendLengthPrefixedInt(std::string* out, int64_t value);
 // The event id (16 raw bytes) of the `index`-th event (0-based, across all streams of the
 // request) appended by client request `request_id`.
 std::string EventIdFor(absl::string_view request_id, int64_t index);
+
+// The log's head as its writer sees it: the last event's seq, chain_hash and recorded_at_us
+// (0, ZeroHash() and 0 for an empty log).
+struct LogHead {
+  int64_t seq = 0;
+  std::string chain_hash;
+  int64_t recorded_at_us = 0;
+};
+
+// The event `in` becomes when appended right after `head`, as the next event of `stream`
+// whose last event has version `stream_version` (-1 for an empty stream) and stream hash
+// `stream_hash`: its seq, stream version, event id (the `index`-th event of request
+// `request_id`), recorded_at_us (`now_us`, or 1 µs after the head's when the clock is behind
+// it), digest and both chain links (docs/log-format.md).
+RecordedEvent NextEvent(const LogHead& head, absl::string_view stream, int64_t stream_version,
+                        absl::string_view stream_hash, absl::string_view request_id, int64_t index,
+                        const NewEvent& in, int64_t now_us);
 
 }  // namespace credledger::store

@@ -36,6 +36,7 @@
 #include "store/event_codec.h"
 #include "store/event_log.h"
 #include "store/event_store.h"
+#include "store/log_hash.h"
 #include "store/sqlite.h"
 
 namespace credledger::store {
@@ -100,11 +101,7 @@ class SqliteEventStore final : public EventLog {
                                                               int limit) override;
 
  private:
-  struct Head {
-    int64_t seq = 0;
-    std::string chain_hash;
-    int64_t recorded_at_us = 0;
-  };
+  using Head = LogHead;
   class Transaction;
   using ReaderLease = ConnectionPool<Connection>::Lease;
 

@@ -181,20 +181,8 @@ absl::StatusOr<AppendResult> SqliteEventStore::Transaction::AppendUnchecked(
           ", found ", version, " (another writer appended first; reload and retry)"));
     }
     for (const NewEvent& in : append.events) {
-      RecordedEvent e;
-      e.seq = head.seq + 1;
-      e.stream = append.stream;
-      e.stream_version = ++version;
-      e.event_id = EventIdFor(request.request_id, index++);
-      e.type = in.type;
-      e.schema_version = in.schema_version;
-      e.recorded_at_us = std::max(now_us, head.recorded_at_us + 1);
-      e.metadata = in.metadata;
-      e.payload = in.payload;
-      e.digest = EventDigest(e);
-      e.prev_chain_hash = head.chain_hash;
-      e.chain_hash = NextChainHash(head.chain_hash, e.digest);
-      e.stream_hash = NextChainHash(stream_hash, e.digest);
+      RecordedEvent e = NextEvent(head, append.stream, version++, stream_hash, request.request_id,
+                                  index++, in, now_us);
       RETURN_IF_ERROR(Insert(e));
       stream_hash = e.stream_hash;
       head = {e.seq, e.chain_hash, e.recorded_at_us};

@@ -46,6 +46,7 @@
 #include "store/event_codec.h"
 #include "store/event_log.h"
 #include "store/event_store.h"
+#include "store/log_hash.h"
 #include "store/postgres/pg.h"
 
 namespace credledger::store {
@@ -125,11 +126,7 @@ class PostgresEventStore final : public EventLog {
   std::map<std::string, int64_t> database_errors() const override { return PgErrorsByClass(); }
 
  private:
-  struct Head {
-    int64_t seq = 0;
-    std::string chain_hash;
-    int64_t recorded_at_us = 0;
-  };
+  using Head = LogHead;
   struct StreamHead {
     int64_t version = -1;
     std::string hash;

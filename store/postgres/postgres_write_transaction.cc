@@ -170,20 +170,8 @@ absl::StatusOr<AppendResult> PostgresEventStore::Transaction::AppendUnchecked(
                                           ? std::nullopt
                                           : std::optional<StreamHead>(found->second));
     for (const NewEvent& in : append.events) {
-      RecordedEvent e;
-      e.seq = head.seq + 1;
-      e.stream = append.stream;
-      e.stream_version = ++stream_head.version;
-      e.event_id = EventIdFor(request.request_id, index++);
-      e.type = in.type;
-      e.schema_version = in.schema_version;
-      e.recorded_at_us = std::max(now_us, head.recorded_at_us + 1);
-      e.metadata = in.metadata;
-      e.payload = in.payload;
-      e.digest = EventDigest(e);
-      e.prev_chain_hash = head.chain_hash;
-      e.chain_hash = NextChainHash(head.chain_hash, e.digest);
-      e.stream_hash = NextChainHash(stream_head.hash, e.digest);
+      RecordedEvent e = NextEvent(head, append.stream, stream_head.version++, stream_head.hash,
+                                  request.request_id, index++, in, now_us);
       stream_head.hash = e.stream_hash;
       head = {e.seq, e.chain_hash, e.recorded_at_us};
       uncommitted_ids_[e.event_id] = e.seq;
