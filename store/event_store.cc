@@ -47,6 +47,15 @@ absl::Status EventStore::SaveCheckpoint(v1::Checkpoint checkpoint) {
   return saved;
 }
 
+absl::Status CheckExpectedVersion(const StreamAppend& append, int64_t found) {
+  if (append.expected.is_any() || found == append.expected.required_version()) {
+    return absl::OkStatus();
+  }
+  return absl::AbortedError(absl::StrCat("stream \"", append.stream, "\": expected version ",
+                                         append.expected.required_version(), ", found ", found,
+                                         " (another writer appended first; reload and retry)"));
+}
+
 absl::Status ValidateAppendRequest(const AppendRequest& request) {
   if (request.request_id.empty()) {
     return absl::InvalidArgumentError("request_id: must not be empty");

@@ -169,6 +169,10 @@ class WriteTransaction {
 // request without events.
 absl::Status ValidateAppendRequest(const AppendRequest& request);
 
+// Whether `append`'s expectation holds for its stream at version `found` (-1 for no stream):
+// OK, or kAborted naming the stream, the expected and the found version.
+absl::Status CheckExpectedVersion(const StreamAppend& append, int64_t found);
+
 // The chain_hash of the event at a seq, as a store's writer finds it; kInvalidArgument when
 // there is no such event.
 using ChainHashLookup = absl::FunctionRef<absl::StatusOr<std::string>(int64_t seq)>;

@@ -175,11 +175,7 @@ absl::StatusOr<AppendResult> SqliteEventStore::Transaction::AppendUnchecked(
   for (const StreamAppend& append : request.streams) {
     ASSIGN_OR_RETURN(auto stream_head, StreamHead(append.stream));
     auto [version, stream_hash] = std::move(stream_head);
-    if (!append.expected.is_any() && version != append.expected.required_version()) {
-      return absl::AbortedError(absl::StrCat(
-          "stream \"", append.stream, "\": expected version ", append.expected.required_version(),
-          ", found ", version, " (another writer appended first; reload and retry)"));
-    }
+    RETURN_IF_ERROR(CheckExpectedVersion(append, version));
     for (const NewEvent& in : append.events) {
       RecordedEvent e = NextEvent(head, append.stream, version++, stream_hash, request.request_id,
                                   index++, in, now_us);

@@ -159,11 +159,7 @@ absl::StatusOr<AppendResult> PostgresEventStore::Transaction::AppendUnchecked(
   int64_t index = 0;
   for (const StreamAppend& append : request.streams) {
     StreamHead stream_head = HeadOf(append.stream);
-    if (!append.expected.is_any() && stream_head.version != append.expected.required_version()) {
-      return absl::AbortedError(absl::StrCat(
-          "stream \"", append.stream, "\": expected version ", append.expected.required_version(),
-          ", found ", stream_head.version, " (another writer appended first; reload and retry)"));
-    }
+    RETURN_IF_ERROR(CheckExpectedVersion(append, stream_head.version));
     if (append.events.empty()) continue;
     auto found = store_->streams_.find(append.stream);
     undo_.emplace_back(append.stream, found == store_->streams_.end()

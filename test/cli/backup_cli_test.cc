@@ -2,14 +2,13 @@
 #include "cli/backup_cli.h"
 
 #include <filesystem>
-#include <sstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "service/credledger_main.h"
 #include "store/sqlite_event_store.h"
+#include "test/cli/in_process_cli.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
 
@@ -18,17 +17,8 @@ namespace backup_cli_test {
 
 using ::testing::HasSubstr;
 
-struct CliRun {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-CliRun Credledger(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = service::CredledgerMain(args, out, err);
-  return {code, out.str(), err.str()};
-}
+using ::credledger::testing::CliRun;
+using ::credledger::testing::Credledger;
 
 TEST(BackupCliTest, CopiesTheLogAndSaysUpToWhichSeq) {
   testing::TempDir dir;

@@ -3,7 +3,6 @@
 // test/integration/postgres_cli_test.cc.
 #include "cli/copy_log_cli.h"
 
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -11,8 +10,8 @@
 #include "common/sha256.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "service/credledger_main.h"
 #include "store/sqlite_event_store.h"
+#include "test/cli/in_process_cli.h"
 #include "test/store/one_event.h"
 #include "test/support/status_matchers.h"
 #include "test/support/temp_dir.h"
@@ -20,17 +19,8 @@
 namespace credledger::cli {
 namespace copy_log_cli_test {
 
-struct CliRun {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-CliRun Credledger(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = service::CredledgerMain(args, out, err);
-  return {code, out.str(), err.str()};
-}
+using ::credledger::testing::CliRun;
+using ::credledger::testing::Credledger;
 
 TEST(CopyLogCliTest, SaysWhatItCopiedUpToWhichChainHash) {
   testing::TempDir dir;
