@@ -263,6 +263,28 @@ TEST_F(LogCopyTest, ATargetThatIsNotEmptyIsRefusedAndLeftAsItWas) {
   EXPECT_FALSE(std::filesystem::exists(dir_.path() / "taken.db.partial"));
 }
 
+TEST_F(LogCopyTest, AWriterOpenOnTheEmptyTargetStopsOnceTheCopyCommitted) {
+  const LogLocation source = Sqlite("source.db");
+  {
+    std::unique_ptr<EventLog> log = OpenWriter(source);
+    ASSERT_NE(log, nullptr);
+    ASSERT_NO_FATAL_FAILURE(AppendRequests(*log, 3));
+  }
+  // A service started on the empty database before the copy: its head is seq 0.
+  std::unique_ptr<EventLog> early = OpenWriter(postgres_);
+  ASSERT_NE(early, nullptr);
+  ASSERT_OK(CopyLog(source, postgres_));
+
+  EXPECT_THAT(early->Append(OneEvent("r1", "s/a")),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("head moved under this writer")));
+  early.reset();
+  std::unique_ptr<EventLog> reopened = OpenWriter(postgres_);
+  ASSERT_NE(reopened, nullptr);
+  ASSERT_OK_AND_ASSIGN(AppendResult appended, reopened->Append(OneEvent("r1", "s/a")));
+  EXPECT_EQ(appended.events[0].seq, reopened->HeadSeq());
+  EXPECT_GT(appended.events[0].seq, 3);
+}
+
 TEST_F(LogCopyTest, ACopyOfALogBeingWrittenEndsAtTheHeadSeenWhenItBegan) {
   const LogLocation source = Sqlite("live.db");
   std::unique_ptr<EventLog> live = OpenWriter(source);
