@@ -135,23 +135,37 @@ absl::string_view PgResult::Bytes(int row, int column) const {
                            PQgetlength(result_.get(), row, column));
 }
 
-PgParams& PgParams::Add(Oid type, absl::string_view bytes) {
+PgParams& PgParams::Own(Oid type, std::string bytes) {
   types_.push_back(type);
-  storage_.emplace_back(bytes);
   lengths_.push_back(static_cast<int>(bytes.size()));
   formats_.push_back(1);
+  owned_.push_back(std::move(bytes));
+  borrowed_.push_back(nullptr);
   return *this;
 }
 
-PgParams& PgParams::Int(int64_t value) { return Add(kInt8Oid, EncodeInt8(value)); }
-PgParams& PgParams::Bytes(absl::string_view value) { return Add(kByteaOid, value); }
-PgParams& PgParams::Text(absl::string_view value) { return Add(kTextOid, value); }
-PgParams& PgParams::Bool(bool value) { return Add(kBoolOid, value ? "\x01" : std::string(1, 0)); }
+PgParams& PgParams::Borrow(Oid type, absl::string_view bytes) {
+  types_.push_back(type);
+  lengths_.push_back(static_cast<int>(bytes.size()));
+  formats_.push_back(1);
+  owned_.emplace_back();
+  // A null value pointer would send SQL NULL: an empty value points at "".
+  borrowed_.push_back(bytes.data() != nullptr ? bytes.data() : "");
+  return *this;
+}
 
-std::vector<const char*> PgParams::values() const {
-  std::vector<const char*> values;
-  values.reserve(storage_.size());
-  for (const std::string& s : storage_) values.push_back(s.data());
+PgParams& PgParams::Int(int64_t value) { return Own(kInt8Oid, EncodeInt8(value)); }
+PgParams& PgParams::Bytes(absl::string_view value) { return Own(kByteaOid, std::string(value)); }
+PgParams& PgParams::Text(absl::string_view value) { return Own(kTextOid, std::string(value)); }
+PgParams& PgParams::Bool(bool value) { return Own(kBoolOid, std::string(1, value ? 1 : 0)); }
+PgParams& PgParams::BytesRef(absl::string_view value) { return Borrow(kByteaOid, value); }
+PgParams& PgParams::TextRef(absl::string_view value) { return Borrow(kTextOid, value); }
+
+absl::InlinedVector<const char*, 16> PgParams::values() const {
+  absl::InlinedVector<const char*, 16> values;
+  for (size_t i = 0; i < owned_.size(); ++i) {
+    values.push_back(borrowed_[i] != nullptr ? borrowed_[i] : owned_[i].data());
+  }
   return values;
 }
 
@@ -237,7 +251,7 @@ absl::StatusOr<const PgStatement*> PgConnection::Prepare(absl::string_view sql) 
 
 absl::StatusOr<PgResult> PgConnection::Run(const PgStatement& statement, const PgParams& params,
                                            absl::string_view context) {
-  const std::vector<const char*> values = params.values();
+  const absl::InlinedVector<const char*, 16> values = params.values();
   PgResult result(PQexecPrepared(conn_, statement.name.c_str(), params.size(), values.data(),
                                  params.lengths(), params.formats(), /*resultFormat=*/1));
   absl::Status status = CheckResult(result, *this, context);
@@ -254,7 +268,7 @@ absl::StatusOr<PgResult> PgConnection::Query(absl::string_view sql, const PgPara
 
 absl::StatusOr<PgResult> PgConnection::QueryOnce(absl::string_view sql, const PgParams& params,
                                                  absl::string_view context) {
-  const std::vector<const char*> values = params.values();
+  const absl::InlinedVector<const char*, 16> values = params.values();
   PgResult result(PQexecParams(conn_, std::string(sql).c_str(), params.size(), params.types(),
                                values.data(), params.lengths(), params.formats(),
                                /*resultFormat=*/1));
@@ -274,7 +288,7 @@ absl::Status PgConnection::ExitPipeline() {
 }
 
 absl::Status PgConnection::Send(const PgStatement& statement, const PgParams& params) {
-  const std::vector<const char*> values = params.values();
+  const absl::InlinedVector<const char*, 16> values = params.values();
   if (PQsendQueryPrepared(conn_, statement.name.c_str(), params.size(), values.data(),
                           params.lengths(), params.formats(), /*resultFormat=*/1) != 1) {
     return PgError(nullptr, conn_, "postgres: send");

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -88,27 +89,36 @@ class PgResult {
   std::unique_ptr<PGresult, Clear> result_;
 };
 
-// The parameters of one statement, in binary format with their types named.
+// The parameters of one statement, in binary format with their types named. Up to 16
+// parameters and ints or short values take no allocation.
 class PgParams {
  public:
   PgParams& Int(int64_t value);
-  PgParams& Bytes(absl::string_view value);  // bytea
-  PgParams& Text(absl::string_view value);   // text
+  PgParams& Bytes(absl::string_view value);  // bytea, copied
+  PgParams& Text(absl::string_view value);   // text, copied
   PgParams& Bool(bool value);
+  // bytea and text parameters that point at `value`'s bytes instead of copying them: they must
+  // stay as they are while this object is used (a statement sent copies them).
+  PgParams& BytesRef(absl::string_view value);
+  PgParams& TextRef(absl::string_view value);
 
   int size() const { return static_cast<int>(types_.size()); }
   const Oid* types() const { return types_.data(); }
-  // Pointers into this object's storage: valid while it lives and is not changed.
-  std::vector<const char*> values() const;
+  // Pointers to each parameter's bytes: valid while this object and the borrowed values live
+  // unchanged.
+  absl::InlinedVector<const char*, 16> values() const;
   const int* lengths() const { return lengths_.data(); }
   const int* formats() const { return formats_.data(); }
 
  private:
-  PgParams& Add(Oid type, absl::string_view bytes);
-  std::vector<Oid> types_;
-  std::vector<std::string> storage_;
-  std::vector<int> lengths_;
-  std::vector<int> formats_;
+  PgParams& Own(Oid type, std::string bytes);
+  PgParams& Borrow(Oid type, absl::string_view bytes);
+  absl::InlinedVector<Oid, 16> types_;
+  absl::InlinedVector<int, 16> lengths_;
+  absl::InlinedVector<int, 16> formats_;
+  // Per parameter: its bytes held here, or (when not null) where they are borrowed from.
+  absl::InlinedVector<std::string, 16> owned_;
+  absl::InlinedVector<const char*, 16> borrowed_;
 };
 
 // A statement prepared on one connection.

@@ -55,18 +55,18 @@ v1::Checkpoint ReadCheckpointRow(const PgResult& result, int row) {
 PgParams EventRowParams(const RecordedEvent& e) {
   PgParams params;
   params.Int(e.seq)
-      .Text(e.stream)
+      .TextRef(e.stream)
       .Int(e.stream_version)
-      .Text(e.type)
+      .TextRef(e.type)
       .Int(e.schema_version)
       .Int(e.recorded_at_us)
-      .Bytes(e.payload)
-      .Bytes(e.event_id)
-      .Bytes(e.metadata)
-      .Bytes(e.digest)
-      .Bytes(e.prev_chain_hash)
-      .Bytes(e.chain_hash)
-      .Bytes(e.stream_hash);
+      .BytesRef(e.payload)
+      .BytesRef(e.event_id)
+      .BytesRef(e.metadata)
+      .BytesRef(e.digest)
+      .BytesRef(e.prev_chain_hash)
+      .BytesRef(e.chain_hash)
+      .BytesRef(e.stream_hash);
   return params;
 }
 

@@ -19,7 +19,8 @@ RecordedEvent ReadEventRow(const PgResult& result, int row);
 void ReadEventRowInto(const PgResult& result, int row, bool all, RecordedEvent& e);
 // The checkpoint of row `row` (kCheckpointColumns).
 v1::Checkpoint ReadCheckpointRow(const PgResult& result, int row);
-// The parameters of an INSERT of `e` into events (kEventColumns order).
+// The parameters of an INSERT of `e` into events (kEventColumns order); they borrow `e`'s
+// bytes, so `e` must outlive them unchanged.
 PgParams EventRowParams(const RecordedEvent& e);
 // The parameters of an INSERT of `c` into checkpoints (kCheckpointColumns order).
 PgParams CheckpointRowParams(const v1::Checkpoint& c);

@@ -111,18 +111,18 @@ absl::Status InsertTransaction(store::PgConnection& db, const store::PgStatement
     const RawRow row = RawRowAt(seq, batch);
     RETURN_IF_ERROR(db.Send(insert, store::PgParams()
                                         .Int(row.seq)
-                                        .Text(streams[row.stream])
+                                        .TextRef(streams[row.stream])
                                         .Int(row.stream_version)
-                                        .Text(kEventType)
+                                        .TextRef(kEventType)
                                         .Int(1)
                                         .Int(row.recorded_at_us)
-                                        .Bytes(Payload())
-                                        .Bytes(row.event_id)
-                                        .Bytes(Metadata())
-                                        .Bytes(RawHash())
-                                        .Bytes(*row.prev_chain_hash)
-                                        .Bytes(RawHash())
-                                        .Bytes(RawHash())));
+                                        .BytesRef(Payload())
+                                        .BytesRef(row.event_id)
+                                        .BytesRef(Metadata())
+                                        .BytesRef(RawHash())
+                                        .BytesRef(*row.prev_chain_hash)
+                                        .BytesRef(RawHash())
+                                        .BytesRef(RawHash())));
   }
   RETURN_IF_ERROR(db.SendSql("COMMIT"));
   RETURN_IF_ERROR(db.Sync());
