@@ -28,8 +28,8 @@ absl::StatusOr<absl::Time> ParseTimeFlag(absl::string_view flag, const std::stri
 
 void OfflineLogFlags::Define(FlagSet& flags, const std::string& db_help) {
   flags.Add("db", &db, db_help);
-  flags.Add("store", &store, store::kStoreFlagHelp);
-  flags.Add("store-password-file", &store_password_file, store::kStorePasswordFileHelp);
+  flags.AddNonEmpty("store", &store, store::kStoreFlagHelp);
+  flags.AddNonEmpty("store-password-file", &store_password_file, store::kStorePasswordFileHelp);
 }
 
 absl::StatusOr<std::unique_ptr<store::EventLog>> OfflineLogFlags::OpenReadOnly() const {

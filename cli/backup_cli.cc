@@ -36,10 +36,10 @@ class BackupCommand final : public Subcommand {
   void DefineFlags(FlagSet& flags) override {
     flags_ = &flags;
     flags.Add("db", &db_, "the event log database to copy");
-    flags.Add("store", &store_,
+    flags.AddNonEmpty("store", &store_,
               "a log on PostgreSQL to copy into the new SQLite file, instead of --db; its "
               "primary backup is PostgreSQL's own (docs/operations.md, \"PostgreSQL\")");
-    flags.Add("store-password-file", &store_password_file_, store::kStorePasswordFileHelp);
+    flags.AddNonEmpty("store-password-file", &store_password_file_, store::kStorePasswordFileHelp);
     flags.Add("to", &to_, "the new file for the copy (required; must not exist)");
   }
 

@@ -48,18 +48,18 @@ class CopyLogCommand final : public Subcommand {
     flags.Add("from-db", &from_db_,
               "the log to copy, a SQLite file (opened read-only; a running service's log may be "
               "copied)");
-    flags.Add("from-store", &from_store_,
+    flags.AddNonEmpty("from-store", &from_store_,
               "the log to copy on PostgreSQL: a libpq URI or keyword/value string without a "
               "password; instead of --from-db");
-    flags.Add("from-store-password-file", &from_password_file_,
+    flags.AddNonEmpty("from-store-password-file", &from_password_file_,
               "with --from-store: a file holding the database password (its first line)");
     flags.Add("to-db", &to_db_,
               "the copy, a new SQLite file (must not exist; written beside it, renamed once it "
               "verifies)");
-    flags.Add("to-store", &to_store_,
+    flags.AddNonEmpty("to-store", &to_store_,
               "the copy on PostgreSQL: a database holding no events, its schema created when "
               "missing; instead of --to-db");
-    flags.Add("to-store-password-file", &to_password_file_,
+    flags.AddNonEmpty("to-store-password-file", &to_password_file_,
               "with --to-store: a file holding the database password (its first line)");
   }
 

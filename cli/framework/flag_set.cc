@@ -14,10 +14,25 @@ void FlagSet::AddChoice(absl::string_view name, std::string* value,
   flag.name = std::string(name);
   flag.help = absl::StrCat(help, " (", absl::StrJoin(choices, "|"), ")");
   flag.default_text = *value;
-  flag.parse = [value, choices = std::move(choices)](absl::string_view text,
-                                                      std::string* error) {
+  flag.parse = [value, choices = std::move(choices)](absl::string_view text, std::string* error) {
     if (std::find(choices.begin(), choices.end(), text) == choices.end()) {
       *error = absl::StrCat("must be one of ", absl::StrJoin(choices, ", "));
+      return false;
+    }
+    *value = std::string(text);
+    return true;
+  };
+  flags_.push_back(std::move(flag));
+}
+
+void FlagSet::AddNonEmpty(absl::string_view name, std::string* value, absl::string_view help) {
+  Flag flag;
+  flag.name = std::string(name);
+  flag.help = std::string(help);
+  flag.default_text = *value;
+  flag.parse = [value](absl::string_view text, std::string* error) {
+    if (text.empty()) {
+      *error = "must not be empty";
       return false;
     }
     *value = std::string(text);
@@ -116,9 +131,8 @@ absl::StatusOr<std::vector<std::string>> FlagSet::Parse(const std::vector<std::s
       if (error.empty() && !flag->expected.empty()) {
         error = absl::StrCat("expected ", flag->expected);
       }
-      return absl::InvalidArgumentError(
-          absl::StrCat("flag --", name, ": bad value \"", value, "\"",
-                       error.empty() ? "" : ": ", error));
+      return absl::InvalidArgumentError(absl::StrCat("flag --", name, ": bad value \"", value, "\"",
+                                                     error.empty() ? "" : ": ", error));
     }
     flag->given = true;
   }

@@ -50,6 +50,10 @@ class FlagSet {
   void AddChoice(absl::string_view name, std::string* value, std::vector<std::string> choices,
                  absl::string_view help);
 
+  // Declares --`name` bound to `*value` whose value, when given, must not be empty (a path or
+  // a connection string: an empty one would silently mean "not given").
+  void AddNonEmpty(absl::string_view name, std::string* value, absl::string_view help);
+
   // Declares --`name` that may be given several times; each occurrence appends its value
   // (taken verbatim, commas included) to `*values`. `values` must outlive the FlagSet.
   void AddRepeated(absl::string_view name, std::vector<std::string>* values,
@@ -64,8 +68,7 @@ class FlagSet {
   // (parsing stops there).
   // Errors: kInvalidArgument for an unknown flag, a missing value, or a value the flag's
   // type or choices reject; the message names the flag.
-  absl::StatusOr<std::vector<std::string>> Parse(const std::vector<std::string>& args,
-                                                 bool* help);
+  absl::StatusOr<std::vector<std::string>> Parse(const std::vector<std::string>& args, bool* help);
 
   // Whether the last Parse set --`name` explicitly (even to an empty value).
   bool Given(absl::string_view name) const;

@@ -54,6 +54,12 @@ absl::StatusOr<common::FingerprintKey> LoadFingerprintKey(const ServeOptions& op
 
 }  // namespace
 
+absl::Status Server::LoadGivenFingerprintKey() {
+  if (options_.fingerprints.key_file.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(bridge_->fingerprint_key, LoadFingerprintKey(options_));
+  return absl::OkStatus();
+}
+
 absl::Status Server::ConnectCluster(const v1::ServiceConfigured& config) {
   absl::StatusOr<kubebridge::ConnectionConfig> connection;
   kubebridge::InClusterEnvironment in_cluster = kubebridge::InClusterEnvironment::FromProcess();
@@ -111,16 +117,19 @@ absl::Status Server::StartBridge(const v1::ServiceConfigured& config) {
   }
   BridgeComponent& bridge = *bridge_;
   if (bridge.kube_client == nullptr) return absl::OkStatus();
-  // First: a key that cannot be read stops the start before any bridge runs.
-  ASSIGN_OR_RETURN(bridge.fingerprint_key, LoadFingerprintKey(options_));
+  // First: a key that cannot be read stops the start before any bridge runs (one that
+  // --fingerprint-key names is loaded already).
+  if (!bridge.fingerprint_key.has_value()) {
+    ASSIGN_OR_RETURN(bridge.fingerprint_key, LoadFingerprintKey(options_));
+  }
   bridge.credential_sink =
       std::make_unique<BridgeOutcomeSink>(log_->bus.get(), options_.clock, config);
   kubebridge::CredentialBridgeOptions bridge_options;
   bridge_options.token_ttl = options_.credentials.agent_token_ttl;
   bridge_options.resync_period = options_.kube.resync_period;
-  bridge.credential_bridge = kubebridge::CredentialBridge::Start(
-      bridge.kube_client.get(), bridge.credential_sink.get(), log_->projector.get(),
-      options_.clock, bridge_options);
+  bridge.credential_bridge =
+      kubebridge::CredentialBridge::Start(bridge.kube_client.get(), bridge.credential_sink.get(),
+                                          log_->projector.get(), options_.clock, bridge_options);
   bridge.connections->ConnectHome(*bridge.home_connection, bridge.kube_client.get());
   bridge.mirror_sink = std::make_unique<BridgeMirrorSink>(log_->identity_bus.get(), options_.clock);
   kubebridge::MirrorBridgeOptions mirror_options;

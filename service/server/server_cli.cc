@@ -41,8 +41,8 @@ class ServeCommand final : public cli::Subcommand {
   void DefineFlags(cli::FlagSet& flags) override {
     flags_ = &flags;
     flags.Add("db", &db_, "event log database file (its folder is created when missing)");
-    flags.Add("store", &store_, store::kStoreFlagHelp);
-    flags.Add("store-password-file", &store_password_file_, store::kStorePasswordFileHelp);
+    flags.AddNonEmpty("store", &store_, store::kStoreFlagHelp);
+    flags.AddNonEmpty("store-password-file", &store_password_file_, store::kStorePasswordFileHelp);
     flags.Add("listen", &listen_,
               "gRPC address: host:port (port 0 picks one) or unix:path; without TLS only "
               "loopback or a unix socket");
@@ -283,6 +283,14 @@ class ServeCommand final : public cli::Subcommand {
     ASSIGN_OR_RETURN(
         const store::LogLocation location,
         store::ParseLogLocation(db_, flags_->Given("db"), store_, store_password_file_));
+    if (!location.postgres_conninfo.empty()) {
+      for (const char* sqlite_only : {"synchronous", "space-reserve"}) {
+        if (flags_->Given(sqlite_only)) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("--", sqlite_only, ": only with --db (a SQLite log), not --store"));
+        }
+      }
+    }
     options.log.db_path = db_;
     options.log.store_conninfo = location.postgres_conninfo;
     options.log.store_password = location.postgres_password;
@@ -401,8 +409,8 @@ class MigrateCommand final : public cli::Subcommand {
   void DefineFlags(cli::FlagSet& flags) override {
     flags_ = &flags;
     flags.Add("db", &db_, "event log database file (created when missing)");
-    flags.Add("store", &store_, store::kStoreFlagHelp);
-    flags.Add("store-password-file", &store_password_file_, store::kStorePasswordFileHelp);
+    flags.AddNonEmpty("store", &store_, store::kStoreFlagHelp);
+    flags.AddNonEmpty("store-password-file", &store_password_file_, store::kStorePasswordFileHelp);
   }
   absl::Status CheckFlags() const override { return Location().status(); }
 

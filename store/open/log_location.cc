@@ -1,11 +1,11 @@
 #include "store/open/log_location.h"
 
-#include <fstream>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/file_util.h"
 #include "common/status_macros.h"
 #include "store/migrations.h"
 #include "store/postgres/pg.h"
@@ -51,14 +51,15 @@ absl::StatusOr<ParsedConninfo> ParseConninfo(const std::string& conninfo, absl::
 // The first line of the file at `path`. Errors: kNotFound or kFailedPrecondition naming
 // `flag` when the file cannot be read or its first line is empty.
 absl::StatusOr<std::string> ReadPasswordFile(const std::string& path, absl::string_view flag) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat(flag, ": cannot read \"", path, "\""));
-  std::string password;
-  std::getline(in, password);
+  absl::StatusOr<std::string> text = common::ReadSmallFile(path);
+  if (!text.ok()) {
+    return absl::Status(text.status().code(), absl::StrCat(flag, ": ", text.status().message()));
+  }
+  std::string password(text->substr(0, text->find('\n')));
   if (!password.empty() && password.back() == '\r') password.pop_back();
   if (password.empty()) {
     return absl::FailedPreconditionError(
-        absl::StrCat(flag, ": \"", path, "\" is empty; its first line is the password"));
+        absl::StrCat(flag, ": the first line of \"", path, "\" is empty; it must be the password"));
   }
   return password;
 }

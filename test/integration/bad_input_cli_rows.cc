@@ -16,8 +16,8 @@ void AddCliDispatcherAndServerRows(std::vector<BadInputCliRow>& rows) {
   rows.push_back(CliOfflineRow({"target\xff"}, 2, {"argument 1 is not valid UTF-8"}));
   rows.push_back(CliOfflineRow({"--server", kCliServer, "target", "list"}, 2,
                                {"flags go after the subcommand"}));
-  // serve: the test adds --listen 127.0.0.1:0 and a --db that cannot be created first, so
-  // that a row accepted by mistake fails instead of serving.
+  // serve: the test adds --listen 127.0.0.1:0 and (unless the row names a --store) a --db
+  // that cannot be created first, so that a row accepted by mistake fails instead of serving.
   rows.push_back(CliOfflineRow({"serve", "--bogus"}, 2, {"unknown flag --bogus"}));
   rows.push_back(CliOfflineRow({"serve", "extra"}, 2, {"expected no arguments, got 1 argument"}));
   rows.push_back(CliOfflineRow({"serve", "--lease-duration", "20s"}, 2,
@@ -364,6 +364,23 @@ void AddCliAuditAndLocalRows(std::vector<BadInputCliRow>& rows) {
   rows.push_back(CliOfflineRow(
       {"backup", "--store", "postgresql://svc:hunter2@127.0.0.1:1/log", "--to", CliInput("c.db")},
       2, {"--store: carries a password"}));
+  // An empty connection string is refused, never taken for "not given".
+  rows.push_back(CliOfflineRow({"serve", "--store", ""}, 2, {"--store", "must not be empty"}));
+  rows.push_back(CliOfflineRow({"migrate", "--store="}, 2, {"--store", "must not be empty"}));
+  rows.push_back(CliOfflineRow({"verify", "--store", "", "--public-key", CliInput("k.pem")}, 2,
+                               {"--store", "must not be empty"}));
+  rows.push_back(CliOfflineRow({"copy-log", "--from-db", kCliServerDb, "--to-store", ""}, 2,
+                               {"--to-store", "must not be empty"}));
+  rows.push_back(CliOfflineRow(
+      {"serve", "--store", "host=127.0.0.1 port=1 dbname=log", "--store-password-file", ""}, 2,
+      {"--store-password-file", "must not be empty"}));
+  // SQLite's settings are refused for a PostgreSQL log.
+  rows.push_back(CliOfflineRow(
+      {"serve", "--store", "host=127.0.0.1 port=1 dbname=log", "--synchronous", "normal"}, 2,
+      {"--synchronous: only with --db (a SQLite log), not --store"}));
+  rows.push_back(CliOfflineRow(
+      {"serve", "--store", "host=127.0.0.1 port=1 dbname=log", "--space-reserve", "1"}, 2,
+      {"--space-reserve: only with --db (a SQLite log), not --store"}));
   rows.push_back(CliOfflineRow({"copy-log"}, 2, {"--from-db: required", "or --from-store"}));
   rows.push_back(CliOfflineRow({"copy-log", "--from-db", kCliServerDb}, 2, {"--to-db: required"}));
   rows.push_back(

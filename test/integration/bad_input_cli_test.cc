@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "absl/algorithm/container.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
@@ -133,8 +135,14 @@ class BadInputCliTest : public ApiFixture {
     std::vector<std::string> args;
     for (const std::string& arg : row.args) args.push_back(Substitute(arg));
     if (!args.empty() && args.front() == "serve") {
-      args.insert(args.begin() + 1, {"--listen", "127.0.0.1:0", "--db",
-                                     (inputs_ / "not-a-folder" / "credledger.db").string()});
+      // A row with --store names an unreachable PostgreSQL log instead of the --db.
+      const bool store = absl::c_any_of(
+          args, [](const std::string& arg) { return absl::StartsWith(arg, "--store"); });
+      args.insert(args.begin() + 1, {"--listen", "127.0.0.1:0"});
+      if (!store) {
+        args.insert(args.begin() + 3,
+                    {"--db", (inputs_ / "not-a-folder" / "credledger.db").string()});
+      }
     }
     return args;
   }

@@ -136,6 +136,8 @@ TEST_F(FingerprintKeyProcessTest, AKeyGivenByFlagMustExist) {
   EXPECT_THAT(serve_->err(), HasSubstr("make one with `credledger keygen --fingerprint-key FILE`"));
   EXPECT_FALSE(std::filesystem::exists(missing));
   EXPECT_FALSE(std::filesystem::exists(default_key()));
+  // Refused before the Lease is waited for and the log opened: nothing was created.
+  EXPECT_FALSE(std::filesystem::exists(db_path()));
   serve_.reset();
 }
 

@@ -75,7 +75,12 @@ TEST(ParseLogLocationTest, ErrorsNameTheFlagsOfTheCommand) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--to-store: not a libpq")));
   testing::TempDir dir;
   EXPECT_THAT(ParseLogLocation("", false, "dbname=log", (dir.path() / "none").string(), to),
-              StatusIs(absl::StatusCode::kNotFound, HasSubstr("--to-store-password-file: cannot")));
+              StatusIs(absl::StatusCode::kNotFound, AllOf(HasSubstr("--to-store-password-file: \""),
+                                                          HasSubstr("No such file or directory"))));
+  EXPECT_THAT(ParseLogLocation("", false, "dbname=log", dir.path().string(), to),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("--to-store-password-file: \"" + dir.path().string() +
+                                 "\": not a regular file")));
 }
 
 TEST(ParseLogLocationTest, ReadsThePasswordFilesFirstLine) {
@@ -87,9 +92,10 @@ TEST(ParseLogLocationTest, ReadsThePasswordFilesFirstLine) {
   EXPECT_THAT(location.Describe(), Not(HasSubstr("s3cret")));
   std::ofstream(file, std::ios::trunc) << "\n";
   EXPECT_THAT(ParseLogLocation("", false, "dbname=log", file),
-              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("is empty")));
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("the first line of \"" + file + "\" is empty")));
   EXPECT_THAT(ParseLogLocation("", false, "dbname=log", (dir.path() / "none").string()),
-              StatusIs(absl::StatusCode::kNotFound, HasSubstr("cannot read")));
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("No such file or directory")));
 }
 
 TEST(OpenLogTest, OpensEitherBackendWithTheSameEvents) {
