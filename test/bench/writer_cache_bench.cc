@@ -7,23 +7,24 @@
 //       event i of stream "target/demo/edge-<(i - 1) % S>" at the stream's next version, filled
 //       beforehand without the writer (not measured; see FillLog). Each iteration first opens
 //       the store on an empty log, then reads the rows the caches load, page by page, keeping
-//       nothing (the raw read), then opens the store on the filled log, the time measured.
-//       Counters:
+//       nothing (the raw read), then opens the store on the filled log, the time measured (the
+//       library's CPU column is this process's over the whole iteration). Counters:
 //         cache_MiB    heap the open of the filled log holds beyond the open of the empty one
 //                      (glibc's mallinfo2: chunks in use plus mapped ones), in MiB
 //         B_per_event  the same in bytes per event, streams included
 //         empty_ms     the open of the empty log, in ms
 //         ms_per_100k  (open - empty open) per 100,000 events, in ms
-//         x_raw_read   (open - empty open) / the raw read's time: what building the caches
-//                      adds to reading their rows
+//         x_raw_read   (open - empty open) / the raw read's time: 1 when building the caches
+//                      costs nothing beyond reading their rows
 //
 // At exit it prints the heap per stream (the difference between the runs with S/100 and S
 // streams at the same N, over the streams added) and per event (between the runs with N/10 and
-// N events over the same S streams, over the events added): the same tables hold the same
-// entries, so each difference is one cache's alone.
+// N events over the same S streams, over the events added): at the same N the id prefixes take
+// the same room, at the same S the stream heads do, so each difference is one cache's alone.
 //
 // One PostgreSQL server per process (fsync off: the open only reads, besides taking the epoch),
-// started by the first run's set-up; every run gets a fresh empty and a fresh filled database.
+// started by the first run's set-up; every run gets a fresh empty and a fresh filled database,
+// dropped when it ends.
 // A server or database that cannot be made stops the process.
 // Flags: --events=N (default 1,000,000, at least 1,000): runs of N/10 and N events;
 // --streams=S (default 100,000, at least 100 and at most N/10): runs of S/100 and S streams;
@@ -64,7 +65,8 @@ constexpr int64_t kMinStreams = 100;
 constexpr int kIterations = 3;
 // Rows per INSERT of the fill, each its own psql script (a script may run 60 s at most).
 constexpr int64_t kFillChunk = 100'000;
-// Rows per page of the raw read: the store's page when it loads its caches.
+// Rows per page of the raw read: the store's page when it loads its caches
+// (postgres_event_store.cc, LoadCaches).
 constexpr int kLoadPage = 20'000;
 constexpr absl::Duration kConnectTimeout = absl::Seconds(10);
 // A known event type (the store's open refuses unknown ones).
