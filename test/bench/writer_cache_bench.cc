@@ -143,11 +143,11 @@ absl::StatusOr<absl::Duration> RawRead(const std::string& database) {
 
 // Fills the empty log in `database` with `events` events over `streams` streams, as the
 // writer would have left them: seq from 1, each stream's versions from 0 without a gap, ids of
-// 16 bytes (an MD5), hashes of 32 bytes linked into a chain (not the writer's hashes: nothing
-// here checks them), payloads of 120 bytes and metadata of 60 as append_bench's. The log's
-// user triggers are off meanwhile, so the event type is recorded here and log_writer pointed at
-// the last row by hand; then `events` is vacuumed and analyzed, as autovacuum would have done
-// to a log written over time. Errors: those of PostgresServer::Sql.
+// 16 bytes (an MD5), hashes of 32 bytes linked into a chain (not the writer's hashes: the open
+// compares only the last chain hash with log_writer's), payloads of 120 bytes and metadata of 60 as
+// append_bench's. The log's user triggers are off meanwhile, so the event type is recorded here and
+// log_writer pointed at the last row by hand; then `events` is vacuumed and analyzed, as autovacuum
+// would have done to a log written over time. Errors: those of PostgresServer::Sql.
 absl::Status FillLog(const std::string& database, int64_t events, int64_t streams) {
   RETURN_IF_ERROR(g_server->Sql(database, "ALTER TABLE events DISABLE TRIGGER USER").status());
   for (int64_t first = 1; first <= events; first += kFillChunk) {
