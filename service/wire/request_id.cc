@@ -21,7 +21,7 @@ std::string NewCallRequestId() {
 
 absl::Status WithCallRequestId(const absl::Status& status, absl::string_view id) {
   if (status.ok()) return status;
-  return absl::Status(status.code(), absl::StrCat(status.message(), " (request id ", id, ")"));
+  return absl::Status(status.code(), absl::StrCat(status.message(), " (call request id ", id, ")"));
 }
 
 }  // namespace credledger::service

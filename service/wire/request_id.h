@@ -29,7 +29,7 @@ bool IsValidCallRequestId(absl::string_view id);
 // log; not a secret.
 std::string NewCallRequestId();
 
-// `status` with " (request id <id>)" appended to its message, so that an operator can find
+// `status` with " (call request id <id>)" appended to its message, so that an operator can find
 // the call's access-log line; OK unchanged.
 absl::Status WithCallRequestId(const absl::Status& status, absl::string_view id);
 

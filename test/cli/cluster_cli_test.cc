@@ -619,7 +619,7 @@ TEST_F(ClusterCliTest, RegisterProbeGetListAndDeregister) {
   for (const char* verb : {"deregister", "probe"}) {
     EXPECT_EQ(Run({"cluster", verb, "home"}), 1) << verb;
     EXPECT_THAT(err_.str(), HasSubstr("error: NOT_FOUND: cluster \"home\": deregistered; "
-                                      "register it again to use it (request id "))
+                                      "register it again to use it (call request id "))
         << verb;
   }
 }

@@ -57,7 +57,7 @@ class AccessLogIntegrationTest : public ApiFixture {
   }
   // Waits until `rpc` has `count` lines; returns its lines then.
   // Runs the CLI with `args` against the server and expects it to fail with stderr
-  // `<error_pattern> (request id <id>)`, and the server's one line for `rpc` to carry that
+  // `<error_pattern> (call request id <id>)`, and the server's one line for `rpc` to carry that
   // id: the id the CLI made up reached the server (a server-made one would differ).
   void ExpectCliFailure(std::vector<std::string> args, const std::string& error_pattern,
                         const std::string& rpc) {
@@ -68,7 +68,7 @@ class AccessLogIntegrationTest : public ApiFixture {
     std::smatch match;
     const std::string text = err.str();
     ASSERT_TRUE(
-        std::regex_match(text, match, std::regex(error_pattern + " \\(request id ([^ ]+)\\)\n")))
+        std::regex_match(text, match, std::regex(error_pattern + " \\(call request id ([^ ]+)\\)\n")))
         << text;
     const std::vector<nlohmann::json> lines = AwaitLinesOf(rpc, 1);
     ASSERT_THAT(lines, SizeIs(1));

@@ -149,7 +149,7 @@ TEST_F(CliTest, BadInputExitsNonZeroWithTheCodeAndTheRule) {
   EXPECT_EQ(unknown.exit_code, 1);
   // The message, then the call's request id (docs/api.md, "Call request ids").
   EXPECT_THAT(unknown.err, MatchesRegex("error: NOT_FOUND: target \"demo/ghost\": not found "
-                                        "\\(request id [0-9a-f]{16}\\)\n"));
+                                        "\\(call request id [0-9a-f]{16}\\)\n"));
 
   RunResult not_a_target = Cli({"target", "get", "edge-1"});
   EXPECT_EQ(not_a_target.exit_code, 2);
@@ -179,7 +179,7 @@ TEST_F(CliTest, BadInputExitsNonZeroWithTheCodeAndTheRule) {
 }
 
 TEST_F(CliTest, ServeLogsEveryCallUnderTheRequestIdTheCliPrintsUnlessTheAccessLogIsOff) {
-  const std::regex printed_id("error: NOT_FOUND: .* \\(request id ([0-9a-f]{16})\\)\n");
+  const std::regex printed_id("error: NOT_FOUND: .* \\(call request id ([0-9a-f]{16})\\)\n");
   RunResult logged = Cli({"target", "get", "demo/ghost"});
   std::smatch id;
   ASSERT_TRUE(std::regex_match(logged.err, id, printed_id)) << logged.err;

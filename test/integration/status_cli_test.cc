@@ -145,7 +145,7 @@ TEST_F(StatusCliTest, BadInputExitsWithUsageOrTheServersCode) {
   EXPECT_EQ(unknown.exit_code, 1);
   // The message, then the call's request id (docs/api.md, "Call request ids").
   EXPECT_THAT(unknown.err, MatchesRegex("error: NOT_FOUND: target \"demo/ghost\": not found "
-                                        "\\(request id [0-9a-f]{16}\\)\n"));
+                                        "\\(call request id [0-9a-f]{16}\\)\n"));
 
   CliRun two = Cli({"status", "demo/a", "demo/b"});
   EXPECT_EQ(two.exit_code, 2);

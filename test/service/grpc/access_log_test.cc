@@ -172,7 +172,7 @@ TEST(CallRequestIdTest, FailureEndsWithTheIdAndKeepsItsCode) {
   const absl::Status failed =
       WithCallRequestId(absl::NotFoundError("target \"demo/ghost\": not found"), "4f6c");
   EXPECT_EQ(failed.code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(failed.message(), "target \"demo/ghost\": not found (request id 4f6c)");
+  EXPECT_EQ(failed.message(), "target \"demo/ghost\": not found (call request id 4f6c)");
   EXPECT_TRUE(WithCallRequestId(absl::OkStatus(), "4f6c").ok());
 }
 
