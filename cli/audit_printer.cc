@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "cli/counted.h"
 #include "cli/status_printer.h"
 #include "cli/target_printer.h"
 #include "common/rfc3339.h"
@@ -17,10 +18,6 @@ constexpr size_t kCaHashShown = 12;
 
 std::string TimeText(const google::protobuf::Timestamp& t, bool set) {
   return set ? common::FormatRfc3339(projections::FromProto(t)) : "-";
-}
-
-std::string Counted(int64_t n, absl::string_view noun) {
-  return absl::StrCat(n, " ", noun, n == 1 ? "" : "s");
 }
 
 }  // namespace
@@ -80,8 +77,8 @@ std::string FormatValidCredentialsText(const v1::ValidCredentialsAtResponse& res
                     TimeText(c.issued_at(), c.has_issued_at()), "  expires ",
                     TimeText(c.expires_at(), c.has_expires_at()));
     if (c.has_deleted_at()) {
-      absl::StrAppend(&out, "  deleted ", TimeText(c.deleted_at(), true), " (",
-                      c.deleted_reason(), ")");
+      absl::StrAppend(&out, "  deleted ", TimeText(c.deleted_at(), true), " (", c.deleted_reason(),
+                      ")");
     }
     absl::StrAppend(&out, "\n");
   }
@@ -98,8 +95,9 @@ std::string FormatExportSummary(audit::ExportFormat format, const ExportTally& t
     absl::StrAppend(&out, ", ", audit::ExportFormatName(format),
                     " has no trailer and does not verify");
   } else if (trailer.signature().empty()) {
-    absl::StrAppend(&out, ", trailer NOT signed: the server has no --signing-key; this export "
-                          "will not verify");
+    absl::StrAppend(&out,
+                    ", trailer NOT signed: the server has no --signing-key; this export "
+                    "will not verify");
   } else {
     absl::StrAppend(&out, ", trailer signed by key ", trailer.key_id());
   }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cli/counted.h"
 #include "cli/framework/file_path_flag.h"
 #include "common/sha256.h"
 #include "store/open/log_copy.h"
@@ -48,19 +49,21 @@ class CopyLogCommand final : public Subcommand {
     flags.Add("from-db", &from_db_,
               "the log to copy, a SQLite file (opened read-only; a running service's log may be "
               "copied)");
-    flags.AddNonEmpty("from-store", &from_store_,
-              "the log to copy on PostgreSQL: a libpq URI or keyword/value string without a "
-              "password; instead of --from-db");
+    flags.AddNonEmpty(
+        "from-store", &from_store_,
+        "the log to copy on PostgreSQL: a libpq URI or keyword/value string without a "
+        "password; instead of --from-db");
     flags.AddNonEmpty("from-store-password-file", &from_password_file_,
-              "with --from-store: a file holding the database password (its first line)");
+                      "with --from-store: a file holding the database password (its first line)");
     flags.Add("to-db", &to_db_,
               "the copy, a new SQLite file (must not exist; written beside it, renamed once it "
               "verifies)");
-    flags.AddNonEmpty("to-store", &to_store_,
-              "the copy on PostgreSQL: a database holding no events, its schema created when "
-              "missing; instead of --to-db");
+    flags.AddNonEmpty(
+        "to-store", &to_store_,
+        "the copy on PostgreSQL: a database holding no events, its schema created when "
+        "missing; instead of --to-db");
     flags.AddNonEmpty("to-store-password-file", &to_password_file_,
-              "with --to-store: a file holding the database password (its first line)");
+                      "with --to-store: a file holding the database password (its first line)");
   }
 
   int Run(const std::vector<std::string>&, std::ostream& out, std::ostream& err) override {
@@ -102,11 +105,11 @@ int RunLogCopy(const store::LogLocation& from, const store::LogLocation& to, std
   const std::string events =
       copied->head_seq == 0
           ? "0 events"
-          : absl::StrCat(copied->head_seq, " events (seq 1..", copied->head_seq, ", chain ",
-                         common::HexEncode(copied->head_chain_hash).substr(0, 16), ")");
-  out << "copied " << events << ", " << copied->checkpoints.size() << " checkpoints and "
-      << copied->snapshots.size() << " snapshots from " << from.Name() << " to " << to.Name()
-      << "; the copy verifies\n";
+          : absl::StrCat(Counted(copied->head_seq, "event"), " (seq 1..", copied->head_seq,
+                         ", chain ", common::HexEncode(copied->head_chain_hash).substr(0, 16), ")");
+  out << "copied " << events << ", " << Counted(copied->checkpoints.size(), "checkpoint") << " and "
+      << Counted(copied->snapshots.size(), "snapshot") << " from " << from.Name() << " to "
+      << to.Name() << "; the copy verifies\n";
   return kExitOk;
 }
 

@@ -141,8 +141,8 @@ class ServeCommand final : public cli::Subcommand {
     flags.Add("fingerprint-key", &fingerprint_key_,
               "key file (from `credledger keygen --fingerprint-key`) under which the log "
               "records source Secrets, so that a guessed value cannot be checked against it; "
-              "must exist. Default: fingerprint-key in the --db folder, made (mode 0600) at the "
-              "first start with a cluster connection");
+              "must exist; required with --store. Default with --db: fingerprint-key in the "
+              "--db folder, made (mode 0600) at the first start with a cluster connection");
     flags.Add("checkpoint-every", &checkpoint_every_,
               "sign a checkpoint after this many new events (>= 1)");
     flags.Add("checkpoint-interval", &checkpoint_interval_,

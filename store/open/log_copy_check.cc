@@ -118,7 +118,8 @@ absl::Status CheckCheckpoints(EventStore& copy, const CopiedLog& copied) {
   ASSIGN_OR_RETURN(const std::vector<v1::Checkpoint> held,
                    CheckpointsUpTo(copy, std::numeric_limits<int64_t>::max()));
   if (held.size() != copied.checkpoints.size()) {
-    return Differs(absl::StrCat("it holds ", held.size(), " checkpoints, the source ",
+    return Differs(absl::StrCat("it holds ", held.size(),
+                                held.size() == 1 ? " checkpoint" : " checkpoints", ", the source ",
                                 copied.checkpoints.size()));
   }
   for (size_t i = 0; i < held.size(); ++i) {

@@ -45,6 +45,22 @@ TEST(CopyLogCliTest, SaysWhatItCopiedUpToWhichChainHash) {
                                   "; the copy verifies\n"));
 }
 
+TEST(CopyLogCliTest, OneEventIsCountedInTheSingular) {
+  testing::TempDir dir;
+  const std::string db = (dir.path() / "one.db").string();
+  {
+    store::SqliteEventStoreOptions options;
+    options.path = db;
+    ASSERT_OK_AND_ASSIGN(auto log, store::SqliteEventStore::Open(options));
+    ASSERT_OK(log->Append(testing::OneEvent("r1", "s/a")));
+  }
+  const CliRun run =
+      Credledger({"copy-log", "--from-db", db, "--to-db", (dir.path() / "copy.db").string()});
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_THAT(run.out, ::testing::StartsWith("copied 1 event (seq 1..1, chain "));
+  EXPECT_THAT(run.out, ::testing::HasSubstr("), 0 checkpoints and 0 snapshots from "));
+}
+
 TEST(CopyLogCliTest, AnEmptyLogIsCopiedWithoutASeqRange) {
   testing::TempDir dir;
   const std::string db = (dir.path() / "empty.db").string();
