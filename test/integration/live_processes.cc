@@ -3,6 +3,8 @@
 #include <signal.h>
 
 #include <fstream>
+#include <iterator>
+#include <memory>
 #include <sstream>
 
 #include "absl/strings/escaping.h"
@@ -12,7 +14,7 @@
 #include "kubebridge/client/json_util.h"
 #include "kubebridge/client/kubeconfig.h"
 #include "kubebridge/credentials/agent_objects.h"
-#include "store/sqlite.h"
+#include "store/event_log.h"
 #include "test/support/status_matchers.h"
 
 namespace credledger::testing {
@@ -22,7 +24,9 @@ constexpr char kCredledger[] = CREDLEDGER_BINARY;
 constexpr char kApiServer[] = CREDLEDGER_TEST_APISERVER_BINARY;
 // Variables of the test's environment that would change what the children do.
 const std::vector<std::string> kCleanEnv = {"CREDLEDGER_SERVER", "KUBECONFIG",
-                                            "CREDLEDGER_FAULT_POINTS"};
+                                            "CREDLEDGER_FAULT_POINTS", "PGPASSWORD"};
+// Events ReadLog reads per page.
+constexpr int kReadLogPage = 1000;
 
 std::string ReadBytes(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -100,8 +104,6 @@ void LiveProcessTest::LaunchServe(const std::string& fault_points,
   const std::filesystem::path state = dir_.path() / "kubeapi";
   std::vector<std::string> argv = {kCredledger,
                                    "serve",
-                                   "--db",
-                                   db_path().string(),
                                    "--listen",
                                    "127.0.0.1:0",
                                    "--port-file",
@@ -117,6 +119,11 @@ void LiveProcessTest::LaunchServe(const std::string& fault_points,
                                    "--kube-burst",
                                    "1000",
                                    "--insecure-allow-all"};
+  const std::vector<std::string> log_flags = LogFlags();
+  argv.insert(argv.end(), log_flags.begin(), log_flags.end());
+  if (postgres_ != nullptr) {
+    argv.insert(argv.end(), {"--fingerprint-key", fingerprint_key_file().string()});
+  }
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   ASSERT_OK_AND_ASSIGN(serve_, Subprocess::Start(argv, kCleanEnv, extra_env));
 }
@@ -333,48 +340,77 @@ std::string LiveProcessTest::ReviewedUser(const std::string& token) {
 
 std::vector<store::RecordedEvent> LiveProcessTest::ReadLog(int64_t after_seq) {
   std::vector<store::RecordedEvent> events;
-  absl::StatusOr<std::unique_ptr<store::Connection>> db =
-      store::Connection::Open(db_path(), /*create=*/false, /*read_only=*/true);
-  EXPECT_OK(db);
-  if (!db.ok()) return events;
-  // A serve starting after a kill recovers the write-ahead log under an exclusive lock.
-  sqlite3_busy_timeout((*db)->raw(), 10000);
-  absl::StatusOr<store::Statement> select = (*db)->Prepare(
-      "SELECT seq, stream, stream_version, event_id, type, schema_version, recorded_at_us, "
-      "metadata, payload, digest, prev_chain_hash, chain_hash, stream_hash FROM events "
-      "WHERE seq > ? ORDER BY seq");
-  EXPECT_OK(select);
-  if (!select.ok()) return events;
-  select->Bind(1, after_seq);
+  absl::StatusOr<store::LogLocation> location = Location();
+  EXPECT_OK(location);
+  if (!location.ok()) return events;
+  store::OpenLogOptions options;
+  options.read_only = true;
+  absl::StatusOr<std::unique_ptr<store::EventLog>> log = store::OpenLog(*location, options);
+  EXPECT_OK(log);
+  if (!log.ok()) return events;
   while (true) {
-    absl::StatusOr<bool> row = select->Step();
-    EXPECT_OK(row);
-    if (!row.ok() || !*row) break;
-    store::RecordedEvent e;
-    e.seq = select->ColumnInt(0);
-    e.stream = select->ColumnText(1);
-    e.stream_version = select->ColumnInt(2);
-    e.event_id = select->ColumnBlob(3);
-    e.type = select->ColumnText(4);
-    e.schema_version = static_cast<uint32_t>(select->ColumnInt(5));
-    e.recorded_at_us = select->ColumnInt(6);
-    e.metadata = select->ColumnBlob(7);
-    e.payload = select->ColumnBlob(8);
-    e.digest = select->ColumnBlob(9);
-    e.prev_chain_hash = select->ColumnBlob(10);
-    e.chain_hash = select->ColumnBlob(11);
-    e.stream_hash = select->ColumnBlob(12);
-    events.push_back(std::move(e));
+    absl::StatusOr<std::vector<store::RecordedEvent>> page =
+        (*log)->ReadAll(events.empty() ? after_seq : events.back().seq, kReadLogPage);
+    EXPECT_OK(page);
+    if (!page.ok() || page->empty()) break;
+    events.insert(events.end(), std::make_move_iterator(page->begin()),
+                  std::make_move_iterator(page->end()));
   }
   return events;
 }
 
+void LiveProcessTest::UsePostgresLog(PostgresServer& server, const std::string& database) {
+  ASSERT_EQ(serve_, nullptr) << "serve runs on the log it started with";
+  {
+    std::ofstream out(store_password_file());
+    out << kLiveStorePassword << "\n";
+  }
+  const RunResult keygen =
+      OfflineCli({"keygen", "--fingerprint-key", fingerprint_key_file().string()});
+  ASSERT_EQ(keygen.exit_code, 0) << keygen.err;
+  postgres_ = &server;
+  postgres_database_ = database;
+  postgres_conninfo_ = server.ConnectionString(database);
+}
+
+std::vector<std::string> LiveProcessTest::LogFlags() const {
+  if (postgres_ == nullptr) return {"--db", db_path().string()};
+  return {"--store", postgres_conninfo_, "--store-password-file", store_password_file().string()};
+}
+
+absl::StatusOr<store::LogLocation> LiveProcessTest::Location() const {
+  if (postgres_ == nullptr) {
+    return store::ParseLogLocation(db_path().string(), /*db_given=*/true, "", "");
+  }
+  return store::ParseLogLocation("", /*db_given=*/false, postgres_conninfo_,
+                                 store_password_file().string());
+}
+
 void LiveProcessTest::KeepDatabaseFiles(const std::string& when) {
+  if (postgres_ != nullptr) {
+    KeepPostgresTables(when);
+    return;
+  }
   for (const char* suffix : {"", "-wal", "-shm"}) {
     const std::filesystem::path path = db_path().string() + suffix;
     if (!std::filesystem::exists(path)) continue;
     haystacks_.push_back({absl::StrCat(path.filename().string(), " ", when), ReadBytes(path)});
   }
+}
+
+void LiveProcessTest::KeepPostgresTables(const std::string& when) {
+  absl::StatusOr<std::string> tables = postgres_->Sql(
+      postgres_database_,
+      "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
+  ASSERT_OK(tables);
+  for (absl::string_view table : absl::StrSplit(*tables, '\n', absl::SkipEmpty())) {
+    absl::StatusOr<std::string> rows = postgres_->Sql(
+        postgres_database_, absl::StrCat("COPY ", table, " TO STDOUT (FORMAT binary)"));
+    ASSERT_OK(rows);
+    haystacks_.push_back({absl::StrCat("table ", table, " ", when), *rows});
+  }
+  haystacks_.push_back(
+      {absl::StrCat("PostgreSQL server log ", when), ReadBytes(postgres_->dir() / "log")});
 }
 
 void LiveProcessTest::KeepProcessOutputs() {

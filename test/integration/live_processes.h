@@ -1,9 +1,10 @@
 // LiveProcessTest: a fixture for acceptance tests through the real binaries (docs/testing.md,
 // "Integration tests"). It runs the test Kubernetes API server as its own process
 // (credledger-test-apiserver, namespace `demo`, state in a temp dir), so that it outlives
-// `credledger serve` processes started, killed and restarted on one SQLite file; drives them
-// with the `credledger` CLI; and reads back what they leave: the cluster's credential Secrets
-// (through an admin KubeClient) and the event log (opened read-only, decoded with EventCodec).
+// `credledger serve` processes started, killed and restarted on one event log (a SQLite file, or
+// a PostgreSQL database after UsePostgresLog); drives them with the `credledger` CLI; and reads
+// back what they leave: the cluster's credential Secrets (through an admin KubeClient) and the
+// event log (opened read-only through store::OpenLog, as `credledger verify` opens it).
 // Every process takes port 0 and reports its address; every wait has a deadline and blocks on a
 // pipe (a `target watch` stream), never on a sleep.
 //
@@ -25,6 +26,8 @@
 #include "nlohmann/json.hpp"
 #include "projections/credential_projection.h"
 #include "store/event_store.h"
+#include "store/open/log_location.h"
+#include "test/support/postgres_server.h"
 #include "test/support/subprocess.h"
 #include "test/support/temp_dir.h"
 
@@ -40,6 +43,9 @@ struct Haystack {
   std::string bytes;
 };
 
+// The password UsePostgresLog puts in the --store-password-file: no output may show it.
+inline constexpr char kLiveStorePassword[] = "live-store-password-5d1c";
+
 // The start of every service-account token as a JWT (base64url of `{"alg":`) and as a
 // Secret stores it (base64 of that): finds tokens nobody read from a Secret.
 inline constexpr const char* kJwtMarkers[] = {"eyJhbGciOi", "ZXlKaGJHY2lPaU"};
@@ -51,7 +57,17 @@ class LiveProcessTest : public ::testing::Test {
   // Stops serve (SIGTERM) when it runs, then the API server.
   void TearDown() override;
 
-  // Starts `credledger serve` on <dir>/var/events.db against the API server, with
+  // From now on serve keeps its log in `database` on `server` (not owned; outlives the
+  // fixture) instead of the SQLite file db_path(): --store with a password file (the test
+  // server trusts local connections, so the password is passed on but never checked) and a
+  // fingerprint key made with `credledger keygen` (docs/operations.md, "PostgreSQL").
+  // REQUIRES: serve is not running.
+  void UsePostgresLog(PostgresServer& server, const std::string& database);
+  // The flags that name the log for serve and the offline commands: --db <db_path()>, or
+  // --store <conninfo> --store-password-file <file> after UsePostgresLog.
+  std::vector<std::string> LogFlags() const;
+
+  // Starts `credledger serve` on the log (LogFlags) against the API server, with
   // CREDLEDGER_FAULT_POINTS=`fault_points` when not empty and `extra_args` appended, and
   // waits for its ready line.
   void StartServe(const std::string& fault_points = "",
@@ -116,16 +132,22 @@ class LiveProcessTest : public ::testing::Test {
   // The username a TokenReview of `token` answers; empty when not authenticated.
   std::string ReviewedUser(const std::string& token);
 
-  // Every event of the log after `after_seq` in seq order, read through a read-only SQLite
-  // connection.
+  // Every event of the log after `after_seq` in seq order, read page by page from the log
+  // opened read-only (store::OpenLog on the location LogFlags names).
   std::vector<store::RecordedEvent> ReadLog(int64_t after_seq = 0);
   // The credential projection folded from `events`.
   static projections::CredentialProjection Fold(const std::vector<store::RecordedEvent>& events);
 
   std::filesystem::path db_path() const { return dir_.path() / "var" / "events.db"; }
   std::filesystem::path serve_port_file() const { return dir_.path() / "serve.port"; }
-  // Adds the bytes of the database file and its -wal and -shm files as they are now
-  // (`when` names the moment) to `haystacks_`.
+  // The files UsePostgresLog writes: the --store-password-file (holding
+  // kLiveStorePassword) and the --fingerprint-key.
+  std::filesystem::path store_password_file() const { return dir_.path() / "store-password"; }
+  std::filesystem::path fingerprint_key_file() const { return dir_.path() / "fingerprint-key"; }
+  // Adds the log's bytes as they are now (`when` names the moment) to `haystacks_`: the
+  // SQLite database file and its -wal and -shm files; on PostgreSQL every table of the
+  // database copied out in COPY's binary format (bytea columns as their raw bytes), and the
+  // server's log.
   void KeepDatabaseFiles(const std::string& when);
   // Adds the output of every serve process that ended and of every CLI run to `haystacks_`.
   void KeepProcessOutputs();
@@ -158,6 +180,15 @@ class LiveProcessTest : public ::testing::Test {
   // Reaps serve within the deadline and keeps its output; returns its exit code (-1 when
   // it did not end in time).
   int ReapServe();
+  // The log LogFlags names, as the CLI parses those flags. Errors: store::ParseLogLocation's.
+  absl::StatusOr<store::LogLocation> Location() const;
+  // KeepDatabaseFiles on PostgreSQL.
+  void KeepPostgresTables(const std::string& when);
+
+  // Set by UsePostgresLog; null: the SQLite file db_path().
+  PostgresServer* postgres_ = nullptr;
+  std::string postgres_database_;
+  std::string postgres_conninfo_;
 };
 
 }  // namespace credledger::testing
