@@ -4,7 +4,8 @@ BUILD_DIR ?= build
 GENERATOR ?= Ninja
 JOBS ?= $(shell nproc)
 
-.PHONY: deps configure build test run bench fuzz crash-long test-postgres-failover clean
+.PHONY: deps configure build test run bench fuzz crash-long crash-long-postgres \
+	test-postgres-failover clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -26,11 +27,17 @@ bench: build
 	@bash scripts/bench.sh $(BUILD_DIR)
 
 # The crash test at length, outside CI (docs/testing.md, "Crash test"): CRASH_CYCLES kills
-# (default 1000) instead of the 200 of `make test`; CREDLEDGER_CRASH_SEED repeats a run.
+# (default 1000) on a SQLite file instead of the 200 of `make test`, or on PostgreSQL
+# (crash-long-postgres) instead of its 84; CREDLEDGER_CRASH_SEED repeats a run.
 CRASH_CYCLES ?= 1000
 crash-long: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target crash_workload_test
 	@CREDLEDGER_CRASH_CYCLES=$(CRASH_CYCLES) $(BUILD_DIR)/test/integration/crash_workload_test
+
+crash-long-postgres: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target postgres_crash_workload_test
+	@CREDLEDGER_POSTGRES_CRASH_CYCLES=$(CRASH_CYCLES) \
+		$(BUILD_DIR)/test/integration/postgres_crash_workload_test
 
 # The database failover test, outside CI (docs/testing.md, "Database failover"): a PostgreSQL
 # primary killed while the log's writer threads append, and its synchronous standby promoted.
