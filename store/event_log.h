@@ -79,10 +79,10 @@ class EventLog : public EventStore {
 
   explicit EventLog(int max_batch_commands) : max_batch_commands_(max_batch_commands) {}
 
-  // Takes `batch` (1 to max_batch_commands commands, moved from): sets every command's result,
-  // publishes the head after it (PublishHead) and hands it to Complete, either before returning
-  // or later from FinishBatch, batches in the order they were taken. Called on the writer
-  // thread only.
+  // Takes `batch` (1 to max_batch_commands commands; it may be moved from): sets every
+  // command's result, publishes the head after it (PublishHead) and hands it to Complete, either
+  // before returning or later from FinishBatch, batches in the order they were taken. Called on
+  // the writer thread only.
   virtual void RunBatch(std::vector<Pending*>& batch) = 0;
   // Whether a batch RunBatch took is not complete yet: the writer then takes the next batch
   // without waiting, or calls FinishBatch when none is queued. Writer thread only.
