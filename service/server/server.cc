@@ -59,8 +59,8 @@ absl::Status Server::Wire() {
   RETURN_IF_ERROR(LoadAuthorizationPolicy());
   RETURN_IF_ERROR(LoadSigningKey());
   if (!options_.log.read_only) {
-    RETURN_IF_ERROR(LoadGivenFingerprintKey());
     RETURN_IF_ERROR(ConnectCluster(config));
+    RETURN_IF_ERROR(LoadGivenFingerprintKey());
     RETURN_IF_ERROR(AcquireLease());
   }
   RETURN_IF_ERROR(OpenLog());

@@ -150,10 +150,11 @@ class Server {
   absl::Status RecordAdoption(const std::vector<std::string>& refusals,
                               const audit::CheckpointAge& age, int64_t witnessed_seq);
 
-  // The Kubernetes side (server_bridge.cc): LoadGivenFingerprintKey reads the key
-  // --fingerprint-key names before the Lease is waited for and the log opened, so that a
+  // The Kubernetes side (server_bridge.cc): ConnectCluster loads the home cluster connection
+  // and its client; LoadGivenFingerprintKey then reads the key --fingerprint-key names (with a
+  // cluster, whose bridge needs it) before the Lease is waited for and the log opened, so that a
   // replica whose key cannot be read fails at start, not when it takes over (docs/operations.md,
-  // "The fingerprint key"); ConnectCluster loads the home cluster connection and its client;
+  // "The fingerprint key");
   // StartConnections starts registered clusters and source verification; StartBridge the
   // credential and mirror bridges and the report watch. StopBridge stops all of it and the home
   // client.

@@ -55,7 +55,10 @@ absl::StatusOr<common::FingerprintKey> LoadFingerprintKey(const ServeOptions& op
 }  // namespace
 
 absl::Status Server::LoadGivenFingerprintKey() {
-  if (options_.fingerprints.key_file.empty()) return absl::OkStatus();
+  // Without a cluster no bridge runs, and no key is needed.
+  if (options_.fingerprints.key_file.empty() || bridge_->kube_client == nullptr) {
+    return absl::OkStatus();
+  }
   ASSIGN_OR_RETURN(bridge_->fingerprint_key, LoadFingerprintKey(options_));
   return absl::OkStatus();
 }
