@@ -14,7 +14,11 @@ absl::StatusOr<std::unique_ptr<store::EventLog>> OpenEventLog(const store::LogLo
   const bool read_only = options.read_only;
   if (location.is_postgres()) {
     absl::StatusOr<std::unique_ptr<store::EventLog>> log = store::OpenLog(location, options);
-    if (log.ok() && (*log)->HeadSeq() == 0 && !read_only) {
+    if (!log.ok()) {
+      return absl::Status(log.status().code(),
+                          absl::StrCat(location.Describe(), ": ", log.status().message()));
+    }
+    if ((*log)->HeadSeq() == 0 && !read_only) {
       common::Log(common::LogLevel::kWarning, kEmptyPostgresLogMessage,
                   {{"store", location.Describe()}});
     }

@@ -30,7 +30,8 @@ inline constexpr char kEmptyPostgresLogMessage[] =
 // `read_only`, an existing log for reading only). For a SQLite file, creates its parent
 // directory when missing and logs kNewEventLogMessage when there was no file (or an empty one)
 // and the log was created; for PostgreSQL, logs kEmptyPostgresLogMessage when the log holds no
-// event. Errors: kFailedPrecondition when the directory cannot be created; store::OpenLog's.
+// event. Errors: kFailedPrecondition when the directory cannot be created; store::OpenLog's,
+// on PostgreSQL prefixed with "--store <location>: " (the location without a password).
 absl::StatusOr<std::unique_ptr<store::EventLog>> OpenEventLog(const store::LogLocation& location,
                                                               store::OpenLogOptions options);
 

@@ -418,6 +418,10 @@ class MigrateCommand final : public cli::Subcommand {
     absl::StatusOr<store::LogLocation> location = Location();
     if (!location.ok()) return cli::ReportUsageError(location.status().message(), err);
     absl::StatusOr<int64_t> version = Migrate(*location);
+    if (!version.ok() && location->is_postgres()) {  // a SQLite file's errors name --db
+      version = absl::Status(version.status().code(),
+                             absl::StrCat(location->Describe(), ": ", version.status().message()));
+    }
     if (!version.ok()) return cli::ReportError(version.status(), err);
     out << "schema version " << *version << " (" << location->Name() << ")\n";
     return cli::kExitOk;

@@ -126,6 +126,11 @@ void AddCliDispatcherAndServerRows(std::vector<BadInputCliRow>& rows) {
   rows.push_back(CliOfflineRow({"migrate", "--db", CliInput("not-a-folder/credledger.db")}, 1,
                                {"--db: cannot create"}));
   rows.push_back(CliOfflineRow({"migrate", "extra"}, 2, {"expected no arguments, got 1 argument"}));
+  rows.push_back(CliOfflineRow({"migrate", "--store", "host=127.0.0.1 port=1 dbname=log"}, 1,
+                               {"UNAVAILABLE: --store postgresql://127.0.0.1:1/log: "}));
+  rows.push_back(CliOfflineRow({"serve", "--store", "host=127.0.0.1 port=1 dbname=log",
+                                "--fingerprint-key", CliInput("fingerprint-key")},
+                               1, {"UNAVAILABLE: --store postgresql://127.0.0.1:1/log: "}));
   // agent: --once, so that a row accepted by mistake ends.
   const std::vector<std::string> agent = {
       "agent",         "--once", "--target-namespace", "demo",
