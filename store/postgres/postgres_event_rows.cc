@@ -4,6 +4,9 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "store/event_columns.h"
+
 namespace credledger::store {
 namespace {
 
@@ -50,6 +53,27 @@ v1::Checkpoint ReadCheckpointRow(const PgResult& result, int row) {
   c.set_key_id(result.String(row, 3));
   c.set_signature(result.String(row, 4));
   return c;
+}
+
+const std::string& InsertEventSql() {
+  static const std::string* const sql =
+      new std::string(absl::StrCat("INSERT INTO events (", kEventColumns,
+                                   ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
+                                   "$13)"));
+  return *sql;
+}
+
+const std::string& InsertCheckpointSql() {
+  static const std::string* const sql = new std::string(absl::StrCat(
+      "INSERT INTO checkpoints (", kCheckpointColumns, ") VALUES ($1, $2, $3, $4, $5)"));
+  return *sql;
+}
+
+const std::string& InsertSnapshotSql() {
+  static const std::string* const sql = new std::string(
+      "INSERT INTO projection_snapshots (projection, seq, schema_version, state, chain_hash, "
+      "state_sha256, key_id, signature) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)");
+  return *sql;
 }
 
 PgParams EventRowParams(const RecordedEvent& e) {

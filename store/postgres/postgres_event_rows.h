@@ -6,6 +6,8 @@
 // Thread-safety: stateless functions.
 #pragma once
 
+#include <string>
+
 #include "credledger/v1/audit.pb.h"
 #include "store/event_store.h"
 #include "store/postgres/pg.h"
@@ -19,6 +21,12 @@ RecordedEvent ReadEventRow(const PgResult& result, int row);
 void ReadEventRowInto(const PgResult& result, int row, bool all, RecordedEvent& e);
 // The checkpoint of row `row` (kCheckpointColumns).
 v1::Checkpoint ReadCheckpointRow(const PgResult& result, int row);
+// The INSERT of one row into events (kEventColumns), checkpoints (kCheckpointColumns) and
+// projection_snapshots, with the parameters the functions below give.
+const std::string& InsertEventSql();
+const std::string& InsertCheckpointSql();
+const std::string& InsertSnapshotSql();
+
 // The parameters of an INSERT of `e` into events (kEventColumns order); they borrow `e`'s
 // bytes, so `e` must outlive them unchanged.
 PgParams EventRowParams(const RecordedEvent& e);

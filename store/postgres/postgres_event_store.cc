@@ -12,7 +12,6 @@
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "common/status_macros.h"
-#include "store/event_columns.h"
 #include "store/log_hash.h"
 #include "store/postgres/pg_migrations.h"
 #include "store/postgres/postgres_event_store_internal.h"
@@ -146,21 +145,16 @@ absl::Status PostgresEventStore::ConnectWriter(bool take_epoch) {
   }
   RETURN_IF_ERROR(LoadCaches(db));
   ASSIGN_OR_RETURN(statements_.advance, db.Prepare("SELECT log_writer_advance($1, $2, $3, $4)"));
-  ASSIGN_OR_RETURN(statements_.insert,
-                   db.Prepare(absl::StrCat("INSERT INTO events (", kEventColumns,
-                                           ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, "
-                                           "$11, $12, $13)")));
+  ASSIGN_OR_RETURN(statements_.insert, db.Prepare(InsertEventSql()));
+  // A snapshot written again at the same seq replaces the stored one.
   ASSIGN_OR_RETURN(
       statements_.snapshot,
-      db.Prepare("INSERT INTO projection_snapshots (projection, seq, schema_version, state, "
-                 "chain_hash, state_sha256, key_id, signature) VALUES ($1, $2, $3, $4, $5, $6, "
-                 "$7, $8) ON CONFLICT (projection, seq) DO UPDATE SET schema_version = "
-                 "excluded.schema_version, state = excluded.state, chain_hash = "
-                 "excluded.chain_hash, state_sha256 = excluded.state_sha256, key_id = "
-                 "excluded.key_id, signature = excluded.signature"));
-  ASSIGN_OR_RETURN(statements_.checkpoint,
-                   db.Prepare(absl::StrCat("INSERT INTO checkpoints (", kCheckpointColumns,
-                                           ") VALUES ($1, $2, $3, $4, $5)")));
+      db.Prepare(absl::StrCat(InsertSnapshotSql(),
+                              " ON CONFLICT (projection, seq) DO UPDATE SET schema_version = "
+                              "excluded.schema_version, state = excluded.state, chain_hash = "
+                              "excluded.chain_hash, state_sha256 = excluded.state_sha256, key_id = "
+                              "excluded.key_id, signature = excluded.signature")));
+  ASSIGN_OR_RETURN(statements_.checkpoint, db.Prepare(InsertCheckpointSql()));
   transaction_->Reset();
   reconnect_ = false;
   PublishHead(head_.seq);

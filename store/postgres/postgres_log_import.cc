@@ -6,7 +6,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "store/event_columns.h"
 #include "store/log_hash.h"
 #include "store/postgres/pg_migrations.h"
 #include "store/postgres/postgres_event_rows.h"
@@ -83,10 +82,9 @@ absl::Status PostgresLogImport::AddEvents(const std::vector<RecordedEvent>& even
   std::vector<PgParams> rows;
   rows.reserve(events.size());
   for (const RecordedEvent& e : events) rows.push_back(EventRowParams(e));
-  RETURN_IF_ERROR(
-      InsertAll(absl::StrCat("INSERT INTO events (", kEventColumns,
-                             ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"),
-                rows, [&](size_t i) { return absl::StrCat("copy: event seq ", events[i].seq); }));
+  RETURN_IF_ERROR(InsertAll(InsertEventSql(), rows, [&](size_t i) {
+    return absl::StrCat("copy: event seq ", events[i].seq);
+  }));
   head_seq_ = events.back().seq;
   head_chain_hash_ = events.back().chain_hash;
   return absl::OkStatus();
@@ -96,21 +94,15 @@ absl::Status PostgresLogImport::AddCheckpoints(const std::vector<v1::Checkpoint>
   std::vector<PgParams> rows;
   rows.reserve(checkpoints.size());
   for (const v1::Checkpoint& c : checkpoints) rows.push_back(CheckpointRowParams(c));
-  return InsertAll(absl::StrCat("INSERT INTO checkpoints (", kCheckpointColumns,
-                                ") VALUES ($1, $2, $3, $4, $5)"),
-                   rows, [&](size_t i) {
-                     return absl::StrCat("copy: checkpoint at seq ", checkpoints[i].seq());
-                   });
+  return InsertAll(InsertCheckpointSql(), rows, [&](size_t i) {
+    return absl::StrCat("copy: checkpoint at seq ", checkpoints[i].seq());
+  });
 }
 
 absl::Status PostgresLogImport::AddSnapshot(const Snapshot& snapshot) {
   return db_
-      ->Query(
-          "INSERT INTO projection_snapshots (projection, seq, schema_version, state, "
-          "chain_hash, state_sha256, key_id, signature) VALUES ($1, $2, $3, $4, $5, $6, $7, "
-          "$8)",
-          SnapshotRowParams(snapshot),
-          absl::StrCat("copy: snapshot \"", snapshot.projection, "\" at seq ", snapshot.seq))
+      ->Query(InsertSnapshotSql(), SnapshotRowParams(snapshot),
+              absl::StrCat("copy: snapshot \"", snapshot.projection, "\" at seq ", snapshot.seq))
       .status();
 }
 

@@ -34,9 +34,9 @@
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
 #include "common/status_macros.h"
-#include "store/event_columns.h"
 #include "store/postgres/pg.h"
 #include "store/postgres/pg_migrations.h"
+#include "store/postgres/postgres_event_rows.h"
 #include "store/postgres/postgres_event_store.h"
 #include "test/bench/append_bench.h"
 #include "test/support/postgres_server.h"
@@ -149,10 +149,7 @@ void BM_RawPostgresPipelinedInsert(benchmark::State& state) {
       store::ApplyPostgresMigrations(**db, store::EmbeddedPostgresMigrations());
   if (!migrated.ok()) Fail("apply the PostgreSQL migrations", migrated);
   // The store's own statement (postgres_event_store.cc, SendBatch).
-  absl::StatusOr<const store::PgStatement*> insert =
-      (*db)->Prepare(absl::StrCat("INSERT INTO events (", store::kEventColumns,
-                                  ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
-                                  "$13)"));
+  absl::StatusOr<const store::PgStatement*> insert = (*db)->Prepare(store::InsertEventSql());
   if (!insert.ok()) Fail("prepare the INSERT", insert.status());
   std::vector<std::string> streams;
   for (int i = 0; i < batch; ++i) streams.push_back(StreamName(i));
