@@ -59,7 +59,8 @@ class ListWatchLoop {
  private:
   absl::Status List() {
     ListOptions list_options{.label_selector = options_.label_selector,
-                             .field_selector = options_.field_selector};
+                             .field_selector = options_.field_selector,
+                             .page_size = options_.page_size};
     absl::StatusOr<ObjectList> list = client_.List(collection_, list_options, &cancel_);
     if (!list.ok()) return list.status();
     resource_version_ = list->resource_version;

@@ -1,11 +1,13 @@
 // ListWatch: keeps a handler in step with one collection (docs/design.md, "Watches").
 //
-// The loop lists the collection, hands the full list to the handler (OnSync), then watches
+// The loop lists the collection (in pages of options.page_size objects, so that no single
+// response grows with the collection), hands the full list to the handler (OnSync), then watches
 // from the list's resourceVersion with bookmarks, dispatching each ADDED / MODIFIED /
 // DELETED / BOOKMARK event (OnEvent) and remembering the last resourceVersion seen:
 //   - stream ended normally (server timeoutSeconds)    -> watch again from that version;
 //   - 410 Gone / ERROR event with code 410 (kOutOfRange) -> list again at once (OnSync
-//     again: the handler reconciles, e.g. treats missing objects as deleted);
+//     again: the handler reconciles, e.g. treats missing objects as deleted); a continue
+//     token that expired between two pages is the same 410: the list starts over;
 //   - kUnavailable (connection lost, 5xx)              -> backoff, then watch again from the
 //     last version (a 410 there leads to a re-list);
 //   - other errors (403, bad selector, bad event)      -> OnError, backoff, list again.
@@ -49,6 +51,10 @@ class WatchHandler {
 struct ListWatchOptions {
   std::string label_selector{};
   std::string field_selector{};
+  // Objects per list page (the `limit` parameter), as client-go's reflectors ask; 0 lists
+  // everything in one response, which for a big collection can exceed the transport's body
+  // limit or request timeout and then never succeeds.
+  int64_t page_size = 500;
   // Server-side length of each watch stream (timeoutSeconds).
   absl::Duration watch_timeout = absl::Minutes(5);
   // Wait between failed attempts (max_attempts is not used: the loop never gives up).

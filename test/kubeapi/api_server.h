@@ -62,8 +62,8 @@ struct ApiServerOptions {
   // Events kept for watch resume; a watch from an older resourceVersion gets 410 Expired.
   int64_t watch_history = 1000;
   // Injectable clock for token iat/nbf/exp and validation, creationTimestamp,
-  // deletionTimestamp and the Date header of every response. Watch timeouts and bookmarks
-  // use real time. Must outlive the server.
+  // deletionTimestamp, the Date header of every response and continue tokens' life. Watch timeouts
+  // and bookmarks use real time. Must outlive the server.
   common::Clock* clock = common::RealClock::Default();
   int worker_threads = 64;  // HTTP worker pool; each open watch holds one
 
@@ -72,6 +72,10 @@ struct ApiServerOptions {
   absl::Duration bookmark_interval = absl::Seconds(10);
   // A watch without timeoutSeconds ends after this (real time).
   absl::Duration default_watch_timeout = absl::Minutes(30);
+  // Time on `clock` a paged list's continue token stays good (list_pages.h); later it is
+  // answered 410 Expired, as kube-apiserver answers one whose revision etcd compacted. Must
+  // be positive.
+  absl::Duration list_continue_ttl = absl::Minutes(5);
   // Time on `clock` between background garbage collection sweeps (docs/testing.md,
   // "Garbage collection"); zero, the default here, turns them off, so that an in-process
   // server collects only when its test asks. Must not be negative.
@@ -92,7 +96,7 @@ class ApiServer {
   // Generates TLS material and keys, writes the state files, binds and starts serving.
   // Returns once the server accepts connections.
   // Errors: kInvalidArgument (empty state_dir, bad bind address, worker_threads < 1,
-  // negative garbage_collection_period),
+  // negative garbage_collection_period, list_continue_ttl not positive),
   // kUnavailable (the port cannot be bound), kInternal (OpenSSL or file writes failed).
   static absl::StatusOr<std::unique_ptr<ApiServer>> Start(ApiServerOptions options);
 

@@ -1,5 +1,6 @@
 #include "test/kubeapi/resource_handlers.h"
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "test/kubeapi/field_selector.h"
@@ -7,6 +8,7 @@
 #include "test/kubeapi/json_util.h"
 #include "test/kubeapi/kube_status.h"
 #include "test/kubeapi/label_selector.h"
+#include "test/kubeapi/list_pages.h"
 #include "test/kubeapi/managed_fields.h"
 #include "test/kubeapi/object_rules.h"
 #include "test/kubeapi/random_ids.h"
@@ -34,8 +36,8 @@ std::string RandomSuffix() {
 }
 
 WriteContext MakeWriteContext(ServerContext& ctx, const ResourceRequest& req) {
-  return {&req.resource, req.info.version, req.StoreNamespace(), ctx.config.clock->Now(),
-          NewUuidV4(), RandomSuffix()};
+  return {&req.resource,           req.info.version, req.StoreNamespace(),
+          ctx.config.clock->Now(), NewUuidV4(),      RandomSuffix()};
 }
 
 absl::StatusOr<nlohmann::json> ParseBody(const HttpRequest& http) {
@@ -102,9 +104,9 @@ absl::StatusOr<HttpResponse> Get(ServerContext& ctx, const ResourceRequest& req)
   ASSIGN_OR_RETURN(ObjectPtr object,
                    ctx.store.Get(req.resource.gr(), req.StoreNamespace(), req.info.name));
   if (WantsTable(req.http->accept)) {
-    return JsonResponse(200, ToTable(req.resource, {object}, ctx.store.CurrentResourceVersion(),
-                                     QueryParam(req.http->params, "includeObject"),
-                                     ctx.config.clock->Now()));
+    return JsonResponse(
+        200, ToTable(req.resource, {object}, ctx.store.CurrentResourceVersion(),
+                     QueryParam(req.http->params, "includeObject"), ctx.config.clock->Now()));
   }
   return JsonResponse(200, Served(req, *object));
 }
@@ -142,14 +144,39 @@ nlohmann::json ListBody(const ResourceRequest& req, const ListSnapshot& snapshot
           {"items", items}};
 }
 
-absl::StatusOr<HttpResponse> List(ServerContext& ctx, const ResourceRequest& req) {
-  ASSIGN_OR_RETURN(ListSnapshot snapshot, Select(ctx, req));
-  if (WantsTable(req.http->accept)) {
-    return JsonResponse(200, ToTable(req.resource, snapshot.items, snapshot.resource_version,
-                                     QueryParam(req.http->params, "includeObject"),
-                                     ctx.config.clock->Now()));
+// The page a list request asks for: everything without `limit` and `continue`, else the
+// page of ListPages (list_pages.h).
+absl::StatusOr<ListPage> SelectPage(ServerContext& ctx, const ResourceRequest& req) {
+  const std::string limit_text = QueryParam(req.http->params, "limit");
+  int64_t limit = 0;
+  if (!limit_text.empty() && (!absl::SimpleAtoi(limit_text, &limit) || limit < 0)) {
+    return BadRequestError(absl::StrCat("invalid limit \"", limit_text, "\""));
   }
-  return JsonResponse(200, ListBody(req, snapshot));
+  const std::string token = QueryParam(req.http->params, "continue");
+  const std::string collection = absl::StrCat(
+      req.resource.gr().group, "/", req.resource.gr().resource, "/", req.StoreNamespace());
+  if (!token.empty()) return ctx.pages.Next(token, collection, limit);
+  ASSIGN_OR_RETURN(ListSnapshot snapshot, Select(ctx, req));
+  if (limit == 0) return ListPage{std::move(snapshot.items), snapshot.resource_version, "", 0};
+  return ctx.pages.First(std::move(snapshot), collection, limit);
+}
+
+absl::StatusOr<HttpResponse> List(ServerContext& ctx, const ResourceRequest& req) {
+  ASSIGN_OR_RETURN(ListPage page, SelectPage(ctx, req));
+  nlohmann::json body =
+      WantsTable(req.http->accept)
+          ? ToTable(req.resource, page.items, page.resource_version,
+                    QueryParam(req.http->params, "includeObject"), ctx.config.clock->Now())
+          : ListBody(req, ListSnapshot{std::move(page.items), page.resource_version});
+  if (!page.continue_token.empty()) {
+    body["metadata"]["continue"] = page.continue_token;
+    // Like kube-apiserver, the count only when no selector filtered the list.
+    if (QueryParam(req.http->params, "labelSelector").empty() &&
+        QueryParam(req.http->params, "fieldSelector").empty()) {
+      body["metadata"]["remainingItemCount"] = page.remaining;
+    }
+  }
+  return JsonResponse(200, body);
 }
 
 // Applies a PATCH body of `content_type` to `current`.
@@ -173,8 +200,7 @@ absl::StatusOr<nlohmann::json> ApplyPatch(const std::string& content_type,
   return UnsupportedMediaTypeError(content_type);
 }
 
-absl::StatusOr<HttpResponse> Update(ServerContext& ctx, const ResourceRequest& req,
-                                    bool is_patch) {
+absl::StatusOr<HttpResponse> Update(ServerContext& ctx, const ResourceRequest& req, bool is_patch) {
   if (is_patch) RETURN_IF_ERROR(CheckPatchOptions(*req.http));
   ASSIGN_OR_RETURN(nlohmann::json body, ParseBody(*req.http));
   WriteContext wctx = MakeWriteContext(ctx, req);
@@ -303,8 +329,8 @@ absl::StatusOr<HttpResponse> Dispatch(ServerContext& ctx, const ResourceRequest&
       !(resource.namespaced && (info.verb == "list" || info.verb == "watch"))) {
     return PathNotFoundError();
   }
-  if (!info.subresource.empty() && (info.subresource != "status" ||
-                                    !resource.HasSubresource("status"))) {
+  if (!info.subresource.empty() &&
+      (info.subresource != "status" || !resource.HasSubresource("status"))) {
     return PathNotFoundError();
   }
   if (resource.create_only) return MethodNotAllowedError();

@@ -1,6 +1,6 @@
 // ServerContext: the state every request handler of the test API server shares (resource
 // registry, object store, token signer, authenticator, authorizer, faults, the request
-// recorder, settings).
+// recorder, the snapshots of paged lists, settings).
 //
 // Thread-safety: every member is safe for concurrent use; `config` is immutable.
 #pragma once
@@ -13,6 +13,7 @@
 #include "test/kubeapi/authenticator.h"
 #include "test/kubeapi/fault_injector.h"
 #include "test/kubeapi/jwt.h"
+#include "test/kubeapi/list_pages.h"
 #include "test/kubeapi/object_store.h"
 #include "test/kubeapi/rbac.h"
 #include "test/kubeapi/request_recorder.h"
@@ -25,12 +26,16 @@ struct ServerConfig {
   absl::Duration max_token_expiration = absl::Hours(48);
   absl::Duration bookmark_interval = absl::Seconds(10);  // real time between bookmarks
   absl::Duration default_watch_timeout = absl::Minutes(30);
+  absl::Duration list_continue_ttl = absl::Minutes(5);  // on `clock`: a continue token's life
   bool require_namespace = true;  // namespaced creates need an existing Namespace
   std::string issuer;
   std::vector<std::string> api_audiences;
   std::string server_address;  // "127.0.0.1:<port>", advertised by /api
   std::string admin_token;
 };
+
+// Paged lists open at once; a token of an older one is answered 410 Expired.
+inline constexpr size_t kMaxOpenListSnapshots = 256;
 
 struct ServerContext {
   // REQUIRES: config.clock is non-null and outlives the context.
@@ -40,7 +45,8 @@ struct ServerContext {
         signer(std::move(signer_in)),
         authenticator(config.admin_token, config.issuer, config.api_audiences, &signer, &store,
                       config.clock),
-        authorizer(&store) {}
+        authorizer(&store),
+        pages(config.clock, config.list_continue_ttl, kMaxOpenListSnapshots) {}
 
   const ServerConfig config;
   ResourceRegistry registry;
@@ -50,6 +56,7 @@ struct ServerContext {
   const RbacAuthorizer authorizer;
   FaultInjector faults;
   RequestRecorder requests;
+  ListPages pages;
 };
 
 }  // namespace credledger::kubeapi
