@@ -1,5 +1,6 @@
 #include "kubebridge/client/write_helpers.h"
 
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -30,21 +31,21 @@ absl::StatusOr<ResourceRef> NamedRef(const ResourceRef& ref, const nlohmann::jso
 
 }  // namespace
 
-absl::StatusOr<WriteResult> ApplyIfDrifted(KubeClient& client, const ResourceRef& ref,
+absl::StatusOr<WriteResult> ApplyIfDrifted(KubeClient& client, ObjectCache& cache,
+                                           const ResourceRef& ref,
                                            const nlohmann::json& configuration,
-                                           const MatchesFn& matches,
                                            const std::string& field_manager, Cancellation* cancel) {
   ASSIGN_OR_RETURN(ResourceRef named, NamedRef(ref, configuration, "apply"));
+  const std::optional<CachedObject> cached = cache.Get(named.namespace_name, named.name);
+  if (cached.has_value() && cached->digest == cache.Digest(configuration)) return WriteResult{};
   absl::Status last_conflict;
   for (int round = 0; round < kApplyRounds; ++round) {
-    absl::StatusOr<nlohmann::json> live = client.Get(named, cancel);
-    if (live.ok() && matches(*live, configuration)) {
-      return WriteResult{*std::move(live), false, false};
-    }
-    if (!live.ok() && !absl::IsNotFound(live.status())) return live.status();
     absl::StatusOr<AppliedObject> applied =
         client.Apply(named, configuration, {.field_manager = field_manager, .force = true}, cancel);
-    if (applied.ok()) return WriteResult{std::move(applied->object), true, applied->created};
+    if (applied.ok()) {
+      cache.Observe(applied->object);
+      return WriteResult{true, applied->created};
+    }
     if (!absl::IsAborted(applied.status())) return applied.status();
     last_conflict = applied.status();
   }
@@ -53,24 +54,18 @@ absl::StatusOr<WriteResult> ApplyIfDrifted(KubeClient& client, const ResourceRef
                                          " rounds: ", last_conflict.message()));
 }
 
-absl::StatusOr<WriteResult> CreateOnly(KubeClient& client, const ResourceRef& ref,
-                                       const nlohmann::json& object, Cancellation* cancel) {
+absl::StatusOr<WriteResult> CreateOnly(KubeClient& client, ObjectCache& cache,
+                                       const ResourceRef& ref, const nlohmann::json& object,
+                                       Cancellation* cancel) {
   ASSIGN_OR_RETURN(ResourceRef named, NamedRef(ref, object, "create-only"));
-  // Read first, so that a pass over existing objects makes no write at all.
-  absl::StatusOr<nlohmann::json> existing = client.Get(named, cancel);
-  if (existing.ok()) return WriteResult{*std::move(existing), false};
-  if (!absl::IsNotFound(existing.status())) return existing.status();
+  if (cache.Get(named.namespace_name, named.name).has_value()) return WriteResult{};
   absl::StatusOr<nlohmann::json> created = client.Create(named, object, cancel);
-  if (created.ok()) return WriteResult{*std::move(created), true, true};
-  if (!absl::IsAlreadyExists(created.status())) return created.status();
-  // Created by someone else between the read and the POST.
-  existing = client.Get(named, cancel);
-  if (absl::IsNotFound(existing.status())) {
-    return absl::AbortedError(
-        absl::StrCat("create-only ", named.DebugString(), ": existed at create but is gone now"));
+  if (created.ok()) {
+    cache.Observe(*created);
+    return WriteResult{true, true};
   }
-  if (!existing.ok()) return existing.status();
-  return WriteResult{*std::move(existing), false};
+  if (absl::IsAlreadyExists(created.status())) return WriteResult{};
+  return created.status();
 }
 
 }  // namespace credledger::kubebridge

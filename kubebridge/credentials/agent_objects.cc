@@ -1,5 +1,6 @@
 #include "kubebridge/credentials/agent_objects.h"
 
+#include "absl/hash/hash.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -19,17 +20,6 @@ ResourceRef Ref(std::string group, std::string version, std::string resource, ab
                 absl::string_view name) {
   return ResourceRef{std::move(group), std::move(version), std::move(resource), std::string(ns),
                      std::string(name)};
-}
-
-// Every key of the map `desired` is in the map `live` with the same value.
-bool CarriesEntries(const nlohmann::json& live, const nlohmann::json& desired) {
-  if (desired.is_null()) return true;
-  if (!live.is_object() || !desired.is_object()) return false;
-  for (auto it = desired.begin(); it != desired.end(); ++it) {
-    auto found = live.find(it.key());
-    if (found == live.end() || *found != it.value()) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -132,20 +122,21 @@ nlohmann::json CredentialSecretObject(absl::string_view ns, absl::string_view ta
   return secret;
 }
 
-bool IdentityObjectMatches(const nlohmann::json& live, const nlohmann::json& configuration) {
-  const nlohmann::json no_metadata = nlohmann::json::object();
-  const nlohmann::json& want = configuration.value("metadata", no_metadata);
-  const nlohmann::json& have = live.value("metadata", no_metadata);
-  for (const char* map : {"labels", "annotations"}) {
-    if (!CarriesEntries(have.value(map, nlohmann::json()), want.value(map, nlohmann::json()))) {
-      return false;
+uint64_t IdentityDigest(const nlohmann::json& object) {
+  nlohmann::json owned = {
+      {"label", nullptr}, {"rules", nullptr}, {"roleRef", nullptr}, {"subjects", nullptr}};
+  if (!object.is_object()) return absl::HashOf(owned.dump());
+  auto metadata = object.find("metadata");
+  if (metadata != object.end() && metadata->is_object()) {
+    auto labels = metadata->find("labels");
+    if (labels != metadata->end() && labels->is_object()) {
+      owned["label"] = labels->value(kManagedByLabel, nlohmann::json());
     }
   }
-  for (auto it = configuration.begin(); it != configuration.end(); ++it) {
-    if (it.key() == "apiVersion" || it.key() == "kind" || it.key() == "metadata") continue;
-    if (live.value(it.key(), nlohmann::json()) != it.value()) return false;
+  for (const char* field : {"rules", "roleRef", "subjects"}) {
+    owned[field] = object.value(field, nlohmann::json());
   }
-  return true;
+  return absl::HashOf(owned.dump());
 }
 
 std::string FormatExpiresAt(absl::Time t) {

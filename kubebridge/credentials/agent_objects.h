@@ -1,7 +1,7 @@
 // The Kubernetes objects that give a Target's agent its identity and credential
 // (docs/kubernetes.md, "Objects per Target" and "Credential Secrets"): names, label and
 // annotation keys, and JSON builders for the ServiceAccount, Role, RoleBinding, TargetReport
-// and credential Secret, plus the comparison ApplyIfDrifted uses so steady state writes
+// and credential Secret, plus the digest ApplyIfDrifted compares so steady state writes
 // nothing.
 //
 // Thread-safety: constants and pure functions.
@@ -65,11 +65,12 @@ nlohmann::json CredentialSecretObject(absl::string_view ns, absl::string_view ta
                                       absl::string_view attempt_id,
                                       absl::string_view request_value);
 
-// Whether `live` already carries every field of the apply configuration `configuration`:
-// each of its labels and annotations with the same value, and each of its other top-level
-// fields (rules, roleRef, subjects) equal. Whatever else `live` holds, such as labels,
-// annotations or imagePullSecrets other managers added, is not drift.
-bool IdentityObjectMatches(const nlohmann::json& live, const nlohmann::json& configuration);
+// The digest of the fields of a ServiceAccount, Role or RoleBinding that credledger owns:
+// the app.kubernetes.io/managed-by label, `rules`, `roleRef` and `subjects` (absent ones as
+// null). Equal for a live object and its apply configuration exactly when the object needs
+// no write; whatever else the object holds, such as labels, annotations or imagePullSecrets
+// other managers added, does not change it (docs/kubernetes.md, "Objects per Target").
+uint64_t IdentityDigest(const nlohmann::json& object);
 
 // RFC 3339 UTC with seconds and "Z", the format of the expires-at annotation.
 std::string FormatExpiresAt(absl::Time t);

@@ -69,7 +69,6 @@ CredentialBridge::CredentialBridge(KubeClient* client, OutcomeSink* sink,
       projector_(projector),
       clock_(clock),
       options_(options),
-      reconciler_(*client, *sink, *clock, options.token_ttl),
       queue_(*clock, options.retry) {}
 
 std::unique_ptr<CredentialBridge> CredentialBridge::Start(
@@ -78,6 +77,11 @@ std::unique_ptr<CredentialBridge> CredentialBridge::Start(
   auto bridge = std::unique_ptr<CredentialBridge>(
       new CredentialBridge(client, sink, projector, clock, options));
   CredentialBridge* b = bridge.get();
+  b->caches_ = IdentityCaches::Start(client, [b](const std::string& ns, const std::string& target) {
+    b->queue_.Add(TargetKey(ns, target));
+  });
+  b->reconciler_ = std::make_unique<CredentialReconciler>(*client, *b->caches_, *sink, *clock,
+                                                          options.token_ttl);
   // Changes are queued from now on; the initial resync covers everything before.
   absl::StatusOr<std::vector<projections::TargetChange>> missed = projector->Listen(
       projector->seq(), &b->listener_id_, [b](const projections::TargetChange& change) {
@@ -105,6 +109,7 @@ void CredentialBridge::Stop() {
   projector_->RemoveListener(listener_id_);
   stop_.Cancel();
   queue_.ShutDown();
+  caches_->Stop();
   for (std::thread& t : threads_) t.join();
   threads_.clear();
 }
@@ -134,12 +139,11 @@ bool CredentialBridge::WaitResyncs(int64_t count, absl::Duration timeout) const 
     int64_t count;
   } args{this, count};
   absl::MutexLock lock(&resync_mu_);
-  return resync_mu_.AwaitWithTimeout(absl::Condition(
-                                         +[](Args* a) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-                                           return a->b->resyncs_ >= a->count;
-                                         },
-                                         &args),
-                                     timeout);
+  return resync_mu_.AwaitWithTimeout(
+      absl::Condition(
+          +[](Args* a) ABSL_NO_THREAD_SAFETY_ANALYSIS { return a->b->resyncs_ >= a->count; },
+          &args),
+      timeout);
 }
 
 void CredentialBridge::AddHint(const std::string& key, DeletedSecretHint hint) {
@@ -160,12 +164,13 @@ std::vector<DeletedSecretHint> CredentialBridge::TakeHints(const std::string& ke
 }
 
 void CredentialBridge::Worker() {
+  if (!caches_->WaitSynced()) return;  // stopped first
   while (std::optional<std::string> key = queue_.Get()) {
     std::vector<std::string> parts = absl::StrSplit(*key, absl::MaxSplits('/', 1));
     std::vector<DeletedSecretHint> hints = TakeHints(*key);
     absl::StatusOr<v1::TargetState> state = sink_->Load(parts[0], parts[1]);
     absl::StatusOr<ReconcileResult> result =
-        state.ok() ? reconciler_.Reconcile(*state, sink_->Service(), hints, &stop_)
+        state.ok() ? reconciler_->Reconcile(*state, sink_->Service(), hints, &stop_)
                    : absl::StatusOr<ReconcileResult>(state.status());
     if (!result.ok()) {
       if (!stop_.cancelled()) {

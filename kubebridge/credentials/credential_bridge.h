@@ -1,10 +1,15 @@
 // CredentialBridge: runs the credential reconcilers (docs/design.md, "Reconcilers").
 //
-// Work arrives as Target keys ("<namespace>/<name>") on a WorkQueue from three sources:
+// The reconcilers compare the Targets' ServiceAccounts, Roles, RoleBindings and
+// TargetReports against watch-fed caches (IdentityCaches), which the bridge starts first;
+// no pass runs before every cache has its first list.
+//
+// Work arrives as Target keys ("<namespace>/<name>") on a WorkQueue from four sources:
 // changes of the credential projection, a watch on credential Secrets (every Secret with the
 // solar.opendefense.cloud/agent-credential label, all namespaces; deletions become hints the
 // reconciler confirms with a direct GET), and a periodic resync of every Target (also run
-// once at start, which resumes mint attempts open at a crash). Worker threads take keys and
+// once at start, which resumes mint attempts open at a crash), and the caches' changes (an
+// object of the Target deleted or drifted). Worker threads take keys and
 // run CredentialReconciler on the Target's state as read from the log; failures retry with
 // per-key exponential backoff; a pass that leaves a rotation due time or a superseded
 // credential's expiry requeues the key for then.
@@ -26,6 +31,7 @@
 #include "kubebridge/client/kube_client.h"
 #include "kubebridge/client/work_queue.h"
 #include "kubebridge/credentials/credential_reconciler.h"
+#include "kubebridge/credentials/identity_caches.h"
 #include "kubebridge/model/outcomes.h"
 #include "projections/credential_projector.h"
 
@@ -43,8 +49,9 @@ struct CredentialBridgeOptions {
 
 class CredentialBridge {
  public:
-  // Starts workers, the Secret watch and the resync loop. None of the pointers is owned; all
-  // must outlive the bridge. Every Target known to `projector` is queued once at start.
+  // Starts the caches, workers, the Secret watch and the resync loop. None of the pointers is
+  // owned; all must outlive the bridge. Every Target known to `projector` is queued once at
+  // start.
   static std::unique_ptr<CredentialBridge> Start(KubeClient* client, OutcomeSink* sink,
                                                  projections::CredentialProjector* projector,
                                                  common::Clock* clock,
@@ -82,7 +89,8 @@ class CredentialBridge {
   projections::CredentialProjector* projector_;
   common::Clock* clock_;
   const CredentialBridgeOptions options_;
-  CredentialReconciler reconciler_;
+  std::unique_ptr<IdentityCaches> caches_;            // set by Start
+  std::unique_ptr<CredentialReconciler> reconciler_;  // set by Start
   WorkQueue queue_;
   Cancellation stop_;
   int listener_id_ = 0;

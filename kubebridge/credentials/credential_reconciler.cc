@@ -36,9 +36,14 @@ v1::SecretDeletionReason ReasonFor(const v1::CredentialRecord& record,
 
 }  // namespace
 
-CredentialReconciler::CredentialReconciler(KubeClient& client, OutcomeSink& sink,
-                                           common::Clock& clock, absl::Duration token_ttl)
-    : client_(client), sink_(sink), clock_(clock), minter_(client, sink, clock, token_ttl) {}
+CredentialReconciler::CredentialReconciler(KubeClient& client, IdentityCaches& caches,
+                                           OutcomeSink& sink, common::Clock& clock,
+                                           absl::Duration token_ttl)
+    : client_(client),
+      caches_(caches),
+      sink_(sink),
+      clock_(clock),
+      minter_(client, sink, clock, token_ttl) {}
 
 absl::StatusOr<v1::TargetState> CredentialReconciler::Record(const v1::TargetState& state,
                                                              const Outcome& outcome,
@@ -111,15 +116,19 @@ absl::StatusOr<v1::TargetState> CredentialReconciler::Finalize(const v1::TargetS
   struct Object {
     ResourceRef ref;
     std::string label;
+    ObjectCache* cache;
   };
-  for (const Object& o :
-       {Object{RoleBindingResource(ns, identity), "RoleBinding/" + identity},
-        Object{RoleResource(ns, identity), "Role/" + identity},
-        Object{ServiceAccountResource(ns, identity), "ServiceAccount/" + identity},
-        Object{TargetReportResource(ns, state.name()), "TargetReport/" + state.name()}}) {
+  for (const Object& o : {Object{RoleBindingResource(ns, identity), "RoleBinding/" + identity,
+                                 &caches_.role_bindings()},
+                          Object{RoleResource(ns, identity), "Role/" + identity, &caches_.roles()},
+                          Object{ServiceAccountResource(ns, identity), "ServiceAccount/" + identity,
+                                 &caches_.service_accounts()},
+                          Object{TargetReportResource(ns, state.name()),
+                                 "TargetReport/" + state.name(), &caches_.target_reports()}}) {
     absl::Status status = client_.Delete(o.ref, {}, cancel);
     if (status.ok()) deleted.push_back(o.label);
     RETURN_IF_ERROR(IgnoreNotFound(status));
+    o.cache->ObserveDeleted(ns, o.ref.name);
   }
   common::FaultPoint("finalize.after_objects_delete");
   return Record(current, RecordTargetFinalized{deleted}, "finalized");
@@ -204,15 +213,16 @@ absl::StatusOr<v1::TargetState> CredentialReconciler::EnsureIdentity(const v1::T
     ResourceRef ref;
     nlohmann::json desired;
     std::string kind;
+    ObjectCache* cache;
   };
-  for (Owned& o :
-       std::vector<Owned>{{ServiceAccountResource(ns, identity),
-                           ServiceAccountObject(ns, state.name()), "ServiceAccount"},
-                          {RoleResource(ns, identity), RoleObject(ns, state.name()), "Role"},
-                          {RoleBindingResource(ns, identity), RoleBindingObject(ns, state.name()),
-                           "RoleBinding"}}) {
+  for (Owned& o : std::vector<Owned>{
+           {ServiceAccountResource(ns, identity), ServiceAccountObject(ns, state.name()),
+            "ServiceAccount", &caches_.service_accounts()},
+           {RoleResource(ns, identity), RoleObject(ns, state.name()), "Role", &caches_.roles()},
+           {RoleBindingResource(ns, identity), RoleBindingObject(ns, state.name()), "RoleBinding",
+            &caches_.role_bindings()}}) {
     absl::StatusOr<WriteResult> w =
-        ApplyIfDrifted(client_, o.ref, o.desired, IdentityObjectMatches, kFieldManager, cancel);
+        ApplyIfDrifted(client_, *o.cache, o.ref, o.desired, kFieldManager, cancel);
     if (!w.ok()) {
       failure = w.status();
       break;
@@ -223,8 +233,9 @@ absl::StatusOr<v1::TargetState> CredentialReconciler::EnsureIdentity(const v1::T
     }
   }
   if (failure.ok()) {
-    absl::StatusOr<WriteResult> report = CreateOnly(client_, TargetReportResource(ns, state.name()),
-                                                    TargetReportObject(ns, state.name()), cancel);
+    absl::StatusOr<WriteResult> report =
+        CreateOnly(client_, caches_.target_reports(), TargetReportResource(ns, state.name()),
+                   TargetReportObject(ns, state.name()), cancel);
     if (!report.ok()) {
       failure = report.status();
     } else if (report->wrote) {

@@ -9,7 +9,8 @@
 //   - disabled (no agent API server URL): nothing;
 //   - otherwise: confirm deletions reported by the Secret watch (RecordSecretDeletedExternally),
 //     ensure ServiceAccount, Role, RoleBinding (a forced server-side apply of credledger's
-//     fields when they drifted) and TargetReport (create-only), delete released Secrets and
+//     fields when the cache lacks them or holds them drifted) and TargetReport (created when
+//     the cache lacks it), compared against IdentityCaches, delete released Secrets and
 //     superseded Secrets past their expiry, then carry out the open mint attempt, or plan one
 //     (PlanCredential) and carry it out.
 // When deleting or revoked, a Secret the log does not know that carries this incarnation's
@@ -17,7 +18,8 @@
 // was recorded: it is recorded as that attempt's (RecordSecretCreated) and deleted with reason
 // MINT_ABANDONED, as is any record of an abandoned mint; other Secrets the log does not know
 // are recorded as RecordStaleCredentialsDeleted.
-// Every cluster write is recorded through the OutcomeSink. Steady state makes no writes.
+// Every cluster write is recorded through the OutcomeSink. Steady state makes no writes and,
+// with no hint and no open attempt, no Kubernetes call at all.
 //
 // Thread-safety: Reconcile may run concurrently for different Targets, never for the same.
 #pragma once
@@ -32,6 +34,7 @@
 #include "kubebridge/client/cancellation.h"
 #include "kubebridge/client/kube_client.h"
 #include "kubebridge/credentials/credential_minter.h"
+#include "kubebridge/credentials/identity_caches.h"
 #include "kubebridge/model/outcomes.h"
 
 namespace credledger::kubebridge {
@@ -51,9 +54,10 @@ struct ReconcileResult {
 class CredentialReconciler {
  public:
   // None of the arguments is owned; all must outlive the reconciler. `token_ttl` is the
-  // TokenRequest expirationSeconds (--agent-token-ttl).
-  CredentialReconciler(KubeClient& client, OutcomeSink& sink, common::Clock& clock,
-                       absl::Duration token_ttl);
+  // TokenRequest expirationSeconds (--agent-token-ttl). REQUIRES: `caches` synced before
+  // the first Reconcile.
+  CredentialReconciler(KubeClient& client, IdentityCaches& caches, OutcomeSink& sink,
+                       common::Clock& clock, absl::Duration token_ttl);
 
   // One pass for `state` under `service`, with the deletions the watch reported for this
   // Target since the last pass.
@@ -81,6 +85,7 @@ class CredentialReconciler {
                                          const std::string& step);
 
   KubeClient& client_;
+  IdentityCaches& caches_;
   OutcomeSink& sink_;
   common::Clock& clock_;
   CredentialMinter minter_;

@@ -83,23 +83,23 @@ class CredentialBridgeFaultTest : public credential_bridge_fixture::CredentialBr
   }
 };
 
-TEST_F(CredentialBridgeFaultTest, AConflictOnTheRoleApplyIsRetriedFromAFreshRead) {
+TEST_F(CredentialBridgeFaultTest, AConflictOnTheRoleApplyIsRetried) {
   ASSERT_EQ(RegisterAndSettle().agent_credential_ready().reason(), projections::kReasonIssued);
   ASSERT_TRUE(bridge_->WaitIdle(kFaultWait));
-  // Someone empties the Role; the next pass puts its rules back, through one Conflict.
+  // Someone empties the Role; the pass this change queues puts its rules back, through one
+  // Conflict.
   const kubebridge::ResourceRef role =
       kubebridge::RoleResource(kNs, kubebridge::AgentIdentityName(kTarget));
-  ASSERT_OK_AND_ASSIGN(nlohmann::json edited, client_->Get(role));
-  edited["rules"] = nlohmann::json::array();
-  ASSERT_OK(client_->Update(role, edited));
   kubeapi::Fault conflict = FaultOn(
       "PATCH", "/apis/rbac.authorization.k8s.io/v1/namespaces/demo/roles/solar-agent-edge-1");
   conflict.status_code = 409;
   api_->faults().Add(conflict);
+  ASSERT_OK_AND_ASSIGN(nlohmann::json edited, client_->Get(role));
+  edited["rules"] = nlohmann::json::array();
+  ASSERT_OK(client_->Update(role, edited));
 
-  const int64_t resyncs = bridge_->resyncs();
-  clock_.Advance(absl::Minutes(11));  // past the resync period, long before rotation
-  ASSERT_TRUE(bridge_->WaitResyncs(resyncs + 1, kFaultWait));
+  // The Role cache's watch brings the edit and the Target's pass repairs it.
+  ASSERT_TRUE(api_->faults().AwaitFired(1, kFaultWait));
   ASSERT_TRUE(bridge_->WaitIdle(kFaultWait));
 
   EXPECT_EQ(api_->faults().fired(), 1);

@@ -7,7 +7,8 @@
 // Every request that passed authentication is recorded once it was answered, including
 // those RBAC refused (code 403); a watch is recorded when its stream starts (code 200). A
 // server-side apply that creates its object needs the create right as well, and that check
-// counts as a create request with the outcome of the creation (server_side_apply.h).
+// counts as a create request with the outcome of the creation (server_side_apply.h), marked
+// as a check (RequestCount::check), so that a count of HTTP requests can leave it out.
 // Requests answered before authentication (anonymous discovery paths, injected faults,
 // 401s) are not recorded. Memory grows with the number of distinct (user, verb, group,
 // resource, path, code) tuples, not with the number of requests, so servers of fleet-scale
@@ -37,20 +38,26 @@ struct RequestCount {
   std::string path;      // the path of a non-resource request ("/version"); "" otherwise
   int code = 0;          // HTTP status answered; 403 when RBAC refused the request
   int64_t count = 0;     // requests of this kind, >= 1
+  // True for the create right a server-side apply that created its object was checked for:
+  // a right used, not an HTTP request of its own (the apply is counted as a patch).
+  bool check = false;
 };
 
 class RequestRecorder {
  public:
-  // Counts one request of `username` described by `attrs`, answered with `code`.
-  void Record(const std::string& username, const AuthorizationAttributes& attrs, int code);
+  // Counts one request of `username` described by `attrs`, answered with `code`; `check`
+  // marks the create right of an apply (see RequestCount::check).
+  void Record(const std::string& username, const AuthorizationAttributes& attrs, int code,
+              bool check = false);
 
-  // The requests of `username` so far, ordered by group, resource, path, verb and code;
-  // empty when the user made none.
+  // The requests of `username` so far, ordered by group, resource, path, verb, code and
+  // check; empty when the user made none.
   std::vector<RequestCount> CountsOf(const std::string& username) const;
 
  private:
-  // (username, group, resource, path, verb, code)
-  using Key = std::tuple<std::string, std::string, std::string, std::string, std::string, int>;
+  // (username, group, resource, path, verb, code, check)
+  using Key =
+      std::tuple<std::string, std::string, std::string, std::string, std::string, int, bool>;
 
   mutable absl::Mutex mu_;
   std::map<Key, int64_t> counts_ ABSL_GUARDED_BY(mu_);

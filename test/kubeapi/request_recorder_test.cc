@@ -11,12 +11,12 @@ namespace credledger::kubeapi {
 
 bool operator==(const RequestCount& a, const RequestCount& b) {
   return a.verb == b.verb && a.group == b.group && a.resource == b.resource && a.path == b.path &&
-         a.code == b.code && a.count == b.count;
+         a.code == b.code && a.count == b.count && a.check == b.check;
 }
 
 void PrintTo(const RequestCount& c, std::ostream* os) {
   *os << "{" << c.verb << " " << c.group << "/" << c.resource << c.path << " " << c.code << " x"
-      << c.count << "}";
+      << c.count << (c.check ? " check" : "") << "}";
 }
 
 namespace testing {
@@ -70,11 +70,11 @@ TEST_F(RequestRecorderTest, CountsEachUsersRequestsByVerbResourceAndStatus) {
   EXPECT_EQ(reader.Get("/apis").status, 200);
 
   EXPECT_THAT(server_->requests().CountsOf(kReader),
-              ElementsAre(RequestCount{"get", "", "", "/apis", 200, 1},
-                          RequestCount{"get", "", "secrets", "", 200, 2},
-                          RequestCount{"get", "", "secrets", "", 404, 1},
-                          RequestCount{"list", "", "secrets", "", 403, 1},
-                          RequestCount{"create", "", "serviceaccounts/token", "", 403, 1}));
+              ElementsAre(RequestCount{"get", "", "", "/apis", 200, 1, false},
+                          RequestCount{"get", "", "secrets", "", 200, 2, false},
+                          RequestCount{"get", "", "secrets", "", 404, 1, false},
+                          RequestCount{"list", "", "secrets", "", 403, 1, false},
+                          RequestCount{"create", "", "serviceaccounts/token", "", 403, 1, false}));
 }
 
 TEST_F(RequestRecorderTest, RequestsAnsweredBeforeAuthenticationAreNotRecorded) {
@@ -94,9 +94,25 @@ TEST_F(RequestRecorderTest, UsersAreCountedApart) {
   EXPECT_EQ(Admin().Get("/api/v1/namespaces/team-a/secrets").status, 200);
   EXPECT_EQ(As(reader_).Get("/api/v1/namespaces/team-a/secrets").status, 403);
   EXPECT_THAT(server_->requests().CountsOf(kReader),
-              ElementsAre(RequestCount{"list", "", "secrets", "", 403, 1}));
+              ElementsAre(RequestCount{"list", "", "secrets", "", 403, 1, false}));
   const std::vector<RequestCount> admin = server_->requests().CountsOf("kubernetes-admin");
-  EXPECT_THAT(admin, ::testing::Contains(RequestCount{"list", "", "secrets", "", 200, 1}));
+  EXPECT_THAT(admin, ::testing::Contains(RequestCount{"list", "", "secrets", "", 200, 1, false}));
+}
+
+// An apply that creates its object is one patch request; the create right it needed is
+// counted apart, as a check.
+TEST_F(RequestRecorderTest, AnApplyThatCreatesCountsAsAPatchAndACreateCheck) {
+  Reply applied = Admin().Send(
+      "PATCH", "/api/v1/namespaces/team-a/configmaps/settings?fieldManager=m",
+      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"settings"}})",
+      "application/apply-patch+yaml");
+  ASSERT_EQ(applied.status, 201) << applied.raw;
+  std::vector<RequestCount> configmaps;
+  for (const RequestCount& c : server_->requests().CountsOf("kubernetes-admin")) {
+    if (c.resource == "configmaps") configmaps.push_back(c);
+  }
+  EXPECT_THAT(configmaps, ElementsAre(RequestCount{"create", "", "configmaps", "", 201, 1, true},
+                                      RequestCount{"patch", "", "configmaps", "", 201, 1, false}));
 }
 
 }  // namespace request_recorder_test

@@ -245,7 +245,7 @@ absl::StatusOr<ObjectPtr> CreateOnApply(ServerContext& ctx, const ResourceReques
                                         const WriteContext& wctx, const ApplyRequest& apply) {
   const AuthorizationAttributes attrs = CreateOnApplyAttributes(req);
   if (!ctx.authorizer.Allowed(req.user, attrs)) {
-    ctx.requests.Record(req.user.username, attrs, 403);
+    ctx.requests.Record(req.user.username, attrs, 403, /*check=*/true);
     return RbacAuthorizer::ForbiddenFor(req.user, attrs);
   }
   absl::StatusOr<ObjectPtr> created = [&]() -> absl::StatusOr<ObjectPtr> {
@@ -254,7 +254,7 @@ absl::StatusOr<ObjectPtr> CreateOnApply(ServerContext& ctx, const ResourceReques
     return StoreNew(ctx, req, std::move(object));
   }();
   ctx.requests.Record(req.user.username, attrs,
-                      created.ok() ? 201 : StatusToReply(created.status()).code);
+                      created.ok() ? 201 : StatusToReply(created.status()).code, /*check=*/true);
   return created;
 }
 

@@ -118,52 +118,6 @@ TEST_F(KubeClientIntegrationTest, RewrittenTokenFileIsPickedUpWithoutANewClient)
   EXPECT_OK(client->RawGet("/api/v1/namespaces/default/configmaps").status());
 }
 
-TEST_F(KubeClientIntegrationTest, ApplyIfDriftedWritesOnlyWhenItsFieldsDiffer) {
-  auto same_labels = [](const nlohmann::json& live, const nlohmann::json& desired) {
-    return live["metadata"].value("labels", nlohmann::json()) == desired["metadata"]["labels"];
-  };
-  nlohmann::json account = {{"apiVersion", "v1"},
-                            {"kind", "ServiceAccount"},
-                            {"metadata", {{"name", "agent"}, {"labels", {{"tier", "1"}}}}}};
-  ASSERT_OK_AND_ASSIGN(WriteResult first, ApplyIfDrifted(*client_, Core("serviceaccounts"), account,
-                                                         same_labels, "credledger"));
-  EXPECT_TRUE(first.wrote);
-  EXPECT_TRUE(first.created);
-  int64_t version_after_create = server_->resource_version();
-
-  ASSERT_OK_AND_ASSIGN(WriteResult steady, ApplyIfDrifted(*client_, Core("serviceaccounts"),
-                                                          account, same_labels, "credledger"));
-  EXPECT_FALSE(steady.wrote);
-  EXPECT_EQ(steady.object["metadata"]["resourceVersion"],
-            first.object["metadata"]["resourceVersion"]);
-  EXPECT_EQ(server_->resource_version(), version_after_create);  // no write reached the server
-
-  account["metadata"]["labels"]["tier"] = "2";
-  ASSERT_OK_AND_ASSIGN(WriteResult changed, ApplyIfDrifted(*client_, Core("serviceaccounts"),
-                                                           account, same_labels, "credledger"));
-  EXPECT_TRUE(changed.wrote);
-  EXPECT_FALSE(changed.created);
-  EXPECT_EQ(changed.object["metadata"]["labels"]["tier"], "2");
-  EXPECT_EQ(changed.object["metadata"]["uid"], first.object["metadata"]["uid"]);
-  EXPECT_EQ(changed.object["metadata"]["managedFields"][0]["manager"], "credledger");
-  EXPECT_EQ(changed.object["metadata"]["managedFields"][0]["operation"], "Apply");
-}
-
-TEST_F(KubeClientIntegrationTest, CreateOnlyLeavesAnExistingObjectAlone) {
-  ASSERT_OK_AND_ASSIGN(WriteResult created,
-                       CreateOnly(*client_, Core("configmaps"), ConfigMap("report", "a", "agent")));
-  EXPECT_TRUE(created.wrote);
-  // An existing object is read, never POSTed again: every POST now fails.
-  kubeapi::Fault no_posts = Fault("/api/v1/namespaces/default/configmaps", 500, -1);
-  no_posts.method = "POST";
-  server_->faults().Add(no_posts);
-  ASSERT_OK_AND_ASSIGN(WriteResult again,
-                       CreateOnly(*client_, Core("configmaps"), ConfigMap("report", "a", "mine")));
-  EXPECT_FALSE(again.wrote);
-  EXPECT_EQ(again.object["data"]["key"], "agent");
-  EXPECT_EQ(server_->faults().fired(), 0);
-}
-
 TEST_F(KubeClientIntegrationTest, TokenRequestThroughTheServiceAccountSubresource) {
   nlohmann::json account = {
       {"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", {{"name", "agent"}}}};
