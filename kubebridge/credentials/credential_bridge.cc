@@ -32,6 +32,7 @@ class CredentialBridge::SecretWatch final : public WatchHandler {
         }
       }
     }
+    if (!bridge_->secrets_listed_.HasBeenNotified()) bridge_->secrets_listed_.Notify();
     return absl::OkStatus();
   }
 
@@ -126,6 +127,12 @@ void CredentialBridge::ResyncLoop() {
     absl::MutexLock lock(&resync_mu_);
     ++resyncs_;
   }
+}
+
+bool CredentialBridge::WaitSynced(absl::Duration timeout) const {
+  const absl::Time deadline = absl::Now() + timeout;
+  return caches_->WaitSynced(timeout) &&
+         secrets_listed_.WaitForNotificationWithTimeout(deadline - absl::Now());
 }
 
 int64_t CredentialBridge::resyncs() const {

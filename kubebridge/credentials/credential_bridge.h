@@ -25,6 +25,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "common/clock.h"
 #include "common/metric_values.h"
 #include "kubebridge/client/cancellation.h"
@@ -61,6 +62,9 @@ class CredentialBridge {
   // Cancels running Kubernetes calls, stops the threads and joins them. Idempotent.
   void Stop();
 
+  // Blocks until every cache and the Secret watch have their first list (true), or
+  // `timeout` passed or the bridge stopped (false) (tests, benchmarks).
+  bool WaitSynced(absl::Duration timeout) const;
   // Keys waiting in the queue, due or delayed (metrics, tests).
   size_t QueueDepth() const { return queue_.Depth(); }
   // Passes that failed (and were retried with backoff) since Start; passes cut short by
@@ -103,6 +107,7 @@ class CredentialBridge {
   std::map<std::string, std::vector<DeletedSecretHint>> hints_ ABSL_GUARDED_BY(hints_mu_);
 
   std::unique_ptr<SecretWatch> watch_;
+  absl::Notification secrets_listed_;  // the Secret watch's first OnSync
   std::vector<std::thread> threads_;
 };
 
