@@ -1,7 +1,7 @@
 // Fleet scale (docs/testing.md, "Benchmarks"; figures in docs/performance.md): N Targets
-// registered and minted against the test API server at a stated client QPS; steady-state
-// Kubernetes API calls per resync, aiming at zero writes and no polling lists per Target
-// (docs/design.md, "Writes"); memory per Target; cold start from a snapshot.
+// registered and minted against the test API server at a stated client QPS; the Kubernetes
+// API calls per Target of the mint, the start pass and a resync (docs/kubernetes.md, "API
+// calls per Target"); memory per Target by component; cold start from a snapshot.
 //
 // One process runs the test Kubernetes API server (test/kubeapi, HTTPS on loopback, one
 // namespace per 100 Targets created at its start, 64 workers) and a real Server as
@@ -10,30 +10,34 @@
 // default), the API server's kubeconfig (the admin user),
 // the Kubernetes client limited to kFleetKubeQps requests/s with a burst of kFleetKubeBurst,
 // credentials enabled (agent URL and CA = the API server's), the access log off. It runs four
-// phases and prints one table each:
+// phases and prints one table each, by verb, resource and code, with a summary and the aim:
 //
-//   1. register and mint: N Targets (fleet-<i/100>/edge-<i>) registered over gRPC from 16
-//      client threads, each with its own channel; then waits until every Target's
-//      AgentCredentialReady is True/Issued (the projection's condition tally, checked each
-//      time the credential bridge is idle, with a deadline of 1 min + 50 ms per Target). The
-//      server's resync period is 24h here, so no periodic pass runs. Reports the time,
-//      Targets/s and the Kubernetes API calls of the bridge's user by verb, resource and code.
+//   1. register and mint: once the bridge's caches and Secret watch have their first lists,
+//      N Targets (fleet-<i/100>/edge-<i>) registered over gRPC from 16 client threads, each
+//      with its own channel; then waits until every Target's AgentCredentialReady is
+//      True/Issued (the projection's condition tally, checked each time the credential bridge
+//      is idle, with a deadline of 1 min + 50 ms per Target). The server's resync period is
+//      24h here, so no periodic pass runs. Reports the time, Targets/s and the calls; aim: at
+//      most kFleetMintCallsAim single-object calls and lists of Secrets per Target.
 //   2. cold start: Shutdown, then a new Server on the same database. Times Start returning,
 //      both projectors caught up with the log head (they load their snapshots first), and the
-//      bridge's first pass over every Target (queued at start) finished (WaitIdle).
+//      bridge's first pass over every Target (queued at start) finished (WaitIdle). Aim: no
+//      single-object call (the caches' and watches' paged first lists only).
 //   3. steady state: on that server, exactly one periodic resync pass: calls counted from the
 //      end of the start pass until the first resync's queued keys are all done. Its resync
-//      period is max(5s, phase 1 time / 2), so the start pass (reads only) ends before it;
-//      the bench checks that no resync ran during the start pass.
+//      period is max(5s, phase 1 time / 2), so the start pass ends before it; the bench checks
+//      that no resync ran during the start pass. Aim: no call besides watch requests.
 //   4. memory: VmRSS of the process (/proc/self/status, each read after malloc_trim) after the
 //      API server started, before and after phase 1, after the first Server was destroyed,
 //      and after the cold start's start pass. What the first Server freed is its own share;
 //      what stays is the API server's objects (an upper bound: allocator fragmentation and
-//      the first Server's leftovers stay too).
+//      the first Server's leftovers stay too). Then the heap of the Server's components,
+//      each built again alone (fleet_memory.h); aim: projections and work queue at most
+//      kFleetMemoryAimKiB per Target; the caches per object.
 //
 // The exit status is 1 when a phase misses its deadline, a resync overlapped the start pass,
-// or any Kubernetes call was refused (403) or failed on the server (5xx); not when the
-// steady-state aim fails: that is a figure, printed as "aim holds: no".
+// the resync pass wrote to the cluster, or any Kubernetes call was refused (403) or failed on
+// the server (5xx); not when another aim fails: that is a figure, printed as "aim holds: no".
 //
 // Flags: --targets=N (default 100000, at least 1) plus the benchmark library's (accepted and
 // ignored: there are no timed loops). Full size: docs/performance.md, "Fleet scale"; the test
@@ -70,6 +74,7 @@
 #include "service/api/target_api.h"
 #include "service/server/server.h"
 #include "store/event_store.h"
+#include "test/bench/fleet_memory.h"
 #include "test/bench/size_flag.h"
 #include "test/kubeapi/api_server.h"
 #include "test/kubeapi/request_recorder.h"
@@ -87,6 +92,8 @@ constexpr char kFleetBridgeUser[] = "kubernetes-admin";
 constexpr char kFleetActor[] = "fleet-bench";
 // Calls a mint may cost per Target (docs/kubernetes.md, "API calls per Target").
 constexpr int kFleetMintCallsAim = 8;
+// Heap the projections and the work queue may hold per Target.
+constexpr int kFleetMemoryAimKiB = 2;
 // Long enough that no periodic resync runs while the fleet is minted.
 constexpr absl::Duration kFleetMintResyncPeriod = absl::Hours(24);
 constexpr absl::Duration kFleetCallDeadline = absl::Seconds(60);
@@ -403,6 +410,21 @@ int RunFleetBench(int targets) {
   PrintMemory("freed with the first Server (its share of phase 1)", rss_minted - rss_after_server,
               targets);
   PrintMemory("cold-started Server after its start pass", rss_cold - rss_after_server, targets);
+  const bench::FleetMemory parts = bench::MeasureFleetMemory(
+      server->event_store(), bench.api(), targets, FleetNamespace, FleetTargetName);
+  std::printf("  heap of its components, each built again alone:\n");
+  PrintMemory("credential projection", parts.credential_projection / 1024, targets);
+  PrintMemory("status projection", parts.status_projection / 1024, targets);
+  PrintMemory("credential bridge's work queue", parts.queue / 1024, targets);
+  const int64_t per_target_parts =
+      parts.credential_projection + parts.status_projection + parts.queue;
+  std::printf("  projections and queue: %.2f KiB per Target; aim (at most %d KiB) holds: %s\n",
+              static_cast<double>(per_target_parts) / 1024 / targets, kFleetMemoryAimKiB,
+              Holds(per_target_parts <= int64_t{kFleetMemoryAimKiB} * 1024 * targets));
+  std::printf("  caches: %.1f MiB for %lld objects, %.0f bytes per object\n",
+              static_cast<double>(parts.caches) / (1 << 20),
+              static_cast<long long>(parts.cached_objects),
+              static_cast<double>(parts.caches) / std::max<int64_t>(1, parts.cached_objects));
   server->Shutdown();
 
   const int64_t bad = mint_totals.refused_or_failed + start_totals.refused_or_failed +
