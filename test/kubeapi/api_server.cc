@@ -37,8 +37,7 @@ absl::Status WriteFile(const std::filesystem::path& path, const std::string& con
   if (!out) return absl::InternalError(absl::StrCat("kubeapi: cannot write ", path.string()));
   std::error_code ec;
   std::filesystem::permissions(path, perms, ec);
-  if (ec)
-    return absl::InternalError(absl::StrCat("kubeapi: chmod ", path.string(), ": ", ec.message()));
+  if (ec) return absl::InternalError(absl::StrCat("kubeapi: chmod ", path.string(), ": ", ec.message()));
   return absl::OkStatus();
 }
 
@@ -126,17 +125,14 @@ void FillResponse(HttpResponse out, absl::Time now, httplib::Response& res) {
   std::shared_ptr<StreamBody> stream = std::move(out.stream);
   res.set_chunked_content_provider(
       out.content_type, [stream](size_t /*offset*/, httplib::DataSink& sink) {
-        StreamBody::Step step = stream->Pump(
-            [&sink](absl::string_view data) { return sink.write(data.data(), data.size()); });
+        StreamBody::Step step = stream->Pump([&sink](absl::string_view data) {
+          return sink.write(data.data(), data.size());
+        });
         switch (step) {
-          case StreamBody::Step::kContinue:
-            return true;
-          case StreamBody::Step::kDone:
-            sink.done();
-            return true;
+          case StreamBody::Step::kContinue: return true;
+          case StreamBody::Step::kDone: sink.done(); return true;
           case StreamBody::Step::kClientGone:
-          case StreamBody::Step::kCut:
-            return false;  // no terminating chunk
+          case StreamBody::Step::kCut: return false;  // no terminating chunk
         }
         return false;
       });
@@ -182,8 +178,7 @@ absl::Status ApiServer::Init() {
                      options_.bind_address != "::" && options_.bind_address != "127.0.0.1";
   if (specific_ip) ips.push_back(options_.bind_address);
   advertised_host_ = specific_ip ? options_.bind_address : "127.0.0.1";
-  if (advertised_host_.find(':') != std::string::npos)
-    advertised_host_ = "[" + advertised_host_ + "]";
+  if (advertised_host_.find(':') != std::string::npos) advertised_host_ = "[" + advertised_host_ + "]";
   ASSIGN_OR_RETURN(TlsMaterial tls, GenerateTlsMaterial({"localhost"}, ips));
   ASSIGN_OR_RETURN(JwtSigner signer, JwtSigner::Generate());
   ca_pem_ = tls.ca_cert_pem;
@@ -194,9 +189,7 @@ absl::Status ApiServer::Init() {
   });
   if (!server_->is_valid()) return absl::InternalError("kubeapi: TLS server setup failed");
   int threads = options_.worker_threads;
-  server_->new_task_queue = [threads] {
-    return new httplib::ThreadPool(static_cast<size_t>(threads));
-  };
+  server_->new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
   server_->set_keep_alive_max_count(1000);
   server_->set_payload_max_length(kMaxRequestBodyBytes);
   server_->set_read_timeout(30);
@@ -210,8 +203,8 @@ absl::Status ApiServer::Init() {
     port_ = server_->bind_to_port(options_.bind_address, options_.port) ? options_.port : -1;
   }
   if (port_ <= 0) {
-    return absl::UnavailableError(
-        absl::StrCat("kubeapi: cannot bind ", options_.bind_address, ":", options_.port));
+    return absl::UnavailableError(absl::StrCat("kubeapi: cannot bind ", options_.bind_address,
+                                               ":", options_.port));
   }
 
   ServerConfig config;
@@ -225,8 +218,8 @@ absl::Status ApiServer::Init() {
   config.api_audiences = options_.api_audiences;
   config.server_address = absl::StrCat(advertised_host_, ":", port_);
   config.admin_token = admin_token_;
-  ctx_ =
-      std::make_unique<ServerContext>(std::move(config), std::move(signer), options_.watch_history);
+  ctx_ = std::make_unique<ServerContext>(std::move(config), std::move(signer),
+                                         options_.watch_history);
   RETURN_IF_ERROR(CreateDefaultNamespaces());
   gc_ = std::make_unique<GarbageCollector>(ctx_.get());
   if (options_.garbage_collection_period > absl::ZeroDuration()) {
@@ -248,10 +241,9 @@ absl::Status ApiServer::Init() {
 }
 
 absl::Status ApiServer::WriteStateFiles(const TlsMaterial& tls) {
-  const auto private_perms =
-      std::filesystem::perms::owner_read | std::filesystem::perms::owner_write;
-  const auto public_perms =
-      private_perms | std::filesystem::perms::group_read | std::filesystem::perms::others_read;
+  const auto private_perms = std::filesystem::perms::owner_read | std::filesystem::perms::owner_write;
+  const auto public_perms = private_perms | std::filesystem::perms::group_read |
+                            std::filesystem::perms::others_read;
   KubeconfigSpec spec;
   spec.server = url();
   spec.ca_pem = ca_pem_;
@@ -259,10 +251,8 @@ absl::Status ApiServer::WriteStateFiles(const TlsMaterial& tls) {
   RETURN_IF_ERROR(WriteFile(ca_path(), ca_pem_, public_perms));
   RETURN_IF_ERROR(WriteFile(options_.state_dir / "server.crt", tls.server_cert_pem, public_perms));
   RETURN_IF_ERROR(WriteFile(options_.state_dir / "server.key", tls.server_key_pem, private_perms));
-  RETURN_IF_ERROR(
-      WriteFile(options_.state_dir / "sa.pub", ctx_->signer.public_key_pem(), public_perms));
-  RETURN_IF_ERROR(
-      WriteFile(options_.state_dir / "admin-token", admin_token_ + "\n", private_perms));
+  RETURN_IF_ERROR(WriteFile(options_.state_dir / "sa.pub", ctx_->signer.public_key_pem(), public_perms));
+  RETURN_IF_ERROR(WriteFile(options_.state_dir / "admin-token", admin_token_ + "\n", private_perms));
   return WriteFile(kubeconfig_path(), RenderKubeconfig(spec), private_perms);
 }
 
@@ -274,14 +264,13 @@ absl::Status ApiServer::CreateDefaultNamespaces() {
     request.method = "POST";
     request.path = "/api/v1/namespaces";
     request.authorization = absl::StrCat("Bearer ", admin_token_);
-    request.body =
-        nlohmann::json(
-            {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}})
-            .dump();
+    request.body = nlohmann::json({{"apiVersion", "v1"},
+                                   {"kind", "Namespace"},
+                                   {"metadata", {{"name", name}}}})
+                       .dump();
     HttpResponse response = HandleRequest(*ctx_, request);
     if (response.status != 201) {
-      return absl::InternalError(
-          absl::StrCat("kubeapi: creating namespace ", name, ": ", response.body));
+      return absl::InternalError(absl::StrCat("kubeapi: creating namespace ", name, ": ", response.body));
     }
   }
   return absl::OkStatus();
@@ -343,19 +332,13 @@ void ApiServer::Stop() {
   }
 }
 
-std::string ApiServer::url() const {
-  return absl::StrCat("https://", advertised_host_, ":", port_);
-}
+std::string ApiServer::url() const { return absl::StrCat("https://", advertised_host_, ":", port_); }
 
-std::filesystem::path ApiServer::kubeconfig_path() const {
-  return options_.state_dir / "kubeconfig";
-}
+std::filesystem::path ApiServer::kubeconfig_path() const { return options_.state_dir / "kubeconfig"; }
 
 std::filesystem::path ApiServer::ca_path() const { return options_.state_dir / "ca.crt"; }
 
-const std::string& ApiServer::signing_public_key_pem() const {
-  return ctx_->signer.public_key_pem();
-}
+const std::string& ApiServer::signing_public_key_pem() const { return ctx_->signer.public_key_pem(); }
 
 absl::StatusOr<ClientCertificate> ApiServer::IssueClientCertificate(
     const std::string& user, const std::vector<std::string>& groups) const {

@@ -62,8 +62,8 @@ struct ApiServerOptions {
   // Events kept for watch resume; a watch from an older resourceVersion gets 410 Expired.
   int64_t watch_history = 1000;
   // Injectable clock for token iat/nbf/exp and validation, creationTimestamp,
-  // deletionTimestamp, the Date header of every response and continue tokens' life. Watch timeouts
-  // and bookmarks use real time. Must outlive the server.
+  // deletionTimestamp, the Date header of every response and continue tokens' life. Watch timeouts and bookmarks
+  // use real time. Must outlive the server.
   common::Clock* clock = common::RealClock::Default();
   int worker_threads = 64;  // HTTP worker pool; each open watch holds one
 

@@ -36,8 +36,8 @@ std::string RandomSuffix() {
 }
 
 WriteContext MakeWriteContext(ServerContext& ctx, const ResourceRequest& req) {
-  return {&req.resource,           req.info.version, req.StoreNamespace(),
-          ctx.config.clock->Now(), NewUuidV4(),      RandomSuffix()};
+  return {&req.resource, req.info.version, req.StoreNamespace(), ctx.config.clock->Now(),
+          NewUuidV4(), RandomSuffix()};
 }
 
 absl::StatusOr<nlohmann::json> ParseBody(const HttpRequest& http) {
@@ -104,9 +104,9 @@ absl::StatusOr<HttpResponse> Get(ServerContext& ctx, const ResourceRequest& req)
   ASSIGN_OR_RETURN(ObjectPtr object,
                    ctx.store.Get(req.resource.gr(), req.StoreNamespace(), req.info.name));
   if (WantsTable(req.http->accept)) {
-    return JsonResponse(
-        200, ToTable(req.resource, {object}, ctx.store.CurrentResourceVersion(),
-                     QueryParam(req.http->params, "includeObject"), ctx.config.clock->Now()));
+    return JsonResponse(200, ToTable(req.resource, {object}, ctx.store.CurrentResourceVersion(),
+                                     QueryParam(req.http->params, "includeObject"),
+                                     ctx.config.clock->Now()));
   }
   return JsonResponse(200, Served(req, *object));
 }
@@ -153,8 +153,9 @@ absl::StatusOr<ListPage> SelectPage(ServerContext& ctx, const ResourceRequest& r
     return BadRequestError(absl::StrCat("invalid limit \"", limit_text, "\""));
   }
   const std::string token = QueryParam(req.http->params, "continue");
-  const std::string collection = absl::StrCat(
-      req.resource.gr().group, "/", req.resource.gr().resource, "/", req.StoreNamespace());
+  const std::string collection = absl::StrCat(req.resource.gr().group, "/",
+                                              req.resource.gr().resource, "/",
+                                              req.StoreNamespace());
   if (!token.empty()) return ctx.pages.Next(token, collection, limit);
   ASSIGN_OR_RETURN(ListSnapshot snapshot, Select(ctx, req));
   if (limit == 0) return ListPage{std::move(snapshot.items), snapshot.resource_version, "", 0};
@@ -200,7 +201,8 @@ absl::StatusOr<nlohmann::json> ApplyPatch(const std::string& content_type,
   return UnsupportedMediaTypeError(content_type);
 }
 
-absl::StatusOr<HttpResponse> Update(ServerContext& ctx, const ResourceRequest& req, bool is_patch) {
+absl::StatusOr<HttpResponse> Update(ServerContext& ctx, const ResourceRequest& req,
+                                    bool is_patch) {
   if (is_patch) RETURN_IF_ERROR(CheckPatchOptions(*req.http));
   ASSIGN_OR_RETURN(nlohmann::json body, ParseBody(*req.http));
   WriteContext wctx = MakeWriteContext(ctx, req);
@@ -254,7 +256,8 @@ absl::StatusOr<ObjectPtr> CreateOnApply(ServerContext& ctx, const ResourceReques
     return StoreNew(ctx, req, std::move(object));
   }();
   ctx.requests.Record(req.user.username, attrs,
-                      created.ok() ? 201 : StatusToReply(created.status()).code, /*check=*/true);
+                      created.ok() ? 201 : StatusToReply(created.status()).code,
+                      /*check=*/true);
   return created;
 }
 
@@ -329,8 +332,8 @@ absl::StatusOr<HttpResponse> Dispatch(ServerContext& ctx, const ResourceRequest&
       !(resource.namespaced && (info.verb == "list" || info.verb == "watch"))) {
     return PathNotFoundError();
   }
-  if (!info.subresource.empty() &&
-      (info.subresource != "status" || !resource.HasSubresource("status"))) {
+  if (!info.subresource.empty() && (info.subresource != "status" ||
+                                    !resource.HasSubresource("status"))) {
     return PathNotFoundError();
   }
   if (resource.create_only) return MethodNotAllowedError();

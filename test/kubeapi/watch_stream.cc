@@ -44,7 +44,8 @@ absl::StatusOr<std::shared_ptr<WatchStream>> WatchStream::Open(ServerContext& ct
   }
   absl::Time now = absl::Now();
   w->deadline_ = now + timeout;
-  w->next_bookmark_ = now + ctx.config.bookmark_interval;
+  w->next_bookmark_ =
+      std::min(now + ctx.config.bookmark_interval, w->deadline_ - kFinalBookmarkLead);
   w->bookmark_generation_ = ctx.store.BookmarkGeneration();
 
   std::string rv_text = QueryParam(params, "resourceVersion");
@@ -152,7 +153,11 @@ StreamBody::Step WatchStream::Pump(const std::function<bool(absl::string_view)>&
   now = absl::Now();
   if (bookmarks_ && (generation != bookmark_generation_ || now >= next_bookmark_)) {
     if (!write(BookmarkLine(false))) return Step::kClientGone;
+    if (now >= deadline_ - kFinalBookmarkLead) final_bookmark_sent_ = true;
     next_bookmark_ = now + ctx_.config.bookmark_interval;
+    if (!final_bookmark_sent_) {
+      next_bookmark_ = std::min(next_bookmark_, deadline_ - kFinalBookmarkLead);
+    }
   }
   bookmark_generation_ = generation;
   return Step::kContinue;

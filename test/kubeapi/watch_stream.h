@@ -9,9 +9,11 @@
 // Filtering: the URL namespace, `labelSelector` and `fieldSelector`; a modification that
 // moves an object into (out of) the selection is sent as ADDED (DELETED), as in Kubernetes.
 // Bookmarks (`allowWatchBookmarks=true`): {"kind","apiVersion","metadata":
-// {"resourceVersion"}} every ServerConfig::bookmark_interval (real time) and whenever
-// ObjectStore::RequestBookmarks() is called; with `sendInitialEvents=true` a bookmark
-// annotated k8s.io/initial-events-end follows the initial events.
+// {"resourceVersion"}} every ServerConfig::bookmark_interval (real time), whenever
+// ObjectStore::RequestBookmarks() is called, and, as kube-apiserver does, once about
+// kFinalBookmarkLead before the stream's timeout ends it, so that the client resumes from a
+// current version; with `sendInitialEvents=true` a bookmark annotated
+// k8s.io/initial-events-end follows the initial events.
 // End: `timeoutSeconds` (real time; default ServerConfig::default_watch_timeout), server
 // shutdown (prompt: waits are bounded and woken by ObjectStore::Shutdown), or the client
 // closing its connection (noticed within about 250 ms).
@@ -33,6 +35,9 @@
 #include "test/kubeapi/server_context.h"
 
 namespace credledger::kubeapi {
+
+// How long before a stream's timeout its last bookmark is sent.
+inline constexpr absl::Duration kFinalBookmarkLead = absl::Seconds(2);
 
 class WatchStream : public StreamBody {
  public:
@@ -69,6 +74,7 @@ class WatchStream : public StreamBody {
   uint64_t bookmark_generation_ = 0;
   absl::Time deadline_;
   absl::Time next_bookmark_;
+  bool final_bookmark_sent_ = false;
   std::vector<std::string> pending_;
   bool finish_after_pending_ = false;
 };

@@ -1,5 +1,5 @@
-// Contract tests: watch streams (list-then-watch, synthetic ADDED, selectors, bookmarks,
-// 410 Expired, many concurrent watchers, prompt end on Stop).
+// Contract tests: watch streams (list-then-watch, synthetic ADDED, selectors, bookmarks, the
+// bookmark before the timeout, 410 Expired, many concurrent watchers, prompt end on Stop).
 #include <memory>
 #include <vector>
 
@@ -97,6 +97,21 @@ TEST_F(WatchTest, TimeoutSecondsEndsTheStream) {
   EXPECT_TRUE(watch->WaitForEnd(absl::Seconds(10)));
   EXPECT_EQ(watch->status(), 200);
   EXPECT_TRUE(watch->complete()) << "ended with the end of the chunked body";
+}
+
+// As kube-apiserver does, a stream sends a bookmark shortly before its timeout ends it, so
+// that the client resumes from a current version even when nothing it selects changed.
+TEST_F(WatchTest, ABookmarkComesRightBeforeTheTimeoutEndsTheStream) {
+  ASSERT_GT(Options().bookmark_interval, absl::Seconds(3));  // no periodic one meanwhile
+  auto watch = Watch(absl::StrCat("resourceVersion=", server_->resource_version(),
+                                  "&allowWatchBookmarks=true&timeoutSeconds=3"));
+  CreateObject("/api/v1/namespaces/team-a/configmaps",
+               {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "other"}}}});
+  ASSERT_TRUE(watch->WaitForEnd(absl::Seconds(10)));
+  std::vector<nlohmann::json> events = watch->events();
+  ASSERT_EQ(Types(events), (std::vector<std::string>{"BOOKMARK"}));
+  EXPECT_EQ(events[0]["object"]["metadata"]["resourceVersion"],
+            absl::StrCat(server_->resource_version()));
 }
 
 class ShortHistoryWatchTest : public WatchTest {
