@@ -78,6 +78,10 @@ class ObjectCache::Handler final : public WatchHandler {
   }
 
   void OnError(const absl::Status& status) override {
+    {
+      absl::MutexLock lock(&cache_->mu_);
+      cache_->last_error_ = status;
+    }
     common::Log(common::LogLevel::kWarning, "cache watch failed; retrying",
                 {{"collection", cache_->collection_.DebugString()}, {"error", status.ToString()}});
   }
@@ -130,6 +134,14 @@ bool ObjectCache::AwaitEntry(absl::string_view ns, absl::string_view name,
   };
   absl::MutexLock lock(&mu_);
   return mu_.AwaitWithTimeout(absl::Condition(&holds), timeout);
+}
+
+absl::Status ObjectCache::SyncStatus() const {
+  absl::MutexLock lock(&mu_);
+  if (synced_) return absl::OkStatus();
+  return absl::UnavailableError(
+      absl::StrCat("waiting for the first list of ", collection_.DebugString(),
+                   last_error_.ok() ? "" : absl::StrCat(": ", last_error_.message())));
 }
 
 bool ObjectCache::WaitSynced(absl::Duration timeout) const {

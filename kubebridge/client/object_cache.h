@@ -37,6 +37,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -79,6 +80,10 @@ class ObjectCache {
   // (false).
   bool WaitSynced(absl::Duration timeout = absl::InfiniteDuration()) const;
 
+  // OK once the first list has arrived; before, kUnavailable naming the collection and, after
+  // a failed list, its error (readiness notices).
+  absl::Status SyncStatus() const;
+
   // The cached entry of <ns>/<name>; nullopt when absent or not synced yet.
   std::optional<CachedObject> Get(absl::string_view ns, absl::string_view name) const;
 
@@ -104,8 +109,8 @@ class ObjectCache {
  private:
   class Handler;
 
-  ObjectCache(KubeClient* client, ResourceRef collection, ListWatchOptions options,
-              DigestFn digest, ChangeFn on_change);
+  ObjectCache(KubeClient* client, ResourceRef collection, ListWatchOptions options, DigestFn digest,
+              ChangeFn on_change);
   struct Entry {
     CachedObject object;
     bool deleted = false;  // a tombstone of the owner's delete
@@ -126,6 +131,7 @@ class ObjectCache {
   mutable absl::Mutex mu_;
   bool synced_ ABSL_GUARDED_BY(mu_) = false;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Status last_error_ ABSL_GUARDED_BY(mu_);  // of the last failed list or watch
   absl::flat_hash_map<std::string, Entry> objects_ ABSL_GUARDED_BY(mu_);
 };
 

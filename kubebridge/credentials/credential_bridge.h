@@ -65,6 +65,9 @@ class CredentialBridge {
   // Blocks until every cache and the Secret watch have their first list (true), or
   // `timeout` passed or the bridge stopped (false) (tests, benchmarks).
   bool WaitSynced(absl::Duration timeout) const;
+  // OK once every cache has its first list, otherwise why passes wait (readiness notices;
+  // see IdentityCaches::SyncStatus).
+  absl::Status CacheStatus() const { return caches_->SyncStatus(); }
   // Keys waiting in the queue, due or delayed (metrics, tests).
   size_t QueueDepth() const { return queue_.Depth(); }
   // Passes that failed (and were retried with backoff) since Start; passes cut short by

@@ -41,6 +41,14 @@ bool IdentityCaches::WaitSynced(absl::Duration timeout) const {
   return true;
 }
 
+absl::Status IdentityCaches::SyncStatus() const {
+  for (const auto* cache : {&service_accounts_, &roles_, &role_bindings_, &target_reports_}) {
+    absl::Status status = (*cache)->SyncStatus();
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
 void IdentityCaches::Stop() {
   for (auto* cache : {&service_accounts_, &roles_, &role_bindings_, &target_reports_}) {
     (*cache)->Stop();

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "kubebridge/client/kube_client.h"
 #include "kubebridge/client/object_cache.h"
@@ -32,6 +33,9 @@ class IdentityCaches {
   // Blocks until every cache has its first list (true), or `timeout` passed or Stop was
   // called (false).
   bool WaitSynced(absl::Duration timeout = absl::InfiniteDuration()) const;
+  // OK once every cache has its first list; otherwise the first unsynced cache's
+  // ObjectCache::SyncStatus.
+  absl::Status SyncStatus() const;
   // Stops the four caches and wakes WaitSynced. Idempotent.
   void Stop();
 

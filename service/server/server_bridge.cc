@@ -133,6 +133,11 @@ absl::Status Server::StartBridge(const v1::ServiceConfigured& config) {
   bridge.credential_bridge =
       kubebridge::CredentialBridge::Start(bridge.kube_client.get(), bridge.credential_sink.get(),
                                           log_->projector.get(), options_.clock, bridge_options);
+  // Ready for commands meanwhile, but saying why no Target is reconciled yet (a ClusterRole
+  // without list and watch on the cached kinds keeps it so).
+  operations_->readiness.AddNotice("kube-caches", [credentials = bridge.credential_bridge.get()] {
+    return credentials->CacheStatus();
+  });
   bridge.connections->ConnectHome(*bridge.home_connection, bridge.kube_client.get());
   bridge.mirror_sink = std::make_unique<BridgeMirrorSink>(log_->identity_bus.get(), options_.clock);
   kubebridge::MirrorBridgeOptions mirror_options;

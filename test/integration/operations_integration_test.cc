@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -24,6 +25,7 @@
 #include "credledger/v1/api.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kubebridge/credentials/credential_bridge.h"
 #include "projections/credential_projector.h"
 #include "projections/target_state.h"
 #include "service/server/event_log.h"
@@ -170,6 +172,7 @@ TEST_F(OperationsIntegrationTest, MetricsFollowAppendsKubernetesCallsAndCredenti
   EXPECT_EQ(ReadFile(dir_.path() / "http-port"), absl::StrCat(server_->http_port(), "\n"));
 
   EXPECT_EQ(Answer(Get("/healthz")), "200 ok\n");
+  ASSERT_TRUE(server_->credential_bridge()->WaitSynced(kWait));
   EXPECT_EQ(Answer(Get("/readyz")), "200 ok\n");
 
   std::map<std::string, double> before = Scrape();
@@ -255,6 +258,28 @@ TEST_F(OperationsIntegrationTest, ReadyzIs503UntilTheLogIsOpenThen200) {
 
   EXPECT_EQ(health, "200 ok\n");
   EXPECT_EQ(waiting, "503 not ready: log: opening and verifying the event log\n");
+  ASSERT_TRUE(server_->credential_bridge()->WaitSynced(kWait));
+  EXPECT_EQ(Answer(Get("/readyz")), "200 ok\n");
+}
+
+// While the credential bridge's caches lack their first list (here the API server refuses
+// to list ServiceAccounts, as a ClusterRole without that right does), the service is ready
+// for commands and /readyz says why no Target is reconciled.
+TEST_F(OperationsIntegrationTest, ReadyzNamesACacheThatCannotList) {
+  kubeapi::Fault refused;
+  refused.method = "GET";
+  refused.path_prefix = "/api/v1/serviceaccounts";
+  refused.exact_path = true;
+  refused.status_code = 403;
+  api_->faults().Add(refused);
+  ASSERT_OK_AND_ASSIGN(server_, service::Server::Start(Options()));
+  ASSERT_TRUE(api_->faults().AwaitFired(1, kWait));
+  const std::string ready = Answer(Get("/readyz"));
+  EXPECT_TRUE(absl::StartsWith(
+      ready, "200 ok\nkube-caches: waiting for the first list of serviceaccounts"))
+      << ready;
+  api_->faults().Clear();
+  ASSERT_TRUE(server_->credential_bridge()->WaitSynced(kWait));
   EXPECT_EQ(Answer(Get("/readyz")), "200 ok\n");
 }
 
