@@ -152,6 +152,9 @@ absl::StatusOr<std::unique_ptr<ApiServer>> ApiServer::Start(ApiServerOptions opt
     return absl::InvalidArgumentError("kubeapi: options.worker_threads must be at least 1");
   }
   if (options.clock == nullptr) return absl::InvalidArgumentError("kubeapi: options.clock is null");
+  if (options.watch_history < 0 || options.watch_history_window < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("kubeapi: the watch history must not be negative");
+  }
   if (options.list_continue_ttl <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("kubeapi: options.list_continue_ttl must be positive");
   }
@@ -219,7 +222,7 @@ absl::Status ApiServer::Init() {
   config.server_address = absl::StrCat(advertised_host_, ":", port_);
   config.admin_token = admin_token_;
   ctx_ = std::make_unique<ServerContext>(std::move(config), std::move(signer),
-                                         options_.watch_history);
+                                         options_.watch_history, options_.watch_history_window);
   RETURN_IF_ERROR(CreateDefaultNamespaces());
   gc_ = std::make_unique<GarbageCollector>(ctx_.get());
   if (options_.garbage_collection_period > absl::ZeroDuration()) {

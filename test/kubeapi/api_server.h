@@ -59,8 +59,11 @@ struct ApiServerOptions {
   std::filesystem::path state_dir;  // REQUIRED: ca.crt, server cert/key, kubeconfig, admin token
   // TokenRequest expirationSeconds above this are clamped to it.
   absl::Duration max_token_expiration = absl::Hours(48);
-  // Events kept for watch resume; a watch from an older resourceVersion gets 410 Expired.
+  // Events kept for watch resume: the newest `watch_history`, and every one younger than
+  // `watch_history_window` (real time; kube-apiserver's watch cache keeps at least 75 s). A
+  // watch from an older resourceVersion gets 410 Expired. Must not be negative.
   int64_t watch_history = 1000;
+  absl::Duration watch_history_window = absl::Seconds(75);
   // Injectable clock for token iat/nbf/exp and validation, creationTimestamp,
   // deletionTimestamp, the Date header of every response and continue tokens' life. Watch timeouts and bookmarks
   // use real time. Must outlive the server.
@@ -96,7 +99,7 @@ class ApiServer {
   // Generates TLS material and keys, writes the state files, binds and starts serving.
   // Returns once the server accepts connections.
   // Errors: kInvalidArgument (empty state_dir, bad bind address, worker_threads < 1,
-  // negative garbage_collection_period, list_continue_ttl not positive),
+  // negative garbage_collection_period or watch history, list_continue_ttl not positive),
   // kUnavailable (the port cannot be bound), kInternal (OpenSSL or file writes failed).
   static absl::StatusOr<std::unique_ptr<ApiServer>> Start(ApiServerOptions options);
 

@@ -11,7 +11,8 @@ std::string NameOf(const nlohmann::json& object) { return MetadataString(object,
 
 }  // namespace
 
-ObjectStore::ObjectStore(int64_t history_limit) : history_limit_(history_limit) {}
+ObjectStore::ObjectStore(int64_t history_limit, absl::Duration history_window)
+    : history_limit_(history_limit), history_window_(history_window) {}
 
 ObjectPtr ObjectStore::Commit(StoreEventType type, const GroupResource& gr,
                               const std::string& ns, nlohmann::json object,
@@ -19,8 +20,12 @@ ObjectPtr ObjectStore::Commit(StoreEventType type, const GroupResource& gr,
   ++resource_version_;
   object["metadata"]["resourceVersion"] = absl::StrCat(resource_version_);
   auto stored = std::make_shared<const nlohmann::json>(std::move(object));
-  history_.push_back({resource_version_, type, gr, ns, stored, std::move(previous)});
-  while (static_cast<int64_t>(history_.size()) > history_limit_) history_.pop_front();
+  const absl::Time now = absl::Now();
+  history_.push_back({resource_version_, type, gr, ns, stored, std::move(previous), now});
+  while (static_cast<int64_t>(history_.size()) > history_limit_ &&
+         history_.front().recorded_at <= now - history_window_) {
+    history_.pop_front();
+  }
   return stored;
 }
 

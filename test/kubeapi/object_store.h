@@ -6,8 +6,10 @@
 // Every successful write (create, replace, delete) takes the next value of one global
 // counter as its resourceVersion, writes it into metadata.resourceVersion (as a decimal
 // string), and appends one event to the history. The history keeps the newest
-// `history_limit` events; since resourceVersions are contiguous, a watch may resume from
-// any rv >= (rv of the oldest kept event) - 1, and older ones are "expired" (HTTP 410).
+// `history_limit` events, and besides them every event younger than `history_window` (real
+// time), as kube-apiserver's watch cache keeps at least 75 s of events; since
+// resourceVersions are contiguous, a watch may resume from any rv >= (rv of the oldest kept
+// event) - 1, and older ones are "expired" (HTTP 410).
 // The caller (request handlers) owns all Kubernetes semantics (uids, defaults,
 // validation); the store owns atomicity, ordering and not-found/already-exists checks.
 //
@@ -44,6 +46,7 @@ struct StoreEvent {
   std::string namespace_name;
   ObjectPtr object;    // state after the write; for deletions the final state
   ObjectPtr previous;  // state before the write; null for additions
+  absl::Time recorded_at;  // real time of the write
 };
 
 // A consistent list: every object of the resource (in the namespace) at resource_version.
@@ -75,8 +78,8 @@ struct MutationResult {
 
 class ObjectStore {
  public:
-  // REQUIRES: history_limit >= 0.
-  explicit ObjectStore(int64_t history_limit);
+  // REQUIRES: history_limit >= 0, history_window >= 0.
+  ObjectStore(int64_t history_limit, absl::Duration history_window);
 
   // Stores `object` (whose metadata.name is the key) under a new resourceVersion.
   // Errors: AlreadyExists Status (409) when the key is taken.
@@ -132,6 +135,7 @@ class ObjectStore {
                    nlohmann::json object, ObjectPtr previous) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const int64_t history_limit_;
+  const absl::Duration history_window_;
   mutable absl::Mutex mu_;
   std::map<GroupResource, Table> tables_ ABSL_GUARDED_BY(mu_);
   std::deque<StoreEvent> history_ ABSL_GUARDED_BY(mu_);

@@ -39,9 +39,10 @@ inline constexpr size_t kMaxOpenListSnapshots = 256;
 
 struct ServerContext {
   // REQUIRES: config.clock is non-null and outlives the context.
-  ServerContext(ServerConfig config_in, JwtSigner signer_in, int64_t watch_history)
+  ServerContext(ServerConfig config_in, JwtSigner signer_in, int64_t watch_history,
+                absl::Duration watch_history_window)
       : config(std::move(config_in)),
-        store(watch_history),
+        store(watch_history, watch_history_window),
         signer(std::move(signer_in)),
         authenticator(config.admin_token, config.issuer, config.api_audiences, &signer, &store,
                       config.clock),

@@ -1,5 +1,6 @@
 // Contract tests: watch streams (list-then-watch, synthetic ADDED, selectors, bookmarks, the
-// bookmark before the timeout, 410 Expired, many concurrent watchers, prompt end on Stop).
+// bookmark before the timeout, the history's window, 410 Expired, many concurrent watchers,
+// prompt end on Stop).
 #include <memory>
 #include <vector>
 
@@ -119,6 +120,7 @@ class ShortHistoryWatchTest : public WatchTest {
   ApiServerOptions Options() override {
     ApiServerOptions options = WatchTest::Options();
     options.watch_history = 3;
+    options.watch_history_window = absl::ZeroDuration();
     return options;
   }
 };
@@ -136,6 +138,26 @@ TEST_F(ShortHistoryWatchTest, ResourceVersionOlderThanHistoryGetsExpiredErrorAnd
                              {{"REQUESTED", absl::StrCat(start)}, {"OLDEST", absl::StrCat(oldest)}}));
   auto resumable = Watch(absl::StrCat("resourceVersion=", oldest));
   EXPECT_EQ(resumable->WaitForEvents(3).size(), 3u);
+}
+
+// Beyond its newest events, the history keeps every event younger than its window, as
+// kube-apiserver's watch cache keeps at least 75 s: a watch resumes from there.
+class RecentHistoryWatchTest : public WatchTest {
+ protected:
+  ApiServerOptions Options() override {
+    ApiServerOptions options = WatchTest::Options();
+    options.watch_history = 3;
+    options.watch_history_window = absl::Hours(1);
+    return options;
+  }
+};
+
+TEST_F(RecentHistoryWatchTest, AResourceVersionWithinTheWindowResumes) {
+  int64_t start = server_->resource_version();
+  for (int i = 0; i < 5; ++i) CreateSecret("team-a", absl::StrCat("s", i));
+  auto watch = Watch(absl::StrCat("resourceVersion=", start));
+  std::vector<nlohmann::json> events = watch->WaitForEvents(5);
+  EXPECT_EQ(Types(events), std::vector<std::string>(5, "ADDED"));
 }
 
 TEST_F(WatchTest, ManyConcurrentWatchesAllSeeTheChangeAndEndOnStop) {

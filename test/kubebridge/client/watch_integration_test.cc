@@ -153,6 +153,7 @@ class WatchExpiryTest : public WatchIntegrationTest {
   void SetUp() override {
     kubeapi::ApiServerOptions options = ServerOptions();
     options.watch_history = 5;
+    options.watch_history_window = absl::ZeroDuration();
     StartServer(std::move(options));
   }
 };

@@ -328,6 +328,7 @@ class ReportWatcherRelistTest : public ReportWatcherTest {
   void SetUp() override {
     kubeapi::ApiServerOptions options = ServerOptions();
     options.watch_history = 5;
+    options.watch_history_window = absl::ZeroDuration();
     StartServer(std::move(options));
     OpenLog();
   }
