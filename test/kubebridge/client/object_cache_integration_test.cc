@@ -1,10 +1,13 @@
 // ObjectCache against the test Kubernetes API server: the first list, the events that keep
 // the copy current (selectors included), the owner's own writes and deletions, and Stop.
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/hash/hash.h"
+#include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
 #include "kubebridge/client/object_cache.h"
 #include "test/kubebridge/api_server_fixture.h"
@@ -119,6 +122,37 @@ TEST_F(ObjectCacheTest, AnObjectTheOwnerDeletedStaysGoneUntilANewerVersionArrive
   // The object was not really deleted here: its next change brings it back.
   Replace("x", "a", "two");
   ASSERT_TRUE(AwaitValue("x", "two"));
+}
+
+// The cache tells its owner of a change it did not make itself: a new object, another
+// digest, a deletion; not of a change outside the digest, nor of the echo of the owner's own
+// write once Observe has recorded it.
+TEST_F(ObjectCacheTest, ChangesTheOwnerDidNotMakeAreReported) {
+  absl::Mutex mu;
+  std::vector<std::string> changed;
+  ListWatchOptions options;
+  options.label_selector = "app=a";
+  cache_ = ObjectCache::Start(client_.get(), Core("configmaps"), options, DataDigest,
+                              [&](const std::string& ns, const std::string& name) {
+                                absl::MutexLock lock(&mu);
+                                changed.push_back(ns + "/" + name);
+                              });
+  ASSERT_TRUE(cache_->WaitSynced(kAwaitLimit));
+  cache_->Observe(Create("mine", "a", "one"));  // the owner's write, then its echo
+  Create("theirs", "a", "one");
+  ASSERT_TRUE(AwaitValue("theirs", "one"));
+  nlohmann::json relabelled = Replace("theirs", "a", "one");  // no change of the digest
+  relabelled["metadata"]["annotations"] = {{"note", "x"}};
+  ASSERT_OK(client_->Update(Core("configmaps", "theirs"), relabelled).status());
+  Replace("theirs", "a", "two");
+  ASSERT_TRUE(AwaitValue("theirs", "two"));
+  ASSERT_OK(client_->Delete(Core("configmaps", "theirs")));
+  ASSERT_TRUE(AwaitValue("theirs", std::nullopt));
+  absl::MutexLock lock(&mu);
+  // The echo of the owner's write is reported only when it overtook Observe.
+  EXPECT_LE(std::count(changed.begin(), changed.end(), "default/mine"), 1);
+  changed.erase(std::remove(changed.begin(), changed.end(), "default/mine"), changed.end());
+  EXPECT_EQ(changed, std::vector<std::string>(3, "default/theirs"));
 }
 
 TEST_F(ObjectCacheTest, StopEndsAWaitForTheFirstList) {
