@@ -106,6 +106,12 @@ struct AppendResult {
   bool replayed = false;
 };
 
+// What ProbeRequest read of one committed state of the log.
+struct RequestProbe {
+  bool request_used = false;    // an earlier request with the id appended events
+  int64_t stream_version = -1;  // the stream's last stream_version; -1 when it has no events
+};
+
 // A projection snapshot: an opaque, deterministically serialized state as of `seq`, and the
 // seal that binds it to the log (docs/audit.md, "Snapshots"; store/snapshot_seal.h).
 struct Snapshot {
@@ -221,6 +227,12 @@ class EventStore {
   virtual absl::StatusOr<std::vector<RecordedEvent>> ReadStream(absl::string_view stream,
                                                                 int64_t from_version,
                                                                 int limit) = 0;
+  // Whether an earlier request with `request_id` appended events, and the last stream_version
+  // of `stream`, read together in one short read transaction (one committed state of the log):
+  // what a decision taken outside the writer checks before it answers (a heartbeat,
+  // docs/reports.md, "How a heartbeat is decided"). Errors: store read errors.
+  virtual absl::StatusOr<RequestProbe> ProbeRequest(absl::string_view request_id,
+                                                    absl::string_view stream) = 0;
   // The seq of the last durable event; 0 for an empty log.
   virtual int64_t HeadSeq() const = 0;
   // The seq of the last event with recorded_at_us <= `time_us` (unix microseconds); 0 when

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "store/log_hash.h"
 #include "store/sqlite_event_rows.h"
 #include "store/sqlite_event_store.h"
 #include "store/sqlite_event_store_internal.h"
@@ -54,6 +55,21 @@ absl::StatusOr<std::vector<RecordedEvent>> SqliteEventStore::ReadStream(absl::st
                                             ">= ? ORDER BY stream_version LIMIT ?")));
   stmt.BindText(1, stream).Bind(2, from_version).Bind(3, limit);
   return CollectEvents(stmt);
+}
+
+absl::StatusOr<RequestProbe> SqliteEventStore::ProbeRequest(absl::string_view request_id,
+                                                            absl::string_view stream) {
+  ASSIGN_OR_RETURN(ReaderLease db, readers_.Acquire());
+  // One statement: both answers come from the same read transaction. A request's events have
+  // the event ids of indexes 0, 1, ...: the first one tells whether it appended any.
+  ASSIGN_OR_RETURN(Statement stmt,
+                   db->PrepareCached("SELECT EXISTS (SELECT 1 FROM events WHERE event_id = ?), "
+                                     "IFNULL((SELECT stream_version FROM events WHERE stream = ? "
+                                     "ORDER BY stream_version DESC LIMIT 1), -1)"));
+  stmt.BindBlob(1, EventIdFor(request_id, 0)).BindText(2, stream);
+  ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return absl::InternalError("probe request: no row");
+  return RequestProbe{stmt.ColumnInt(0) != 0, stmt.ColumnInt(1)};
 }
 
 absl::StatusOr<int64_t> SqliteEventStore::SeqAtTime(int64_t time_us) {

@@ -103,6 +103,8 @@ class PostgresEventStore final : public EventLog {
                            std::vector<RecordedEvent>& page) override;
   absl::StatusOr<std::vector<RecordedEvent>> ReadStream(absl::string_view stream,
                                                         int64_t from_version, int limit) override;
+  absl::StatusOr<RequestProbe> ProbeRequest(absl::string_view request_id,
+                                            absl::string_view stream) override;
   absl::StatusOr<int64_t> SeqAtTime(int64_t time_us) override;
   absl::StatusOr<std::optional<Snapshot>> LoadSnapshot(absl::string_view projection,
                                                        int64_t max_seq) override;

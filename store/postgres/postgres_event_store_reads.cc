@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "store/event_columns.h"
+#include "store/log_hash.h"
 #include "store/postgres/postgres_event_store.h"
 #include "store/postgres/postgres_event_store_internal.h"
 
@@ -63,6 +64,19 @@ absl::StatusOr<std::vector<RecordedEvent>> PostgresEventStore::ReadStream(absl::
   std::vector<RecordedEvent> events;
   for (int i = 0; i < rows.rows(); ++i) events.push_back(ReadEventRow(rows, i));
   return events;
+}
+
+absl::StatusOr<RequestProbe> PostgresEventStore::ProbeRequest(absl::string_view request_id,
+                                                              absl::string_view stream) {
+  // One statement: both answers come from its snapshot. A request's events have the event ids
+  // of indexes 0, 1, ...: the first one tells whether it appended any.
+  ASSIGN_OR_RETURN(
+      PgResult row,
+      Read("SELECT CAST(EXISTS (SELECT 1 FROM events WHERE event_id = $1) AS integer), "
+           "COALESCE((SELECT stream_version FROM events WHERE stream = $2 "
+           "ORDER BY stream_version DESC LIMIT 1), -1)",
+           PgParams().Bytes(EventIdFor(request_id, 0)).Text(stream), "read: probe request"));
+  return RequestProbe{row.Int(0, 0) != 0, row.Int(0, 1)};
 }
 
 absl::StatusOr<int64_t> PostgresEventStore::SeqAtTime(int64_t time_us) {

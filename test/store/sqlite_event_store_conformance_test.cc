@@ -1,7 +1,8 @@
-// Runs the EventStore conformance suite against SqliteEventStore, with synchronous FULL (the
+// Runs the EventStore conformance suites against SqliteEventStore, with synchronous FULL (the
 // default) and NORMAL.
 #include "store/sqlite_event_store.h"
 #include "test/store/event_store_conformance.h"
+#include "test/store/request_probe_conformance.h"
 
 namespace credledger::store {
 namespace sqlite_event_store_conformance_test {
@@ -31,6 +32,7 @@ struct FactoryNames {
   }
 };
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, EventStoreConformanceTest, Factories, FactoryNames);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, RequestProbeConformanceTest, Factories, FactoryNames);
 
 }  // namespace sqlite_event_store_conformance_test
 }  // namespace credledger::store

@@ -29,6 +29,10 @@ class ForwardingEventStore : public store::EventStore {
                                                                int limit) override {
     return inner_->ReadStream(stream, from_version, limit);
   }
+  absl::StatusOr<store::RequestProbe> ProbeRequest(absl::string_view request_id,
+                                                   absl::string_view stream) override {
+    return inner_->ProbeRequest(request_id, stream);
+  }
   int64_t HeadSeq() const override { return inner_->HeadSeq(); }
   absl::StatusOr<int64_t> SeqAtTime(int64_t time_us) override { return inner_->SeqAtTime(time_us); }
   int64_t WaitForHead(int64_t after_seq, absl::Duration timeout) const override {

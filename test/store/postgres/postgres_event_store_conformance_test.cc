@@ -1,4 +1,4 @@
-// Runs the EventStore conformance suite against PostgresEventStore on a real PostgreSQL server
+// Runs the EventStore conformance suites against PostgresEventStore on a real PostgreSQL server
 // the test starts (test/support/postgres_server.h).
 #include <filesystem>
 #include <map>
@@ -7,6 +7,7 @@
 #include "store/postgres/postgres_event_store.h"
 #include "test/store/event_store_conformance.h"
 #include "test/store/postgres/postgres_log.h"
+#include "test/store/request_probe_conformance.h"
 
 namespace credledger::store {
 namespace postgres_event_store_conformance_test {
@@ -34,6 +35,8 @@ struct PostgresFactory {
 };
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, EventStoreConformanceTest,
+                               ::testing::Types<PostgresFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, RequestProbeConformanceTest,
                                ::testing::Types<PostgresFactory>);
 
 }  // namespace postgres_event_store_conformance_test
