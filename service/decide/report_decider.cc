@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <optional>
 #include <string>
 #include <tuple>
 
@@ -12,6 +11,7 @@
 #include "projections/release_phase.h"
 #include "projections/report_validation.h"
 #include "projections/target_status.h"
+#include "service/decide/heartbeat_rule.h"
 #include "service/decide/target_decider.h"
 #include "service/decide/validation.h"
 
@@ -45,15 +45,6 @@ absl::Status RequireActive(const TargetState& target, const CommandContext& cont
         absl::StrCat(Name(context), ": is being deleted; it takes no reports or bindings"));
   }
   return absl::OkStatus();
-}
-
-// Whether `a` and `b` are equal apart from last_report_time.
-bool EqualApartFromTime(const v1::TargetReportSpec& a, const v1::TargetReportSpec& b) {
-  v1::TargetReportSpec x = a;
-  v1::TargetReportSpec y = b;
-  x.clear_last_report_time();
-  y.clear_last_report_time();
-  return x.SerializeAsString() == y.SerializeAsString();
 }
 
 // The RolloutConfirmed a report proves, if any: the Target decider's ConfirmRollout for the
@@ -111,25 +102,23 @@ class ReportDecider {
     RETURN_IF_ERROR(projections::ValidateReportContent(c.report, prefix));
     RETURN_IF_ERROR(RequireActive(target_, context_));
     const absl::Time report_time = FromProto(c.report.last_report_time());
-    const bool same =
-        status_.has_last_report() && EqualApartFromTime(c.report, status_.last_report());
-    if (same && report_time == FromProto(status_.last_report().last_report_time())) {
-      return Heartbeat();  // a retry of the last accepted report
-    }
-    std::optional<absl::Time> last_accepted = c.heartbeat_floor;
-    if (status_.has_last_report_time()) {
-      const absl::Time logged = FromProto(status_.last_report_time());
-      last_accepted = std::max(logged, last_accepted.value_or(logged));
-    }
-    if (same && last_accepted == report_time) return Heartbeat();  // a heartbeat seen already
+    const ReportBaseline baseline = BaselineOf(status_);
     const std::string field = absl::StrCat(prefix, ".lastReportTime");
-    RETURN_IF_ERROR(projections::ValidateReportOrder(report_time, last_accepted, field));
-    if (projections::ReportTimeTooFarAhead(report_time, context_.now)) {
-      return RefuseClockSkew(c, report_time, field);
-    }
-    if (same) {
-      if (!c.space_low) ClearClockSkew(c);
-      return Heartbeat();
+    switch (ClassifyReport(baseline, ReportContentDigest(c.report), report_time, c.heartbeat_floor,
+                           context_.now)) {
+      case ReportKind::kRetry:
+      case ReportKind::kSeenHeartbeat:
+        return Heartbeat();
+      case ReportKind::kTooOld:
+        return projections::ValidateReportOrder(report_time,
+                                                NewestAccepted(baseline, c.heartbeat_floor), field);
+      case ReportKind::kTooFarAhead:
+        return RefuseClockSkew(c, report_time, field);
+      case ReportKind::kHeartbeat:
+        if (!c.space_low) ClearClockSkew(c);
+        return Heartbeat();
+      case ReportKind::kChanged:
+        break;
     }
     std::vector<Event> confirmed = ConfirmRolloutFor(c.report, target_, context_);
     if (confirmed.empty() && c.space_low) {

@@ -45,13 +45,14 @@ struct ReportDecision {
 };
 
 // Decides a command addressed to one Target.
-//   SubmitReport: a report equal to the last accepted one including lastReportTime, or equal
-//     apart from it with lastReportTime equal to the newest accepted one (status or
-//     heartbeat_floor), is a retry; equal apart from a later lastReportTime is a heartbeat;
-//     both yield no events and heartbeat=true. Otherwise one ReportAccepted (target_uid,
-//     report, received_at), and when a release of the report is Ready, not rolled back and
-//     its revision ends in -<credentialTag> of the current credential, the RolloutConfirmed
-//     the Target decider's ConfirmRollout gives (none when it gives an error or nothing).
+//   SubmitReport, by the heartbeat rule (ClassifyReport, service/decide/heartbeat_rule.h): a
+//     report equal to the last accepted one including lastReportTime, or equal apart from it
+//     with lastReportTime equal to the newest accepted one (status or heartbeat_floor), is a
+//     retry; equal apart from a later lastReportTime is a heartbeat; both yield no events and
+//     heartbeat=true. Otherwise one ReportAccepted (target_uid, report, received_at), and
+//     when a release of the report is Ready, not rolled back and its revision ends in
+//     -<credentialTag> of the current credential, the RolloutConfirmed the Target decider's
+//     ConfirmRollout gives (none when it gives an error or nothing).
 //     A changed report that confirms no rollout is instead refused (refused=true, no events)
 //     when space_low, and held (held=true, no events) when it was received sooner than
 //     min_interval after the last ReportAccepted's receive time, unless it is urgent: a
