@@ -1,15 +1,33 @@
 #include "service/api/liveness_buffer.h"
 
+#include <utility>
+
 #include "projections/proto_time.h"
 
 namespace credledger::service {
 
 void LivenessBuffer::Record(const v1::LivenessEntry& entry) {
+  const absl::Time report_time = projections::FromProto(entry.last_report_time());
+  absl::MutexLock lock(&mu_);
+  RecordLocked(Key{entry.namespace_(), entry.name()}, entry, report_time);
+}
+
+bool LivenessBuffer::RecordIfNewer(const v1::LivenessEntry& entry) {
   Key key{entry.namespace_(), entry.name()};
   const absl::Time report_time = projections::FromProto(entry.last_report_time());
   absl::MutexLock lock(&mu_);
+  auto it = floors_.find(key);
+  if (it != floors_.end() && it->second.target_uid == entry.target_uid() &&
+      it->second.last_report_time >= report_time) {
+    return false;
+  }
+  RecordLocked(std::move(key), entry, report_time);
+  return true;
+}
+
+void LivenessBuffer::RecordLocked(Key key, const v1::LivenessEntry& entry, absl::Time report_time) {
   pending_[key] = entry;
-  FloorEntry& floor = floors_[key];
+  FloorEntry& floor = floors_[std::move(key)];
   if (floor.target_uid != entry.target_uid() || floor.last_report_time < report_time) {
     floor = {entry.target_uid(), report_time};
   }

@@ -33,6 +33,12 @@ class LivenessBuffer {
   // was re-created).
   void Record(const v1::LivenessEntry& entry);
 
+  // Records `entry` as Record does only when its last_report_time is later than the floor of
+  // its Target and uid; returns whether it did. A heartbeat decided outside the writer
+  // (HeartbeatIndex::Commit) is recorded this way, so that of two heartbeats of one Target
+  // decided at once the older is never recorded after the newer.
+  bool RecordIfNewer(const v1::LivenessEntry& entry);
+
   // The newest heartbeat lastReportTime recorded for Target <ns>/<name> with `target_uid`
   // since start; nullopt when none.
   std::optional<absl::Time> Floor(absl::string_view target_namespace, absl::string_view name,
@@ -58,6 +64,9 @@ class LivenessBuffer {
     std::string target_uid;
     absl::Time last_report_time;
   };
+
+  void RecordLocked(Key key, const v1::LivenessEntry& entry, absl::Time report_time)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
   std::map<Key, v1::LivenessEntry> pending_ ABSL_GUARDED_BY(mu_);

@@ -8,6 +8,9 @@
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "projections/proto_time.h"
+#include "projections/report_validation.h"
+#include "projections/target_state.h"
+#include "service/decide/heartbeat_rule.h"
 
 namespace credledger::service {
 ReportIngest::ReportIngest(ReportCommandBus* bus, LivenessBuffer* liveness,
@@ -33,10 +36,16 @@ CommandContext ReportIngest::Context(absl::string_view target_namespace, absl::s
 
 std::optional<absl::Time> ReportIngest::Floor(absl::string_view target_namespace,
                                               absl::string_view name) const {
+  std::optional<v1::TargetState> target = projector_->Get(target_namespace, name);
+  if (!target.has_value()) return Floor(target_namespace, name, std::nullopt);
+  return Floor(target_namespace, name, target->target_uid());
+}
+
+std::optional<absl::Time> ReportIngest::Floor(absl::string_view target_namespace,
+                                              absl::string_view name,
+                                              std::optional<absl::string_view> target_uid) const {
   std::optional<absl::Time> floor;
-  if (std::optional<v1::TargetState> target = projector_->Get(target_namespace, name)) {
-    floor = liveness_->Floor(target_namespace, name, target->target_uid());
-  }
+  if (target_uid.has_value()) floor = liveness_->Floor(target_namespace, name, *target_uid);
   if (std::optional<HeldReports::Held> held = held_.Find(target_namespace, name)) {
     floor = std::max(floor.value_or(absl::InfinitePast()),
                      projections::FromProto(held->report.last_report_time()));
@@ -47,12 +56,48 @@ std::optional<absl::Time> ReportIngest::Floor(absl::string_view target_namespace
 absl::StatusOr<ReportCommandResult> ReportIngest::Submit(const HeldReports::Held& report,
                                                          std::optional<absl::Time> floor,
                                                          absl::Duration min_interval,
-                                                         const absl::Status& space) {
+                                                         const absl::Status& space,
+                                                         HeartbeatIndex::Write& write) {
   const CommandContext context =
       Context(report.target_namespace, report.name, report.actor, report.request);
   SubmitReport command{report.report, report.received_at, floor,
                        min_interval,  !space.ok(),        report.source};
-  return bus_->Execute(command, context);
+  absl::StatusOr<ReportCommandResult> result = bus_->Execute(command, context);
+  if (result.ok()) write.Decided(result->state);
+  return result;
+}
+
+bool ReportIngest::RecordHeartbeat(absl::string_view target_namespace, absl::string_view name,
+                                   const v1::TargetReportSpec& report, const RequestKey& request,
+                                   ReportSource source, absl::Time received_at) {
+  const std::optional<HeartbeatIndex::Snapshot> found = heartbeats_.Find(target_namespace, name);
+  if (!found.has_value() ||
+      !projections::ValidateReportContent(report, ReportFieldPrefix(source)).ok()) {
+    return false;
+  }
+  const absl::Time report_time = projections::FromProto(report.last_report_time());
+  if (ClassifyReport(found->baseline, ReportContentDigest(report), report_time,
+                     Floor(target_namespace, name, found->target_uid),
+                     received_at) != ReportKind::kHeartbeat) {
+    return false;
+  }
+  // What the baseline cannot tell: a request id answered before (its answer is a replay or a
+  // refusal), and a command of the Target's own stream since the baseline was folded (the
+  // Target deleted, registered again, ...).
+  absl::StatusOr<store::RequestProbe> probe =
+      bus_->store()->ProbeRequest(request.id, projections::TargetStream(target_namespace, name));
+  if (!probe.ok() || probe->request_used || probe->stream_version != found->target_version) {
+    return false;
+  }
+  v1::LivenessEntry entry;
+  entry.set_namespace_(std::string(target_namespace));
+  entry.set_name(std::string(name));
+  entry.set_target_uid(found->target_uid);
+  *entry.mutable_received_at() = projections::ToProto(received_at);
+  *entry.mutable_last_report_time() = report.last_report_time();
+  if (!heartbeats_.Commit(*found, entry, *liveness_)) return false;
+  held_.DropUpTo(target_namespace, name, report_time);
+  return true;
 }
 
 absl::StatusOr<ReportIngest::PushResult> ReportIngest::Push(
@@ -74,18 +119,26 @@ absl::StatusOr<ReportIngest::PushResult> ReportIngest::Push(
     return out;
   }
   const absl::Status space = space_->Check();
+  const absl::Time received_at = clock_->Now();
+  if (space.ok() && RecordHeartbeat(target_namespace, name, report, request, source, received_at)) {
+    out.heartbeat = true;
+    return out;
+  }
+  // The writer decides. From here until the answer, no heartbeat of the Target is decided
+  // without it, and the floor is read after any that was.
+  HeartbeatIndex::Write write = heartbeats_.Begin(target_namespace, name);
   const std::optional<absl::Time> floor = Floor(target_namespace, name);
   HeldReports::Held submitted{std::string(target_namespace),
                               std::string(name),
                               report,
-                              clock_->Now(),
+                              received_at,
                               std::string(actor),
                               request,
                               source,
                               absl::InfinitePast()};
   common::FaultPoint("report.before_submit");
   ASSIGN_OR_RETURN(ReportCommandResult result,
-                   Submit(submitted, floor, limits_.min_interval, space));
+                   Submit(submitted, floor, limits_.min_interval, space, write));
   common::FaultPoint("report.after_submit");
   // A report too far ahead is refused even when the refusal recorded a clock skew, and a
   // retried request whose first answer recorded one is refused the same way again.
@@ -136,8 +189,9 @@ absl::Status ReportIngest::FlushHeld(absl::Time due_by) {
   std::vector<HeldReports::Held> kept;
   absl::Status first_error;
   for (HeldReports::Held& held : due) {
+    HeartbeatIndex::Write write = heartbeats_.Begin(held.target_namespace, held.name);
     absl::StatusOr<ReportCommandResult> result =
-        Submit(held, Floor(held.target_namespace, held.name), absl::ZeroDuration(), space);
+        Submit(held, Floor(held.target_namespace, held.name), absl::ZeroDuration(), space, write);
     const absl::Status failed = !result.ok()           ? result.status()
                                 : result->note.refused ? space
                                                        : result->note.refusal;

@@ -8,6 +8,14 @@
 // the last accepted report apart from lastReportTime) appends nothing here: it is kept in
 // the LivenessBuffer and recorded by the next LivenessObserved batch; its lastReportTime is
 // the floor the next report must pass.
+//
+// A plain heartbeat is decided without the writer (docs/reports.md, "How a heartbeat is
+// decided"): by the heartbeat rule (service/decide/heartbeat_rule.h) over the Target's
+// baseline in a HeartbeatIndex, which every report command this ingest hands to the writer
+// keeps current, after a committed read of the log (EventStore::ProbeRequest) finds its
+// request id unused and the Target's stream where the baseline was folded. Every other
+// report, and a heartbeat whenever any of that does not hold, goes through the writer.
+//
 // A report whose lastReportTime runs more than 5 minutes ahead of the service's clock is
 // refused, and the decider records the clock skew when it starts and when it ends
 // (docs/reports.md, "Clock skew").
@@ -34,6 +42,7 @@
 #include "common/clock.h"
 #include "credledger/v1/report.pb.h"
 #include "projections/credential_projector.h"
+#include "service/api/heartbeat_index.h"
 #include "service/api/held_reports.h"
 #include "service/api/liveness_buffer.h"
 #include "service/api/space_reserve.h"
@@ -55,7 +64,8 @@ class ReportIngest {
   };
   // What a submitted report did.
   struct PushResult {
-    // True for a heartbeat or a retry of the last report: nothing was appended.
+    // True for a heartbeat or a retry of the last report: nothing was appended (except the
+    // ReportClockSkewCleared a heartbeat may append).
     bool heartbeat = false;
     // True when the request id had been answered before; nothing was appended.
     bool replayed = false;
@@ -133,14 +143,27 @@ class ReportIngest {
   CommandContext Context(absl::string_view target_namespace, absl::string_view name,
                          absl::string_view actor, const RequestKey& request) const;
   // The lastReportTime a report of the Target must pass beyond the logged ones: the newest
-  // of its heartbeats (LivenessBuffer::Floor) and its held report; nullopt when neither.
+  // of its heartbeats (LivenessBuffer::Floor, for the uid the projector holds, or
+  // `target_uid`; none without a uid) and its held report; nullopt when neither.
   std::optional<absl::Time> Floor(absl::string_view target_namespace, absl::string_view name) const;
+  std::optional<absl::Time> Floor(absl::string_view target_namespace, absl::string_view name,
+                                  std::optional<absl::string_view> target_uid) const;
   // Runs SubmitReport for `report` (its received_at, actor and request) over `floor`, with
-  // `min_interval` and the reserve's verdict `space`. Errors: the bus's.
+  // `min_interval` and the reserve's verdict `space`, inside `write`, which it tells the
+  // result. Errors: the bus's.
   absl::StatusOr<ReportCommandResult> Submit(const HeldReports::Held& report,
                                              std::optional<absl::Time> floor,
-                                             absl::Duration min_interval,
-                                             const absl::Status& space);
+                                             absl::Duration min_interval, const absl::Status& space,
+                                             HeartbeatIndex::Write& write);
+  // Decides `report` without the writer when it is a plain heartbeat of the Target, received
+  // at `received_at`: records it in the LivenessBuffer, drops a held report it supersedes and
+  // returns true. Returns false, having changed nothing, when the writer must decide it: the
+  // Target has no baseline or a report command of it runs, the report is invalid or not a
+  // heartbeat by the heartbeat rule, its request id appended events before, the Target's
+  // stream moved since the baseline, or the log cannot be read.
+  bool RecordHeartbeat(absl::string_view target_namespace, absl::string_view name,
+                       const v1::TargetReportSpec& report, const RequestKey& request,
+                       ReportSource source, absl::Time received_at);
 
   ReportCommandBus* bus_;
   LivenessBuffer* liveness_;
@@ -149,6 +172,7 @@ class ReportIngest {
   common::Clock* clock_;
   const Limits limits_;
   HeldReports held_;
+  HeartbeatIndex heartbeats_;
   std::atomic<int64_t> refused_too_large_{0};
   std::atomic<int64_t> refused_no_space_{0};
 };

@@ -64,5 +64,16 @@ TEST(LivenessBufferTest, RestoreKeepsHeartbeatsRecordedSinceTheDrain) {
   EXPECT_EQ(buffer.PendingSeenAt("demo", "edge-2"), kT0);
 }
 
+TEST(LivenessBufferTest, RecordIfNewerRecordsOnlyAboveTheFloorOfTheSameIncarnation) {
+  LivenessBuffer buffer;
+  EXPECT_TRUE(buffer.RecordIfNewer(Heartbeat("edge-1", "u1", kT0, kT0 + absl::Seconds(5))));
+  EXPECT_FALSE(buffer.RecordIfNewer(Heartbeat("edge-1", "u1", kT0, kT0 + absl::Seconds(5))));
+  EXPECT_FALSE(buffer.RecordIfNewer(Heartbeat("edge-1", "u1", kT0, kT0 + absl::Seconds(4))));
+  EXPECT_EQ(buffer.Floor("demo", "edge-1", "u1"), kT0 + absl::Seconds(5));
+  EXPECT_TRUE(buffer.RecordIfNewer(Heartbeat("edge-1", "u9", kT0, kT0)));
+  EXPECT_EQ(buffer.Floor("demo", "edge-1", "u9"), kT0);
+  EXPECT_EQ(buffer.pending(), 1u);
+}
+
 }  // namespace liveness_buffer_test
 }  // namespace credledger::service
