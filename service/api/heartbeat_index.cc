@@ -1,6 +1,8 @@
 #include "service/api/heartbeat_index.h"
 
 #include <algorithm>
+#include <limits>
+#include <string>
 #include <utility>
 
 #include "absl/hash/hash.h"
@@ -22,6 +24,50 @@ std::optional<int64_t> ExactNanos(absl::Time t) {
   const int64_t nanos = absl::ToUnixNanos(t);
   if (absl::FromUnixNanos(nanos) != t) return std::nullopt;
   return nanos;
+}
+
+constexpr uint8_t kUuidForm = 0xff;
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+// Packs `uid` into `bytes`: a lowercase 8-4-4-4-12 hex UUID as its 16 bytes (form kUuidForm),
+// any other uid of at most 16 bytes as its text (form: its length). nullopt for a uid that is
+// neither.
+std::optional<uint8_t> PackUid(absl::string_view uid, std::array<uint8_t, 16>& bytes) {
+  if (uid.size() <= bytes.size()) {
+    std::copy(uid.begin(), uid.end(), bytes.begin());
+    return static_cast<uint8_t>(uid.size());
+  }
+  if (uid.size() != 36) return std::nullopt;
+  size_t n = 0;
+  for (size_t i = 0; i < uid.size(); i += 2) {
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      if (uid[i] != '-') return std::nullopt;
+      ++i;
+    }
+    const int high = HexDigit(uid[i]);
+    const int low = HexDigit(uid[i + 1]);
+    if (high < 0 || low < 0) return std::nullopt;
+    bytes[n++] = static_cast<uint8_t>(high << 4 | low);
+  }
+  return kUuidForm;
+}
+
+std::string UnpackUid(const std::array<uint8_t, 16>& bytes, uint8_t form) {
+  if (form != kUuidForm) return std::string(bytes.begin(), bytes.begin() + form);
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string uid;
+  uid.reserve(36);
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    if (n == 4 || n == 6 || n == 8 || n == 10) uid.push_back('-');
+    uid.push_back(kDigits[bytes[n] >> 4]);
+    uid.push_back(kDigits[bytes[n] & 0xf]);
+  }
+  return uid;
 }
 
 }  // namespace
@@ -53,15 +99,18 @@ std::optional<HeartbeatIndex::Slot> HeartbeatIndex::SlotOf(const ReportFolds& af
   const ReportBaseline baseline = BaselineOf(status);
   const std::optional<int64_t> last = ExactNanos(baseline.last_report_time);
   const std::optional<int64_t> newest = ExactNanos(*baseline.newest_report_time);
-  const std::string& uid = after.state.target_uid();
-  if (!last.has_value() || !newest.has_value() || uid.size() > kMaxUidBytes) return std::nullopt;
+  const int64_t version = after.state.stream_version();
   Slot slot;
-  slot.target_version = after.state.stream_version();
+  const std::optional<uint8_t> form = PackUid(after.state.target_uid(), slot.target_uid);
+  if (!last.has_value() || !newest.has_value() || !form.has_value() ||
+      version > std::numeric_limits<int32_t>::max()) {
+    return std::nullopt;
+  }
+  slot.target_uid_form = *form;
+  slot.target_version = static_cast<int32_t>(version);
   slot.last_report_nanos = *last;
   slot.newest_report_nanos = *newest;
   slot.last_report = *baseline.last_report;
-  std::copy(uid.begin(), uid.end(), slot.target_uid.begin());
-  slot.target_uid_bytes = static_cast<uint8_t>(uid.size());
   return slot;
 }
 
@@ -86,7 +135,7 @@ void HeartbeatIndex::End(const Write& write) {
     // Only a Write no other overlapped decided against the newest fold of the Target.
     const bool alone = !write.overlapped_ && slot.generation == write.generation_;
     if (alone && write.baseline_.has_value()) {
-      const uint64_t generation = slot.generation;
+      const uint32_t generation = slot.generation;
       slot = *write.baseline_;
       slot.owner = write.owner_;
       slot.generation = generation;
@@ -111,13 +160,13 @@ std::optional<HeartbeatIndex::Snapshot> HeartbeatIndex::Find(absl::string_view t
   found.baseline.last_report = slot.last_report;
   found.baseline.last_report_time = absl::FromUnixNanos(slot.last_report_nanos);
   found.baseline.newest_report_time = absl::FromUnixNanos(slot.newest_report_nanos);
-  found.target_uid.assign(slot.target_uid.data(), slot.target_uid_bytes);
+  found.target_uid = UnpackUid(slot.target_uid, slot.target_uid_form);
   found.target_version = slot.target_version;
   found.generation = slot.generation;
   return found;
 }
 
-bool HeartbeatIndex::Commit(const Snapshot& found, const v1::LivenessEntry& heartbeat,
+bool HeartbeatIndex::Commit(const Snapshot& found, v1::LivenessEntry heartbeat,
                             LivenessBuffer& liveness) {
   const uint64_t key = KeyOf(heartbeat.namespace_(), heartbeat.name());
   const uint64_t owner = OwnerOf(heartbeat.namespace_(), heartbeat.name());
@@ -129,7 +178,7 @@ bool HeartbeatIndex::Commit(const Snapshot& found, const v1::LivenessEntry& hear
       slot.generation != found.generation) {
     return false;
   }
-  return liveness.RecordIfNewer(heartbeat);
+  return liveness.RecordIfNewer(std::move(heartbeat));
 }
 
 size_t HeartbeatIndex::size() const {

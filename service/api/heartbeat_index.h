@@ -9,7 +9,8 @@
 // lastReportTime accepted, the Target's uid and the target stream version the fold reached. A
 // fold a heartbeat cannot be decided against outside the writer leaves no baseline: a Target
 // not active, without a report, with a clock skew in force, or whose uid or times the index
-// cannot hold (a uid longer than a UUID, a time beyond int64 nanoseconds). Overlapping
+// cannot hold (a uid longer than 16 bytes that is not a lowercase UUID, a target stream
+// version beyond int32, a time beyond int64 nanoseconds). Overlapping
 // Writes leave none either, since their folds may have been taken in either order.
 //
 // Find gives a Target's baseline only while no Write of it runs. Commit records a heartbeat
@@ -22,8 +23,9 @@
 // through the index: a baseline names the target stream version it was folded at, which the
 // caller checks against the log before it commits (EventStore::ProbeRequest).
 //
-// Memory: one 104-byte slot per Target with a baseline or a running Write, in a hash table
-// keyed by a 64-bit hash of the Target's namespace and name and checked by a second one.
+// Memory: one 80-byte slot per Target with a baseline or a running Write (its 72-byte entry
+// and key), in a hash table keyed by a 64-bit hash of the Target's namespace and name and
+// checked by a second one.
 // Thread-safety: all methods are thread-safe.
 #pragma once
 
@@ -46,20 +48,19 @@ namespace credledger::service {
 
 class HeartbeatIndex {
  private:
-  // The longest uid a slot holds: a UUID's 36 characters.
-  static constexpr size_t kMaxUidBytes = 36;
   // A Target's entry.
   struct Slot {
-    uint64_t owner = 0;       // the second hash of the Target's namespace and name
-    uint64_t generation = 0;  // generation_ when the Target's last Write began
-    int64_t target_version = -1;
+    uint64_t owner = 0;             // the second hash of the Target's namespace and name
     int64_t last_report_nanos = 0;  // unix nanoseconds
     int64_t newest_report_nanos = 0;
     ReportDigest last_report{};
-    std::array<char, kMaxUidBytes> target_uid{};
-    uint8_t target_uid_bytes = 0;
-    bool known = false;   // the fields above hold a baseline
+    // The uid packed (PackUid in the .cc): a UUID's 16 bytes, or a shorter uid's text.
+    std::array<uint8_t, 16> target_uid{};
+    uint32_t generation = 0;  // generation_ when the Target's last Write began
+    int32_t target_version = -1;
     uint16_t writes = 0;  // Writes of the slot running
+    uint8_t target_uid_form = 0;
+    bool known = false;  // the fields above hold a baseline
   };
 
  public:
@@ -70,7 +71,7 @@ class HeartbeatIndex {
     // The version of the Target's stream `target/<namespace>/<name>` the baseline was folded at.
     int64_t target_version = -1;
     // The Target's generation at Find, which Commit checks.
-    uint64_t generation = 0;
+    uint32_t generation = 0;
   };
 
   // A report command of one Target through the writer. Ends when destroyed: installs the
@@ -98,7 +99,7 @@ class HeartbeatIndex {
     HeartbeatIndex* index_;
     uint64_t key_;
     uint64_t owner_;
-    uint64_t generation_;
+    uint32_t generation_;
     bool overlapped_;
     bool decided_ = false;
     std::optional<Slot> baseline_;  // of the fold Decided was given, when the index holds one
@@ -114,7 +115,7 @@ class HeartbeatIndex {
   // Records `heartbeat` (of the Target and uid `found` is of) with
   // LivenessBuffer::RecordIfNewer when no Write of the Target began since `found` was taken;
   // returns whether it was recorded.
-  bool Commit(const Snapshot& found, const v1::LivenessEntry& heartbeat, LivenessBuffer& liveness);
+  bool Commit(const Snapshot& found, v1::LivenessEntry heartbeat, LivenessBuffer& liveness);
 
   // Number of Targets with a baseline or a running Write.
   size_t size() const;
@@ -125,7 +126,9 @@ class HeartbeatIndex {
   void End(const Write& write);
 
   mutable absl::Mutex mu_;
-  uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
+  // Counts Begins; wraps after 2^32 of them, far more than can begin between a Find and its
+  // Commit.
+  uint32_t generation_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<uint64_t, Slot> slots_ ABSL_GUARDED_BY(mu_);
 };
 

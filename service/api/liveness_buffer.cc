@@ -12,7 +12,7 @@ void LivenessBuffer::Record(const v1::LivenessEntry& entry) {
   RecordLocked(Key{entry.namespace_(), entry.name()}, entry, report_time);
 }
 
-bool LivenessBuffer::RecordIfNewer(const v1::LivenessEntry& entry) {
+bool LivenessBuffer::RecordIfNewer(v1::LivenessEntry entry) {
   Key key{entry.namespace_(), entry.name()};
   const absl::Time report_time = projections::FromProto(entry.last_report_time());
   absl::MutexLock lock(&mu_);
@@ -21,16 +21,16 @@ bool LivenessBuffer::RecordIfNewer(const v1::LivenessEntry& entry) {
       it->second.last_report_time >= report_time) {
     return false;
   }
-  RecordLocked(std::move(key), entry, report_time);
+  RecordLocked(std::move(key), std::move(entry), report_time);
   return true;
 }
 
-void LivenessBuffer::RecordLocked(Key key, const v1::LivenessEntry& entry, absl::Time report_time) {
-  pending_[key] = entry;
-  FloorEntry& floor = floors_[std::move(key)];
+void LivenessBuffer::RecordLocked(Key key, v1::LivenessEntry entry, absl::Time report_time) {
+  FloorEntry& floor = floors_[key];
   if (floor.target_uid != entry.target_uid() || floor.last_report_time < report_time) {
     floor = {entry.target_uid(), report_time};
   }
+  pending_[std::move(key)] = std::move(entry);
 }
 
 std::optional<absl::Time> LivenessBuffer::Floor(absl::string_view target_namespace,

@@ -37,7 +37,7 @@ class LivenessBuffer {
   // its Target and uid; returns whether it did. A heartbeat decided outside the writer
   // (HeartbeatIndex::Commit) is recorded this way, so that of two heartbeats of one Target
   // decided at once the older is never recorded after the newer.
-  bool RecordIfNewer(const v1::LivenessEntry& entry);
+  bool RecordIfNewer(v1::LivenessEntry entry);
 
   // The newest heartbeat lastReportTime recorded for Target <ns>/<name> with `target_uid`
   // since start; nullopt when none.
@@ -65,7 +65,7 @@ class LivenessBuffer {
     absl::Time last_report_time;
   };
 
-  void RecordLocked(Key key, const v1::LivenessEntry& entry, absl::Time report_time)
+  void RecordLocked(Key key, v1::LivenessEntry entry, absl::Time report_time)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;

@@ -95,7 +95,7 @@ bool ReportIngest::RecordHeartbeat(absl::string_view target_namespace, absl::str
   entry.set_target_uid(found->target_uid);
   *entry.mutable_received_at() = projections::ToProto(received_at);
   *entry.mutable_last_report_time() = report.last_report_time();
-  if (!heartbeats_.Commit(*found, entry, *liveness_)) return false;
+  if (!heartbeats_.Commit(*found, std::move(entry), *liveness_)) return false;
   held_.DropUpTo(target_namespace, name, report_time);
   return true;
 }

@@ -4,7 +4,12 @@
 // ReportIngest and ReportScheduler.
 //
 //   BM_Heartbeat/threads:T      ReportIngest::Push of reports equal to each Target's last
-//                               accepted one apart from lastReportTime; nothing is appended.
+//                               accepted one apart from lastReportTime; nothing is appended,
+//                               and the writer is not asked (docs/reports.md, "How a heartbeat
+//                               is decided").
+//   BM_LivenessRecord/threads:T the heartbeat's baseline: one LivenessBuffer::Record of a
+//                               prepared entry per Target, the in-memory insert every heartbeat
+//                               ends with (into a buffer of its own).
 //   BM_ChangedReport/threads:T  pushes whose release revision carries a counter, so each
 //                               appends one ReportAccepted (one group commit per batch).
 //   BM_FlushLiveness            one ReportScheduler::FlushLiveness of N waiting heartbeats (one
@@ -16,8 +21,9 @@
 // is ever ahead of the server's clock.
 //
 // Before the benchmarks the fleet is built (N registrations and one accepted report each, from
-// 32 threads so that group commit batches them); at exit it prints the resident memory this
-// added per Target (from /proc/self/statm).
+// 32 threads so that group commit batches them); at exit it prints heartbeats/s divided by
+// LivenessBuffer records/s for each thread count, and the resident memory the fleet added per
+// Target (from /proc/self/statm). It exits 1 when a benchmark reported an error.
 //
 // Flags: --targets=N (default 10000) plus the benchmark library's. Full size: `make bench`; the
 // test suite runs it with a tiny N and --benchmark_min_time.
@@ -28,9 +34,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -41,6 +49,7 @@
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
 #include "common/clock.h"
+#include "common/uuid.h"
 #include "credledger/v1/report.pb.h"
 #include "projections/credential_projector.h"
 #include "projections/proto_time.h"
@@ -109,7 +118,12 @@ void ForEachTarget(int targets, int threads, const std::function<void(int)>& fn)
 // The wired service stack and the fleet it serves.
 struct Fleet {
   explicit Fleet(int n) : targets(n), revisions(n, 0) {
-    for (int i = 0; i < n; ++i) names.push_back(absl::StrCat("edge-", i));
+    for (int i = 0; i < n; ++i) {
+      names.push_back(absl::StrCat("edge-", i));
+      absl::StatusOr<std::string> uid = common::NewUuidV4();
+      if (!uid.ok()) Die("uid", uid.status());
+      uids.push_back(*std::move(uid));
+    }
     store::SqliteEventStoreOptions options;
     options.path = dir.path() / "events.db";
     options.clock = &clock;
@@ -142,7 +156,8 @@ struct Fleet {
     ForEachTarget(targets, kBuildThreads, [this](int i) {
       CommandContext context{
           kNamespace, names[i], clock.Now(), "bench", absl::StrCat("register-", i), {}};
-      absl::StatusOr<CommandResult> result = targets_bus->Execute(RegisterTarget{}, context);
+      absl::StatusOr<CommandResult> result =
+          targets_bus->Execute(RegisterTarget{uids[i], true}, context);
       if (!result.ok()) Die("register", result.status());
     });
     WaitForProjectors();
@@ -169,6 +184,7 @@ struct Fleet {
 
   const int targets;
   std::vector<std::string> names;
+  std::vector<std::string> uids;  // as the API edge generates them
   // Per Target: the revision counter of its last accepted report. Only the thread owning the
   // Target's share touches it during a run.
   std::vector<int64_t> revisions;
@@ -203,6 +219,31 @@ void BM_Heartbeat(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_Heartbeat)->Threads(1)->Threads(8)->UseRealTime();
+
+void BM_LivenessRecord(benchmark::State& state) {
+  static LivenessBuffer* const buffer = new LivenessBuffer();
+  Fleet& fleet = *g_fleet;
+  std::vector<v1::LivenessEntry> entries;
+  for (int i = state.thread_index(); i < fleet.targets; i += state.threads()) {
+    v1::LivenessEntry& entry = entries.emplace_back();
+    entry.set_namespace_(kNamespace);
+    entry.set_name(fleet.names[i]);
+    entry.set_target_uid(fleet.uids[i]);
+    *entry.mutable_received_at() = projections::ToProto(fleet.clock.Now());
+    *entry.mutable_last_report_time() = projections::ToProto(NextReportTime());
+  }
+  if (entries.empty()) {
+    state.SkipWithError("fewer Targets than threads");
+    return;
+  }
+  size_t next = 0;
+  for (auto _ : state) {
+    buffer->Record(entries[next]);
+    if (++next == entries.size()) next = 0;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_LivenessRecord)->Threads(1)->Threads(8)->UseRealTime();
 
 void BM_ChangedReport(benchmark::State& state) {
   Fleet& fleet = *g_fleet;
@@ -246,6 +287,41 @@ void BM_FlushLiveness(benchmark::State& state) {
 }
 BENCHMARK(BM_FlushLiveness)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// Console output (without colours), then heartbeats/s divided by LivenessBuffer records/s for
+// each thread count.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  RatioReporter() : ConsoleReporter(OO_Tabular) {}
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (run.error_occurred) failed_ = true;
+      auto items = run.counters.find("items_per_second");
+      if (items == run.counters.end() || run.run_type != Run::RT_Iteration) continue;
+      rates_[{run.run_name.function_name, run.threads}] = items->second.value;
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+  void Finalize() override {
+    ConsoleReporter::Finalize();
+    std::printf("\nheartbeats vs LivenessBuffer::Record (items/s, same process):\n");
+    for (const auto& [key, heartbeats] : rates_) {
+      auto record = rates_.find({"BM_LivenessRecord", key.second});
+      if (key.first != "BM_Heartbeat" || record == rates_.end()) continue;
+      std::printf("  threads=%-2lld heartbeat=%9.0f  record=%10.0f  ratio=%.3f\n",
+                  static_cast<long long>(key.second), heartbeats, record->second,
+                  heartbeats / record->second);
+    }
+  }
+
+  // True when any run reported an error (State::SkipWithError).
+  bool failed() const { return failed_; }
+
+ private:
+  std::map<std::pair<std::string, int64_t>, double> rates_;
+  bool failed_ = false;
+};
+
 }  // namespace
 }  // namespace credledger::service
 
@@ -267,7 +343,8 @@ int main(int argc, char** argv) {
   const absl::Duration built = absl::Now() - start;
   const int64_t after = service::ResidentBytes();
 
-  benchmark::RunSpecifiedBenchmarks();
+  service::RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
   std::printf("\nfleet of %d Targets built (registered, one accepted report each) in %s\n", targets,
               absl::FormatDuration(built).c_str());
   std::printf("memory per Target: %.0f bytes (RSS %+.1f MiB)\n",
@@ -275,5 +352,5 @@ int main(int argc, char** argv) {
               static_cast<double>(after - before) / (1024.0 * 1024.0));
   delete service::g_fleet;
   benchmark::Shutdown();
-  return 0;
+  return reporter.failed() ? 1 : 0;
 }

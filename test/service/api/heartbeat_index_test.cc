@@ -60,6 +60,18 @@ TEST(HeartbeatIndexTest, AWriteInstallsTheBaselineOfTheFoldItDecided) {
   EXPECT_FALSE(index.Find("demo", "edge-2").has_value());
 }
 
+TEST(HeartbeatIndexTest, AUidShorterThanAUuidIsKeptAsItIs) {
+  for (const std::string uid : {"", "u1", "sixteen-bytes-ab"}) {
+    HeartbeatIndex index;
+    ReportFolds after = Fold("1.0.0", kT0);
+    after.state.set_target_uid(uid);
+    Decide(index, after);
+    std::optional<HeartbeatIndex::Snapshot> found = index.Find("demo", "edge-1");
+    ASSERT_TRUE(found.has_value()) << uid;
+    EXPECT_EQ(found->target_uid, uid);
+  }
+}
+
 TEST(HeartbeatIndexTest, NoBaselineWhileAWriteRunsAndAHeartbeatFoundBeforeItCannotCommit) {
   HeartbeatIndex index;
   LivenessBuffer liveness;
@@ -117,7 +129,7 @@ TEST(HeartbeatIndexTest, AFoldAHeartbeatCannotBeDecidedAgainstOutsideTheWriterLe
   ReportFolds no_report = Fold("1.0.0", kT0);
   no_report.status.clear_last_report();
   ReportFolds long_uid = Fold("1.0.0", kT0);
-  long_uid.state.set_target_uid(std::string(37, 'a'));
+  long_uid.state.set_target_uid("6F1C2A9E-0B7D-4E52-9C3A-1D2E3F405162");  // not lowercase
   for (const ReportFolds& after : {deleting, skewed, no_report, long_uid}) {
     HeartbeatIndex index;
     Decide(index, Fold("1.0.0", kT0));
