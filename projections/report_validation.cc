@@ -123,8 +123,7 @@ absl::Status ValidateConditions(absl::string_view path,
 
 absl::Status ValidateRelease(absl::string_view path, const v1::ReleaseStatus& release) {
   RETURN_IF_ERROR(common::ValidateDnsLabel(absl::StrCat(path, ".name"), release.name()));
-  RETURN_IF_ERROR(
-      common::ValidateDnsLabel(absl::StrCat(path, ".namespace"), release.namespace_()));
+  RETURN_IF_ERROR(common::ValidateDnsLabel(absl::StrCat(path, ".namespace"), release.namespace_()));
   if (release.phase() == v1::RELEASE_PHASE_UNSPECIFIED) {
     return common::FieldError(absl::StrCat(path, ".phase"), "required");
   }
@@ -133,8 +132,7 @@ absl::Status ValidateRelease(absl::string_view path, const v1::ReleaseStatus& re
         absl::StrCat(path, ".phase"),
         absl::StrCat(static_cast<int>(release.phase()), " is not a known phase"));
   }
-  RETURN_IF_ERROR(
-      MaxBytes(absl::StrCat(path, ".revision"), release.revision(), kMaxRevisionBytes));
+  RETURN_IF_ERROR(MaxBytes(absl::StrCat(path, ".revision"), release.revision(), kMaxRevisionBytes));
   RETURN_IF_ERROR(
       ValidateConditions(absl::StrCat(path, ".sourceConditions"), release.source_conditions()));
   return ValidateConditions(absl::StrCat(path, ".helmConditions"), release.helm_conditions());
@@ -193,13 +191,18 @@ absl::Status ValidateCapacity(absl::string_view prefix, const v1::ClusterCapacit
 
 absl::Status ValidateReportContent(const v1::TargetReportSpec& report,
                                    absl::string_view field_prefix) {
-  const std::string time_path = absl::StrCat(field_prefix, ".lastReportTime");
-  if (!report.has_last_report_time()) return common::FieldError(time_path, "required");
-  RETURN_IF_ERROR(ValidateTimestamp(time_path, report.last_report_time()));
+  RETURN_IF_ERROR(ValidateReportTime(report, field_prefix));
   RETURN_IF_ERROR(ValidateReleases(field_prefix, report.releases()));
   RETURN_IF_ERROR(ValidateChecks(field_prefix, report.preflight_checks()));
   if (!report.has_capacity()) return absl::OkStatus();
   return ValidateCapacity(field_prefix, report.capacity());
+}
+
+absl::Status ValidateReportTime(const v1::TargetReportSpec& report,
+                                absl::string_view field_prefix) {
+  const std::string time_path = absl::StrCat(field_prefix, ".lastReportTime");
+  if (!report.has_last_report_time()) return common::FieldError(time_path, "required");
+  return ValidateTimestamp(time_path, report.last_report_time());
 }
 
 bool ReportTimeTooFarAhead(absl::Time report_time, absl::Time now) {

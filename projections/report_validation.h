@@ -60,10 +60,17 @@ inline constexpr size_t kMaxQuantityBytes = 64;
 inline constexpr absl::Duration kMaxReportTimeAhead = absl::Minutes(5);
 
 // Checks the content of `report` against the rules in the file comment, naming fields under
-// `field_prefix`.
+// `field_prefix`: its lastReportTime (ValidateReportTime), then the rest.
 // Errors: kInvalidArgument "<field path>: <rule>" for the first violation.
 absl::Status ValidateReportContent(const v1::TargetReportSpec& report,
                                    absl::string_view field_prefix);
+
+// Checks only the lastReportTime of `report` (required, a valid timestamp), naming
+// "<field_prefix>.lastReportTime". The other rules do not look at it: a report whose content
+// apart from lastReportTime equals one that passes ValidateReportContent passes it when it
+// passes this.
+// Errors: kInvalidArgument "<field_prefix>.lastReportTime: <rule>".
+absl::Status ValidateReportTime(const v1::TargetReportSpec& report, absl::string_view field_prefix);
 
 // Whether `report_time` runs more than kMaxReportTimeAhead ahead of `now`, the server's clock:
 // the agent's clock is ahead, and the report is refused (docs/reports.md, "Clock skew").

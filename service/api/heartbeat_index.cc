@@ -7,6 +7,7 @@
 
 #include "absl/hash/hash.h"
 #include "projections/proto_time.h"
+#include "projections/report_validation.h"
 
 namespace credledger::service {
 namespace {
@@ -93,7 +94,8 @@ void HeartbeatIndex::Write::Decided(const ReportFolds& after) {
 std::optional<HeartbeatIndex::Slot> HeartbeatIndex::SlotOf(const ReportFolds& after) {
   const v1::TargetStatus& status = after.status;
   if (after.state.phase() != v1::TargetState::PHASE_ACTIVE || !status.has_last_report() ||
-      !status.has_last_report_time() || status.has_clock_skew()) {
+      !status.has_last_report_time() || status.has_clock_skew() ||
+      !projections::ValidateReportContent(status.last_report(), "spec").ok()) {
     return std::nullopt;
   }
   const ReportBaseline baseline = BaselineOf(status);
@@ -151,7 +153,7 @@ std::optional<HeartbeatIndex::Snapshot> HeartbeatIndex::Find(absl::string_view t
                                                              absl::string_view name) const {
   const uint64_t key = KeyOf(target_namespace, name);
   const uint64_t owner = OwnerOf(target_namespace, name);
-  absl::MutexLock lock(&mu_);
+  absl::ReaderMutexLock lock(&mu_);
   auto it = slots_.find(key);
   if (it == slots_.end()) return std::nullopt;
   const Slot& slot = it->second;
@@ -170,7 +172,8 @@ bool HeartbeatIndex::Commit(const Snapshot& found, v1::LivenessEntry heartbeat,
                             LivenessBuffer& liveness) {
   const uint64_t key = KeyOf(heartbeat.namespace_(), heartbeat.name());
   const uint64_t owner = OwnerOf(heartbeat.namespace_(), heartbeat.name());
-  absl::MutexLock lock(&mu_);
+  // Shared: Commits of heartbeats exclude only Begin and End, which change slots.
+  absl::ReaderMutexLock lock(&mu_);
   auto it = slots_.find(key);
   if (it == slots_.end()) return false;
   const Slot& slot = it->second;

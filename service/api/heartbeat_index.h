@@ -8,7 +8,8 @@
 // baseline from that fold: the last accepted report's digest and lastReportTime, the newest
 // lastReportTime accepted, the Target's uid and the target stream version the fold reached. A
 // fold a heartbeat cannot be decided against outside the writer leaves no baseline: a Target
-// not active, without a report, with a clock skew in force, or whose uid or times the index
+// not active, without a report, with a clock skew in force, whose last report does not pass
+// projections::ValidateReportContent (accepted under older rules), or whose uid or times the index
 // cannot hold (a uid longer than 16 bytes that is not a lowercase UUID, a target stream
 // version beyond int32, a time beyond int64 nanoseconds). Overlapping
 // Writes leave none either, since their folds may have been taken in either order.

@@ -7,26 +7,28 @@
 namespace credledger::service {
 
 void LivenessBuffer::Record(const v1::LivenessEntry& entry) {
+  Key key{entry.namespace_(), entry.name()};
   const absl::Time report_time = projections::FromProto(entry.last_report_time());
   absl::MutexLock lock(&mu_);
-  RecordLocked(Key{entry.namespace_(), entry.name()}, entry, report_time);
+  FloorEntry& floor = floors_[key];
+  RecordLocked(std::move(key), floor, entry, report_time);
 }
 
 bool LivenessBuffer::RecordIfNewer(v1::LivenessEntry entry) {
   Key key{entry.namespace_(), entry.name()};
   const absl::Time report_time = projections::FromProto(entry.last_report_time());
   absl::MutexLock lock(&mu_);
-  auto it = floors_.find(key);
-  if (it != floors_.end() && it->second.target_uid == entry.target_uid() &&
-      it->second.last_report_time >= report_time) {
+  auto [floor, added] = floors_.try_emplace(key);
+  if (!added && floor->second.target_uid == entry.target_uid() &&
+      floor->second.last_report_time >= report_time) {
     return false;
   }
-  RecordLocked(std::move(key), std::move(entry), report_time);
+  RecordLocked(std::move(key), floor->second, std::move(entry), report_time);
   return true;
 }
 
-void LivenessBuffer::RecordLocked(Key key, v1::LivenessEntry entry, absl::Time report_time) {
-  FloorEntry& floor = floors_[key];
+void LivenessBuffer::RecordLocked(Key key, FloorEntry& floor, v1::LivenessEntry entry,
+                                  absl::Time report_time) {
   if (floor.target_uid != entry.target_uid() || floor.last_report_time < report_time) {
     floor = {entry.target_uid(), report_time};
   }

@@ -65,7 +65,9 @@ class LivenessBuffer {
     absl::Time last_report_time;
   };
 
-  void RecordLocked(Key key, v1::LivenessEntry entry, absl::Time report_time)
+  // Keeps `entry` as the Target's pending heartbeat and raises `floor` (the Target's entry of
+  // floors_) to it.
+  void RecordLocked(Key key, FloorEntry& floor, v1::LivenessEntry entry, absl::Time report_time)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;

@@ -15,13 +15,14 @@
 namespace credledger::service {
 ReportIngest::ReportIngest(ReportCommandBus* bus, LivenessBuffer* liveness,
                            projections::CredentialProjector* projector, const SpaceReserve* space,
-                           common::Clock* clock, Limits limits)
+                           common::Clock* clock, Limits limits, HeartbeatPath heartbeats)
     : bus_(bus),
       liveness_(liveness),
       projector_(projector),
       space_(space),
       clock_(clock),
-      limits_(limits) {}
+      limits_(limits),
+      heartbeat_path_(heartbeats) {}
 
 CommandContext ReportIngest::Context(absl::string_view target_namespace, absl::string_view name,
                                      absl::string_view actor, const RequestKey& request) const {
@@ -71,8 +72,10 @@ bool ReportIngest::RecordHeartbeat(absl::string_view target_namespace, absl::str
                                    const v1::TargetReportSpec& report, const RequestKey& request,
                                    ReportSource source, absl::Time received_at) {
   const std::optional<HeartbeatIndex::Snapshot> found = heartbeats_.Find(target_namespace, name);
+  // A baseline's report passes ValidateReportContent, so a report of the same content passes it
+  // when its lastReportTime does (checked before the content is compared).
   if (!found.has_value() ||
-      !projections::ValidateReportContent(report, ReportFieldPrefix(source)).ok()) {
+      !projections::ValidateReportTime(report, ReportFieldPrefix(source)).ok()) {
     return false;
   }
   const absl::Time report_time = projections::FromProto(report.last_report_time());
@@ -120,7 +123,8 @@ absl::StatusOr<ReportIngest::PushResult> ReportIngest::Push(
   }
   const absl::Status space = space_->Check();
   const absl::Time received_at = clock_->Now();
-  if (space.ok() && RecordHeartbeat(target_namespace, name, report, request, source, received_at)) {
+  if (heartbeat_path_ == HeartbeatPath::kWithoutWriter && space.ok() &&
+      RecordHeartbeat(target_namespace, name, report, request, source, received_at)) {
     out.heartbeat = true;
     return out;
   }

@@ -90,11 +90,17 @@ class ReportIngest {
     int64_t held = 0;               // reports waiting now
   };
 
+  // Where plain heartbeats are decided. Without the writer they cost a committed read of the
+  // log (EventStore::ProbeRequest): a local read on SQLite, a round trip on PostgreSQL, whose
+  // writer answers them from its caches instead (docs/reports.md, "How a heartbeat is decided").
+  enum class HeartbeatPath { kWithoutWriter, kThroughWriter };
+
   // None of the pointers is owned; all must outlive the ingest. `projector` gives the
   // service configuration commands decide under.
   ReportIngest(ReportCommandBus* bus, LivenessBuffer* liveness,
                projections::CredentialProjector* projector, const SpaceReserve* space,
-               common::Clock* clock, Limits limits);
+               common::Clock* clock, Limits limits,
+               HeartbeatPath heartbeats = HeartbeatPath::kWithoutWriter);
 
   // Submits `report` for Target <target_namespace>/<name> on behalf of `actor` under
   // `request` (its id and digest; an empty digest for the service's own reports), as it came
@@ -171,6 +177,7 @@ class ReportIngest {
   const SpaceReserve* space_;
   common::Clock* clock_;
   const Limits limits_;
+  const HeartbeatPath heartbeat_path_;
   HeldReports held_;
   HeartbeatIndex heartbeats_;
   std::atomic<int64_t> refused_too_large_{0};

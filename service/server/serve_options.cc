@@ -219,6 +219,10 @@ std::filesystem::path FingerprintKeyPath(const ServeOptions& options) {
   return options.log.db_path.parent_path() / "fingerprint-key";
 }
 
+int ReadConnections(const ServeOptions::Grpc& grpc) {
+  return static_cast<int>(grpc.call_threads) + store::SqliteEventStoreOptions().read_connections;
+}
+
 absl::StatusOr<v1::ServiceConfigured> ServiceConfigurationFor(const ServeOptions& options) {
   const ServeOptions::Credentials& credentials = options.credentials;
   std::string ca_bundle;

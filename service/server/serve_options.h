@@ -286,6 +286,12 @@ absl::Status ValidateServeOptions(const ServeOptions& options);
 // the folder of --db (docs/operations.md, "The fingerprint key").
 std::filesystem::path FingerprintKeyPath(const ServeOptions& options);
 
+// The SQLite read connections serve keeps: one per call thread, since each may read the log
+// outside the writer (a heartbeat: docs/reports.md, "How a heartbeat is decided"), plus the
+// store's default for the other readers (projectors, watches, the bridge). A pool smaller than
+// its readers opens and closes a connection for every read beyond it.
+int ReadConnections(const ServeOptions::Grpc& grpc);
+
 // The ServiceConfigured the options describe: URL, lowercase hex SHA-256 of the CA file
 // (empty without one), TTL in seconds, enabled = URL non-empty, and the connection hash over
 // URL and CA bytes (projections::ConnectionHash).

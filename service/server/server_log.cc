@@ -24,6 +24,7 @@ absl::Status Server::OpenLog() {
   log.clock = options_.clock;
   log.read_only = options_.log.read_only;
   log.synchronous = options_.log.synchronous;
+  log.read_connections = ReadConnections(options_.grpc);
   log.holder = lease_->identity;
   if (log.holder.empty()) {
     ASSIGN_OR_RETURN(log.holder, DefaultLeaseIdentity());

@@ -20,9 +20,13 @@ void Server::StartReports() {
       SpaceReserve::FileSystemOf(options_.log.db_path),
       local_file ? static_cast<uint64_t>(options_.reports.space_reserve_bytes) : 0);
   reports_->liveness = std::make_unique<LivenessBuffer>();
-  reports_->ingest = std::make_unique<ReportIngest>(reports_->bus.get(), reports_->liveness.get(),
-                                                    log_->projector.get(), reports_->space.get(),
-                                                    options_.clock, options_.reports.limits);
+  // On PostgreSQL the committed read a heartbeat decided outside the writer needs is a round
+  // trip, which the writer's caches save: heartbeats go through the writer there.
+  reports_->ingest = std::make_unique<ReportIngest>(
+      reports_->bus.get(), reports_->liveness.get(), log_->projector.get(), reports_->space.get(),
+      options_.clock, options_.reports.limits,
+      local_file ? ReportIngest::HeartbeatPath::kWithoutWriter
+                 : ReportIngest::HeartbeatPath::kThroughWriter);
   ReportScheduler::Options scheduler_options;
   scheduler_options.period = options_.reports.liveness_flush_interval;
   scheduler_options.stale_after = options_.reports.stale_after;

@@ -137,6 +137,7 @@ absl::StatusOr<std::unique_ptr<EventLog>> OpenLog(const LogLocation& location,
   sqlite.clock = options.clock;
   sqlite.read_only = options.read_only;
   sqlite.synchronous = options.synchronous;
+  if (options.read_connections > 0) sqlite.read_connections = options.read_connections;
   sqlite.write_fence = options.write_fence;
   ASSIGN_OR_RETURN(std::unique_ptr<SqliteEventStore> log, SqliteEventStore::Open(sqlite));
   return std::unique_ptr<EventLog>(std::move(log));

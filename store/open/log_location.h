@@ -73,6 +73,9 @@ struct OpenLogOptions {
   bool read_only = false;
   // SQLite: PRAGMA synchronous.
   SqliteEventStoreOptions::Synchronous synchronous = SqliteEventStoreOptions::Synchronous::kFull;
+  // SQLite: the connections kept in the read pool (SqliteEventStoreOptions::read_connections);
+  // 0: the store's default.
+  int read_connections = 0;
   // PostgreSQL: who writes, recorded in log_writer.holder.
   std::string holder = "credledger";
   // Asked before every commit (the Lease fence); empty: none.

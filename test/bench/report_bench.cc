@@ -1,7 +1,7 @@
 // Status report ingest over a fleet of N Targets (docs/reports.md, "Ingest" and "Liveness and
-// staleness"), through the real stack: SqliteEventStore (synchronous=FULL, WAL),
-// TargetCommandBus, CredentialProjector, StatusProjector, ReportCommandBus, LivenessBuffer,
-// ReportIngest and ReportScheduler.
+// staleness"), through the real stack as serve wires it: SqliteEventStore (synchronous=FULL,
+// WAL, the read pool serve keeps), TargetCommandBus, CredentialProjector, StatusProjector,
+// ReportCommandBus, LivenessBuffer, ReportIngest and ReportScheduler.
 //
 //   BM_Heartbeat/threads:T      ReportIngest::Push of reports equal to each Target's last
 //                               accepted one apart from lastReportTime; nothing is appended,
@@ -60,6 +60,7 @@
 #include "service/api/space_reserve.h"
 #include "service/bus/report_command_bus.h"
 #include "service/bus/target_command_bus.h"
+#include "service/server/serve_options.h"
 #include "store/sqlite_event_store.h"
 #include "test/bench/size_flag.h"
 #include "test/support/temp_dir.h"
@@ -128,6 +129,7 @@ struct Fleet {
     options.path = dir.path() / "events.db";
     options.clock = &clock;
     options.synchronous = store::SqliteEventStoreOptions::Synchronous::kFull;
+    options.read_connections = ReadConnections(ServeOptions::Grpc{});
     absl::StatusOr<std::unique_ptr<store::SqliteEventStore>> opened =
         store::SqliteEventStore::Open(options);
     if (!opened.ok()) Die("open", opened.status());

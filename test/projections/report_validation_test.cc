@@ -253,6 +253,19 @@ TEST(ValidateReportContentTest, LongValuesAreCutInMessages) {
   EXPECT_LT(status.message().size(), 200u);
 }
 
+TEST(ValidateReportTimeTest, ChecksTheTimeAloneAsValidateReportContentDoes) {
+  v1::TargetReportSpec report = ValidReport();
+  report.mutable_releases(0)->set_name("Not_A_Label");  // not ValidateReportTime's to check
+  EXPECT_OK(ValidateReportTime(report, "spec"));
+  report.mutable_last_report_time()->set_nanos(-1);
+  EXPECT_THAT(ValidateReportTime(report, "report"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("report.lastReportTime: ")));
+  EXPECT_EQ(ValidateReportTime(report, "spec"), ValidateReportContent(report, "spec"));
+  report.clear_last_report_time();
+  EXPECT_THAT(ValidateReportTime(report, "spec"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("lastReportTime: required")));
+}
+
 TEST(ValidateReportOrderTest, AcceptsTheFirstReportAndLaterOnes) {
   EXPECT_OK(ValidateReportOrder(kNow, std::nullopt, "spec.lastReportTime"));
   EXPECT_OK(ValidateReportOrder(kNow, kNow - absl::Seconds(1), "spec.lastReportTime"));

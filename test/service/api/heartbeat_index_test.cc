@@ -24,7 +24,11 @@ ReportFolds Fold(const std::string& revision, absl::Time report_time, int64_t ta
   folds.state.set_stream_version(target_version);
   v1::TargetReportSpec& report = *folds.status.mutable_last_report();
   *report.mutable_last_report_time() = projections::ToProto(report_time);
-  report.add_releases()->set_revision(revision);
+  v1::ReleaseStatus& release = *report.add_releases();
+  release.set_name("podinfo");
+  release.set_namespace_("apps");
+  release.set_phase(v1::RELEASE_PHASE_READY);
+  release.set_revision(revision);
   *folds.status.mutable_last_report_time() = projections::ToProto(report_time);
   return folds;
 }
@@ -130,7 +134,9 @@ TEST(HeartbeatIndexTest, AFoldAHeartbeatCannotBeDecidedAgainstOutsideTheWriterLe
   no_report.status.clear_last_report();
   ReportFolds long_uid = Fold("1.0.0", kT0);
   long_uid.state.set_target_uid("6F1C2A9E-0B7D-4E52-9C3A-1D2E3F405162");  // not lowercase
-  for (const ReportFolds& after : {deleting, skewed, no_report, long_uid}) {
+  ReportFolds invalid = Fold("1.0.0", kT0);  // accepted under rules that have since changed
+  invalid.status.mutable_last_report()->mutable_releases(0)->set_name("Not_A_Label");
+  for (const ReportFolds& after : {deleting, skewed, no_report, long_uid, invalid}) {
     HeartbeatIndex index;
     Decide(index, Fold("1.0.0", kT0));
     Decide(index, after);

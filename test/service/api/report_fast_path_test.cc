@@ -187,6 +187,14 @@ TEST_F(ReportFastPathTest, AHeartbeatBehindAChangedReportInFlightIsDecidedByTheW
   EXPECT_EQ(liveness_.PendingSeenAt("demo", "edge-1"), clock_.Now() - absl::Seconds(2));
 }
 
+TEST_F(ReportFastPathTest, AHeartbeatWithAnInvalidLastReportTimeIsRefusedAsTheWriterRefusesIt) {
+  clock_.Advance(absl::Seconds(30));
+  v1::TargetReportSpec report = Report("1.0.0", clock_.Now());
+  report.mutable_last_report_time()->set_nanos(-1);
+  EXPECT_THAT(Push(report), StatusIs(absl::StatusCode::kInvalidArgument,
+                                     HasSubstr("report.lastReportTime: ")));
+}
+
 TEST_F(ReportFastPathTest, AHeartbeatOfATargetBeingDeletedIsRefusedAsTheWriterRefusesIt) {
   Target(DeleteTarget{}, "delete");
   clock_.Advance(absl::Seconds(30));
@@ -251,6 +259,22 @@ TEST_F(ReportFastPathTest, BelowTheReserveAHeartbeatIsRefusedAndNotRecorded) {
               StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("--space-reserve")));
   EXPECT_EQ(liveness_.PendingSeenAt("demo", "edge-1"), seen);
   EXPECT_EQ(ingest_->stats().refused_no_space, 1);
+}
+
+TEST_F(ReportFastPathTest, AnIngestThatSendsHeartbeatsThroughTheWriterDoesSoForEachOne) {
+  ReportIngest through(bus_.get(), &liveness_, targets_.get(), &space_, &clock_,
+                       ReportIngest::Limits{}, ReportIngest::HeartbeatPath::kThroughWriter);
+  for (int i = 1; i <= 2; ++i) {
+    const int64_t commands = WriterCommands();
+    clock_.Advance(absl::Seconds(30));
+    ASSERT_OK_AND_ASSIGN(
+        ReportIngest::PushResult result,
+        through.Push("demo", "edge-1", Report("1.0.0", clock_.Now()), "agent",
+                     {absl::StrCat("through-", i), ""}, ReportSource::kPushReport));
+    EXPECT_TRUE(result.heartbeat);
+    EXPECT_EQ(WriterCommands(), commands + 1);
+    EXPECT_EQ(liveness_.PendingSeenAt("demo", "edge-1"), clock_.Now());
+  }
 }
 
 }  // namespace report_fast_path_test
