@@ -73,18 +73,7 @@ std::string UnpackUid(const std::array<uint8_t, 16>& bytes, uint8_t form) {
 
 }  // namespace
 
-HeartbeatIndex::Write::Write(Write&& other) noexcept
-    : index_(std::exchange(other.index_, nullptr)),
-      key_(other.key_),
-      owner_(other.owner_),
-      generation_(other.generation_),
-      overlapped_(other.overlapped_),
-      decided_(other.decided_),
-      baseline_(std::move(other.baseline_)) {}
-
-HeartbeatIndex::Write::~Write() {
-  if (index_ != nullptr) index_->End(*this);
-}
+HeartbeatIndex::Write::~Write() { index_->End(*this); }
 
 void HeartbeatIndex::Write::Decided(const ReportFolds& after) {
   decided_ = true;
@@ -92,6 +81,7 @@ void HeartbeatIndex::Write::Decided(const ReportFolds& after) {
 }
 
 std::optional<HeartbeatIndex::Slot> HeartbeatIndex::SlotOf(const ReportFolds& after) {
+  static_assert(sizeof(Slot) == 72, "the memory the header states");
   const v1::TargetStatus& status = after.status;
   if (after.state.phase() != v1::TargetState::PHASE_ACTIVE || !status.has_last_report() ||
       !status.has_last_report_time() || status.has_clock_skew() ||
@@ -134,13 +124,13 @@ void HeartbeatIndex::End(const Write& write) {
   Slot& slot = it->second;
   --slot.writes;
   if (write.decided_) {
-    // Only a Write no other overlapped decided against the newest fold of the Target.
+    // Only a Write no other overlapped decided against the newest fold of the Target; then no
+    // other Write runs (slot.writes is 0).
     const bool alone = !write.overlapped_ && slot.generation == write.generation_;
     if (alone && write.baseline_.has_value()) {
-      const uint32_t generation = slot.generation;
       slot = *write.baseline_;
       slot.owner = write.owner_;
-      slot.generation = generation;
+      slot.generation = write.generation_;
       slot.known = true;
     } else {
       slot.known = false;

@@ -9,10 +9,10 @@
 // lastReportTime accepted, the Target's uid and the target stream version the fold reached. A
 // fold a heartbeat cannot be decided against outside the writer leaves no baseline: a Target
 // not active, without a report, with a clock skew in force, whose last report does not pass
-// projections::ValidateReportContent (accepted under older rules), or whose uid or times the index
-// cannot hold (a uid longer than 16 bytes that is not a lowercase UUID, a target stream
-// version beyond int32, a time beyond int64 nanoseconds). Overlapping
-// Writes leave none either, since their folds may have been taken in either order.
+// projections::ValidateReportContent (accepted under older rules), or whose uid or times the
+// index cannot hold (a uid longer than 16 bytes that is not a lowercase UUID, a target stream
+// version beyond int32, a time beyond int64 nanoseconds). Overlapping Writes leave none
+// either, since their folds may have been taken in either order.
 //
 // Find gives a Target's baseline only while no Write of it runs. Commit records a heartbeat
 // decided on that baseline in the LivenessBuffer only if no Write of the Target began since
@@ -79,10 +79,8 @@ class HeartbeatIndex {
   // baseline of the fold given to Decided, or leaves none (see the file comment).
   class Write {
    public:
-    Write(Write&& other) noexcept;
     Write(const Write&) = delete;
     Write& operator=(const Write&) = delete;
-    Write& operator=(Write&&) = delete;
     ~Write();
 
     // The command was decided; `after` is the fold it left (ReportCommandResult::state).
@@ -90,7 +88,7 @@ class HeartbeatIndex {
 
    private:
     friend class HeartbeatIndex;
-    Write(HeartbeatIndex* index, uint64_t key, uint64_t owner, uint64_t generation, bool overlapped)
+    Write(HeartbeatIndex* index, uint64_t key, uint64_t owner, uint32_t generation, bool overlapped)
         : index_(index),
           key_(key),
           owner_(owner),
