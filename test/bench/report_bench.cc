@@ -7,9 +7,9 @@
 //                               accepted one apart from lastReportTime; nothing is appended,
 //                               and the writer is not asked (docs/reports.md, "How a heartbeat
 //                               is decided").
-//   BM_LivenessRecord/threads:T the heartbeat's baseline: one LivenessBuffer::Record of a
-//                               prepared entry per Target, the in-memory insert every heartbeat
-//                               ends with (into a buffer of its own).
+//   BM_LivenessRecord/threads:T the heartbeat's baseline: one LivenessBuffer::Record of an
+//                               entry prepared for one of the thread's Targets, the in-memory
+//                               insert every heartbeat ends with (into a buffer of its own).
 //   BM_ChangedReport/threads:T  pushes whose release revision carries a counter, so each
 //                               appends one ReportAccepted (one group commit per batch).
 //   BM_FlushLiveness            one ReportScheduler::FlushLiveness of N waiting heartbeats (one
