@@ -11,8 +11,12 @@
 //                              first; before each PUT the Job bound in that namespace is read
 //                              by uid). Manual time = that wall time.
 // Counters: `propagation_s` (mean per rotation), `direct_puts_s` (baseline measured in the same
-// run right after each rotation: the same N Secret updates sent one after the other by a
-// plain KubeClient, no log, no watch), `ratio` = propagation / baseline.
+// run right after each rotation: N Secret updates sent one after the other by a plain
+// KubeClient, no log, no watch), `ratio` = propagation / baseline. The baseline updates a
+// plain copy of each mirror (same data, annotations and owner reference, without the label
+// the bridge watches mirrors by), not the mirrors themselves: the bridge would repair
+// mirrors it did not write, during the baseline and into the next rotation. Each timed part
+// starts when the bridge is idle.
 //
 // The client rate limit is off (qps 0): at the service's default of 5 requests/s, N mirror
 // writes take at least N / 5 seconds on top of these figures.
@@ -37,6 +41,7 @@
 #include "kubebridge/client/kubeconfig.h"
 #include "kubebridge/credentials/agent_objects.h"
 #include "kubebridge/mirrors/mirror_bridge.h"
+#include "kubebridge/mirrors/mirror_objects.h"
 #include "projections/identity_projector.h"
 #include "projections/mirror_naming.h"
 #include "service/bridge/bridge_mirror_sink.h"
@@ -53,6 +58,8 @@ namespace {
 constexpr char kIdentity[] = "bench-creds";
 constexpr char kSourceNamespace[] = "creds-source";
 constexpr char kSourceName[] = "cloud-keys";
+// The name of the baseline's plain copy of the mirror in each namespace.
+constexpr char kPlainCopy[] = "plain-copy";
 
 [[noreturn]] void Die(absl::string_view what, const absl::Status& status) {
   std::fprintf(stderr, "%.*s: %s\n", static_cast<int>(what.size()), what.data(),
@@ -145,6 +152,12 @@ class Fleet {
     if (!WaitMirrored(SourceFingerprintOf(fingerprint_key_, 0), absl::Minutes(10))) {
       Die("initial mirrors", absl::DeadlineExceededError("not all mirrors were written"));
     }
+    for (int64_t i = 0; i < namespaces_; ++i) {
+      Must("plain copy", direct_
+                             ->Create(kubebridge::SecretResource(NamespaceName(i)),
+                                      PlainCopy(Must("get mirror", direct_->Get(MirrorRef(i)))))
+                             .status());
+    }
   }
 
   ~Fleet() {
@@ -160,6 +173,7 @@ class Fleet {
         Must("get source", client_->Get(kubebridge::SecretResource(kSourceNamespace, kSourceName)));
     nlohmann::json next = SourceSecret(version);
     next["metadata"]["resourceVersion"] = live["metadata"]["resourceVersion"];
+    WaitBridgeIdle();
     const absl::Time start = absl::Now();
     Must("rotate",
          client_->Update(kubebridge::SecretResource(kSourceNamespace, kSourceName), next).status());
@@ -169,20 +183,18 @@ class Fleet {
     return absl::Now() - start;
   }
 
-  // The baseline: N updates of the mirrors' data sent one after the other by a plain client.
+  // The baseline: N updates of the plain copies' data (PlainCopy) sent one after the other
+  // by a plain client.
   absl::Duration DirectPuts(int version) {
-    const std::string mirror = projections::MirrorSecretName(kIdentity);
     std::vector<nlohmann::json> objects;
     for (int64_t i = 0; i < namespaces_; ++i) {
-      objects.push_back(
-          Must("get mirror", direct_->Get(kubebridge::SecretResource(NamespaceName(i), mirror))));
+      objects.push_back(Must("get plain copy", direct_->Get(PlainCopyRef(i))));
       objects.back()["data"]["baseline"] = absl::Base64Escape(absl::StrCat("v", version));
     }
+    WaitBridgeIdle();
     const absl::Time start = absl::Now();
     for (int64_t i = 0; i < namespaces_; ++i) {
-      Must("put mirror",
-           direct_->Update(kubebridge::SecretResource(NamespaceName(i), mirror), objects[i])
-               .status());
+      Must("put plain copy", direct_->Update(PlainCopyRef(i), objects[i]).status());
     }
     return absl::Now() - start;
   }
@@ -190,6 +202,35 @@ class Fleet {
  private:
   static nlohmann::json Namespace(const std::string& name) {
     return {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}};
+  }
+
+  static kubebridge::ResourceRef MirrorRef(int64_t i) {
+    return kubebridge::SecretResource(NamespaceName(i), projections::MirrorSecretName(kIdentity));
+  }
+  static kubebridge::ResourceRef PlainCopyRef(int64_t i) {
+    return kubebridge::SecretResource(NamespaceName(i), kPlainCopy);
+  }
+
+  // A Secret like `mirror` (its data, annotations but the identity's, labels but the one the
+  // bridge watches mirrors by, owner references) named kPlainCopy: no bridge acts on it.
+  static nlohmann::json PlainCopy(const nlohmann::json& mirror) {
+    nlohmann::json copy = {{"apiVersion", "v1"},
+                           {"kind", "Secret"},
+                           {"type", mirror["type"]},
+                           {"data", mirror["data"]},
+                           {"metadata", {{"name", kPlainCopy}}}};
+    for (const char* field : {"labels", "annotations", "ownerReferences"}) {
+      copy["metadata"][field] = mirror["metadata"][field];
+    }
+    copy["metadata"]["labels"].erase(kubebridge::kMirroredLabel);
+    copy["metadata"]["annotations"].erase(kubebridge::kIdentityAnnotation);
+    return copy;
+  }
+
+  void WaitBridgeIdle() {
+    if (!bridge_->WaitIdle(absl::Minutes(1))) {
+      Die("bridge", absl::DeadlineExceededError("the bridge did not become idle"));
+    }
   }
 
   absl::StatusOr<service::IdentityCommandResult> Run(const service::IdentityCommand& command,
