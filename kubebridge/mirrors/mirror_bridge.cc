@@ -39,8 +39,7 @@ class MirrorBridge::SourceWatch final : public WatchHandler {
       ListWatchOptions watch;
       watch.field_selector = absl::StrCat("metadata.name=", source_.name());
       watch.backoff = bridge_->options_.watch_backoff;
-      RunListWatch(*bridge_->client_, SecretResource(source_.namespace_()), watch, *this,
-                   &cancel_)
+      RunListWatch(*bridge_->client_, SecretResource(source_.namespace_()), watch, *this, &cancel_)
           .IgnoreError();
     });
   }
@@ -87,7 +86,16 @@ class MirrorBridge::MirrorWatch final : public WatchHandler {
     }
     const std::string identity =
         StringAt(event.object, {"metadata", "annotations", kIdentityAnnotation});
-    if (!identity.empty()) bridge_->queue_.Add(identity);
+    if (identity.empty()) return absl::OkStatus();
+    bridge_->mirror_changes_.Increment();
+    if (event.type == WatchEventType::kDeleted) {
+      bridge_->Enqueue(identity);
+    } else if (bridge_->triggers_.MirrorModified(
+                   identity, StringAt(event.object, {"metadata", "namespace"}),
+                   StringAt(event.object, {"metadata", "resourceVersion"}))) {
+      // Not the echo of one of the bridge's own updates.
+      bridge_->queue_.Add(identity);
+    }
     return absl::OkStatus();
   }
   void OnError(const absl::Status& status) override {
@@ -120,8 +128,9 @@ std::unique_ptr<MirrorBridge> MirrorBridge::Start(KubeClient* client, MirrorOutc
   MirrorBridge* b = bridge.get();
   b->namespaces_ = std::make_unique<NamespaceLabelCache>(
       [b](const std::string& ns) { b->EnqueueNamespace(ns); });
-  b->reconciler_ = std::make_unique<MirrorReconciler>(*client, *sink, b->namespaces_.get(),
-                                                      *fingerprint_key, &b->damper_);
+  b->reconciler_ =
+      std::make_unique<MirrorReconciler>(*client, *sink, b->namespaces_.get(), *fingerprint_key,
+                                         &b->damper_, options.writers_per_pass);
   // Changes are queued from now on; the initial EnqueueAll covers everything before.
   b->listener_id_ = projector->AddKeyListener([b](const std::string& stream) {
     absl::string_view name = stream;
@@ -217,26 +226,31 @@ void MirrorBridge::SyncSourceWatches() {
   }
 }
 
+void MirrorBridge::Enqueue(const std::string& identity) {
+  triggers_.Outside(identity);
+  queue_.Add(identity);
+}
+
 void MirrorBridge::EnqueueAll() {
-  projector_->VisitActive([&](const v1::IdentityState& identity) { queue_.Add(identity.name()); });
+  projector_->VisitActive([&](const v1::IdentityState& identity) { Enqueue(identity.name()); });
 }
 
 void MirrorBridge::EnqueueSource(const std::string& source) {
   projector_->VisitActive([&](const v1::IdentityState& identity) {
-    if (SourceKey(identity.spec().secret_ref()) == source) queue_.Add(identity.name());
+    if (SourceKey(identity.spec().secret_ref()) == source) Enqueue(identity.name());
   });
 }
 
 void MirrorBridge::EnqueueNamespace(const std::string& ns) {
   projector_->VisitActive([&](const v1::IdentityState& identity) {
     if (!identity.spec().allowed_namespaces().has_selector()) return;
-    if (projections::FindIdentityNamespace(identity, ns) != nullptr) queue_.Add(identity.name());
+    if (projections::FindIdentityNamespace(identity, ns) != nullptr) Enqueue(identity.name());
   });
 }
 
 void MirrorBridge::ClusterChanged(const std::string& cluster) {
   projector_->VisitActive([&](const v1::IdentityState& identity) {
-    if (identity.spec().cluster() == cluster) queue_.Add(identity.name());
+    if (identity.spec().cluster() == cluster) Enqueue(identity.name());
   });
 }
 
@@ -252,18 +266,17 @@ absl::StatusOr<MirrorReconcileResult> MirrorBridge::Pass(const v1::IdentityState
   absl::StatusOr<std::unique_ptr<KubeClient>> target =
       options_.cluster_clients
           ? options_.cluster_clients(cluster, &stop_)
-          : absl::StatusOr<std::unique_ptr<KubeClient>>(absl::FailedPreconditionError(
-                absl::StrCat("cluster \"", cluster,
-                             "\": this service mirrors into no registered cluster")));
+          : absl::StatusOr<std::unique_ptr<KubeClient>>(absl::FailedPreconditionError(absl::StrCat(
+                "cluster \"", cluster, "\": this service mirrors into no registered cluster")));
   if (target.ok()) return reconciler_->Reconcile(state, &stop_, target->get());
   if (stop_.cancelled()) return absl::CancelledError("mirror bridge stopped");
   const bool unsupported = IsUnsupported(target.status());
-  RETURN_IF_ERROR(reconciler_->RecordClusterFailure(
-      state,
-      unsupported ? v1::MIRROR_FAILURE_KIND_CLUSTER_UNSUPPORTED
-                  : v1::MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE,
-      // The factory's errors name the cluster already.
-      std::string(target.status().message())));
+  RETURN_IF_ERROR(
+      reconciler_->RecordClusterFailure(state,
+                                        unsupported ? v1::MIRROR_FAILURE_KIND_CLUSTER_UNSUPPORTED
+                                                    : v1::MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE,
+                                        // The factory's errors name the cluster already.
+                                        std::string(target.status().message())));
   // Unsupported waits for a change of the identity or the next resync; anything else is
   // retried with backoff.
   if (unsupported) return MirrorReconcileResult{};
@@ -273,8 +286,14 @@ absl::StatusOr<MirrorReconcileResult> MirrorBridge::Pass(const v1::IdentityState
 void MirrorBridge::Worker() {
   while (std::optional<std::string> name = queue_.Get()) {
     absl::StatusOr<v1::IdentityState> state = sink_->Load(*name);
+    // Queued only by the echoes of its last pass's own writes and records: nothing to do.
+    if (!triggers_.Begin(*name, state.ok() ? state->stream_version() : -1)) {
+      queue_.Done(*name, /*failed=*/false);
+      continue;
+    }
     absl::StatusOr<MirrorReconcileResult> result =
         state.ok() ? Pass(*state) : absl::StatusOr<MirrorReconcileResult>(state.status());
+    if (triggers_.End(*name, result.ok() ? &*result : nullptr)) queue_.Add(*name);
     const bool failed = !result.ok() && !stop_.cancelled();
     if (failed) {
       reconcile_errors_.Increment();
@@ -288,6 +307,7 @@ void MirrorBridge::Worker() {
     const bool waiting = result.ok() && result->retry;
     // A namespace held back is written when its hold ends.
     if (std::optional<absl::Time> release = damper_.NextRelease(*name)) {
+      triggers_.Outside(*name);
       queue_.AddAt(*name, *release);
     }
     queue_.Done(*name, /*failed=*/failed || waiting);

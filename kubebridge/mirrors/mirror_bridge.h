@@ -18,6 +18,8 @@
 // the resync and source changes trigger. A cluster that cannot be connected to is recorded
 // as a failure in every bound namespace: Unsupported ones (CLUSTER_UNSUPPORTED) wait for the
 // next change or resync, others (CLUSTER_UNREACHABLE) are retried with backoff.
+// A pass is not run again for its own echoes alone: the events its outcomes appended (the
+// projection's changes) and the mirror updates it made (the mirror watch) (PassTriggers).
 // Workers run MirrorReconciler on the identity's state as read from the log; a failed pass,
 // and one that left a namespace waiting on a conflict or on a missing or colliding source
 // (MirrorReconcileResult::retry), retries with per-key exponential backoff. A mirror deleted
@@ -45,6 +47,7 @@
 #include "kubebridge/client/work_queue.h"
 #include "kubebridge/mirrors/mirror_reconciler.h"
 #include "kubebridge/mirrors/namespace_labels.h"
+#include "kubebridge/mirrors/pass_triggers.h"
 #include "kubebridge/mirrors/recreation_damper.h"
 #include "kubebridge/model/mirror_outcomes.h"
 #include "projections/identity_projector.h"
@@ -62,7 +65,11 @@ using ClusterClientFactory = std::function<absl::StatusOr<std::unique_ptr<KubeCl
 struct MirrorBridgeOptions {
   // Every identity is reconciled at least this often.
   absl::Duration resync_period = absl::Minutes(10);
+  // Identities reconciled at once.
   int workers = 2;
+  // Namespaces of one identity written at once (MirrorReconciler's `writers`); the client's
+  // rate limit paces them together.
+  int writers_per_pass = 8;
   // Retry pacing of an identity whose pass failed or left a namespace waiting.
   BackoffPolicy retry = {absl::Seconds(1), 2.0, absl::Minutes(5), 0.0, 1, absl::Minutes(5)};
   // Wait between failed attempts of a watch.
@@ -103,6 +110,9 @@ class MirrorBridge {
   // Passes of `identity` in a row that failed or left a namespace waiting; 0 after one that
   // did neither (tests).
   int Retries(const std::string& identity) const { return queue_.Failures(identity); }
+  // Changes (updates and deletions) of mirror Secrets the mirror watch reported since Start,
+  // the bridge's own updates included (tests).
+  int64_t mirror_changes() const { return mirror_changes_.Value(); }
   // The source Secrets watched now, as "<namespace>/<name>" (tests).
   std::set<std::string> WatchedSources() const;
 
@@ -119,6 +129,8 @@ class MirrorBridge {
   void ResyncLoop();
   void SourceWatchLoop();
   void SyncSourceWatches();
+  // Queues `identity` for a trigger other than its own stream (PassTriggers::Outside).
+  void Enqueue(const std::string& identity);
   void EnqueueAll();
   // Queues every active identity whose secretRef is `source` ("<namespace>/<name>").
   void EnqueueSource(const std::string& source);
@@ -135,7 +147,9 @@ class MirrorBridge {
   Cancellation stop_;
   int listener_id_ = 0;
   common::Counter reconcile_errors_;
+  common::Counter mirror_changes_;
   RecreationDamper damper_;
+  PassTriggers triggers_;
   std::unique_ptr<NamespaceLabelCache> namespaces_;
   std::unique_ptr<MirrorReconciler> reconciler_;
   std::unique_ptr<MirrorWatch> mirror_watch_;

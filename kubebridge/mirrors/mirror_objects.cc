@@ -16,11 +16,12 @@ namespace {
 
 using Verdict = projections::Allowance::Verdict;
 
-// `object[key]` when it is a JSON object, else {}.
-nlohmann::json ObjectAt(const nlohmann::json& object, const char* key) {
-  if (!object.is_object()) return nlohmann::json::object();
+// `object[key]` when it is a JSON object, else {}; no copy is made.
+const nlohmann::json& ObjectAt(const nlohmann::json& object, const char* key) {
+  static const nlohmann::json* const kEmpty = new nlohmann::json(nlohmann::json::object());
+  if (!object.is_object()) return *kEmpty;
   auto it = object.find(key);
-  if (it == object.end() || !it->is_object()) return nlohmann::json::object();
+  if (it == object.end() || !it->is_object()) return *kEmpty;
   return *it;
 }
 
@@ -77,18 +78,27 @@ std::string Quoted(absl::string_view ns, absl::string_view name) {
   return absl::StrCat("\"", ns, "/", name, "\"");
 }
 
-// Plans namespace `ns` (`entry` may be null: a Secret with the mirror's name but no entry).
-MirrorAction PlanNamespace(const v1::IdentityState& state, const std::string& ns,
-                           const v1::IdentityNamespaceState* entry, const nlohmann::json* live,
+// The live Secret of `target` is a mirror of the identity: labelled so, or the one the log
+// records (whatever its labels say now: the next write puts them back).
+bool Ours(const v1::IdentityState& state, const MirrorNamespace& target) {
+  if (target.live == nullptr) return false;
+  const std::string live_uid = StringAt(*target.live, {"metadata", "uid"});
+  const bool recorded = target.entry != nullptr && target.entry->has_mirror() &&
+                        !live_uid.empty() && target.entry->mirror().secret().uid() == live_uid;
+  return recorded || IsMirrorOf(*target.live, state.name());
+}
+
+// Plans namespace `target` (its entry may be null: a Secret with the mirror's name but no
+// entry).
+MirrorAction PlanNamespace(const v1::IdentityState& state, const MirrorNamespace& target,
                            const MirrorSource& source) {
+  const std::string& ns = target.namespace_name;
+  const v1::IdentityNamespaceState* entry = target.entry;
+  const nlohmann::json* live = target.live;
   const v1::IdentitySpec& spec = state.spec();
   const std::string mirror_name = projections::MirrorSecretName(state.name());
   const std::string live_uid = live == nullptr ? "" : StringAt(*live, {"metadata", "uid"});
-  // The Secret the log records as this identity's mirror stays its mirror whatever its labels
-  // say now.
-  const bool recorded = entry != nullptr && entry->has_mirror() && !live_uid.empty() &&
-                        entry->mirror().secret().uid() == live_uid;
-  const bool ours = live != nullptr && (recorded || IsMirrorOf(*live, state.name()));
+  const bool ours = Ours(state, target);
   std::vector<v1::OwnerReference> owners;  // of the bound objects not known to be gone
   if (entry != nullptr) {
     for (const v1::IdentityBinding& b : entry->bindings()) {
@@ -104,7 +114,7 @@ MirrorAction PlanNamespace(const v1::IdentityState& state, const std::string& ns
 
   MirrorAction action;
   action.namespace_name = ns;
-  action.mirror_gone = entry != nullptr && entry->has_mirror() && !ours;
+  action.mirror_gone = MirrorGone(state, target);
   auto fail = [&](v1::MirrorFailureKind kind, std::string message) {
     action.kind = MirrorAction::Kind::kRecordFailure;
     action.failure_kind = kind;
@@ -218,8 +228,8 @@ bool IsMirrorOf(const nlohmann::json& secret, absl::string_view identity) {
 }
 
 std::vector<std::string> MirrorChanges(const nlohmann::json& live, const nlohmann::json& desired) {
-  const nlohmann::json live_meta = ObjectAt(live, "metadata");
-  const nlohmann::json desired_meta = ObjectAt(desired, "metadata");
+  const nlohmann::json& live_meta = ObjectAt(live, "metadata");
+  const nlohmann::json& desired_meta = ObjectAt(desired, "metadata");
   std::vector<std::string> changes;
   if (ObjectAt(live, "data") != ObjectAt(desired, "data")) changes.push_back(kChangedData);
   if (!ContainsAll(ObjectAt(live_meta, "labels"), ObjectAt(desired_meta, "labels"))) {
@@ -239,7 +249,7 @@ std::vector<std::string> MirrorChanges(const nlohmann::json& live, const nlohman
 nlohmann::json MergedForUpdate(const nlohmann::json& live, const nlohmann::json& desired) {
   nlohmann::json merged = desired;
   nlohmann::json& meta = merged["metadata"];
-  const nlohmann::json live_meta = ObjectAt(live, "metadata");
+  const nlohmann::json& live_meta = ObjectAt(live, "metadata");
   meta["resourceVersion"] = StringAt(live, {"metadata", "resourceVersion"});
   for (const char* key : {"labels", "annotations"}) {
     if (!meta[key].is_object()) meta[key] = nlohmann::json::object();
@@ -281,19 +291,39 @@ absl::StatusOr<SourceDigest> SourceSecretDigest(const nlohmann::json& secret,
   return digest;
 }
 
+std::vector<MirrorNamespace> MirrorNamespaces(
+    const v1::IdentityState& state, const std::map<std::string, nlohmann::json>& existing) {
+  std::map<std::string, const v1::IdentityNamespaceState*> entries;
+  for (const v1::IdentityNamespaceState& ns : state.namespaces()) entries[ns.namespace_()] = &ns;
+  for (const auto& [ns, secret] : existing) entries.emplace(ns, nullptr);
+  std::vector<MirrorNamespace> out;
+  out.reserve(entries.size());
+  for (const auto& [ns, entry] : entries) {
+    auto live = existing.find(ns);
+    out.push_back({ns, entry, live == existing.end() ? nullptr : &live->second});
+  }
+  return out;
+}
+
+bool MirrorGone(const v1::IdentityState& state, const MirrorNamespace& target) {
+  return target.entry != nullptr && target.entry->has_mirror() && !Ours(state, target);
+}
+
+MirrorAction PlanMirrorNamespace(const v1::IdentityState& state, const MirrorNamespace& target,
+                                 const MirrorSource& source, bool held_back) {
+  MirrorAction action = PlanNamespace(state, target, source);
+  if (held_back) HoldBack(action);
+  return action;
+}
+
 std::vector<MirrorAction> PlanMirrors(const v1::IdentityState& state,
                                       const std::map<std::string, nlohmann::json>& existing,
                                       const MirrorSource& source,
                                       const std::set<std::string>& held_back) {
-  std::map<std::string, const v1::IdentityNamespaceState*> entries;
-  for (const v1::IdentityNamespaceState& ns : state.namespaces()) entries[ns.namespace_()] = &ns;
-  for (const auto& [ns, secret] : existing) entries.emplace(ns, nullptr);
   std::vector<MirrorAction> plan;
-  for (const auto& [ns, entry] : entries) {
-    auto live = existing.find(ns);
+  for (const MirrorNamespace& target : MirrorNamespaces(state, existing)) {
     plan.push_back(
-        PlanNamespace(state, ns, entry, live == existing.end() ? nullptr : &live->second, source));
-    if (held_back.count(ns) > 0) HoldBack(plan.back());
+        PlanMirrorNamespace(state, target, source, held_back.count(target.namespace_name) > 0));
   }
   return plan;
 }

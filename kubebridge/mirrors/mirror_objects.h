@@ -1,7 +1,8 @@
 // The mirror Secret of an identity and the plan that brings one identity's mirrors in line
 // with its state (docs/mirrors.md, "The mirror", "How a change propagates", "Revocation"
 // and "Conflicts and safety"). Pure JSON builders and comparisons, no I/O: the mirror
-// reconciler reads the cluster, calls PlanMirrors and carries the plan out.
+// reconciler reads the cluster, plans each namespace (PlanMirrorNamespace, as PlanMirrors
+// does for all of them) and carries the plan out.
 //
 // A mirror is an Opaque Secret named projections::MirrorSecretName(identity) holding a
 // verbatim copy of the source Secret's `data`, the labels captf.io/mirrored=true and
@@ -122,6 +123,30 @@ struct MirrorAction {
   v1::MirrorFailureKind failure_kind = v1::MIRROR_FAILURE_KIND_UNSPECIFIED;
   std::string message;  // kRecordFailure: names the objects and what to do
 };
+
+// One namespace a pass plans: its entry in the state (null: none) and the live Secret named
+// like the mirror there (null: none). The pointers are into the state and the map the
+// namespaces were found in (MirrorNamespaces), which must outlive it.
+struct MirrorNamespace {
+  std::string namespace_name;
+  const v1::IdentityNamespaceState* entry = nullptr;
+  const nlohmann::json* live = nullptr;
+};
+
+// Every namespace that `state` has an entry for or that holds a Secret in `existing`
+// (namespace -> live Secret named projections::MirrorSecretName(state.name())), ordered by
+// namespace: the namespaces PlanMirrors plans.
+std::vector<MirrorNamespace> MirrorNamespaces(
+    const v1::IdentityState& state, const std::map<std::string, nlohmann::json>& existing);
+
+// MirrorAction::mirror_gone of `target` (the log holds a mirror there that the cluster does
+// not have), without planning the rest.
+bool MirrorGone(const v1::IdentityState& state, const MirrorNamespace& target);
+
+// PlanMirrors' action for one of its namespaces, held back when `held_back`. Pure: the
+// namespaces of one pass may be planned on several threads.
+MirrorAction PlanMirrorNamespace(const v1::IdentityState& state, const MirrorNamespace& target,
+                                 const MirrorSource& source, bool held_back);
 
 // Plans one pass over every namespace that `state` has an entry for or that holds a Secret
 // with the mirror's name (`existing`: namespace -> live Secret named

@@ -12,17 +12,13 @@
 //      the state it returns, so that the allowance of each namespace is current.
 //   3. LIST the Secrets named like the mirror in all namespaces (one request).
 //   4. PlanMirrors (mirror_objects.h), holding back the namespaces the RecreationPacer
-//      names (told first which mirrors the plan found deleted by someone else), and carry the
-//      plan out: POST, PUT with the live resourceVersion, DELETE with the live uid as
-//      precondition, or only record. Before a POST or PUT, every owner the mirror would
-//      reference is checked by uid (OwnerCheck); owners found gone are recorded
-//      (RecordBoundObjectGone) and that namespace is not written this pass: the recorded
-//      event queues the identity again, and the next plan leaves them out. A Kubernetes
-//      error in one namespace (a write, or reading an owner) is recorded as a WRITE_FAILED
-//      failure and the pass goes on with the other namespaces.
-//   5. Record the outcomes in order, at most 64 per Record call, each call's request id
-//      derived from the state the previous call returned (MirrorOutcomeRequestId with step
-//      "mirrors/<first namespace of the call>"), so a pass repeated after a crash appends
+//      names (told first which mirrors the plan found deleted by someone else).
+//   5. Carry the plan out and record its outcomes (RunMirrorPlan, mirror_plan_runner.h):
+//      several namespaces written at once, each write preceded by the check of its owners
+//      (owners found gone are recorded and that namespace is not written this pass: the
+//      recorded event queues the identity again, and the next plan leaves them out), the
+//      outcomes recorded in plan order in few Record calls, each call's request id derived
+//      from the state the previous call returned, so a pass repeated after a crash appends
 //      nothing twice.
 // Nothing that is not a mirror of this identity is ever written or deleted, and the source
 // Secret never is. Steady state makes no writes, reads no owner and records nothing.
@@ -34,6 +30,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -95,6 +92,12 @@ struct MirrorReconcileResult {
   // would be the source): the caller should run the identity again with backoff until a
   // pass leaves none waiting.
   bool retry = false;
+  // The identity's stream version after the pass's last Record call; -1 when the pass
+  // recorded nothing (the identity is not active).
+  int64_t stream_version = -1;
+  // {namespace, resourceVersion} of every mirror the pass updated, as the API server
+  // answered the PUT, in no particular order.
+  std::vector<std::pair<std::string, std::string>> updated_versions;
 };
 
 class MirrorReconciler {
@@ -102,9 +105,11 @@ class MirrorReconciler {
   // `client`, `sink` and `fingerprint_key` (whose fingerprints of the source's data every
   // outcome carries) are not owned and must outlive the reconciler; `namespaces` (not owned,
   // may be null: every label read then goes to the API server) likewise, and `pacer` (not
-  // owned, may be null: nothing is held back).
+  // owned, may be null: nothing is held back). A pass writes up to `writers` namespaces at
+  // once (MirrorPlanContext::writers).
   MirrorReconciler(KubeClient& client, MirrorOutcomeSink& sink, NamespaceLookup* namespaces,
-                   const common::FingerprintKey& fingerprint_key, RecreationPacer* pacer = nullptr);
+                   const common::FingerprintKey& fingerprint_key, RecreationPacer* pacer = nullptr,
+                   int writers = 1);
 
   // One pass for `state` (the identity's state as read from the log). Does nothing unless
   // state.phase() is PHASE_ACTIVE. The source is read with the home client; namespaces and
@@ -143,6 +148,7 @@ class MirrorReconciler {
   NamespaceLookup* namespaces_;
   const common::FingerprintKey& fingerprint_key_;
   RecreationPacer* pacer_;
+  const int writers_;
 };
 
 }  // namespace credledger::kubebridge

@@ -47,6 +47,7 @@ absl::Status OwnerCheck::Explain(const absl::Status& status, const std::string& 
 
 absl::StatusOr<const std::map<std::string, OwnerCheck::Served>*> OwnerCheck::Discover(
     const std::string& api_version) {
+  absl::MutexLock lock(&mu_);
   auto cached = discovered_.find(api_version);
   if (cached != discovered_.end()) return &cached->second;
   const auto [group, version] = SplitApiVersion(api_version);

@@ -10,14 +10,17 @@
 // the GET answers 404, when the object found has another metadata.uid, or when the server
 // serves no resource of that kind in that group-version (or not the group-version at all).
 //
-// Thread-safety: not thread-safe; one instance per pass.
+// Thread-safety: Check may be called from several threads at once (one pass's writers); a
+// group-version is discovered once, the other callers waiting for it. One instance per pass.
 #pragma once
 
 #include <map>
 #include <optional>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "credledger/v1/events.pb.h"
 #include "credledger/v1/identity.pb.h"
 #include "kubebridge/client/cancellation.h"
@@ -48,7 +51,8 @@ class OwnerCheck {
   };
   // The resources of group-version `api_version` by kind; an empty map when the server does
   // not serve it.
-  absl::StatusOr<const std::map<std::string, Served>*> Discover(const std::string& api_version);
+  absl::StatusOr<const std::map<std::string, Served>*> Discover(const std::string& api_version)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // `status` re-worded for `owner` in `ns` (see Check's errors).
   absl::Status Explain(const absl::Status& status, const std::string& ns,
                        const v1::OwnerReference& owner, const std::string& right) const;
@@ -56,7 +60,9 @@ class OwnerCheck {
   KubeClient& client_;
   Cancellation* cancel_;
   const bool server_free_;
-  std::map<std::string, std::map<std::string, Served>> discovered_;
+  absl::Mutex mu_;
+  // Entries are never changed once added, so pointers to them are read without the lock.
+  std::map<std::string, std::map<std::string, Served>> discovered_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace credledger::kubebridge

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/clock.h"
@@ -56,12 +57,11 @@ class MirrorBridgeTest : public ApiServerFixture {
     kubeapi::ApiServerOptions options = ServerOptions();
     options.namespaces = {"ops", "team-a"};
     StartServer(std::move(options));
-    ASSERT_OK(client_->Create(
-        SecretResource("ops"),
-        {{"apiVersion", "v1"},
-         {"kind", "Secret"},
-         {"metadata", {{"name", "cloud-src"}}},
-         {"data", {{"password", absl::Base64Escape("pa55-Wq9-zzT")}}}}));
+    ASSERT_OK(client_->Create(SecretResource("ops"),
+                              {{"apiVersion", "v1"},
+                               {"kind", "Secret"},
+                               {"metadata", {{"name", "cloud-src"}}},
+                               {"data", {{"password", absl::Base64Escape("pa55-Wq9-zzT")}}}}));
     auto opened = store::SqliteEventStore::Open({.path = dir_.path() / "log.db"});
     ASSERT_OK(opened);
     store_ = *std::move(opened);
@@ -113,8 +113,7 @@ class MirrorBridgeTest : public ApiServerFixture {
     Append(bound);
 
     auto projector = projections::IdentityProjector::Start(
-        store_.get(),
-        {.snapshot_every = 0, .change_history = projections::kIdentityChangeHistory});
+        store_.get(), {.snapshot_every = 0, .change_history = projections::kIdentityChangeHistory});
     ASSERT_OK(projector);
     projector_ = *std::move(projector);
     ASSERT_TRUE(projector_->WaitForSeq(store_->HeadSeq(), absl::Seconds(20)));
@@ -161,9 +160,10 @@ TEST_F(MirrorBridgeTest, RemovingAConflictingSecretIsNoticedByTheRetryBeforeAnyR
   ASSERT_NE(bridge_, nullptr);
 
   ASSERT_TRUE(Eventually([&] {
-    return TeamAFailure() == v1::MIRROR_FAILURE_KIND_CONFLICT &&
-           bridge_->Retries(kIdentity) >= 1 && WorkerAwaitsARetry();
-  })) << "failure " << TeamAFailure() << ", retries " << bridge_->Retries(kIdentity);
+    return TeamAFailure() == v1::MIRROR_FAILURE_KIND_CONFLICT && bridge_->Retries(kIdentity) >= 1 &&
+           WorkerAwaitsARetry();
+  })) << "failure "
+      << TeamAFailure() << ", retries " << bridge_->Retries(kIdentity);
   {
     const v1::IdentityState state = log_.state();
     EXPECT_THAT(projections::FindIdentityNamespace(state, "team-a")->failure().message(),
@@ -186,7 +186,8 @@ TEST_F(MirrorBridgeTest, RemovingAConflictingSecretIsNoticedByTheRetryBeforeAnyR
       advanced += options_.retry.max_delay;
     }
     return false;
-  })) << "failure " << TeamAFailure() << ", retries " << bridge_->Retries(kIdentity);
+  })) << "failure "
+      << TeamAFailure() << ", retries " << bridge_->Retries(kIdentity);
   EXPECT_LT(advanced, kNoResync);
   // Waiting on a conflict is no failed pass (metrics).
   EXPECT_EQ(bridge_->reconcile_errors(), 0);
@@ -238,6 +239,53 @@ TEST_F(MirrorBridgeTest, AMirrorDeletedAgainAndAgainIsReCreatedAfterAGrowingHold
   EXPECT_EQ(bridge_->reconcile_errors(), 0);
 }
 
+// docs/mirrors.md, "How a change propagates": the mirror watch reports the bridge's own
+// update of a mirror back to it; that echo alone runs no further pass (which would read the
+// source and list every mirror again for nothing), while someone else's edit does.
+TEST_F(MirrorBridgeTest, ARotationRunsOnePassAndItsOwnMirrorUpdateRunsNoOther) {
+  StartBridge();
+  ASSERT_NE(bridge_, nullptr);
+  ASSERT_TRUE(Eventually([&] { return TeamAMirrored(); }));
+  ASSERT_TRUE(bridge_->WaitIdle(absl::Seconds(20)));
+  auto observes_since = [&](size_t from) {
+    int n = 0;
+    const auto calls = log_.calls();
+    for (size_t i = from; i < calls.size(); ++i) {
+      n += absl::EndsWith(calls[i].first, "/observe") ? 1 : 0;
+    }
+    return n;
+  };
+  auto mirror_fingerprint = [&] {
+    const v1::IdentityState state = log_.state();
+    return projections::FindIdentityNamespace(state, "team-a")->mirror().source_fingerprint();
+  };
+
+  const size_t before = log_.calls().size();
+  const int64_t changes = bridge_->mirror_changes();
+  const std::string old_fingerprint = mirror_fingerprint();
+  ASSERT_OK_AND_ASSIGN(nlohmann::json source, client_->Get(SecretResource("ops", "cloud-src")));
+  source["data"]["password"] = absl::Base64Escape("r0tated-Lk2-Vv");
+  ASSERT_OK(client_->Update(SecretResource("ops"), source));
+  // Rewritten, and the watch has reported that update back.
+  ASSERT_TRUE(Eventually([&] {
+    return mirror_fingerprint() != old_fingerprint && bridge_->mirror_changes() > changes;
+  }));
+  ASSERT_TRUE(bridge_->WaitIdle(absl::Seconds(20)));
+  EXPECT_EQ(observes_since(before), 1);
+
+  // Someone else's edit of the mirror is repaired by another pass.
+  const size_t before_edit = log_.calls().size();
+  ASSERT_OK_AND_ASSIGN(nlohmann::json mirror, client_->Get(SecretResource("team-a", kMirror)));
+  mirror["data"]["password"] = absl::Base64Escape("edited");
+  ASSERT_OK(client_->Update(SecretResource("team-a"), mirror));
+  ASSERT_TRUE(Eventually([&] {
+    absl::StatusOr<nlohmann::json> live = client_->Get(SecretResource("team-a", kMirror));
+    return live.ok() && (*live)["data"]["password"] == absl::Base64Escape("r0tated-Lk2-Vv");
+  }));
+  ASSERT_TRUE(bridge_->WaitIdle(absl::Seconds(20)));
+  EXPECT_EQ(observes_since(before_edit), 1);
+}
+
 // docs/connections.md, "Mirrors into a registered cluster": a cluster whose configuration
 // cannot work is recorded once and not retried; one that cannot be reached is retried with
 // backoff until it can, and then gets its mirrors.
@@ -251,9 +299,10 @@ TEST_F(MirrorBridgeTest, AnUnsupportedClusterIsRecordedAndNotRetried) {
   };
   StartBridge("edge");
   ASSERT_TRUE(Eventually([&] {
-    return TeamAFailure() == v1::MIRROR_FAILURE_KIND_CLUSTER_UNSUPPORTED && bridge_->WaitIdle(
-        absl::Milliseconds(1));
-  })) << "failure " << TeamAFailure();
+    return TeamAFailure() == v1::MIRROR_FAILURE_KIND_CLUSTER_UNSUPPORTED &&
+           bridge_->WaitIdle(absl::Milliseconds(1));
+  })) << "failure "
+      << TeamAFailure();
   EXPECT_EQ(bridge_->Retries(kIdentity), 0);
   const v1::IdentityState state = log_.state();
   EXPECT_EQ(projections::FindIdentityNamespace(state, "team-a")->failure().message(),
@@ -286,7 +335,8 @@ TEST_F(MirrorBridgeTest, AnUnreachableClusterIsRetriedWithBackoffUntilItAnswers)
   ASSERT_TRUE(Eventually([&] {
     return TeamAFailure() == v1::MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE &&
            bridge_->Retries(kIdentity) >= 1 && WorkerAwaitsARetry();
-  })) << "failure " << TeamAFailure() << ", retries " << bridge_->Retries(kIdentity);
+  })) << "failure "
+      << TeamAFailure() << ", retries " << bridge_->Retries(kIdentity);
   // Each pass that could not reach the cluster failed (metrics).
   EXPECT_GE(bridge_->reconcile_errors(), bridge_->Retries(kIdentity));
 
@@ -300,7 +350,8 @@ TEST_F(MirrorBridgeTest, AnUnreachableClusterIsRetriedWithBackoffUntilItAnswers)
       clock_.Advance(options_.retry.max_delay);
     }
     return false;
-  })) << "failure " << TeamAFailure() << ", retries " << bridge_->Retries(kIdentity);
+  })) << "failure "
+      << TeamAFailure() << ", retries " << bridge_->Retries(kIdentity);
   ASSERT_OK_AND_ASSIGN(nlohmann::json mirror, client_->Get(SecretResource("team-a", kMirror)));
   EXPECT_TRUE(IsMirrorOf(mirror, kIdentity));
 }
@@ -327,7 +378,8 @@ TEST_F(MirrorBridgeTest, AClusterThatCannotBeConnectedToIsNamedOnceInTheFailure)
   StartBridge("edge");
   ASSERT_TRUE(Eventually([&] {
     return TeamAFailure() == v1::MIRROR_FAILURE_KIND_CLUSTER_UNREACHABLE;
-  })) << "failure " << TeamAFailure();
+  })) << "failure "
+      << TeamAFailure();
   const v1::IdentityState state = log_.state();
   EXPECT_EQ(projections::FindIdentityNamespace(state, "team-a")->failure().message(),
             "cluster \"edge\": Secret \"ops/edge-token\" not found (key \"token\")");

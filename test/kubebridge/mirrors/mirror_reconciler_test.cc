@@ -11,7 +11,6 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "common/fingerprint_key.h"
 #include "gmock/gmock.h"
 #include "kubebridge/client/json_util.h"
@@ -475,36 +474,6 @@ TEST_F(MirrorReconcilerTest, WriteFailureInOneNamespaceIsRecordedAndTheOthersPro
   ASSERT_OK_AND_ASSIGN(MirrorReconcileResult retried, Pass());
   EXPECT_EQ(retried.created, 1);
   EXPECT_OK(Mirror("team-a"));
-}
-
-TEST_F(MirrorReconcilerTest, OutcomesAreRecordedInCallsOfAtMost64) {
-  std::vector<std::string> names;
-  for (int i = 0; i < 70; ++i) {
-    names.push_back(absl::StrFormat("ns-%03d", i));
-    ASSERT_OK(client_->Create(
-        Core("namespaces", "", ""),
-        {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", names.back()}}}}));
-  }
-  SetSpec(Spec(names));
-  for (const std::string& ns : names) Bind(ns, "c1");
-  const size_t events = log_.events().size();
-  ASSERT_OK_AND_ASSIGN(MirrorReconcileResult result, Pass());
-  EXPECT_EQ(result.created, 70);
-  // observe (source observed: one event), then 64 and 6 mirrors.
-  const int64_t observed_at = static_cast<int64_t>(events) - 1;
-  const int64_t after_observe = observed_at + 1;
-  const int64_t after_first_chunk = after_observe + 64;
-  EXPECT_THAT(
-      log_.calls(),
-      ElementsAre(
-          std::make_pair(absl::StrCat("credledger:mirror/cloud/0/", observed_at, "/observe"),
-                         size_t{1}),
-          std::make_pair(
-              absl::StrCat("credledger:mirror/cloud/0/", after_observe, "/mirrors/ns-000"),
-              size_t{64}),
-          std::make_pair(
-              absl::StrCat("credledger:mirror/cloud/0/", after_first_chunk, "/mirrors/ns-064"),
-              size_t{6})));
 }
 
 // A restart keeps the key: the mirrors the log records are steady, nothing is written or
