@@ -39,8 +39,10 @@ struct CurlTransportOptions {
   size_t max_body_bytes = size_t{64} << 20;
   // Largest single line of a streamed body (bytes).
   size_t max_line_bytes = size_t{16} << 20;
-  // Idle handle pairs kept for reuse.
-  int max_idle_handles = 4;
+  // Idle handle pairs kept for reuse, each with its open connection: as many as the requests
+  // a client runs at once (the mirror bridge writes several namespaces at once), so that the
+  // next burst reuses the connections instead of making new ones.
+  int max_idle_handles = 16;
   std::string user_agent = "credledger-kubebridge";
 };
 
