@@ -85,6 +85,7 @@ class PlanRun {
     absl::MutexLock lock(&mu_);
     if (cancelled_) return absl::CancelledError("mirror pass cancelled");
     counts.stream_version = stream_version_;
+    counts.others_appended = counts.others_appended || others_appended_;
     absl::Status first_error;
     for (const std::optional<ActionDone>& done : done_) {
       if (!done.has_value()) continue;
@@ -172,7 +173,13 @@ class PlanRun {
         pending.erase(pending.begin(), pending.begin() + n);
         const std::string step = absl::StrCat("mirrors/", NamespaceOf(call.front()));
         ASSIGN_OR_RETURN(
-            answered, ctx_.sink.Record(state->name(), call, MirrorOutcomeRequestId(*state, step)));
+            RecordedOutcomes recorded,
+            ctx_.sink.Record(state->name(), call, MirrorOutcomeRequestId(*state, step)));
+        // Events of others came between the plan and this call: the plan did not see them.
+        if (recorded.state.stream_version() != state->stream_version() + recorded.appended) {
+          others_appended_ = true;
+        }
+        answered = std::move(recorded.state);
         state = &answered;
         stream_version_ = answered.stream_version();
         common::FaultPoint("mirror.after_outcomes_recorded");
@@ -297,9 +304,10 @@ class PlanRun {
   // What each action did, once done; the outcomes of the first `taken_` moved to recording.
   std::vector<std::optional<ActionDone>> done_ ABSL_GUARDED_BY(mu_);
   size_t taken_ ABSL_GUARDED_BY(mu_) = 0;
-  // The identity's stream version after the last Record call (written by the calling thread
-  // only).
+  // The identity's stream version after the last Record call, and whether others appended
+  // to it since the plan was made (written by the calling thread only).
   int64_t stream_version_;
+  bool others_appended_ = false;
 };
 
 }  // namespace

@@ -136,8 +136,12 @@ absl::StatusOr<MirrorReconcileResult> MirrorReconciler::Reconcile(const v1::Iden
     }
   }
   ASSIGN_OR_RETURN(
-      const v1::IdentityState current,
+      RecordedOutcomes observed,
       sink_.Record(state.name(), observations, MirrorOutcomeRequestId(state, "observe")));
+  const v1::IdentityState current = std::move(observed.state);
+  // Events of others came in since `state` was read: what was observed (the labels of the
+  // namespaces `state` has) may not cover them.
+  result.others_appended = current.stream_version() != state.stream_version() + observed.appended;
   if (current.phase() != v1::IdentityState::PHASE_ACTIVE) return result;
 
   lister.join();

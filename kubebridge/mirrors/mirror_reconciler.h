@@ -95,6 +95,10 @@ struct MirrorReconcileResult {
   // The identity's stream version after the pass's last Record call; -1 when the pass
   // recorded nothing (the identity is not active).
   int64_t stream_version = -1;
+  // Events other than the pass's own were appended to the identity's stream after the
+  // state it was given was read (seen by its Record calls): the pass may not have acted on
+  // all of them.
+  bool others_appended = false;
   // {namespace, resourceVersion} of every mirror the pass updated, as the API server
   // answered the PUT, in no particular order.
   std::vector<std::pair<std::string, std::string>> updated_versions;

@@ -44,8 +44,8 @@ bool PassTriggers::End(const std::string& identity, const MirrorReconcileResult*
   }
   id.reported.clear();
   id.written = std::move(written);
-  const bool left_work =
-      result == nullptr || result->retry || result->held_back > 0 || result->stream_version < 0;
+  const bool left_work = result == nullptr || result->retry || result->held_back > 0 ||
+                         result->others_appended || result->stream_version < 0;
   id.settled = left_work ? std::nullopt : std::optional<int64_t>(result->stream_version);
   // A retry, a hold's end or an unmatched update must find the next pass run.
   if (left_work || unmatched) id.outside = true;

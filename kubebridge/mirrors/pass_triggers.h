@@ -7,7 +7,8 @@
 // of a source, a namespace or a mirror changed by someone else, the resync, a cluster, the end
 // of a hold, a retry) came since the last pass began, and the identity's stream is at the
 // version the last pass left it at, that pass having ended without error, without a namespace
-// left waiting and without one held back. A mirror update is an echo when its
+// left waiting, without one held back, and without events of others appended after it read
+// the identity's state. A mirror update is an echo when its
 // resourceVersion is one a pass of the identity wrote; one reported while a pass runs is
 // decided when the pass ends.
 //

@@ -25,15 +25,15 @@ namespace credledger::kubebridge {
 // The source Secret as read (uncached) by the bridge.
 struct RecordSourceObserved {
   bool found = false;
-  std::string source_fingerprint;   // "hmac-sha256:<key id>:<hex>"; empty when not found
-  std::vector<std::string> keys;    // data keys in byte order
+  std::string source_fingerprint;  // "hmac-sha256:<key id>:<hex>"; empty when not found
+  std::vector<std::string> keys;   // data keys in byte order
   std::string resource_version;
 };
 // The labels of a namespace the identity is bound in.
 struct RecordNamespaceLabels {
   std::string namespace_name;
-  bool found = false;               // false: the namespace does not exist
-  std::vector<v1::Label> labels;    // ordered by key
+  bool found = false;             // false: the namespace does not exist
+  std::vector<v1::Label> labels;  // ordered by key
 };
 // The bridge created, updated or (after a restart) adopted the mirror in a namespace.
 struct RecordMirrorWritten {
@@ -78,6 +78,16 @@ using MirrorOutcome = std::variant<RecordSourceObserved, RecordNamespaceLabels, 
 // state) append nothing twice, while the same step planned from a later state is new.
 std::string MirrorOutcomeRequestId(const v1::IdentityState& state, absl::string_view step);
 
+// What one Record call did.
+struct RecordedOutcomes {
+  // The identity's state after the call.
+  v1::IdentityState state;
+  // Events the call appended: 0 when its outcomes changed nothing, and when its request id
+  // was answered before. So `state` holds events of others exactly when its stream_version
+  // is not the version before the call plus `appended`.
+  int64_t appended = 0;
+};
+
 // Where the mirror bridge reports outcomes. Implemented by service/.
 class MirrorOutcomeSink {
  public:
@@ -85,12 +95,12 @@ class MirrorOutcomeSink {
   // Records `outcomes` for identity `identity`, in order and atomically (all or none),
   // under `request_id` (MirrorOutcomeRequestId). Outcomes that change nothing (the same
   // source fingerprint, labels or failure again) append nothing.
-  // Returns the identity's state after them.
+  // Returns the identity's state after them and how many events they appended.
   // Errors: kNotFound when the identity does not exist (deleted or never created);
   // kInvalidArgument for a malformed outcome; kUnavailable when the log cannot be written.
-  virtual absl::StatusOr<v1::IdentityState> Record(const std::string& identity,
-                                                   const std::vector<MirrorOutcome>& outcomes,
-                                                   const std::string& request_id) = 0;
+  virtual absl::StatusOr<RecordedOutcomes> Record(const std::string& identity,
+                                                  const std::vector<MirrorOutcome>& outcomes,
+                                                  const std::string& request_id) = 0;
   // The identity's current state, read from the log (never from a lagging read model).
   // Errors: kDataLoss for undecodable events; log read errors.
   virtual absl::StatusOr<v1::IdentityState> Load(const std::string& identity) = 0;

@@ -9,14 +9,15 @@ namespace credledger::service {
 BridgeMirrorSink::BridgeMirrorSink(IdentityCommandBus* bus, common::Clock* clock)
     : bus_(bus), clock_(clock) {}
 
-absl::StatusOr<v1::IdentityState> BridgeMirrorSink::Record(
+absl::StatusOr<kubebridge::RecordedOutcomes> BridgeMirrorSink::Record(
     const std::string& identity, const std::vector<kubebridge::MirrorOutcome>& outcomes,
     const std::string& request_id) {
   const IdentityCommandContext context{identity, clock_->Now(), kServiceActor, request_id};
   absl::StatusOr<IdentityCommandResult> result =
       bus_->Execute(ApplyMirrorOutcomes{outcomes}, context);
   if (!result.ok()) return result.status();
-  return std::move(result->state);
+  const int64_t appended = result->replayed ? 0 : static_cast<int64_t>(result->events.size());
+  return kubebridge::RecordedOutcomes{std::move(result->state), appended};
 }
 
 absl::StatusOr<v1::IdentityState> BridgeMirrorSink::Load(const std::string& identity) {

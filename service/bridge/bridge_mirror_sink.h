@@ -22,10 +22,11 @@ class BridgeMirrorSink final : public kubebridge::MirrorOutcomeSink {
   BridgeMirrorSink(IdentityCommandBus* bus, common::Clock* clock);
 
   // Runs ApplyMirrorOutcomes{outcomes} for `identity` at the clock's now, as one command
-  // (all outcomes appended or none). Errors as IdentityCommandBus::Execute.
-  absl::StatusOr<v1::IdentityState> Record(const std::string& identity,
-                                           const std::vector<kubebridge::MirrorOutcome>& outcomes,
-                                           const std::string& request_id) override;
+  // (all outcomes appended or none); a replayed request appended nothing now. Errors as
+  // IdentityCommandBus::Execute.
+  absl::StatusOr<kubebridge::RecordedOutcomes> Record(
+      const std::string& identity, const std::vector<kubebridge::MirrorOutcome>& outcomes,
+      const std::string& request_id) override;
   // IdentityCommandBus::LoadState.
   absl::StatusOr<v1::IdentityState> Load(const std::string& identity) override;
 

@@ -47,20 +47,23 @@ class FakeIdentityLog final : public MirrorOutcomeSink {
     return calls_;
   }
 
-  absl::StatusOr<v1::IdentityState> Record(const std::string& identity,
-                                           const std::vector<MirrorOutcome>& outcomes,
-                                           const std::string& request_id) override {
+  absl::StatusOr<RecordedOutcomes> Record(const std::string& identity,
+                                          const std::vector<MirrorOutcome>& outcomes,
+                                          const std::string& request_id) override {
     absl::MutexLock lock(&mu_);
     if (state_.phase() == v1::IdentityState::PHASE_UNSPECIFIED || identity != state_.name()) {
       return absl::NotFoundError(absl::StrCat("identity \"", identity, "\" not found"));
     }
     calls_.emplace_back(request_id, outcomes.size());
+    int64_t appended = 0;
     for (const MirrorOutcome& outcome : outcomes) {
       std::optional<v1::Event> event =
           std::visit([this](const auto& o) { return ToEvent(o); }, outcome);
-      if (event.has_value()) AppendLocked(*event);
+      if (!event.has_value()) continue;
+      AppendLocked(*event);
+      ++appended;
     }
-    return state_;
+    return RecordedOutcomes{state_, appended};
   }
   absl::StatusOr<v1::IdentityState> Load(const std::string&) override { return state(); }
 

@@ -30,9 +30,9 @@ class HeldLog final : public MirrorOutcomeSink {
   HeldLog(FakeIdentityLog& log, std::function<bool()> release)
       : log_(log), release_(std::move(release)) {}
 
-  absl::StatusOr<v1::IdentityState> Record(const std::string& identity,
-                                           const std::vector<MirrorOutcome>& outcomes,
-                                           const std::string& request_id) override {
+  absl::StatusOr<RecordedOutcomes> Record(const std::string& identity,
+                                          const std::vector<MirrorOutcome>& outcomes,
+                                          const std::string& request_id) override {
     if (!held_once_ && absl::StrContains(request_id, "/mirrors/")) {
       held_once_ = true;
       const absl::Time give_up = absl::Now() + absl::Minutes(1);
@@ -48,6 +48,33 @@ class HeldLog final : public MirrorOutcomeSink {
   FakeIdentityLog& log_;
   const std::function<bool()> release_;
   bool held_once_ = false;  // Record calls of one pass come from one thread
+};
+
+// A FakeIdentityLog to which someone else appends `event` right before the first Record call
+// whose request id contains `step` ("/observe", "/mirrors/").
+class OvertakenLog final : public MirrorOutcomeSink {
+ public:
+  OvertakenLog(FakeIdentityLog& log, std::string step, v1::Event event)
+      : log_(log), step_(std::move(step)), event_(std::move(event)) {}
+
+  absl::StatusOr<RecordedOutcomes> Record(const std::string& identity,
+                                          const std::vector<MirrorOutcome>& outcomes,
+                                          const std::string& request_id) override {
+    if (!appended_ && absl::StrContains(request_id, step_)) {
+      appended_ = true;
+      log_.Append(event_);
+    }
+    return log_.Record(identity, outcomes, request_id);
+  }
+  absl::StatusOr<v1::IdentityState> Load(const std::string& identity) override {
+    return log_.Load(identity);
+  }
+
+ private:
+  FakeIdentityLog& log_;
+  const std::string step_;
+  const v1::Event event_;
+  bool appended_ = false;  // Record calls of one pass come from one thread
 };
 
 class MirrorPlanRunnerTest : public MirrorReconcilerFixture {
@@ -185,6 +212,47 @@ TEST_F(MirrorPlanRunnerTest, ARecordCallHoldsAtMost512Outcomes) {
   EXPECT_GE(sizes[0], kMinOutcomesPerRecord);
   EXPECT_EQ(sizes[1], kMaxOutcomesPerRecord);
   EXPECT_EQ(std::accumulate(sizes.begin(), sizes.end(), size_t{0}), 900u);
+}
+
+// An unbind that comes in while a pass writes is not acted on by that pass, which says so:
+// the bridge must run the identity again even though its stream then looks as the pass left
+// it (PassTriggers).
+TEST_F(MirrorPlanRunnerTest, APassTellsWhenOthersAppendedAfterItsPlan) {
+  c1_ = Bind("team-a", "c1");
+  c2_ = Bind("team-b", "c2");
+  ASSERT_OK_AND_ASSIGN(MirrorReconcileResult alone, PassWith(4));
+  EXPECT_EQ(alone.created, 2);
+  EXPECT_FALSE(alone.others_appended);
+  EXPECT_EQ(alone.stream_version, log_.state().stream_version());
+
+  RotateSource();
+  v1::Event unbound;
+  unbound.mutable_identity_unbound()->set_namespace_("team-b");
+  *unbound.mutable_identity_unbound()->mutable_owner() = c2_;
+  OvertakenLog overtaken(log_, "/mirrors/", unbound);
+  ASSERT_OK_AND_ASSIGN(MirrorReconcileResult result, PassWith(4, &overtaken));
+  EXPECT_EQ(result.updated, 2);
+  EXPECT_TRUE(result.others_appended);
+  // The next pass deletes the mirror the unbind left unbound, and was not overtaken.
+  ASSERT_OK_AND_ASSIGN(MirrorReconcileResult next, PassWith(4));
+  EXPECT_EQ(next.deleted, 1);
+  EXPECT_FALSE(next.others_appended);
+}
+
+// A binding that comes in between the read of the identity's state and the observation is
+// planned, but its namespace's labels were not observed: the pass says it was overtaken.
+TEST_F(MirrorPlanRunnerTest, APassTellsWhenOthersAppendedBeforeItsObservation) {
+  c1_ = Bind("team-a", "c1");
+  ASSERT_OK_AND_ASSIGN(v1::OwnerReference c2, CreateOwner(*client_, "team-b", "c2"));
+  v1::Event bound;
+  bound.mutable_identity_bound()->set_namespace_("team-b");
+  *bound.mutable_identity_bound()->mutable_owner() = c2;
+  OvertakenLog overtaken(log_, "/observe", bound);
+  ASSERT_OK_AND_ASSIGN(MirrorReconcileResult result, PassWith(4, &overtaken));
+  EXPECT_TRUE(result.others_appended);
+
+  ASSERT_OK_AND_ASSIGN(MirrorReconcileResult next, PassWith(4));
+  EXPECT_FALSE(next.others_appended);
 }
 
 }  // namespace mirror_plan_runner_test

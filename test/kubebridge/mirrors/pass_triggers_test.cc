@@ -109,6 +109,11 @@ TEST_F(PassTriggersTest, APassThatFailedOrLeftWorkMakesTheNextOneRun) {
   EXPECT_FALSE(triggers_.End("cloud", &held));
   EXPECT_TRUE(triggers_.Begin("cloud", 8));
 
+  MirrorReconcileResult overtaken = UpdatedTwo(10);
+  overtaken.others_appended = true;  // an unbind came in while it wrote
+  EXPECT_FALSE(triggers_.End("cloud", &overtaken));
+  EXPECT_TRUE(triggers_.Begin("cloud", 10));
+
   MirrorReconcileResult inactive;  // recorded nothing: stream_version -1
   EXPECT_FALSE(triggers_.End("cloud", &inactive));
   EXPECT_TRUE(triggers_.Begin("cloud", 8));

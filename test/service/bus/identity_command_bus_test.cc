@@ -177,8 +177,7 @@ TEST_F(IdentityCommandBusTest, RejectedCommandsAppendNothingAndLeaveTheRequestId
 TEST_F(IdentityCommandBusTest, ACommandAlreadySatisfiedAppendsNothing) {
   CreateAndBind();
   const int64_t head = store_->HeadSeq();
-  ASSERT_OK_AND_ASSIGN(IdentityCommandResult again,
-                       Run(BindIdentity{"team-a", Owner()}, "req-5"));
+  ASSERT_OK_AND_ASSIGN(IdentityCommandResult again, Run(BindIdentity{"team-a", Owner()}, "req-5"));
   EXPECT_FALSE(again.replayed);
   EXPECT_THAT(again.events, IsEmpty());
   EXPECT_EQ(again.state.phase(), v1::IdentityState::PHASE_ACTIVE);
@@ -194,10 +193,13 @@ TEST_F(IdentityCommandBusTest, AMissingRequestIdIsInvalidArgument) {
 TEST_F(IdentityCommandBusTest, TheSinkRecordsABatchAsTheServiceInOneCommand) {
   CreateAndBind();
   ASSERT_OK_AND_ASSIGN(
-      v1::IdentityState state,
-      sink_->Record("aws", {kubebridge::RecordSourceObserved{true, kHash1, {"AWS_KEY"}, "7"},
-                            Written(kHash1)},
-                    "credledger:mirror/aws/0/1/write"));
+      kubebridge::RecordedOutcomes recorded,
+      sink_->Record(
+          "aws",
+          {kubebridge::RecordSourceObserved{true, kHash1, {"AWS_KEY"}, "7"}, Written(kHash1)},
+          "credledger:mirror/aws/0/1/write"));
+  EXPECT_EQ(recorded.appended, 2);
+  const v1::IdentityState& state = recorded.state;
   const v1::IdentityNamespaceState* ns = projections::FindIdentityNamespace(state, "team-a");
   ASSERT_NE(ns, nullptr);
   EXPECT_EQ(ns->credentials_mirrored().status(), "True");
@@ -212,6 +214,16 @@ TEST_F(IdentityCommandBusTest, TheSinkRecordsABatchAsTheServiceInOneCommand) {
   }
   ASSERT_OK_AND_ASSIGN(v1::IdentityState loaded, sink_->Load("aws"));
   EXPECT_EQ(loaded.SerializeAsString(), state.SerializeAsString());
+
+  // The same request again is answered from the log: nothing appended now.
+  ASSERT_OK_AND_ASSIGN(
+      kubebridge::RecordedOutcomes repeated,
+      sink_->Record(
+          "aws",
+          {kubebridge::RecordSourceObserved{true, kHash1, {"AWS_KEY"}, "7"}, Written(kHash1)},
+          "credledger:mirror/aws/0/1/write"));
+  EXPECT_EQ(repeated.appended, 0);
+  EXPECT_EQ(repeated.state.stream_version(), state.stream_version());
 }
 
 TEST_F(IdentityCommandBusTest, TheSinkAppendsNothingWhenOneOutcomeOfTheBatchIsMalformed) {
