@@ -140,8 +140,9 @@ class FoldCache {
     return it == folds_.end() ? Fold<State>() : it->second;
   }
 
-  // Keeps `fold` for `key` unless a fold of a later seq is kept already; a new `scope` drops
-  // every fold kept under the old one. A fold of nothing is not kept.
+  // Keeps `fold` for `key` unless a fold of the same or a later seq is kept already (a fold
+  // of the same seq is the same fold: nothing is copied); a new `scope` drops every fold kept
+  // under the old one. A fold of nothing is not kept.
   // REQUIRES: every event in `fold` is durable.
   void Publish(const std::string& key, const std::string& scope, const Fold<State>& fold) {
     if (fold.seq == 0) return;
@@ -151,7 +152,7 @@ class FoldCache {
       scope_ = scope;
     }
     auto [it, inserted] = folds_.try_emplace(key, fold);
-    if (!inserted && it->second.seq <= fold.seq) it->second = fold;
+    if (!inserted && it->second.seq < fold.seq) it->second = fold;
   }
 
  private:

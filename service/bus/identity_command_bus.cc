@@ -29,7 +29,11 @@ absl::StatusOr<Decision<NoNote>> IdentityBusDecider::Decide(const IdentityComman
                                                             const IdentityCommandContext& context,
                                                             NoReads&) const {
   ASSIGN_OR_RETURN(std::vector<v1::Event> events, DecideIdentity(command, state, context));
-  return Decision<NoNote>{{{projections::IdentityStream(context.identity), std::move(events)}}};
+  // Moved in, not copied from an initializer list: a mirror pass's outcomes are hundreds of
+  // events.
+  Decision<NoNote> decision;
+  decision.appends.push_back({projections::IdentityStream(context.identity), std::move(events)});
+  return decision;
 }
 
 }  // namespace credledger::service

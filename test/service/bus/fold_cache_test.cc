@@ -141,5 +141,15 @@ TEST(FoldCacheTest, TheLaterFoldIsKeptAndANewScopeDropsTheRest) {
   EXPECT_EQ(cache.Kept("target/c", "config-2").seq, 0);
 }
 
+// A load or a command that appended nothing publishes the fold kept already: it is not copied
+// again.
+TEST(FoldCacheTest, AFoldOfTheKeptSeqLeavesTheKeptOne) {
+  FoldCache<Seen> cache;
+  cache.Publish("target/a", "config-1", Fold<Seen>{{1, 2}, {}, 2});
+  // Another fold of seq 2 (the same events, as a real one would be) is not taken in.
+  cache.Publish("target/a", "config-1", Fold<Seen>{{7}, {}, 2});
+  EXPECT_THAT(cache.Kept("target/a", "config-1").state, ElementsAre(1, 2));
+}
+
 }  // namespace
 }  // namespace credledger::service
