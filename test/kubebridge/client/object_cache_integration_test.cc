@@ -148,7 +148,12 @@ TEST_F(ObjectCacheTest, ChangesTheOwnerDidNotMakeAreReported) {
   ASSERT_TRUE(AwaitValue("theirs", "two"));
   ASSERT_OK(client_->Delete(Core("configmaps", "theirs")));
   ASSERT_TRUE(AwaitValue("theirs", std::nullopt));
+  // The cache calls its owner after it changed the entry: wait for the deletion's call.
   absl::MutexLock lock(&mu);
+  const auto reported = [&] {
+    return std::count(changed.begin(), changed.end(), "default/theirs") >= 3;
+  };
+  ASSERT_TRUE(mu.AwaitWithTimeout(absl::Condition(&reported), kAwaitLimit));
   // The echo of the owner's write is reported only when it overtook Observe.
   EXPECT_LE(std::count(changed.begin(), changed.end(), "default/mine"), 1);
   changed.erase(std::remove(changed.begin(), changed.end(), "default/mine"), changed.end());
