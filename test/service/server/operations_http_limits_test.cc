@@ -87,7 +87,11 @@ std::string ProbeStatus(int port, const std::string& path, absl::Duration timeou
 // held its thread for as long as it kept sending its request head (each byte restarted the
 // read timeout). Six connections that send a byte of a request head now and then kept every
 // probe waiting for seconds. Here each round sends one more byte on every connection, then
-// asks /healthz, which must answer within a second (kubelet's default probe timeout).
+// asks /healthz, which must answer within kProbeTimeout: more than kubelet's default probe
+// timeout (1 s), so that a loaded test host does not fail it, and less than the 5 s a probe
+// waited for a slow connection's thread.
+constexpr absl::Duration kProbeTimeout = absl::Seconds(3);
+
 TEST(OperationsHttpLimitsTest, SlowRequestHeadsDoNotKeepHealthzFromAnswering) {
   common::MetricsRegistry registry;
   Readiness readiness;
@@ -101,7 +105,7 @@ TEST(OperationsHttpLimitsTest, SlowRequestHeadsDoNotKeepHealthzFromAnswering) {
   }
   for (size_t round = 0; round < 6; ++round) {
     for (auto& connection : slow) connection->Send(head.substr(round, 1));
-    EXPECT_EQ(ProbeStatus(server->port(), "/healthz", absl::Seconds(1)), "200")
+    EXPECT_EQ(ProbeStatus(server->port(), "/healthz", kProbeTimeout), "200")
         << "round " << round;
   }
 }
