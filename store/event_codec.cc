@@ -10,12 +10,14 @@ namespace credledger::store {
 namespace pb = google::protobuf;
 
 std::string SerializeDeterministic(const pb::Message& message) {
-  std::string out;
+  // Sized first, so that the string holds the bytes and no spare capacity (the projections
+  // keep states in this form).
+  std::string out(message.ByteSizeLong(), '\0');
   {
-    pb::io::StringOutputStream stream(&out);
-    pb::io::CodedOutputStream coded(&stream);
+    pb::io::ArrayOutputStream array(out.data(), static_cast<int>(out.size()));
+    pb::io::CodedOutputStream coded(&array);
     coded.SetSerializationDeterministic(true);
-    message.SerializeToCodedStream(&coded);
+    message.SerializeWithCachedSizes(&coded);
   }
   return out;
 }

@@ -69,7 +69,7 @@ class EventCodec {
   std::map<std::pair<std::string, uint32_t>, Upcaster> upcasters_;
 };
 
-// Serializes `message` with deterministic field order.
+// Serializes `message` with deterministic field order, into a string without spare capacity.
 std::string SerializeDeterministic(const google::protobuf::Message& message);
 
 }  // namespace credledger::store
