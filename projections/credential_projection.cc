@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -41,12 +42,14 @@ void CredentialProjection::Count(const v1::TargetState& state) {
 
 absl::StatusOr<std::vector<std::string>> CredentialProjection::Apply(
     const store::RecordedEvent& recorded) {
+  if (working_.unbounded()) working_.Compact();
   std::vector<std::string> changed;
   RETURN_IF_ERROR(ApplyTo(recorded, &changed));
   return changed;
 }
 
 absl::Status CredentialProjection::Fold(const store::RecordedEvent& recorded) {
+  working_.Unbound();
   return ApplyTo(recorded, nullptr);
 }
 
@@ -69,7 +72,8 @@ absl::Status CredentialProjection::ApplyTo(const store::RecordedEvent& recorded,
   const absl::Time at = absl::FromUnixMicros(recorded.recorded_at_us);
   if (event->has_service_configured()) {
     service_ = event->service_configured();
-    for (auto& [stream, state] : targets_) {
+    for (auto& [stream, packed] : targets_) {
+      v1::TargetState& state = working_.Open(packed);
       const v1::Condition before = state.agent_credential_ready();
       Uncount(state);
       UpdateCondition(state, at, service_);
@@ -82,8 +86,8 @@ absl::Status CredentialProjection::ApplyTo(const store::RecordedEvent& recorded,
     return absl::OkStatus();
   }
   if (!target_stream) return absl::OkStatus();
-  v1::TargetState* indexed = by_stream_.Find(recorded.stream);
-  v1::TargetState& state = indexed != nullptr ? *indexed : Add(recorded.stream);
+  PackedTarget* indexed = by_stream_.Find(recorded.stream);
+  v1::TargetState& state = indexed != nullptr ? working_.Open(*indexed) : Add(recorded.stream);
   Uncount(state);
   EvolveTarget(state, *event, {recorded.seq, recorded.stream_version, at}, service_);
   Count(state);
@@ -97,15 +101,15 @@ std::optional<v1::TargetState> CredentialProjection::Get(absl::string_view targe
 }
 
 std::optional<v1::TargetState> CredentialProjection::GetStream(absl::string_view stream) const {
-  const v1::TargetState* state = by_stream_.Find(stream);
-  if (state == nullptr) return std::nullopt;
-  return *state;
+  const PackedTarget* packed = by_stream_.Find(stream);
+  if (packed == nullptr) return std::nullopt;
+  return packed->Copy();
 }
 
 v1::TargetState& CredentialProjection::Add(absl::string_view stream) {
-  v1::TargetState& state = targets_[std::string(stream)];
-  by_stream_.Set(stream, &state);
-  return state;
+  PackedTarget& packed = targets_[std::string(stream)];
+  by_stream_.Set(stream, &packed);
+  return working_.Open(packed);
 }
 
 std::vector<v1::TargetState> CredentialProjection::List(absl::string_view target_namespace,
@@ -115,8 +119,9 @@ std::vector<v1::TargetState> CredentialProjection::List(absl::string_view target
       target_namespace.empty() ? "target/" : absl::StrCat("target/", target_namespace, "/");
   for (auto it = targets_.lower_bound(prefix);
        it != targets_.end() && absl::StartsWith(it->first, prefix); ++it) {
-    if (!include_finalized && it->second.phase() == v1::TargetState::PHASE_FINALIZED) continue;
-    out.push_back(it->second);
+    v1::TargetState state = it->second.Copy();
+    if (!include_finalized && state.phase() == v1::TargetState::PHASE_FINALIZED) continue;
+    out.push_back(std::move(state));
   }
   // Stream order puts "a-b/x" before "a/x" ('-' sorts before '/'); callers get namespace,
   // then name.
@@ -127,11 +132,18 @@ std::vector<v1::TargetState> CredentialProjection::List(absl::string_view target
 }
 
 std::string CredentialProjection::Serialize() const {
-  v1::CredentialFleetState fleet;
-  *fleet.mutable_service() = service_;
-  fleet.set_seq(seq_);
-  for (const auto& [stream, state] : targets_) *fleet.add_targets() = state;
-  return store::SerializeDeterministic(fleet);
+  // The CredentialFleetState written field by field in field number order, as its own
+  // serialization writes them: service, then each Target's bytes as they rest, then seq.
+  v1::CredentialFleetState head;
+  *head.mutable_service() = service_;
+  std::string out = store::SerializeDeterministic(head);
+  for (const auto& [stream, packed] : targets_) {
+    packed.AppendAsField(v1::CredentialFleetState::kTargetsFieldNumber, out);
+  }
+  v1::CredentialFleetState tail;
+  tail.set_seq(seq_);
+  out += store::SerializeDeterministic(tail);
+  return out;
 }
 
 absl::StatusOr<CredentialProjection> CredentialProjection::Deserialize(absl::string_view bytes) {
@@ -140,6 +152,7 @@ absl::StatusOr<CredentialProjection> CredentialProjection::Deserialize(absl::str
     return absl::DataLossError("credential projection snapshot does not parse");
   }
   CredentialProjection p;
+  p.working_.Unbound();
   p.service_ = fleet.service();
   p.seq_ = fleet.seq();
   for (v1::TargetState& state : *fleet.mutable_targets()) {

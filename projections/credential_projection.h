@@ -2,6 +2,11 @@
 // (docs/design.md, "Projections"). Pure: Apply takes stored events in seq order and does no
 // I/O.
 //
+// Each Target's state rests encoded (PackedState); the Targets folded last are held decoded
+// in a bounded working set (working_set.h), which a bulk fold (Fold, Deserialize) unbounds
+// until the next Apply or Compact. The working set changes the memory and the speed, never
+// the answers.
+//
 // Serialize gives a deterministic byte string (targets ordered by stream name), so a full
 // rebuild from seq 1 and the incremental path can be compared byte for byte, and snapshots
 // can be stored and loaded.
@@ -23,6 +28,8 @@
 #include "credledger/v1/state.pb.h"
 #include "projections/condition_tally.h"
 #include "projections/key_index.h"
+#include "projections/packed_state.h"
+#include "projections/working_set.h"
 #include "store/event_store.h"
 
 namespace credledger::projections {
@@ -34,6 +41,9 @@ inline constexpr uint32_t kCredentialProjectionVersion = 2;
 class CredentialProjection {
  public:
   CredentialProjection() = default;
+  // A projection whose working set holds at most `working_set_bound` Targets decoded
+  // (kWorkingSetBound by default). REQUIRES: working_set_bound >= 1.
+  explicit CredentialProjection(size_t working_set_bound) : working_(working_set_bound) {}
   // Moves keep the index by stream valid: the map's nodes move with it. A copy would not,
   // hence none.
   CredentialProjection(CredentialProjection&&) = default;
@@ -46,12 +56,20 @@ class CredentialProjection {
   // Target, or for ServiceConfigured every Target whose AgentCredentialReady condition changed.
   // Events of other streams than Target streams, except ServiceConfigured, are passed over
   // without being decoded.
+  // Ends a bulk fold first (Compact), when one was open.
   // Errors: kDataLoss when the event is out of order, or is one this projection folds and
   // does not decode (nothing changes).
   absl::StatusOr<std::vector<std::string>> Apply(const store::RecordedEvent& event);
   // Apply without listing the changed Targets, for a fold whose state is read only when it is
   // done (projections::ApplyInBulk): the same state, the same errors, no list to allocate.
+  // Opens a bulk fold: every Target it touches stays decoded until Apply or Compact.
   absl::Status Fold(const store::RecordedEvent& event);
+  // Encodes every Target held decoded and bounds the working set again: for a projection kept
+  // after a bulk fold (Projector's start). Changes no answer.
+  void Compact() { working_.Compact(); }
+  // Targets held decoded now (the working set's size; at most its bound outside a bulk
+  // fold).
+  size_t decoded_states() const { return working_.size(); }
 
   // One Target's state by namespace and name; nullopt when the stream has no events.
   std::optional<v1::TargetState> Get(absl::string_view target_namespace,
@@ -71,17 +89,21 @@ class CredentialProjection {
 
   // Deterministic serialization (a CredentialFleetState).
   std::string Serialize() const;
-  // Rebuilds a projection from Serialize output. Errors: kDataLoss when it does not parse.
+  // Rebuilds a projection from Serialize output, its Targets decoded as after a bulk fold.
+  // Errors: kDataLoss when it does not parse.
   static absl::StatusOr<CredentialProjection> Deserialize(absl::string_view bytes);
 
  private:
+  using PackedTarget = PackedState<v1::TargetState>;
+
   v1::ServiceConfigured service_;
   // Takes `state` out of ready_ (before a change) or puts it in (after), when counted.
   void Uncount(const v1::TargetState& state);
   void Count(const v1::TargetState& state);
   // Apply, adding the changed streams to `changed` unless it is null.
   absl::Status ApplyTo(const store::RecordedEvent& event, std::vector<std::string>* changed);
-  // The state of `stream` in targets_ and by_stream_, added empty when it has none.
+  // The state of `stream` in targets_ and by_stream_, added empty when it has none, opened in
+  // working_ (valid until the next Open).
   v1::TargetState& Add(absl::string_view stream);
 
   // Where Apply decodes an event: an arena, reset for every event, over a block of its own, so
@@ -95,11 +117,13 @@ class CredentialProjection {
   };
   std::unique_ptr<DecodeScratch> scratch_;
 
-  std::map<std::string, v1::TargetState> targets_;  // by stream name
+  std::map<std::string, PackedTarget> targets_;  // by stream name
   // The same states by stream name, so that a fold finds an event's Target by hashing its
   // stream name instead of comparing strings down the tree (map nodes do not move, and a
   // move of the projection moves them with it).
-  KeyIndex<v1::TargetState> by_stream_;
+  KeyIndex<PackedTarget> by_stream_;
+  // The states of targets_ held decoded.
+  WorkingSet<PackedTarget> working_;
   int64_t seq_ = 0;
   // Derived from targets_ (not serialized).
   ConditionTally ready_;

@@ -8,7 +8,8 @@
 //
 // Follow (run once by a subclass's Start) loads the newest verified snapshot, catches up to
 // the head synchronously (so a started projector answers reads at least as fresh as the log
-// was at start), then follows live. It keeps the last `change_history` item changes so that
+// was at start), compacts the projection (its states rest encoded from then on), then follows
+// live. It keeps the last `change_history` item changes so that
 // watchers can resume by seq.
 //
 // CatchUpTogether folds two projections in one pass over the log, one of them on the reading
@@ -96,6 +97,13 @@ absl::Status SettleBulk(P& projection) {
   } else {
     return absl::OkStatus();
   }
+}
+
+// Ends a bulk fold whose projection is kept (a projector's start, from then on folding event by
+// event): Compact when P has one (its states held decoded for the fold are encoded).
+template <typename P>
+void CompactBulk(P& projection) {
+  if constexpr (requires { projection.Compact(); }) projection.Compact();
 }
 
 // Events per read of a catch-up.
@@ -258,13 +266,14 @@ class Projector {
   // `store` is not owned and must outlive the projector.
   Projector(store::EventStore* store, Options options) : store_(store), options_(options) {}
 
-  // Loads the newest verified snapshot, catches up to the head and starts following. Called
-  // once, right after construction. Errors: kDataLoss for an undecodable event or snapshot;
-  // store read errors.
+  // Loads the newest verified snapshot, catches up to the head, compacts the projection
+  // (CompactBulk) and starts following. Called once, right after construction.
+  // Errors: kDataLoss for an undecodable event or snapshot; store read errors.
   absl::Status Follow() {
     ASSIGN_OR_RETURN(P projection, FromSnapshot(*store_, std::numeric_limits<int64_t>::max(),
                                                 options_.snapshots));
     RETURN_IF_ERROR(CatchUp(*store_, store_->HeadSeq(), projection));
+    CompactBulk(projection);
     const int64_t start = projection.seq();
     {
       absl::MutexLock lock(&mu_);

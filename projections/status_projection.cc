@@ -59,9 +59,17 @@ std::string StatusKey(absl::string_view target_namespace, absl::string_view name
   return absl::StrCat(target_namespace, "/", name);
 }
 
+StatusProjection::Silence StatusProjection::Silence::Of(const v1::TargetStatus& status) {
+  if (!status.active() || !status.has_last_seen_at() || status.reporting().status() == "False") {
+    return {};
+  }
+  return {FromProto(status.last_seen_at())};
+}
+
 absl::StatusOr<std::vector<std::string>> StatusProjection::Apply(
     const store::RecordedEvent& recorded) {
   RETURN_IF_ERROR(Settle());
+  if (working_.unbounded()) working_.Compact();
   std::vector<std::string> changed;
   RETURN_IF_ERROR(ApplyNow(recorded, &changed));
   return changed;
@@ -69,6 +77,7 @@ absl::StatusOr<std::vector<std::string>> StatusProjection::Apply(
 
 absl::Status StatusProjection::ApplyDeferred(const store::RecordedEvent& recorded) {
   RETURN_IF_ERROR(CheckOrder(seq_, recorded));
+  working_.Unbound();
   if (IsCurrentReport(recorded)) {
     if (!ReadReportSummary(recorded.payload, summary_)) {
       return absl::DataLossError(absl::StrCat("event seq ", recorded.seq, ": payload of ",
@@ -249,17 +258,21 @@ std::optional<v1::TargetStatus> StatusProjection::Get(absl::string_view target_n
 }
 
 std::optional<v1::TargetStatus> StatusProjection::GetKey(absl::string_view key) const {
-  const v1::TargetStatus* status = by_key_.Find(key);
-  if (status == nullptr) return std::nullopt;
-  return *status;
+  const PackedStatus* packed = by_key_.Find(key);
+  if (packed == nullptr) return std::nullopt;
+  return packed->Copy();
 }
 
-v1::TargetStatus* StatusProjection::Find(absl::string_view key) { return by_key_.Find(key); }
+v1::TargetStatus* StatusProjection::Find(absl::string_view key) {
+  PackedStatus* packed = by_key_.Find(key);
+  return packed == nullptr ? nullptr : &working_.Open(*packed);
+}
 
 void StatusProjection::Insert(std::pair<std::string, std::string> key, v1::TargetStatus status) {
   const std::string hashed = StatusKey(key.first, key.second);
-  auto [it, inserted] = targets_.insert_or_assign(std::move(key), std::move(status));
-  by_key_.Set(hashed, &it->second);
+  PackedStatus& packed = targets_.try_emplace(std::move(key)).first->second;
+  by_key_.Set(hashed, &packed);
+  working_.Open(packed) = std::move(status);
 }
 
 std::vector<v1::TargetStatus> StatusProjection::List(absl::string_view target_namespace) const {
@@ -269,28 +282,32 @@ std::vector<v1::TargetStatus> StatusProjection::List(absl::string_view target_na
                 : targets_.lower_bound({std::string(target_namespace), std::string()});
   for (; it != targets_.end(); ++it) {
     if (!target_namespace.empty() && it->first.first != target_namespace) break;
-    if (it->second.active()) out.push_back(it->second);
+    v1::TargetStatus status = it->second.Copy();
+    if (status.active()) out.push_back(std::move(status));
   }
   return out;
 }
 
 std::vector<SilentTarget> StatusProjection::SilentSince(absl::Time cutoff) const {
   std::vector<SilentTarget> out;
-  for (const auto& [key, status] : targets_) {
-    if (!status.active() || !status.has_last_seen_at() || status.reporting().status() == "False") {
-      continue;
-    }
-    const absl::Time seen = FromProto(status.last_seen_at());
-    if (seen <= cutoff) out.push_back({key.first, key.second, seen});
+  for (const auto& [key, packed] : targets_) {
+    const std::optional<absl::Time> seen = packed.summary().last_seen_at;
+    if (seen.has_value() && *seen <= cutoff) out.push_back({key.first, key.second, *seen});
   }
   return out;
 }
 
 std::string StatusProjection::Serialize() const {
-  v1::StatusFleetState fleet;
-  fleet.set_seq(seq_);
-  for (const auto& [key, status] : targets_) *fleet.add_targets() = status;
-  return store::SerializeDeterministic(fleet);
+  // The StatusFleetState written field by field in field number order, as its own
+  // serialization writes them: each rollup's bytes as they rest, then seq.
+  std::string out;
+  for (const auto& [key, packed] : targets_) {
+    packed.AppendAsField(v1::StatusFleetState::kTargetsFieldNumber, out);
+  }
+  v1::StatusFleetState tail;
+  tail.set_seq(seq_);
+  out += store::SerializeDeterministic(tail);
+  return out;
 }
 
 absl::StatusOr<StatusProjection> StatusProjection::Deserialize(absl::string_view bytes) {
@@ -299,6 +316,7 @@ absl::StatusOr<StatusProjection> StatusProjection::Deserialize(absl::string_view
     return absl::DataLossError("status projection snapshot does not parse");
   }
   StatusProjection p;
+  p.working_.Unbound();
   p.seq_ = fleet.seq();
   for (v1::TargetStatus& status : *fleet.mutable_targets()) {
     Count(p.reporting_, status);

@@ -6,6 +6,10 @@
 // ignored.
 //
 // Items are keyed "<namespace>/<name>" (StatusKey) and kept ordered by namespace, then name.
+// Each rests encoded (PackedState); the Targets folded last are held decoded in a bounded
+// working set (working_set.h), which a bulk fold (ApplyDeferred, Deserialize) unbounds until
+// the next Apply or Compact. The working set changes the memory and the speed, never the
+// answers.
 // Serialize gives a deterministic byte string (a v1::StatusFleetState in that order), so a
 // full rebuild from seq 1, the incremental path and snapshot + tail can be compared byte for
 // byte.
@@ -32,8 +36,10 @@
 #include "credledger/v1/state.pb.h"
 #include "projections/condition_tally.h"
 #include "projections/key_index.h"
+#include "projections/packed_state.h"
 #include "projections/report_summary.h"
 #include "projections/target_status.h"
+#include "projections/working_set.h"
 #include "store/event_store.h"
 
 namespace credledger::projections {
@@ -55,6 +61,9 @@ struct SilentTarget {
 class StatusProjection {
  public:
   StatusProjection() = default;
+  // A projection whose working set holds at most `working_set_bound` rollups decoded
+  // (kWorkingSetBound by default). REQUIRES: working_set_bound >= 1.
+  explicit StatusProjection(size_t working_set_bound) : working_(working_set_bound) {}
   // Moves keep open runs (ApplyDeferred) and the index by key valid: the map's nodes move
   // with it. A copy would not, hence none.
   StatusProjection(StatusProjection&&) = default;
@@ -71,7 +80,7 @@ class StatusProjection {
   // decoded.
   // Errors: kDataLoss when the event is out of order, or is one this projection folds and
   // does not decode (nothing changes).
-  // Runs ApplyDeferred left open are folded first (Settle).
+  // Runs ApplyDeferred left open are folded first (Settle), then a bulk fold ends (Compact).
   absl::StatusOr<std::vector<std::string>> Apply(const store::RecordedEvent& event);
 
   // Folds `event` like Apply, for a fold that reads the projection only when it is done (a
@@ -85,7 +94,8 @@ class StatusProjection {
   // malformed sub-message the summary skips) goes unnoticed here; `verify` finds it by its
   // digest. The projection must not be read (Get, List, SilentSince, reporting, Serialize)
   // until Settle has returned. The last report of each open run is kept (its stored bytes,
-  // about 2 KB) until then.
+  // about 2 KB) until then. Opens a bulk fold: every rollup it touches stays decoded until
+  // Apply or Compact.
   // Errors: those of Apply for events other than reports; kDataLoss for a report that is not
   // well-formed wire data, and for a run's last report that does not decode (then at the
   // event that ends the run, or at Settle).
@@ -107,6 +117,13 @@ class StatusProjection {
   // Fewest open runs a task of Settle(shares, run) gets: about a millisecond of work, well
   // above the cost of starting a thread.
   static constexpr size_t kMinRunsPerShare = 64;
+  // Encodes every rollup held decoded and bounds the working set again: for a projection kept
+  // after a bulk fold (Projector's start). Changes no answer. REQUIRES: no open run (Settle
+  // has returned OK since the last ApplyDeferred).
+  void Compact() { working_.Compact(); }
+  // Rollups held decoded now (the working set's size; at most its bound outside a bulk
+  // fold).
+  size_t decoded_states() const { return working_.size(); }
 
   // One Target's rollup, including a finalized one (active false); nullopt when the Target
   // was never registered.
@@ -131,10 +148,19 @@ class StatusProjection {
 
   // Deterministic serialization (a StatusFleetState).
   std::string Serialize() const;
-  // Rebuilds a projection from Serialize output. Errors: kDataLoss when it does not parse.
+  // Rebuilds a projection from Serialize output, its rollups decoded as after a bulk fold.
+  // Errors: kDataLoss when it does not parse.
   static absl::StatusOr<StatusProjection> Deserialize(absl::string_view bytes);
 
  private:
+  // What SilentSince reads of a rollup, kept beside its bytes so that the scan decodes none.
+  struct Silence {
+    static Silence Of(const v1::TargetStatus& status);
+    // last_seen_at of an active Target with one and with Reporting not False; none otherwise.
+    std::optional<absl::Time> last_seen_at;
+  };
+  using PackedStatus = PackedState<v1::TargetStatus, Silence>;
+
   // A Target's open run of reports (ApplyDeferred): its tracked conditions and its last
   // report as stored (seq, type, schema version and payload are set).
   struct OpenRun {
@@ -156,18 +182,22 @@ class StatusProjection {
   // (FinishReportRun); the tally and runs_ are left to the caller. Errors: kDataLoss when the
   // report does not decode (`status` unchanged). Touches nothing but its arguments.
   static absl::Status FinishRun(v1::TargetStatus& status, const OpenRun& open, v1::Event& scratch);
-  // The rollup of the Target with key `key` (StatusKey); nullptr when there is none.
+  // The rollup of the Target with key `key` (StatusKey), opened in working_ (valid until the
+  // next Open); nullptr when there is none.
   v1::TargetStatus* Find(absl::string_view key);
   // Adds `status` as the rollup of the Target (namespace, name) `key`, replacing any, to
-  // targets_ and by_key_.
+  // targets_ and by_key_, opened in working_.
   void Insert(std::pair<std::string, std::string> key, v1::TargetStatus status);
 
   // By (namespace, name).
-  std::map<std::pair<std::string, std::string>, v1::TargetStatus> targets_;
+  std::map<std::pair<std::string, std::string>, PackedStatus> targets_;
   // The same rollups by key (StatusKey), so that a fold finds an event's Target by hashing
   // its stream name instead of comparing strings down the tree (map nodes do not move).
-  KeyIndex<v1::TargetStatus> by_key_;
-  // Open runs of ApplyDeferred by their Target's rollup in targets_ (map nodes do not move).
+  KeyIndex<PackedStatus> by_key_;
+  // The rollups of targets_ held decoded. Unbounded while runs_ has any.
+  WorkingSet<PackedStatus> working_;
+  // Open runs of ApplyDeferred by their Target's decoded rollup (it stays decoded: the
+  // working set is unbounded until they are settled).
   absl::flat_hash_map<v1::TargetStatus*, OpenRun> runs_;
   // The summary ApplyDeferred reads into, kept to reuse its memory; no state.
   ReportSummary summary_;

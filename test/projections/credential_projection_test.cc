@@ -4,6 +4,7 @@
 // SQLite store.
 #include "projections/credential_projection.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -11,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "projections/target_state.h"
@@ -233,6 +235,88 @@ TEST_F(CredentialProjectionTest, ListOrdersByNamespaceThenName) {
   ASSERT_OK_AND_ASSIGN(CredentialProjection p, testing::FoldFromSeqOne(*store_, store_->HeadSeq()));
   EXPECT_THAT(Names(p.List("", false)), ElementsAre("a/x", "a/y", "a-b/x"));
   EXPECT_THAT(Names(p.List("a", false)), ElementsAre("a/x", "a/y"));
+}
+
+// Every Target's state (or its absence) as bytes, List and the tally, in one string.
+std::string Reads(const CredentialProjection& p) {
+  std::string text;
+  for (const char* ns : {"fleet-a", "fleet-b"}) {
+    for (int n = 1; n <= 5; ++n) {
+      const std::optional<v1::TargetState> state = p.Get(ns, absl::StrCat("edge-", n));
+      absl::StrAppend(&text, ns, n, ":", state.has_value() ? state->SerializeAsString() : "none",
+                      ";");
+    }
+  }
+  for (const v1::TargetState& state : p.List("", /*include_finalized=*/false)) {
+    absl::StrAppend(&text, state.name(), ",");
+  }
+  for (const auto& [condition, n] : p.credential_ready_counts()) {
+    absl::StrAppend(&text, condition.first, "/", condition.second, "=", n, " ");
+  }
+  return text;
+}
+
+// The working set (projections/working_set.h) holds one Target decoded: every Target leaves
+// it encoded and comes back for its next event, ServiceConfigured's pass over every Target
+// included. Every answer is the one of a projection holding every Target decoded.
+TEST_F(CredentialProjectionTest, AWorkingSetOfOneTargetAnswersAsOneHoldingEveryTarget) {
+  WriteFleetLog();
+  CredentialProjection tight(/*working_set_bound=*/1);
+  CredentialProjection roomy(/*working_set_bound=*/1000);
+  for (const store::RecordedEvent& e : AllEvents()) {
+    ASSERT_OK_AND_ASSIGN(std::vector<std::string> tight_changed, tight.Apply(e));
+    ASSERT_OK_AND_ASSIGN(std::vector<std::string> roomy_changed, roomy.Apply(e));
+    ASSERT_EQ(tight_changed, roomy_changed) << "seq " << e.seq;
+    ASSERT_LE(tight.decoded_states(), 1u);
+    ASSERT_EQ(tight.Serialize(), roomy.Serialize()) << "seq " << e.seq;
+    ASSERT_EQ(Reads(tight), Reads(roomy)) << "seq " << e.seq;
+  }
+  // Guards the comparison: four Targets took turns in the tight working set.
+  EXPECT_EQ(roomy.decoded_states(), 4u);
+}
+
+// A bulk fold (Fold) keeps every Target it touches decoded; Compact encodes them all, and the
+// projection then follows the log event by event within its bound, answering the same.
+TEST_F(CredentialProjectionTest, ABulkFoldKeepsTargetsDecodedUntilCompactAndAnswersTheSame) {
+  WriteFleetLog();
+  const std::vector<store::RecordedEvent> events = AllEvents();
+  const size_t bulk = events.size() - 20;
+  CredentialProjection tight(/*working_set_bound=*/1);
+  CredentialProjection roomy;
+  for (size_t i = 0; i < bulk; ++i) {
+    ASSERT_OK(tight.Fold(events[i]));
+    ASSERT_OK(roomy.Apply(events[i]));
+  }
+  EXPECT_EQ(tight.decoded_states(), 4u);
+  tight.Compact();
+  EXPECT_EQ(tight.decoded_states(), 0u);
+  EXPECT_EQ(tight.Serialize(), roomy.Serialize());
+  EXPECT_EQ(Reads(tight), Reads(roomy));
+  for (size_t i = bulk; i < events.size(); ++i) {
+    ASSERT_OK(tight.Apply(events[i]));
+    ASSERT_OK(roomy.Apply(events[i]));
+    ASSERT_LE(tight.decoded_states(), 1u);
+    ASSERT_EQ(tight.Serialize(), roomy.Serialize()) << "seq " << events[i].seq;
+    ASSERT_EQ(Reads(tight), Reads(roomy)) << "seq " << events[i].seq;
+  }
+}
+
+// Serialize writes the snapshot field by field from the states as they rest: the bytes are
+// the CredentialFleetState of every Target's state in stream order, serialized whole.
+TEST_F(CredentialProjectionTest, SerializeIsTheFleetMessageOfEveryTargetByteForByte) {
+  WriteFleetLog();
+  CredentialProjection p(/*working_set_bound=*/2);
+  for (const store::RecordedEvent& e : AllEvents()) ASSERT_OK(p.Apply(e));
+  std::map<std::string, v1::TargetState> by_stream;
+  for (v1::TargetState& state : p.List("", /*include_finalized=*/true)) {
+    by_stream[TargetStream(state.namespace_(), state.name())] = std::move(state);
+  }
+  v1::CredentialFleetState fleet;
+  *fleet.mutable_service() = p.service();
+  for (const auto& [stream, state] : by_stream) *fleet.add_targets() = state;
+  fleet.set_seq(p.seq());
+  ASSERT_EQ(p.decoded_states(), 2u);  // states decoded and encoded both
+  EXPECT_EQ(p.Serialize(), store::SerializeDeterministic(fleet));
 }
 
 }  // namespace credential_projection_test

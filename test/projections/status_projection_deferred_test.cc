@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -22,19 +21,16 @@
 #include "projections/status_projection.h"
 #include "projections/target_state.h"
 #include "store/event_codec.h"
-#include "test/support/recorded_events.h"
+#include "test/projections/random_status_log.h"
 #include "test/support/status_matchers.h"
 
 namespace credledger::projections {
 namespace status_projection_deferred_test {
 
+using ::credledger::testing::ReportingTally;
 using ::credledger::testing::StatusIs;
-
-// `event` as stored at `seq` (stream version = seq, recorded `seq` seconds after a base time).
-store::RecordedEvent Stored(int64_t seq, const std::string& stream, const v1::Event& event) {
-  return ::credledger::testing::StoredEvent(
-      seq, stream, seq, absl::ToUnixMicros(absl::FromUnixSeconds(1'795'000'000 + seq)), event);
-}
+using ::credledger::testing::StoredAt;
+using RandomLog = ::credledger::testing::RandomStatusLog;
 
 v1::Event Registered(const std::string& uid) {
   v1::Event event;
@@ -43,144 +39,6 @@ v1::Event Registered(const std::string& uid) {
   e.set_namespace_("fleet-a");
   e.set_name("edge-1");
   return event;
-}
-
-// Writes random events of `targets` Targets (a few by default) as stored events, in seq order.
-class RandomLog {
- public:
-  explicit RandomLog(uint32_t seed, int targets = 5) : random_(seed), uids_(targets) {}
-
-  store::RecordedEvent Next() {
-    now_ += absl::Seconds(1 + Pick(3));
-    const int target = Pick(static_cast<int>(uids_.size()));
-    const std::string ns = target % 2 == 0 ? "fleet-a" : "fleet-b";
-    const std::string name = absl::StrCat("edge-", target);
-    std::string& uid = uids_[target];
-    v1::Event event;
-    const int roll = Pick(100);
-    if (uid.empty() || roll < 3) {  // (re-)registration, with a new uid now and then
-      if (uid.empty() || Pick(2) == 0) uid = absl::StrCat("uid-", ++uid_counter_);
-      v1::TargetRegistered& e = *event.mutable_target_registered();
-      e.set_target_uid(uid);
-      e.set_namespace_(ns);
-      e.set_name(name);
-      return Stored(TargetStream(ns, name), event);
-    }
-    const std::string some_uid = Pick(20) == 0 ? "uid-of-another-incarnation" : uid;
-    if (roll < 5) {
-      event.mutable_target_finalized()->set_target_uid(some_uid);
-      return Stored(TargetStream(ns, name), event);
-    }
-    if (roll < 9) {
-      v1::ReportingStale& e = *event.mutable_reporting_stale();
-      e.set_target_uid(some_uid);
-      *e.mutable_last_seen_at() = ToProto(now_ - absl::Minutes(10));
-      e.set_stale_after_seconds(600);
-      return Stored(ReportStream(ns, name), event);
-    }
-    if (roll < 13) {
-      v1::BoundReleasesSet& e = *event.mutable_bound_releases_set();
-      e.set_target_uid(some_uid);
-      for (int i = 0; i < 3; ++i) {
-        if (Pick(2) == 0) continue;
-        v1::BoundRelease& b = *e.add_releases();
-        b.set_name(absl::StrCat("app-", i));
-        b.set_namespace_("flux-system");
-      }
-      e.set_bootstrap_version(Pick(2) == 0 ? "1.0.0" : "2.0.0");
-      return Stored(ReportStream(ns, name), event);
-    }
-    if (roll < 20) {
-      event.mutable_liveness_observed();  // an empty batch is possible too
-      for (size_t t = 0; t < uids_.size(); ++t) {
-        if (uids_[t].empty() || Pick(2) == 0) continue;
-        v1::LivenessEntry& entry = *event.mutable_liveness_observed()->add_entries();
-        entry.set_namespace_(t % 2 == 0 ? "fleet-a" : "fleet-b");
-        entry.set_name(absl::StrCat("edge-", t));
-        entry.set_target_uid(Pick(10) == 0 ? "uid-of-another-incarnation" : uids_[t]);
-        // A heartbeat can reach the log after a newer report: times go back now and then.
-        *entry.mutable_received_at() = ToProto(now_ - absl::Seconds(Pick(5)));
-        *entry.mutable_last_report_time() = ToProto(now_ - absl::Seconds(Pick(8)));
-      }
-      return Stored(kLivenessStream, event);
-    }
-    if (roll < 25) {  // a credential event: no status changes
-      v1::RotationRequested& e = *event.mutable_rotation_requested();
-      e.set_target_uid(uid);
-      e.set_request_value(absl::StrCat(roll));
-      return Stored(TargetStream(ns, name), event);
-    }
-    if (roll < 28) {  // the agent's clock found running ahead, or back in line
-      if (Pick(2) == 0) {
-        v1::ReportClockSkewDetected& e = *event.mutable_report_clock_skew_detected();
-        e.set_target_uid(some_uid);
-        *e.mutable_last_report_time() = ToProto(now_ + absl::Minutes(10));
-        *e.mutable_server_time() = ToProto(now_);
-      } else {
-        v1::ReportClockSkewCleared& e = *event.mutable_report_clock_skew_cleared();
-        e.set_target_uid(some_uid);
-        *e.mutable_last_report_time() = ToProto(now_ - absl::Seconds(Pick(8)));
-        *e.mutable_received_at() = ToProto(now_ - absl::Seconds(Pick(4)));
-      }
-      return Stored(ReportStream(ns, name), event);
-    }
-    v1::ReportAccepted& e = *event.mutable_report_accepted();
-    e.set_target_uid(some_uid);
-    *e.mutable_received_at() = ToProto(now_ - absl::Seconds(Pick(4)));
-    v1::TargetReportSpec& report = *e.mutable_report();
-    if (Pick(6) != 0) *report.mutable_last_report_time() = ToProto(now_ - absl::Seconds(Pick(8)));
-    if (Pick(8) == 0) {  // a field this binary does not know, kept by the parser
-      google::protobuf::Timestamp& t = *report.mutable_last_report_time();
-      t.GetReflection()->MutableUnknownFields(&t)->AddVarint(9, Pick(100));
-    }
-    for (int i = 0; i < 3; ++i) {
-      if (Pick(3) == 0) continue;
-      v1::ReleaseStatus& r = *report.add_releases();
-      r.set_name(absl::StrCat("app-", i));
-      r.set_namespace_("flux-system");
-      r.set_phase(static_cast<v1::ReleasePhase>(Pick(6)));
-      v1::ReportCondition& c = *r.add_helm_conditions();
-      c.set_type("Ready");
-      c.set_status(Pick(2) == 0 ? "True" : "False");
-      c.set_reason("Reconciled");
-    }
-    const char* statuses[] = {"True", "True", "False", "Unknown"};
-    for (int i = Pick(3); i > 0; --i) {
-      v1::PreflightCheck& check = *report.add_preflight_checks();
-      check.set_type(absl::StrCat("Check", i));
-      check.set_status(statuses[Pick(4)]);
-      check.set_reason("Checked");
-    }
-    return Stored(ReportStream(ns, name), event);
-  }
-
- private:
-  int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(random_); }
-
-  store::RecordedEvent Stored(const std::string& stream, const v1::Event& event) {
-    store::RecordedEvent stored = status_projection_deferred_test::Stored(++seq_, stream, event);
-    stored.stream_version = ++versions_[stream];
-    stored.recorded_at_us = absl::ToUnixMicros(now_);
-    return stored;
-  }
-
-  std::mt19937 random_;
-  absl::Time now_ = absl::FromUnixSeconds(1'795'000'000);
-  int64_t seq_ = 0;
-  int uid_counter_ = 0;
-  std::vector<std::string> uids_;  // by Target, empty before its first registration
-  std::map<std::string, int64_t> versions_;
-};
-
-// The reporting tally as text, to compare two projections' counts.
-std::string Tally(const StatusProjection& p) {
-  std::string text;
-  for (const char* status : {"True", "False", "Unknown"}) {
-    for (const char* reason : {"ReportReceived", "Stale", "NoReport"}) {
-      absl::StrAppend(&text, status, "/", reason, "=", p.reporting().Count(status, reason), " ");
-    }
-  }
-  return text;
 }
 
 TEST(StatusProjectionDeferredTest, SettledBulkFoldsEqualTheEventByEventFoldOnRandomLogs) {
@@ -199,7 +57,7 @@ TEST(StatusProjectionDeferredTest, SettledBulkFoldsEqualTheEventByEventFoldOnRan
       ASSERT_OK(bulk.Settle());
       ASSERT_EQ(bulk.seq(), eager.seq());
       ASSERT_EQ(bulk.Serialize(), eager.Serialize());
-      ASSERT_EQ(Tally(bulk), Tally(eager));
+      ASSERT_EQ(ReportingTally(bulk), ReportingTally(eager));
       ++compared;
     }
   }
@@ -225,7 +83,7 @@ TEST(StatusProjectionDeferredTest, SettlingInSharesOnThreadsEqualsTheEventByEven
         common::RunAtOnce(tasks);
       }));
       ASSERT_EQ(bulk.Serialize(), eager.Serialize());
-      ASSERT_EQ(Tally(bulk), Tally(eager));
+      ASSERT_EQ(ReportingTally(bulk), ReportingTally(eager));
     }
   }
   // Hundreds of open runs: split over several tasks (at least kMinRunsPerShare runs each).
@@ -236,7 +94,7 @@ TEST(StatusProjectionDeferredTest, ARunIsFoldedFromItsLastReportWithTheTransitio
   // Five reports of one Target, PreflightReady False after the second only: settled, the
   // rollup holds the last report, and PreflightReady's transition is the third report's.
   std::vector<store::RecordedEvent> events = {
-      Stored(1, TargetStream("fleet-a", "edge-1"), Registered("uid-1"))};
+      StoredAt(1, TargetStream("fleet-a", "edge-1"), Registered("uid-1"))};
   for (int i = 1; i <= 5; ++i) {
     v1::Event event;
     v1::ReportAccepted& e = *event.mutable_report_accepted();
@@ -247,7 +105,7 @@ TEST(StatusProjectionDeferredTest, ARunIsFoldedFromItsLastReportWithTheTransitio
     check.set_status(i == 2 ? "False" : "True");
     check.set_reason("Checked");
     check.set_message(absl::StrCat("report ", i));
-    events.push_back(Stored(i + 1, ReportStream("fleet-a", "edge-1"), event));
+    events.push_back(StoredAt(i + 1, ReportStream("fleet-a", "edge-1"), event));
   }
   StatusProjection eager;
   StatusProjection bulk;
@@ -268,7 +126,7 @@ TEST(StatusProjectionDeferredTest, ARunIsFoldedFromItsLastReportWithTheTransitio
 
 TEST(StatusProjectionDeferredTest, ARunWhoseLastReportDoesNotDecodeFailsEverySettle) {
   StatusProjection bulk;
-  ASSERT_OK(bulk.ApplyDeferred(Stored(1, TargetStream("fleet-a", "edge-1"), Registered("u"))));
+  ASSERT_OK(bulk.ApplyDeferred(StoredAt(1, TargetStream("fleet-a", "edge-1"), Registered("u"))));
   v1::Event event;
   v1::ReportAccepted& e = *event.mutable_report_accepted();
   e.set_target_uid("u");
@@ -276,7 +134,7 @@ TEST(StatusProjectionDeferredTest, ARunWhoseLastReportDoesNotDecodeFailsEverySet
   check.set_type("DiskSpace");
   check.set_status("True");
   check.set_message("MARK");
-  store::RecordedEvent report = Stored(2, ReportStream("fleet-a", "edge-1"), event);
+  store::RecordedEvent report = StoredAt(2, ReportStream("fleet-a", "edge-1"), event);
   // The check's message, which the summary skips, becomes invalid UTF-8.
   const size_t mark = report.payload.find("MARK");
   ASSERT_NE(mark, std::string::npos);
@@ -299,7 +157,7 @@ TEST(StatusProjectionDeferredTest, SettlingInSharesSettlesEveryRunButOneThatDoes
     e.set_target_uid(absl::StrCat("uid-", t));
     e.set_namespace_("fleet-a");
     e.set_name(absl::StrCat("edge-", t));
-    events.push_back(Stored(t + 1, TargetStream("fleet-a", e.name()), event));
+    events.push_back(StoredAt(t + 1, TargetStream("fleet-a", e.name()), event));
   }
   for (int t = 0; t < kTargets; ++t) {
     v1::Event event;
@@ -310,7 +168,7 @@ TEST(StatusProjectionDeferredTest, SettlingInSharesSettlesEveryRunButOneThatDoes
     check.set_status("True");
     check.set_message(absl::StrCat("MARK of edge-", t));
     events.push_back(
-        Stored(kTargets + t + 1, ReportStream("fleet-a", absl::StrCat("edge-", t)), event));
+        StoredAt(kTargets + t + 1, ReportStream("fleet-a", absl::StrCat("edge-", t)), event));
   }
   for (const store::RecordedEvent& e : events) ASSERT_OK(eager.Apply(e).status());
   // The check's message of one report, which the summary skips, becomes invalid UTF-8.
@@ -333,7 +191,7 @@ TEST(StatusProjectionDeferredTest, SettlingInSharesSettlesEveryRunButOneThatDoes
   }
   // The broken Target was counted Reporting True/ReportReceived when its report joined the
   // run, as every settled one is: the tally, taken out and put back, is the eager fold's.
-  EXPECT_EQ(Tally(bulk), Tally(eager));
+  EXPECT_EQ(ReportingTally(bulk), ReportingTally(eager));
   // The broken run stays open.
   EXPECT_THAT(bulk.Settle(4, common::RunAtOnce), StatusIs(absl::StatusCode::kDataLoss));
 }
@@ -358,15 +216,15 @@ TEST(StatusProjectionDeferredTest, SettlingWithARunnerThatSkipsATaskLeavesItsRun
   // The skipped runs stayed open: a settle that runs every task completes the fold.
   ASSERT_OK(bulk.Settle());
   EXPECT_EQ(bulk.Serialize(), eager.Serialize());
-  EXPECT_EQ(Tally(bulk), Tally(eager));
+  EXPECT_EQ(ReportingTally(bulk), ReportingTally(eager));
 }
 
 TEST(StatusProjectionDeferredTest, AReportThatDoesNotReadIsDataLossNamingItsSeq) {
   StatusProjection bulk;
-  ASSERT_OK(bulk.ApplyDeferred(Stored(1, TargetStream("fleet-a", "edge-1"), Registered("u"))));
+  ASSERT_OK(bulk.ApplyDeferred(StoredAt(1, TargetStream("fleet-a", "edge-1"), Registered("u"))));
   v1::Event event;
   event.mutable_report_accepted()->set_target_uid("u");
-  store::RecordedEvent report = Stored(2, ReportStream("fleet-a", "edge-1"), event);
+  store::RecordedEvent report = StoredAt(2, ReportStream("fleet-a", "edge-1"), event);
   report.payload = std::string("\x12\x05\x0a", 3);  // a report longer than the bytes left
   EXPECT_THAT(bulk.ApplyDeferred(report),
               StatusIs(absl::StatusCode::kDataLoss, ::testing::HasSubstr("event seq 2")));
