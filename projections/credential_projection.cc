@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "projections/snapshot_items.h"
 #include "projections/target_state.h"
 #include "store/event_codec.h"
 
@@ -107,9 +108,13 @@ std::optional<v1::TargetState> CredentialProjection::GetStream(absl::string_view
 }
 
 v1::TargetState& CredentialProjection::Add(absl::string_view stream) {
+  return working_.Open(Slot(stream));
+}
+
+CredentialProjection::PackedTarget& CredentialProjection::Slot(absl::string_view stream) {
   PackedTarget& packed = targets_[std::string(stream)];
   by_stream_.Set(stream, &packed);
-  return working_.Open(packed);
+  return packed;
 }
 
 std::vector<v1::TargetState> CredentialProjection::List(absl::string_view target_namespace,
@@ -147,18 +152,20 @@ std::string CredentialProjection::Serialize() const {
 }
 
 absl::StatusOr<CredentialProjection> CredentialProjection::Deserialize(absl::string_view bytes) {
-  v1::CredentialFleetState fleet;
-  if (!fleet.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return absl::DataLossError("credential projection snapshot does not parse");
-  }
   CredentialProjection p;
-  p.working_.Unbound();
-  p.service_ = fleet.service();
-  p.seq_ = fleet.seq();
-  for (v1::TargetState& state : *fleet.mutable_targets()) {
+  v1::CredentialFleetState head;  // the service and seq; the Targets come one by one
+  v1::TargetState state;
+  const auto keep = [&p, &state](absl::string_view item) {
+    if (!state.ParseFromArray(item.data(), static_cast<int>(item.size()))) return false;
     p.Count(state);
-    p.Add(TargetStream(state.namespace_(), state.name())) = std::move(state);
-  }
+    p.Slot(TargetStream(state.namespace_(), state.name())).Keep(state);
+    return true;
+  };
+  const bool parsed =
+      ReadSnapshotItems(bytes, v1::CredentialFleetState::kTargetsFieldNumber, head, keep);
+  if (!parsed) return absl::DataLossError("credential projection snapshot does not parse");
+  p.service_ = head.service();
+  p.seq_ = head.seq();
   return p;
 }
 

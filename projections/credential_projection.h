@@ -3,7 +3,7 @@
 // I/O.
 //
 // Each Target's state rests encoded (PackedState); the Targets folded last are held decoded
-// in a bounded working set (working_set.h), which a bulk fold (Fold, Deserialize) unbounds
+// in a bounded working set (working_set.h), which a bulk fold (Fold) unbounds
 // until the next Apply or Compact. The working set changes the memory and the speed, never
 // the answers.
 //
@@ -89,8 +89,8 @@ class CredentialProjection {
 
   // Deterministic serialization (a CredentialFleetState).
   std::string Serialize() const;
-  // Rebuilds a projection from Serialize output, its Targets decoded as after a bulk fold.
-  // Errors: kDataLoss when it does not parse.
+  // Rebuilds a projection from Serialize output, every Target at rest (encoded), decoding one
+  // at a time. Errors: kDataLoss when it does not parse.
   static absl::StatusOr<CredentialProjection> Deserialize(absl::string_view bytes);
 
  private:
@@ -105,6 +105,9 @@ class CredentialProjection {
   // The state of `stream` in targets_ and by_stream_, added empty when it has none, opened in
   // working_ (valid until the next Open).
   v1::TargetState& Add(absl::string_view stream);
+  // The item of `stream` in targets_ and by_stream_, added empty (and encoded) when it has
+  // none.
+  PackedTarget& Slot(absl::string_view stream);
 
   // Where Apply decodes an event: an arena, reset for every event, over a block of its own, so
   // that an event's messages and repeated fields come from the block (a larger event takes

@@ -1,8 +1,8 @@
 // PackedState<State, Summary>: one item of a projection (a Target's state, a Target's rollup)
 // kept encoded at rest, its deterministic protobuf bytes, and decoded only while it is in the
-// projection's WorkingSet (working_set.h), which alone decodes and encodes it
-// (docs/design.md, "Projections"). A state encoded takes less than a third of the memory of the
-// same message decoded.
+// projection's WorkingSet (working_set.h), which alone decodes it (docs/design.md,
+// "Projections"). A state encoded takes less than a third of the memory of the same message
+// decoded.
 //
 // `Summary` is what a projection reads of every item in a scan that should decode none (the
 // status projection's SilentSince): a copyable type with `static Summary Of(const State&)`,
@@ -60,6 +60,13 @@ class PackedState {
 
   // The summary of the state as it is now.
   Summary summary() const { return decoded_ != nullptr ? Summary::Of(*decoded_) : summary_; }
+
+  // Holds `state` encoded, with its summary: for a projection read from a snapshot one state
+  // at a time (snapshot_items.h), which leaves every item at rest. REQUIRES: !decoded().
+  void Keep(const State& state) {
+    summary_ = Summary::Of(state);
+    encoded_ = store::SerializeDeterministic(state);
+  }
 
   // Appends the state to `out` as the length-delimited field `field_number` of an enclosing
   // message, byte for byte as the enclosing message's deterministic serialization writes it

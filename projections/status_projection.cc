@@ -11,6 +11,7 @@
 #include "common/status_macros.h"
 #include "projections/proto_time.h"
 #include "projections/report_streams.h"
+#include "projections/snapshot_items.h"
 #include "projections/target_status.h"
 #include "store/event_codec.h"
 
@@ -269,10 +270,14 @@ v1::TargetStatus* StatusProjection::Find(absl::string_view key) {
 }
 
 void StatusProjection::Insert(std::pair<std::string, std::string> key, v1::TargetStatus status) {
+  working_.Open(Slot(std::move(key))) = std::move(status);
+}
+
+StatusProjection::PackedStatus& StatusProjection::Slot(std::pair<std::string, std::string> key) {
   const std::string hashed = StatusKey(key.first, key.second);
   PackedStatus& packed = targets_.try_emplace(std::move(key)).first->second;
   by_key_.Set(hashed, &packed);
-  working_.Open(packed) = std::move(status);
+  return packed;
 }
 
 std::vector<v1::TargetStatus> StatusProjection::List(absl::string_view target_namespace) const {
@@ -311,18 +316,19 @@ std::string StatusProjection::Serialize() const {
 }
 
 absl::StatusOr<StatusProjection> StatusProjection::Deserialize(absl::string_view bytes) {
-  v1::StatusFleetState fleet;
-  if (!fleet.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return absl::DataLossError("status projection snapshot does not parse");
-  }
   StatusProjection p;
-  p.working_.Unbound();
-  p.seq_ = fleet.seq();
-  for (v1::TargetStatus& status : *fleet.mutable_targets()) {
+  v1::StatusFleetState head;  // the seq; the rollups come one by one
+  v1::TargetStatus status;
+  const auto keep = [&p, &status](absl::string_view item) {
+    if (!status.ParseFromArray(item.data(), static_cast<int>(item.size()))) return false;
     Count(p.reporting_, status);
-    std::pair<std::string, std::string> key(status.namespace_(), status.name());
-    p.Insert(std::move(key), std::move(status));
-  }
+    p.Slot({status.namespace_(), status.name()}).Keep(status);
+    return true;
+  };
+  const bool parsed =
+      ReadSnapshotItems(bytes, v1::StatusFleetState::kTargetsFieldNumber, head, keep);
+  if (!parsed) return absl::DataLossError("status projection snapshot does not parse");
+  p.seq_ = head.seq();
   return p;
 }
 

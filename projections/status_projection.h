@@ -7,7 +7,7 @@
 //
 // Items are keyed "<namespace>/<name>" (StatusKey) and kept ordered by namespace, then name.
 // Each rests encoded (PackedState); the Targets folded last are held decoded in a bounded
-// working set (working_set.h), which a bulk fold (ApplyDeferred, Deserialize) unbounds until
+// working set (working_set.h), which a bulk fold (ApplyDeferred) unbounds until
 // the next Apply or Compact. The working set changes the memory and the speed, never the
 // answers.
 // Serialize gives a deterministic byte string (a v1::StatusFleetState in that order), so a
@@ -148,8 +148,8 @@ class StatusProjection {
 
   // Deterministic serialization (a StatusFleetState).
   std::string Serialize() const;
-  // Rebuilds a projection from Serialize output, its rollups decoded as after a bulk fold.
-  // Errors: kDataLoss when it does not parse.
+  // Rebuilds a projection from Serialize output, every rollup at rest (encoded), decoding one
+  // at a time. Errors: kDataLoss when it does not parse.
   static absl::StatusOr<StatusProjection> Deserialize(absl::string_view bytes);
 
  private:
@@ -188,6 +188,9 @@ class StatusProjection {
   // Adds `status` as the rollup of the Target (namespace, name) `key`, replacing any, to
   // targets_ and by_key_, opened in working_.
   void Insert(std::pair<std::string, std::string> key, v1::TargetStatus status);
+  // The item of the Target (namespace, name) `key` in targets_ and by_key_, added empty (and
+  // encoded) when it has none.
+  PackedStatus& Slot(std::pair<std::string, std::string> key);
 
   // By (namespace, name).
   std::map<std::pair<std::string, std::string>, PackedStatus> targets_;

@@ -237,7 +237,8 @@ TEST_F(CredentialProjectionTest, ListOrdersByNamespaceThenName) {
   EXPECT_THAT(Names(p.List("a", false)), ElementsAre("a/x", "a/y"));
 }
 
-// Every Target's state (or its absence) as bytes, List and the tally, in one string.
+// Every Target's state (or its absence) as bytes, List and the tally's counts above zero
+// (a count that fell to zero stays in the tally), in one string.
 std::string Reads(const CredentialProjection& p) {
   std::string text;
   for (const char* ns : {"fleet-a", "fleet-b"}) {
@@ -251,7 +252,7 @@ std::string Reads(const CredentialProjection& p) {
     absl::StrAppend(&text, state.name(), ",");
   }
   for (const auto& [condition, n] : p.credential_ready_counts()) {
-    absl::StrAppend(&text, condition.first, "/", condition.second, "=", n, " ");
+    if (n != 0) absl::StrAppend(&text, condition.first, "/", condition.second, "=", n, " ");
   }
   return text;
 }
@@ -298,6 +299,28 @@ TEST_F(CredentialProjectionTest, ABulkFoldKeepsTargetsDecodedUntilCompactAndAnsw
     ASSERT_LE(tight.decoded_states(), 1u);
     ASSERT_EQ(tight.Serialize(), roomy.Serialize()) << "seq " << events[i].seq;
     ASSERT_EQ(Reads(tight), Reads(roomy)) << "seq " << events[i].seq;
+  }
+}
+
+// A snapshot is read one Target at a time and every Target rests encoded: the projection
+// read holds none decoded, answers as the one written, and follows the log within its bound.
+TEST_F(CredentialProjectionTest, ASnapshotIsReadWithEveryTargetAtRest) {
+  WriteFleetLog();
+  const std::vector<store::RecordedEvent> events = AllEvents();
+  const size_t head = events.size() - 20;
+  CredentialProjection written;
+  for (size_t i = 0; i < head; ++i) ASSERT_OK(written.Apply(events[i]));
+  ASSERT_GT(written.decoded_states(), 0u);
+  ASSERT_OK_AND_ASSIGN(CredentialProjection read,
+                       CredentialProjection::Deserialize(written.Serialize()));
+  EXPECT_EQ(read.decoded_states(), 0u);
+  EXPECT_EQ(read.Serialize(), written.Serialize());
+  EXPECT_EQ(Reads(read), Reads(written));
+  for (size_t i = head; i < events.size(); ++i) {
+    ASSERT_OK(read.Apply(events[i]));
+    ASSERT_OK(written.Apply(events[i]));
+    ASSERT_EQ(read.Serialize(), written.Serialize()) << "seq " << events[i].seq;
+    ASSERT_EQ(Reads(read), Reads(written)) << "seq " << events[i].seq;
   }
 }
 

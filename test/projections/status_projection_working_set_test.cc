@@ -96,6 +96,9 @@ TEST(StatusProjectionWorkingSetTest, ABulkFoldCompactedOrSnapshottedThenFollowed
   ExpectSameAnswers(tight, roomy, absl::FromUnixSeconds(1'795'000'000) + absl::Hours(2));
 
   ASSERT_OK_AND_ASSIGN(StatusProjection loaded, StatusProjection::Deserialize(tight.Serialize()));
+  // The snapshot is read one rollup at a time, every rollup left at rest.
+  EXPECT_EQ(loaded.decoded_states(), 0u);
+  ExpectSameAnswers(loaded, roomy, absl::FromUnixSeconds(1'795'000'000) + absl::Hours(2));
   for (int i = 0; i < 600; ++i) {
     const store::RecordedEvent event = log.Next();
     SCOPED_TRACE(absl::StrCat("seq ", event.seq));
