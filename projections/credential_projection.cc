@@ -137,18 +137,11 @@ std::vector<v1::TargetState> CredentialProjection::List(absl::string_view target
 }
 
 std::string CredentialProjection::Serialize() const {
-  // The CredentialFleetState written field by field in field number order, as its own
-  // serialization writes them: service, then each Target's bytes as they rest, then seq.
-  v1::CredentialFleetState head;
+  v1::CredentialFleetState head;  // service = 1
   *head.mutable_service() = service_;
-  std::string out = store::SerializeDeterministic(head);
-  for (const auto& [stream, packed] : targets_) {
-    packed.AppendAsField(v1::CredentialFleetState::kTargetsFieldNumber, out);
-  }
-  v1::CredentialFleetState tail;
+  v1::CredentialFleetState tail;  // seq = 3
   tail.set_seq(seq_);
-  out += store::SerializeDeterministic(tail);
-  return out;
+  return WriteSnapshotItems(head, v1::CredentialFleetState::kTargetsFieldNumber, targets_, tail);
 }
 
 absl::StatusOr<CredentialProjection> CredentialProjection::Deserialize(absl::string_view bytes) {
@@ -158,7 +151,7 @@ absl::StatusOr<CredentialProjection> CredentialProjection::Deserialize(absl::str
   const auto keep = [&p, &state](absl::string_view item) {
     if (!state.ParseFromArray(item.data(), static_cast<int>(item.size()))) return false;
     p.Count(state);
-    p.Slot(TargetStream(state.namespace_(), state.name())).Keep(state);
+    p.Slot(TargetStream(state.namespace_(), state.name())).Keep(state, item);
     return true;
   };
   const bool parsed =

@@ -22,6 +22,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/string_view.h"
 #include "store/event_codec.h"
 
 namespace credledger::projections {
@@ -61,16 +62,17 @@ class PackedState {
   // The summary of the state as it is now.
   Summary summary() const { return decoded_ != nullptr ? Summary::Of(*decoded_) : summary_; }
 
-  // Holds `state` encoded, with its summary: for a projection read from a snapshot one state
-  // at a time (snapshot_items.h), which leaves every item at rest. REQUIRES: !decoded().
-  void Keep(const State& state) {
+  // Holds `state` as `bytes`, its deterministic encoding as a snapshot stored it, with its
+  // summary: for a projection read from a snapshot one state at a time (snapshot_items.h),
+  // which leaves every item at rest. REQUIRES: !decoded(); `state` parsed from `bytes`.
+  void Keep(const State& state, absl::string_view bytes) {
     summary_ = Summary::Of(state);
-    encoded_ = store::SerializeDeterministic(state);
+    encoded_.assign(bytes.data(), bytes.size());
   }
 
   // Appends the state to `out` as the length-delimited field `field_number` of an enclosing
   // message, byte for byte as the enclosing message's deterministic serialization writes it
-  // (a fleet snapshot is its header, then one such field per item, then its trailer).
+  // (WriteSnapshotItems, snapshot_items.h).
   void AppendAsField(int field_number, std::string& out) const {
     if (decoded_ != nullptr) {
       AppendField(field_number, store::SerializeDeterministic(*decoded_), out);

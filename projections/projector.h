@@ -9,8 +9,7 @@
 // Follow (run once by a subclass's Start) loads the newest verified snapshot, catches up to
 // the head synchronously (so a started projector answers reads at least as fresh as the log
 // was at start), compacts the projection (its states rest encoded from then on), then follows
-// live. It keeps the last `change_history` item changes so that
-// watchers can resume by seq.
+// live. It keeps the last `change_history` item changes so that watchers can resume by seq.
 //
 // CatchUpTogether folds two projections in one pass over the log, one of them on the reading
 // thread, and AsOfTogether answers "both projections as of seq" with it (audit as-of and diff).

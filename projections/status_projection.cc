@@ -303,16 +303,10 @@ std::vector<SilentTarget> StatusProjection::SilentSince(absl::Time cutoff) const
 }
 
 std::string StatusProjection::Serialize() const {
-  // The StatusFleetState written field by field in field number order, as its own
-  // serialization writes them: each rollup's bytes as they rest, then seq.
-  std::string out;
-  for (const auto& [key, packed] : targets_) {
-    packed.AppendAsField(v1::StatusFleetState::kTargetsFieldNumber, out);
-  }
-  v1::StatusFleetState tail;
+  v1::StatusFleetState tail;  // seq = 2; nothing comes before the rollups (targets = 1)
   tail.set_seq(seq_);
-  out += store::SerializeDeterministic(tail);
-  return out;
+  return WriteSnapshotItems(v1::StatusFleetState(), v1::StatusFleetState::kTargetsFieldNumber,
+                            targets_, tail);
 }
 
 absl::StatusOr<StatusProjection> StatusProjection::Deserialize(absl::string_view bytes) {
@@ -322,7 +316,7 @@ absl::StatusOr<StatusProjection> StatusProjection::Deserialize(absl::string_view
   const auto keep = [&p, &status](absl::string_view item) {
     if (!status.ParseFromArray(item.data(), static_cast<int>(item.size()))) return false;
     Count(p.reporting_, status);
-    p.Slot({status.namespace_(), status.name()}).Keep(status);
+    p.Slot({status.namespace_(), status.name()}).Keep(status, item);
     return true;
   };
   const bool parsed =

@@ -276,6 +276,19 @@ TEST_F(CredentialProjectionTest, AWorkingSetOfOneTargetAnswersAsOneHoldingEveryT
   EXPECT_EQ(roomy.decoded_states(), 4u);
 }
 
+// Applies events[from..] to `checked` and `reference`, asserting after each event that
+// `checked` holds at most `bound` Targets decoded and serializes and reads as `reference`.
+void FollowTogether(CredentialProjection& checked, CredentialProjection& reference,
+                    const std::vector<store::RecordedEvent>& events, size_t from, size_t bound) {
+  for (size_t i = from; i < events.size(); ++i) {
+    ASSERT_OK(checked.Apply(events[i]));
+    ASSERT_OK(reference.Apply(events[i]));
+    ASSERT_LE(checked.decoded_states(), bound);
+    ASSERT_EQ(checked.Serialize(), reference.Serialize()) << "seq " << events[i].seq;
+    ASSERT_EQ(Reads(checked), Reads(reference)) << "seq " << events[i].seq;
+  }
+}
+
 // A bulk fold (Fold) keeps every Target it touches decoded; Compact encodes them all, and the
 // projection then follows the log event by event within its bound, answering the same.
 TEST_F(CredentialProjectionTest, ABulkFoldKeepsTargetsDecodedUntilCompactAndAnswersTheSame) {
@@ -293,13 +306,7 @@ TEST_F(CredentialProjectionTest, ABulkFoldKeepsTargetsDecodedUntilCompactAndAnsw
   EXPECT_EQ(tight.decoded_states(), 0u);
   EXPECT_EQ(tight.Serialize(), roomy.Serialize());
   EXPECT_EQ(Reads(tight), Reads(roomy));
-  for (size_t i = bulk; i < events.size(); ++i) {
-    ASSERT_OK(tight.Apply(events[i]));
-    ASSERT_OK(roomy.Apply(events[i]));
-    ASSERT_LE(tight.decoded_states(), 1u);
-    ASSERT_EQ(tight.Serialize(), roomy.Serialize()) << "seq " << events[i].seq;
-    ASSERT_EQ(Reads(tight), Reads(roomy)) << "seq " << events[i].seq;
-  }
+  FollowTogether(tight, roomy, events, bulk, /*bound=*/1);
 }
 
 // A snapshot is read one Target at a time and every Target rests encoded: the projection
@@ -316,12 +323,7 @@ TEST_F(CredentialProjectionTest, ASnapshotIsReadWithEveryTargetAtRest) {
   EXPECT_EQ(read.decoded_states(), 0u);
   EXPECT_EQ(read.Serialize(), written.Serialize());
   EXPECT_EQ(Reads(read), Reads(written));
-  for (size_t i = head; i < events.size(); ++i) {
-    ASSERT_OK(read.Apply(events[i]));
-    ASSERT_OK(written.Apply(events[i]));
-    ASSERT_EQ(read.Serialize(), written.Serialize()) << "seq " << events[i].seq;
-    ASSERT_EQ(Reads(read), Reads(written)) << "seq " << events[i].seq;
-  }
+  FollowTogether(read, written, events, head, kWorkingSetBound);
 }
 
 // Serialize writes the snapshot field by field from the states as they rest: the bytes are
